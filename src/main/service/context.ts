@@ -1,0 +1,17 @@
+import type { Store } from '../store/index.js';
+import type { EventBus } from './events.js';
+
+/**
+ * What every handler receives. Handlers are plain functions over this context; they know nothing
+ * of HTTP or IPC. Long-lived runtimes (the training job runner) hang off it too.
+ */
+export interface ServiceContext {
+  store: Store;
+  events: EventBus;
+  /** Data directory: database, training key, checkpoints, datasets. */
+  dataDir: string;
+  /** The local training API key (semantics §9.1). */
+  apiKey: string;
+  /** Training runtime (job runner, trainer worker); set by createService. */
+  training?: import('./training/runtime.js').TrainingRuntime;
+}

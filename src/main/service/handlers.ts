@@ -1,0 +1,38 @@
+/**
+ * The handler of every contract operation, gathered from the domain modules. Missing or extra
+ * handlers fail at boot (assertComplete), never on first use.
+ */
+import { contract, type OpName, type OpParsedInput, type OpOutput } from '../../shared/contract/index.js';
+import type { ServiceContext } from './context.js';
+import { chatHandlers } from './chat/handlers.js';
+import { feedbackHandlers } from './feedback/handlers.js';
+import { analyticsHandlers } from './analytics/handlers.js';
+import { trainingHandlers } from './training/handlers.js';
+import { systemHandlers } from './system/handlers.js';
+
+type Awaitable<T> = T | Promise<T>;
+/** json ops return the output; jsonl ops yield elements; sse-optional ops may return a stream. */
+export type HandlerResult<K extends OpName> =
+  | Awaitable<OpOutput<K>>
+  | Awaitable<Iterable<OpOutput<K>> | AsyncIterable<OpOutput<K>>>;
+
+export type Handler<K extends OpName> = (input: OpParsedInput<K>, ctx: ServiceContext) => HandlerResult<K>;
+export type Handlers = { [K in OpName]: Handler<K> };
+
+export const handlers = {
+  ...chatHandlers,
+  ...feedbackHandlers,
+  ...analyticsHandlers,
+  ...trainingHandlers,
+  ...systemHandlers,
+} as Handlers;
+
+export function assertComplete(): void {
+  const names = Object.keys(contract);
+  const missing = names.filter((n) => typeof (handlers as Record<string, unknown>)[n] !== 'function');
+  const extra = Object.keys(handlers).filter((n) => !names.includes(n));
+  if (missing.length || extra.length) {
+    throw new Error(`handlers out of sync with the contract: missing [${missing.join(', ')}] extra [${extra.join(', ')}]`);
+  }
+}
+assertComplete();

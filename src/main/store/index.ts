@@ -1,0 +1,44 @@
+/**
+ * The store: the only module that knows Loupe keeps its data in SQLite. Services receive a `Store`
+ * and call its per-domain repositories (write batches and the reads the operations need); none of
+ * them sees a database handle, so a ClickHouse backend can implement the same interface later.
+ * SQL lives in one file per domain under ./sqlite/.
+ */
+import path from 'node:path';
+import { openDatabase, type OpenOptions } from './sqlite/open.js';
+import { createIngestRepo, type IngestRepo } from './sqlite/ingest.js';
+import { createChatRepo, type ChatRepo } from './sqlite/chat.js';
+import { createFeedbackRepo, type FeedbackRepo } from './sqlite/feedback.js';
+import { createAnalyticsRepo, type AnalyticsRepo } from './sqlite/analytics.js';
+import { createTrainingRepo, type TrainingRepo } from './sqlite/training.js';
+import { createMetaRepo, type MetaRepo } from './sqlite/meta.js';
+
+export interface Store {
+  readonly ingest: IngestRepo;
+  readonly chat: ChatRepo;
+  readonly feedback: FeedbackRepo;
+  readonly analytics: AnalyticsRepo;
+  readonly training: TrainingRepo;
+  readonly meta: MetaRepo;
+  /** Path of the database file (for settings display and size figures). */
+  readonly file: string;
+  close(): void;
+}
+
+export const DB_FILE_NAME = 'loupe.db';
+
+/** Opens the store of a data directory (or an explicit .db file path). */
+export function openStore(dataDirOrFile: string, opts: OpenOptions = {}): Store {
+  const file = dataDirOrFile.endsWith('.db') || dataDirOrFile === ':memory:' ? dataDirOrFile : path.join(dataDirOrFile, DB_FILE_NAME);
+  const db = openDatabase(file, opts);
+  return {
+    ingest: createIngestRepo(db),
+    chat: createChatRepo(db),
+    feedback: createFeedbackRepo(db),
+    analytics: createAnalyticsRepo(db),
+    training: createTrainingRepo(db),
+    meta: createMetaRepo(db),
+    file,
+    close: () => db.close(),
+  };
+}

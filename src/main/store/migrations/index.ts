@@ -1,0 +1,17 @@
+/**
+ * The ordered list of schema migrations. Each is applied once, in its own transaction, and its
+ * SHA-256 is recorded; opening a database whose applied migrations differ from these texts fails
+ * at boot (tamper-evident), as does a gap in the numbering.
+ *
+ * Numbers are reserved per domain so parallel work never collides:
+ *   0001 core spans/feedback · 0002 read summaries (query) · 0003 training
+ */
+import core from './0001_core.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [{ version: 1, name: 'core', sql: core }];

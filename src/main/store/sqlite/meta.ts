@@ -1,0 +1,31 @@
+import type { Db } from './open.js';
+
+/** Store-wide reads: projects, health ping, settings. */
+export interface MetaRepo {
+  /** A trivial query proving the database answers (system-check). */
+  ping(): boolean;
+  /** Projects found in the store, with span counts, most recently active first. */
+  listProjects(): { project_id: string; span_count: number; last_start_ns: bigint | null }[];
+  getSetting(key: string): string | null;
+  setSetting(key: string, value: string): void;
+}
+
+export function createMetaRepo(db: Db): MetaRepo {
+  const ping = db.prepare('SELECT 1 AS ok');
+  const projects = db
+    .prepare('SELECT project_id, COUNT(*) AS span_count, MAX(start_ns) AS last_start_ns FROM spans GROUP BY project_id ORDER BY last_start_ns DESC')
+    .safeIntegers(true);
+  const getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
+  const setSetting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+  return {
+    ping: () => (ping.get() as { ok: number }).ok === 1,
+    listProjects: () =>
+      (projects.all() as { project_id: string; span_count: bigint; last_start_ns: bigint | null }[]).map((r) => ({
+        project_id: r.project_id,
+        span_count: Number(r.span_count),
+        last_start_ns: r.last_start_ns,
+      })),
+    getSetting: (key) => (getSetting.get(key) as string | undefined) ?? null,
+    setSetting: (key, value) => void setSetting.run(key, value),
+  };
+}

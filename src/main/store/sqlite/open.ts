@@ -1,0 +1,35 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import { migrate } from './migrate.js';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  /**
+   * Path of a better_sqlite3.node built for another runtime (Electron has its own ABI).
+   * Under plain Node this stays undefined and the addon from node_modules is used, so tests keep
+   * working after the desktop app was started.
+   */
+  nativeBinding?: string;
+  readonly?: boolean;
+}
+
+/** Opens (creating if needed) the database file, sets the pragmas of semantics §2 and migrates. */
+export function openDatabase(file: string, opts: OpenOptions = {}): Db {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file, {
+    nativeBinding: opts.nativeBinding,
+    readonly: opts.readonly ?? false,
+  });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  // Bigger page cache and mmap make the read side of large stores much faster; both are per connection.
+  db.pragma('cache_size = -65536');
+  db.pragma('mmap_size = 268435456');
+  db.pragma('temp_store = MEMORY');
+  if (!opts.readonly) migrate(db);
+  return db;
+}

@@ -1,0 +1,41 @@
+/**
+ * Transport-neutral entry: look the operation up, check auth, validate the input with the
+ * contract's zod schema, call the handler. HTTP and IPC both call this and nothing else.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { contract, type OpName } from '../../shared/contract/index.js';
+import { ServiceError, unauthorized } from '../../shared/errors.js';
+import { toValidationIssues } from '../../shared/validation.js';
+import { handlers } from '../service/handlers.js';
+import type { ServiceContext } from '../service/context.js';
+
+export interface CallMeta {
+  /** Raw Authorization header (HTTP) — IPC calls come from the app itself and are trusted. */
+  authorization?: string | null;
+  trusted?: boolean;
+  /** Where each top-level input key came from, for 422 `loc` (default "body"). */
+  locOf?: (key: string | number | undefined) => string;
+}
+
+export function isOpName(name: string): name is OpName {
+  return Object.prototype.hasOwnProperty.call(contract, name);
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Constant-time comparison of the bearer key (style: lock the loopback door). */
+export function checkKey(authorization: string | null | undefined, apiKey: string): boolean {
+  const m = /^Bearer\s+(.+)$/i.exec(authorization ?? '');
+  if (!m) return false;
+  return timingSafeEqual(digest(m[1]!.trim()), digest(apiKey));
+}
+
+export async function dispatch(name: string, rawInput: unknown, ctx: ServiceContext, meta: CallMeta = {}): Promise<unknown> {
+  if (!isOpName(name)) throw new ServiceError(404, `Unknown operation: ${name}`);
+  const def = contract[name];
+  if (def.auth === 'key' && !meta.trusted && !checkKey(meta.authorization, ctx.apiKey)) throw unauthorized();
+  const parsed = def.input.safeParse(rawInput ?? {});
+  if (!parsed.success) throw new ServiceError(422, toValidationIssues(parsed.error, rawInput, meta.locOf));
+  const handler = handlers[name] as (input: unknown, c: ServiceContext) => unknown;
+  return await handler(parsed.data, ctx);
+}

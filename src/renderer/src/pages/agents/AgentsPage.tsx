@@ -1,0 +1,3 @@
+export function AgentsPage() {
+  return <div className="page">AgentsPage</div>;
+}

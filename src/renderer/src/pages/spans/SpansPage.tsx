@@ -1,0 +1,3 @@
+export function SpansPage() {
+  return <div className="page">SpansPage</div>;
+}

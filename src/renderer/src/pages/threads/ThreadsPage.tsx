@@ -1,0 +1,3 @@
+export function ThreadsPage() {
+  return <div className="page">ThreadsPage</div>;
+}

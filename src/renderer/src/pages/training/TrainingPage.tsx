@@ -1,0 +1,3 @@
+export function TrainingPage() {
+  return <div className="page">TrainingPage</div>;
+}

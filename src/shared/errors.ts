@@ -1,0 +1,44 @@
+/**
+ * Error shapes shared by every transport. Query operations answer validation errors in the
+ * FastAPI `detail` array shape (interface.md, Errors); the training API answers
+ * `{"detail": "message"}` for everything else (semantics §9).
+ */
+
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export type ErrorDetail = string | ValidationIssue[];
+
+/** Thrown by services and dispatch; transports turn it into a status code and `{detail}` body. */
+export class ServiceError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: ErrorDetail,
+  ) {
+    super(typeof detail === 'string' ? detail : detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+  }
+}
+
+export const badRequest = (msg: string) => new ServiceError(400, msg);
+export const unauthorized = (msg = 'Missing or invalid API key') => new ServiceError(401, msg);
+export const notFound = (msg: string) => new ServiceError(404, msg);
+export const conflict = (msg: string) => new ServiceError(409, msg);
+export const payloadTooLarge = (msg: string) => new ServiceError(413, msg);
+export const unavailable = (msg: string) => new ServiceError(503, msg);
+
+/** A semantic 422 the schema cannot see (unknown sort field, bad group-by...). `field` is under "body". */
+export function invalid(field: (string | number)[] | string, msg: string, input?: unknown, type = 'value_error'): ServiceError {
+  const loc = ['body', ...(Array.isArray(field) ? field : [field])];
+  return new ServiceError(422, [{ loc, msg, type, ...(input === undefined ? {} : { input }) }]);
+}
+
+/** The wire form of an error, as carried over IPC (HTTP uses status + body). */
+export interface WireError {
+  status: number;
+  detail: ErrorDetail;
+}

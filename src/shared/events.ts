@@ -1,0 +1,12 @@
+/**
+ * Push events from the service to views: one `data.changed` drives live refresh (a write announces
+ * what it touched; views refetch by that), plus progress of imports and training jobs.
+ * Delivered over IPC (`onEvent`) in Electron and as server-sent events on `GET /events` over HTTP.
+ */
+export type LoupeEvent =
+  | { type: 'data.changed'; project_id: string; tables: string[] }
+  | { type: 'import.progress'; import_id: string; file: string; bytes: number; total_bytes: number | null; spans: number; done: boolean }
+  | { type: 'job.event'; job_id: string; model_id: string; event: { id: string; type: string; data: Record<string, unknown>; created_at: string } }
+  | { type: 'job.status'; job_id: string; model_id: string; status: string };
+
+export type LoupeEventType = LoupeEvent['type'];
