@@ -1,3 +1,111 @@
+/**
+ * Training: models (create/open, checkpoints with metrics), jobs (start SFT from a file or from
+ * chosen conversations, status, live events, loss chart) and a playground to chat with any checkpoint.
+ * The selected model, job and tab live in the URL (?model=&job=&tab=) so each view is a deep link.
+ */
+import { useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { CreateModelForm, Checkpoints } from './ModelsPanel';
+import { SftJobForm } from './SftJobForm';
+import { FromConversations } from './FromConversations';
+import { JobView } from './JobView';
+import { Playground } from './Playground';
+import { useTrainingUi } from './trainingStore';
+import './training.css';
+
+type Tab = 'models' | 'jobs' | 'playground';
+
 export function TrainingPage() {
-  return <div className="page">TrainingPage</div>;
+  const [params, setParams] = useSearchParams();
+  const { models, jobs, forgetModel } = useTrainingUi();
+  const tab = (params.get('tab') as Tab | null) ?? 'models';
+  const modelId = params.get('model') ?? models[0]?.id ?? null;
+  const model = models.find((m) => m.id === modelId) ?? null;
+  const jobId = params.get('job') ?? jobs.find((j) => j.model_id === modelId)?.id ?? null;
+  const [dataUrl, setDataUrl] = useState('');
+  const [datasetNote, setDatasetNote] = useState<string | null>(null);
+
+  const go = (patch: Record<string, string | null>) => {
+    const next = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(patch)) if (v === null) next.delete(k); else next.set(k, v);
+    setParams(next);
+  };
+
+  return (
+    <div className="page training-page" data-testid="training-page">
+      <div className="page-head">
+        <h1>Training</h1>
+        <div className="tabs" role="tablist">
+          {(['models', 'jobs', 'playground'] as Tab[]).map((t) => (
+            <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => go({ tab: t })} data-testid={`tab-${t}`}>
+              {t[0]!.toUpperCase() + t.slice(1)}
+            </button>
+          ))}
+        </div>
+      </div>
+
+      {tab === 'models' && (
+        <div className="train-grid">
+          <section className="panel">
+            <div className="panel-head"><strong>Create or open a model</strong></div>
+            <CreateModelForm onCreated={(m) => go({ model: m.id })} />
+            <ul className="model-list" data-testid="model-list">
+              {models.map((m) => (
+                <li key={m.id} className={m.id === model?.id ? 'selected' : ''}>
+                  <button className="link" onClick={() => go({ model: m.id })} data-testid="model-item">
+                    <strong>{m.name}</strong> <span className="faint">{m.entity}/{m.project} · {m.base_model}</span>
+                  </button>
+                  <button className="icon" title="Forget this model in this window" onClick={() => forgetModel(m.id)}>×</button>
+                </li>
+              ))}
+              {models.length === 0 && <li className="muted">No models yet: create one above.</li>}
+            </ul>
+          </section>
+          {model && (
+            <section className="panel">
+              <div className="panel-head">
+                <strong>{model.name}</strong> <span className="mono faint">{model.id}</span>
+                <button onClick={() => go({ tab: 'jobs' })}>Train…</button>
+                <button onClick={() => go({ tab: 'playground' })}>Chat…</button>
+              </div>
+              <Checkpoints model={model} />
+            </section>
+          )}
+        </div>
+      )}
+
+      {tab === 'jobs' && (
+        <div className="train-grid">
+          <section className="panel">
+            {!model ? (
+              <div className="muted">Create or open a model first (Models tab).</div>
+            ) : (
+              <>
+                <div className="panel-head"><strong>New SFT job for {model.name}</strong></div>
+                <SftJobForm model={model} dataUrl={dataUrl} setDataUrl={setDataUrl} onStarted={(id) => go({ job: id })} />
+                <details className="from-convs-box">
+                  <summary>Train on these conversations…</summary>
+                  <FromConversations onDataset={(url, lines) => { setDataUrl(url); setDatasetNote(`${lines} examples ready`); }} />
+                </details>
+                {datasetNote && <div className="muted">{datasetNote}: the data URL is filled in above.</div>}
+              </>
+            )}
+            <div className="panel-head"><strong>Jobs</strong></div>
+            <ul className="job-list" data-testid="job-list">
+              {jobs.filter((j) => !model || j.model_id === model.id).map((j) => (
+                <li key={j.id} className={j.id === jobId ? 'selected' : ''}>
+                  <button className="link" onClick={() => go({ job: j.id })}>
+                    {j.kind.toUpperCase()} <span className="mono">{j.id.slice(0, 8)}</span> <span className="faint">{j.label ?? ''} · {j.created_at.slice(0, 19).replace('T', ' ')}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+          {jobId ? <JobView jobId={jobId} /> : <section className="panel muted">Start a job to see its events and loss here.</section>}
+        </div>
+      )}
+
+      {tab === 'playground' && <Playground models={models} initialModelId={model?.id} />}
+    </div>
+  );
 }

@@ -1,0 +1,67 @@
+/**
+ * One group's distribution (semantics §7 group_distributions): numeric values as a small histogram of
+ * equal-width bins, strings/bools as a bar list of the top values plus "other". Drawn as plain SVG/CSS
+ * rather than with a chart library: a few dozen rects per cell in a table of groups, where a canvas
+ * chart per cell would cost far more than it draws. Props: `dist` (the server's distribution object).
+ */
+import { normalizeDistribution, type NormalDist } from './distModel';
+
+const W = 140;
+const H = 36;
+
+function Histogram({ d }: { d: Extract<NormalDist, { kind: 'numeric' }> }) {
+  const max = Math.max(1, ...d.bins.map((b) => b.count));
+  const bw = W / Math.max(1, d.bins.length);
+  return (
+    <figure className="dist dist-numeric" data-testid="dist-histogram" data-bins={d.bins.length}>
+      <svg width={W} height={H} role="img" aria-label={`histogram of ${d.present} values`}>
+        {d.bins.map((b, i) => {
+          const h = (b.count / max) * (H - 2);
+          return (
+            <rect key={i} x={i * bw + 0.5} y={H - h} width={Math.max(1, bw - 1)} height={h} className="dist-bar">
+              <title>{`${fmt(b.lo)} – ${fmt(b.hi)}: ${b.count}`}</title>
+            </rect>
+          );
+        })}
+      </svg>
+      <figcaption>
+        {fmt(d.min)} … {fmt(d.max)} · <span data-testid="dist-present">{d.present}</span>
+        {d.missing ? ` (+${d.missing} missing)` : ''}
+      </figcaption>
+    </figure>
+  );
+}
+
+function BarList({ d }: { d: Extract<NormalDist, { kind: 'categorical' }> }) {
+  const total = Math.max(1, ...d.values.map((v) => v.count), d.other);
+  return (
+    <ul className="dist dist-bars" data-testid="dist-barlist">
+      {d.values.map((v) => (
+        <li key={v.value} title={`${v.value}: ${v.count}`}>
+          <span className="dist-bar-fill" style={{ width: `${(v.count / total) * 100}%` }} />
+          <span className="dist-label">{v.value}</span>
+          <span className="dist-count" data-testid="dist-count">{v.count}</span>
+        </li>
+      ))}
+      {d.other > 0 && (
+        <li className="dist-other">
+          <span className="dist-bar-fill" style={{ width: `${(d.other / total) * 100}%` }} />
+          <span className="dist-label">other</span>
+          <span className="dist-count">{d.other}</span>
+        </li>
+      )}
+    </ul>
+  );
+}
+
+export function DistributionCell({ dist }: { dist: unknown }) {
+  const d = normalizeDistribution(dist);
+  if (!d) return <span className="muted">—</span>;
+  if (d.kind === 'numeric') return <Histogram d={d} />;
+  return <BarList d={d} />;
+}
+
+function fmt(n: number | null): string {
+  if (n === null || !Number.isFinite(n)) return '—';
+  return Math.abs(n) >= 1000 || Number.isInteger(n) ? n.toLocaleString() : n.toPrecision(3);
+}

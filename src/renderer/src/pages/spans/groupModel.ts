@@ -1,0 +1,65 @@
+/**
+ * The group-by builder's model (keys, measures, group filters, distributions) and the spans query
+ * request it produces (semantics §7, group mode). Kept pure so the request the page sends can be
+ * rebuilt exactly — the e2e test posts the same request to /agents/spans/query and compares numbers.
+ */
+import type { Expr } from './expr';
+
+export type ValueSource = 'field' | 'derived' | 'custom_attrs_string' | 'custom_attrs_int' | 'custom_attrs_float' | 'custom_attrs_bool';
+export type KeySource = 'field' | 'custom_attrs_string' | 'custom_attrs_int' | 'custom_attrs_float' | 'custom_attrs_bool';
+export type Aggregation = 'sum' | 'avg' | 'min' | 'max' | 'count' | 'count_distinct' | 'count_true' | 'count_false';
+
+export const AGGREGATIONS: Aggregation[] = ['count', 'sum', 'avg', 'min', 'max', 'count_distinct', 'count_true', 'count_false'];
+export const DERIVED_KEYS = ['duration_ms', 'total_tokens', 'is_error', 'is_invocation', 'total_cost_usd'];
+/** Field keys a group may be keyed by (§7: filterable columns plus agent_id, tool_call_id, svc_user_id). */
+export const GROUP_FIELDS = [
+  'agent_name', 'agent_version', 'operation_name', 'provider_name', 'request_model', 'response_model', 'tool_name', 'tool_type',
+  'conversation_id', 'status_code', 'error_type', 'span_kind', 'trace_id', 'span_id', 'svc_run_id', 'agent_id', 'tool_call_id', 'svc_user_id',
+];
+
+export interface GroupKey { source: KeySource; key: string; alias?: string }
+export interface Measure { alias: string; aggregation: Aggregation; value?: { source: ValueSource; key: string }; filter?: Expr }
+export interface GroupFilter { measure: Measure; min?: number; max?: number }
+export interface Distribution { alias: string; value: { source: KeySource; key: string }; bins?: number; top_n?: number }
+
+export interface GroupSpec {
+  keys: GroupKey[];
+  measures: Measure[];
+  filters: GroupFilter[];
+  distributions: Distribution[];
+}
+
+export const emptyGroupSpec = (): GroupSpec => ({ keys: [], measures: [], filters: [], distributions: [] });
+
+/** Valid alias per §7: identifier-shaped. */
+export const isAlias = (s: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(s);
+
+function cleanMeasure(m: Measure): Measure {
+  const out: Measure = { alias: m.alias, aggregation: m.aggregation };
+  if (m.value && (m.aggregation !== 'count' || m.value.key)) out.value = m.value;
+  if (m.filter) out.filter = m.filter;
+  return out;
+}
+
+/** The group-mode part of a spans.query body; empty object when no key is chosen (list mode). */
+export function groupRequestPart(spec: GroupSpec): Record<string, unknown> {
+  const keys = spec.keys.filter((k) => k.key.trim());
+  if (keys.length === 0) return {};
+  const part: Record<string, unknown> = {
+    group_by: keys.map((k) => ({ source: k.source, key: k.key, alias: k.alias?.trim() || k.key })),
+  };
+  const measures = spec.measures.filter((m) => isAlias(m.alias));
+  if (measures.length) part.measures = measures.map(cleanMeasure);
+  const filters = spec.filters.filter((f) => isAlias(f.measure.alias) && (f.min !== undefined || f.max !== undefined));
+  if (filters.length) {
+    part.group_filters = filters.map((f) => ({
+      measure: cleanMeasure(f.measure),
+      ...(f.min !== undefined ? { min: f.min } : {}),
+      ...(f.max !== undefined ? { max: f.max } : {}),
+    }));
+  }
+  // Distributions need exactly one group key (§7); the builder disables them otherwise.
+  const dists = keys.length === 1 ? spec.distributions.filter((d) => isAlias(d.alias) && d.value.key.trim()) : [];
+  if (dists.length) part.group_distributions = dists;
+  return part;
+}

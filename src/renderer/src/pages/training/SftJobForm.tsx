@@ -1,0 +1,49 @@
+/**
+ * Starts an SFT job on a model: training data is a JSONL file (file:// URL or absolute path, as
+ * training_data_url takes it) or a dataset made from chosen conversations (FromConversations fills
+ * the URL in). batch_size "auto" and the engine's default learning rate unless the user sets them.
+ */
+import { useState, type FormEvent } from 'react';
+import { useOpMutation } from '../../api/query';
+import { useTrainingUi, type KnownModel } from './trainingStore';
+
+export function SftJobForm({ model, dataUrl, setDataUrl, onStarted }: { model: KnownModel; dataUrl: string; setDataUrl(u: string): void; onStarted(jobId: string): void }) {
+  const [batch, setBatch] = useState('auto');
+  const [lr, setLr] = useState('');
+  const create = useOpMutation('training.createSftJob');
+  const addJob = useTrainingUi((s) => s.addJob);
+  const lrNum = lr.trim() === '' ? undefined : Number(lr);
+  const batchVal: number | 'auto' = batch.trim() === 'auto' || batch.trim() === '' ? 'auto' : Number(batch);
+  const badBatch = batchVal !== 'auto' && !(Number.isInteger(batchVal) && batchVal > 0);
+  const badLr = lrNum !== undefined && !(lrNum > 0);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(
+      { model_id: model.id, training_data_url: dataUrl.trim(), config: { batch_size: batchVal, ...(lrNum !== undefined ? { learning_rate: lrNum } : {}) } },
+      {
+        onSuccess: ({ id }) => {
+          addJob({ id, model_id: model.id, kind: 'sft', created_at: new Date().toISOString(), label: dataUrl.split('/').pop() });
+          onStarted(id);
+        },
+      },
+    );
+  };
+
+  return (
+    <form className="train-form" onSubmit={submit} data-testid="sft-form">
+      <label className="wide">
+        Training data (JSONL of {'{messages, tools}'} lines: file:// URL or absolute path)
+        <input value={dataUrl} onChange={(e) => setDataUrl(e.target.value)} required placeholder="file:///path/to/data.jsonl" data-testid="sft-data-url" />
+      </label>
+      <label>Batch size <input value={batch} onChange={(e) => setBatch(e.target.value)} aria-invalid={badBatch} /></label>
+      <label>Learning rate <input value={lr} onChange={(e) => setLr(e.target.value)} placeholder="default" aria-invalid={badLr} /></label>
+      <button className="primary" type="submit" disabled={create.isPending || !dataUrl.trim() || badBatch || badLr} data-testid="start-sft">
+        {create.isPending ? 'Starting…' : `Train ${model.name} (SFT)`}
+      </button>
+      {badBatch && <div className="error-text">Batch size must be a positive whole number or "auto".</div>}
+      {badLr && <div className="error-text">Learning rate must be a positive number.</div>}
+      {create.error && <div className="error-text" role="alert">{create.error.message}</div>}
+    </form>
+  );
+}
