@@ -1,21 +1,42 @@
-import { HashRouter, NavLink, Route, Routes } from 'react-router-dom';
+/**
+ * The app: react-query provider, live refresh from push events, theme, app-wide actions (demo data,
+ * import) and the router. Routes live under `/p/:project/` so each view has a deep link.
+ */
+import { QueryClientProvider } from '@tanstack/react-query';
+import { HashRouter, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { routes } from './routes';
+import { queryClient } from './api/query';
+import { useLiveRefresh } from './api/events';
+import { Shell } from './shell/Shell';
+import { useApplyTheme } from './shell/useTheme';
+import { ImportProvider } from './import/ImportProvider';
+import { DEFAULT_PROJECT, projectPath } from './hooks/project';
+import { useUi } from './stores/ui';
 
 export function App() {
+  useApplyTheme();
+  useLiveRefresh();
   return (
-    <HashRouter>
-      <nav>
-        {routes.filter((r) => r.nav).map((r) => (
-          <NavLink key={r.path} to={r.path.replace('/*', '')}>{r.nav}</NavLink>
-        ))}
-      </nav>
-      <main>
-        <Routes>
-          {routes.map((r) => (
-            <Route key={r.path} path={r.path} element={r.element} />
-          ))}
-        </Routes>
-      </main>
-    </HashRouter>
+    <QueryClientProvider client={queryClient}>
+      <HashRouter>
+        <ImportProvider>
+          <Routes>
+            <Route path="/p/:project" element={<Shell />}>
+              <Route index element={<Navigate to="conversations" replace />} />
+              {routes.map((r) => <Route key={r.path} path={r.path} element={r.element} />)}
+            </Route>
+            <Route path="*" element={<ToProject />} />
+          </Routes>
+        </ImportProvider>
+      </HashRouter>
+    </QueryClientProvider>
   );
+}
+
+/** `#/` or a bare `#/agents` → the same view inside the last used project. */
+function ToProject() {
+  const { pathname } = useLocation();
+  const project = useUi((s) => s.project) ?? DEFAULT_PROJECT;
+  const rest = pathname.replace(/^\/+/, '');
+  return <Navigate to={`${projectPath(project)}/${rest || 'conversations'}`} replace />;
 }

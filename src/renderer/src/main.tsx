@@ -1,6 +1,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import './styles/theme.css';
+import './styles/base.css';
+import './styles/components.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -1,0 +1,52 @@
+/**
+ * ImportPanel — per-file progress bars and the summary of each finished import (imported, replaced,
+ * skipped with reasons, errors with line numbers). Props: jobs, demoError, onClose.
+ */
+import type { FileImport } from './run';
+
+export function ImportPanel(props: { jobs: FileImport[]; demoError: string | null; onClose(): void }) {
+  const running = props.jobs.some((j) => j.state === 'queued' || j.state === 'running');
+  const total = props.jobs.reduce((n, j) => n + (j.report?.spans_imported ?? 0), 0);
+  return (
+    <div className="import-panel" data-testid="import-panel" role="status">
+      <div className="toolbar">
+        <strong style={{ marginRight: 'auto' }}>{running ? 'Importing…' : `Import finished: ${total} spans`}</strong>
+        <button onClick={props.onClose} disabled={running} aria-label="Close import summary">Close</button>
+      </div>
+      {props.demoError && <div className="error-text">Demo data: {props.demoError}</div>}
+      {props.jobs.map((j) => (
+        <div className="file" key={j.id} data-testid="import-file" data-state={j.state}>
+          <div className="toolbar">
+            <span className="mono" style={{ marginRight: 'auto', overflow: 'hidden', textOverflow: 'ellipsis' }}>{j.name}</span>
+            <span className="faint">{stateLabel(j)}</span>
+          </div>
+          <div className={`progress ${j.state === 'done' ? 'done' : j.state === 'failed' ? 'failed' : ''}`}>
+            <div style={{ width: `${Math.round(j.fraction * 100)}%` }} data-testid="import-progress" />
+          </div>
+          {j.report && (
+            <div className="muted" data-testid="import-summary">
+              {j.report.spans_imported} imported · {j.report.spans_replaced} replaced · {j.report.spans_skipped} skipped
+              {Object.keys(j.report.skipped_reasons).length > 0 &&
+                ` (${Object.entries(j.report.skipped_reasons).map(([r, n]) => `${r}: ${n}`).join(', ')})`}
+              {j.report.format && <span className="faint"> · {j.report.format}</span>}
+            </div>
+          )}
+          {j.report && j.report.error_count > 0 && (
+            <ul className="error-text" data-testid="import-errors" style={{ margin: 0, paddingLeft: 18 }}>
+              {j.report.errors.map((e, i) => <li key={i}>{e.line !== null ? `line ${e.line}: ` : ''}{e.message}</li>)}
+              {j.report.error_count > j.report.errors.length && <li>…and {j.report.error_count - j.report.errors.length} more</li>}
+            </ul>
+          )}
+          {j.error && <div className="error-text">{j.error}</div>}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function stateLabel(j: FileImport): string {
+  if (j.state === 'queued') return 'waiting';
+  if (j.state === 'running') return `${Math.round(j.fraction * 100)}%${j.spans ? ` · ${j.spans} spans` : ''}`;
+  if (j.state === 'failed') return 'failed';
+  return 'done';
+}

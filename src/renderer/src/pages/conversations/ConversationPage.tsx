@@ -1,0 +1,3 @@
+export function ConversationPage() {
+  return <div className="page">ConversationPage</div>;
+}

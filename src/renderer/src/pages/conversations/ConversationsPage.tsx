@@ -1,0 +1,3 @@
+export function ConversationsPage() {
+  return <div className="page">ConversationsPage</div>;
+}

@@ -1,0 +1,3 @@
+export function TracePage() {
+  return <div className="page">TracePage</div>;
+}

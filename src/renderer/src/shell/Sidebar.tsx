@@ -1,0 +1,73 @@
+/**
+ * Sidebar — navigation built from routes.tsx, the project switcher ('system.projects') and the
+ * theme toggle. Links keep the current project in the URL.
+ */
+import { NavLink, useLocation, useNavigate } from 'react-router-dom';
+import { routes } from '../routes';
+import { useOp } from '../api/query';
+import { projectPath, useProject } from '../hooks/project';
+import { resolveTheme, useUi } from '../stores/ui';
+import { useAppActions } from '../components/EmptyState';
+
+export function Sidebar(props: { onHelp(): void }) {
+  const project = useProject();
+  return (
+    <aside className="sidebar">
+      <div className="brand">🔍 Loupe</div>
+      <div className="section-label">Project</div>
+      <ProjectSwitcher project={project} />
+      <div className="section-label">Views</div>
+      <nav aria-label="Views">
+        {routes.filter((r) => r.nav).map((r) => (
+          <NavLink key={r.path} to={projectPath(project, r.path.replace('/*', ''))}>{r.nav}</NavLink>
+        ))}
+      </nav>
+      <div className="spacer" />
+      <SidebarFoot onHelp={props.onHelp} />
+    </aside>
+  );
+}
+
+function ProjectSwitcher({ project }: { project: string }) {
+  const { data } = useOp('system.projects', {});
+  const navigate = useNavigate();
+  const location = useLocation();
+  const setProject = useUi((s) => s.setProject);
+  const projects = data?.projects ?? [];
+  const ids = projects.some((p) => p.project_id === project) ? projects.map((p) => p.project_id) : [project, ...projects.map((p) => p.project_id)];
+  return (
+    <select
+      aria-label="Project"
+      data-testid="project-switcher"
+      value={project}
+      onChange={(e) => {
+        const next = e.target.value;
+        setProject(next);
+        // Stay on the same kind of view (list level, not a specific conversation of the old project).
+        const view = location.pathname.split('/')[3] ?? 'conversations';
+        navigate(projectPath(next, view));
+      }}
+    >
+      {ids.map((id) => {
+        const p = projects.find((x) => x.project_id === id);
+        return <option key={id} value={id}>{id}{p ? ` (${p.span_count} spans)` : ''}</option>;
+      })}
+    </select>
+  );
+}
+
+function SidebarFoot({ onHelp }: { onHelp(): void }) {
+  const theme = useUi((s) => s.theme);
+  const setTheme = useUi((s) => s.setTheme);
+  const { openImport } = useAppActions();
+  const dark = resolveTheme(theme) === 'dark';
+  return (
+    <div className="foot">
+      <button onClick={openImport} data-testid="import-button">Import…</button>
+      <button onClick={() => setTheme(dark ? 'light' : 'dark')} aria-label="Toggle theme" data-testid="theme-toggle" title="Toggle theme (t)">
+        {dark ? '☀' : '☾'}
+      </button>
+      <button onClick={onHelp} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">?</button>
+    </div>
+  );
+}
