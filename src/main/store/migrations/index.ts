@@ -7,6 +7,7 @@
  *   0001 core spans/feedback · 0002 read summaries (query) · 0003 training
  */
 import core from './0001_core.js';
+import traceSummaries from './0002_trace_summaries.js';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,7 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [{ version: 1, name: 'core', sql: core }];
+export const migrations: Migration[] = [
+  { version: 1, name: 'core', sql: core },
+  { version: 2, name: 'trace_summaries', sql: traceSummaries },
+];

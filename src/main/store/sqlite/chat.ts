@@ -1,9 +1,84 @@
 import type { Db } from './open.js';
+import type { ChatSpan } from '../../service/chat/span.js';
+import type { SpanMessage, StatusCode } from '../../domain/span.js';
 
-/** SQL of the chat domain. Owned by the chat work stream. */
-export interface ChatRepo {}
+/**
+ * SQL of the chat views. Every statement is an indexed lookup: spans by (project_id, trace_id)
+ * through the unique key, turns of a conversation through conversation_turns (migration 0002).
+ * The SQL texts are exported so a test can pin their query plans (no full scan of spans).
+ */
+export const SQL = {
+  traceSpans: `SELECT ${spanColumns()} FROM spans s JOIN span_details d ON d.span_rowid = s.id
+    WHERE s.project_id = @project_id AND s.trace_id = @trace_id`,
+  conversationTraceSpans: `SELECT ${spanColumns()} FROM spans s JOIN span_details d ON d.span_rowid = s.id
+    WHERE s.project_id = @project_id AND s.trace_id = @trace_id
+      AND (s.conversation_id IS NULL OR s.conversation_id = @conversation_id)`,
+  countTurns: `SELECT COUNT(*) AS n FROM conversation_turns WHERE project_id = @project_id AND conversation_id = @conversation_id`,
+  pageTurns: `SELECT trace_id FROM conversation_turns WHERE project_id = @project_id AND conversation_id = @conversation_id
+    ORDER BY turn_start_ns DESC, trace_id DESC LIMIT @limit OFFSET @offset`,
+} as const;
+
+function spanColumns(): string {
+  return `s.trace_id, s.span_id, s.parent_span_id, s.span_name, CAST(s.start_ns AS TEXT) AS start_ns, CAST(s.end_ns AS TEXT) AS end_ns,
+    s.status_code, s.operation_name, s.provider_name, s.agent_id, s.agent_name, s.agent_version, s.conversation_id,
+    s.request_model, s.response_model, s.tool_name, s.reasoning_content, s.compaction_summary, s.compaction_items_before,
+    s.compaction_items_after, s.svc_user_id, s.input_tokens, s.output_tokens, s.reasoning_tokens,
+    s.cache_creation_input_tokens, s.cache_read_input_tokens, s.input_cost_usd, s.output_cost_usd, s.total_cost_usd,
+    s.content_refs, d.system_instructions, d.tool_definitions, d.tool_call_arguments, d.tool_call_result,
+    d.input_messages, d.output_messages`;
+}
+
+type Row = Omit<ChatSpan, 'start_ns' | 'end_ns' | 'content_refs' | 'system_instructions' | 'input_messages' | 'output_messages' | 'status_code'> & {
+  start_ns: string | null; end_ns: string | null; status_code: string; content_refs: string;
+  system_instructions: string; input_messages: string; output_messages: string;
+};
+
+const jsonArray = <T>(text: string | null): T[] => {
+  if (!text) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? (v as T[]) : [];
+  } catch {
+    return [];
+  }
+};
+
+/** A stored row → the ChatSpan the walk reads (nanoseconds back to bigint, JSON columns parsed). */
+function toSpan(r: Row): ChatSpan {
+  return {
+    ...r,
+    start_ns: r.start_ns == null ? null : BigInt(r.start_ns),
+    end_ns: r.end_ns == null ? null : BigInt(r.end_ns),
+    status_code: r.status_code as StatusCode,
+    content_refs: jsonArray<string>(r.content_refs),
+    system_instructions: jsonArray<string>(r.system_instructions).map(String),
+    input_messages: jsonArray<SpanMessage>(r.input_messages),
+    output_messages: jsonArray<SpanMessage>(r.output_messages),
+  };
+}
+
+export interface ChatRepo {
+  /** All spans of a trace (light + heavy fields the walk needs). */
+  traceSpans(projectId: string, traceId: string): ChatSpan[];
+  /** Spans of a trace that belong to a conversation's turn: untagged or tagged with this conversation (§4.1). */
+  conversationTraceSpans(projectId: string, conversationId: string, traceId: string): ChatSpan[];
+  /** Number of turns (traces) of a conversation. */
+  countTurns(projectId: string, conversationId: string): number;
+  /** Trace ids of a page of turns, newest first (turn start DESC, trace_id DESC). */
+  pageTurns(projectId: string, conversationId: string, limit: number, offset: number): string[];
+}
 
 export function createChatRepo(db: Db): ChatRepo {
-  void db;
-  return {};
+  const traceSpans = db.prepare<{ project_id: string; trace_id: string }, Row>(SQL.traceSpans);
+  const convSpans = db.prepare<{ project_id: string; trace_id: string; conversation_id: string }, Row>(SQL.conversationTraceSpans);
+  const countTurns = db.prepare<{ project_id: string; conversation_id: string }, { n: number }>(SQL.countTurns);
+  const pageTurns = db.prepare<{ project_id: string; conversation_id: string; limit: number; offset: number }, { trace_id: string }>(SQL.pageTurns);
+  return {
+    traceSpans: (project_id, trace_id) => traceSpans.all({ project_id, trace_id }).map(toSpan),
+    conversationTraceSpans: (project_id, conversation_id, trace_id) =>
+      convSpans.all({ project_id, trace_id, conversation_id }).map(toSpan),
+    countTurns: (project_id, conversation_id) => countTurns.get({ project_id, conversation_id })?.n ?? 0,
+    pageTurns: (project_id, conversation_id, limit, offset) =>
+      pageTurns.all({ project_id, conversation_id, limit, offset }).map((r) => r.trace_id),
+  };
 }

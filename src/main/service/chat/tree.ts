@@ -1,0 +1,137 @@
+/**
+ * The span tree of one trace (§4.3): spans linked by parent id, a span whose parent is absent is a
+ * root, children and roots in `compareSpans` order. Also the usage-bearing-leaf rule (§3): totals sum
+ * only spans that carry usage and have no descendant carrying usage, because agent and workflow
+ * spans often repeat their children's tokens.
+ */
+import { carriesUsage } from '../../domain/span.js';
+import { compareSpans, type HeaderSpan } from './span.js';
+
+type TreeSpan = Pick<HeaderSpan, 'span_id' | 'parent_span_id' | 'start_ns' | 'end_ns'>;
+
+export interface SpanTree<S extends TreeSpan> {
+  roots: S[];
+  children: Map<string, S[]>;
+}
+
+export function buildTree<S extends TreeSpan>(spans: readonly S[]): SpanTree<S> {
+  const byId = new Map<string, S>();
+  for (const s of spans) byId.set(s.span_id, s);
+  const children = new Map<string, S[]>();
+  const roots: S[] = [];
+  for (const s of spans) {
+    const p = s.parent_span_id;
+    if (p && p !== s.span_id && byId.has(p)) {
+      const list = children.get(p);
+      if (list) list.push(s);
+      else children.set(p, [s]);
+    } else roots.push(s);
+  }
+  for (const list of children.values()) list.sort(compareSpans);
+  roots.sort(compareSpans);
+  // A parent cycle leaves spans unreachable from any root; promote the first of each to a root so
+  // that no span silently disappears from the view.
+  const seen = new Set<string>();
+  const mark = (s: S) => {
+    const stack = [s];
+    while (stack.length) {
+      const x = stack.pop()!;
+      if (seen.has(x.span_id)) continue;
+      seen.add(x.span_id);
+      for (const c of children.get(x.span_id) ?? []) stack.push(c);
+    }
+  };
+  roots.forEach(mark);
+  if (seen.size < byId.size) {
+    for (const s of [...spans].sort(compareSpans)) {
+      if (seen.has(s.span_id)) continue;
+      const p = s.parent_span_id!;
+      children.set(p, (children.get(p) ?? []).filter((c) => c.span_id !== s.span_id));
+      roots.push(s);
+      mark(s);
+    }
+    roots.sort(compareSpans);
+  }
+  return { roots, children };
+}
+
+/** All spans of a subtree (root included), iteratively so deep trees cannot overflow the stack. */
+export function subtree<S extends TreeSpan>(tree: SpanTree<S>, root: S): S[] {
+  const out: S[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const s = stack.pop()!;
+    out.push(s);
+    for (const c of tree.children.get(s.span_id) ?? []) stack.push(c);
+  }
+  return out;
+}
+
+export interface UsageTotals {
+  input_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  /** Sum of costs of cost-bearing leaves; null when no span in the set has a cost. */
+  cost_usd: number | null;
+  input_cost_usd: number | null;
+  output_cost_usd: number | null;
+}
+
+type UsageSpan = TreeSpan & Pick<HeaderSpan, 'input_tokens' | 'output_tokens' | 'reasoning_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'total_cost_usd'> & {
+  input_cost_usd?: number | null;
+  output_cost_usd?: number | null;
+};
+
+/**
+ * Usage totals of `set` (a whole trace or one subtree), by the usage-bearing-leaf rule. Cost follows
+ * the same rule with "carries a cost" in place of "carries usage" — decision (docs/chat.md): a mirrored
+ * agent span priced from its mirrored tokens would otherwise double the turn's cost.
+ */
+export function usageTotals<S extends UsageSpan>(set: readonly S[], tree: SpanTree<S> = buildTree(set)): UsageTotals {
+  const t: UsageTotals = {
+    input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
+    cost_usd: null, input_cost_usd: null, output_cost_usd: null,
+  };
+  const inSet = new Set(set.map((s) => s.span_id));
+  const usageBelow = new Map<string, boolean>();
+  const costBelow = new Map<string, boolean>();
+  // Post-order over the tree restricted to `set`.
+  const visit = (root: S) => {
+    const order: S[] = [];
+    const stack = [root];
+    while (stack.length) {
+      const s = stack.pop()!;
+      order.push(s);
+      for (const c of tree.children.get(s.span_id) ?? []) if (inSet.has(c.span_id)) stack.push(c);
+    }
+    for (let i = order.length - 1; i >= 0; i--) {
+      const s = order[i]!;
+      let u = false;
+      let c = false;
+      for (const k of tree.children.get(s.span_id) ?? []) {
+        if (!inSet.has(k.span_id)) continue;
+        u ||= carriesUsage(k) || usageBelow.get(k.span_id) === true;
+        c ||= k.total_cost_usd != null || costBelow.get(k.span_id) === true;
+      }
+      usageBelow.set(s.span_id, u);
+      costBelow.set(s.span_id, c);
+      if (carriesUsage(s) && !u) {
+        t.input_tokens += s.input_tokens ?? 0;
+        t.output_tokens += s.output_tokens ?? 0;
+        t.reasoning_tokens += s.reasoning_tokens ?? 0;
+        t.cache_creation_input_tokens += s.cache_creation_input_tokens ?? 0;
+        t.cache_read_input_tokens += s.cache_read_input_tokens ?? 0;
+      }
+      if (s.total_cost_usd != null && !c) {
+        t.cost_usd = (t.cost_usd ?? 0) + s.total_cost_usd;
+        if (s.input_cost_usd != null) t.input_cost_usd = (t.input_cost_usd ?? 0) + s.input_cost_usd;
+        if (s.output_cost_usd != null) t.output_cost_usd = (t.output_cost_usd ?? 0) + s.output_cost_usd;
+      }
+    }
+  };
+  const tops = set.filter((s) => !s.parent_span_id || !inSet.has(s.parent_span_id) || !(tree.children.get(s.parent_span_id) ?? []).some((c) => c.span_id === s.span_id));
+  for (const r of tops) visit(r);
+  return t;
+}
