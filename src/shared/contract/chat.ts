@@ -1,6 +1,128 @@
 import { op } from './define.js';
 import { z } from 'zod';
+import { DateTimeOut, FeedbackRecord, Limit, Offset, StatusCode } from './common.js';
 
-// Operations of this domain. Owned by the chat work stream; see contract/index.ts.
-export const chatOps = {} as const satisfies Record<string, ReturnType<typeof op>>;
-void z;
+/**
+ * Chat views (interface.md "Chat message", payloads, "Turn"; semantics §4). Every key of the
+ * interface is listed and required; "nullable" keys are present with null.
+ */
+const Refs = z.array(z.string());
+const Int = z.number().int();
+
+export const UserPayload = z.object({ text: z.string(), content_refs: Refs });
+export const AssistantPayload = z.object({
+  text: z.string(),
+  model: z.string().nullable(),
+  reasoning_content: z.string().nullable(),
+  reasoning_tokens: Int.nullable(),
+  input_tokens: Int.nullable(),
+  output_tokens: Int.nullable(),
+  input_cost_usd: z.number().nullable(),
+  output_cost_usd: z.number().nullable(),
+  total_cost_usd: z.number().nullable(),
+  duration_ms: Int.nullable(),
+  status: StatusCode.nullable(),
+  content_refs: Refs,
+});
+export const ToolCallPayload = z.object({
+  tool_name: z.string().nullable(),
+  tool_arguments: z.string().nullable(),
+  tool_result: z.string().nullable(),
+  duration_ms: Int.nullable(),
+  status: StatusCode.nullable(),
+  content_refs: Refs,
+});
+export const AgentStartPayload = z.object({
+  model: z.string().nullable(),
+  system_instructions: z.string().nullable(),
+  tool_definitions: z.string().nullable(),
+  status: StatusCode.nullable(),
+});
+/** Reserved for a future agent-to-agent handoff event: an empty object; never emitted today. */
+export const AgentHandoffPayload = z.object({});
+export const CompactionPayload = z.object({
+  compaction_summary: z.string().nullable(),
+  compaction_items_before: Int.nullable(),
+  compaction_items_after: Int.nullable(),
+});
+
+export const MessageType = z.enum(['user_message', 'assistant_message', 'tool_call', 'agent_handoff', 'agent_start', 'context_compacted']);
+
+export const ChatMessage = z.object({
+  type: MessageType,
+  span_id: z.string().nullable(),
+  agent_name: z.string().nullable(),
+  agent_version: z.string().nullable(),
+  status_code: StatusCode.nullable(),
+  started_at: DateTimeOut.nullable(),
+  user_message: UserPayload.nullable(),
+  assistant_message: AssistantPayload.nullable(),
+  tool_call: ToolCallPayload.nullable(),
+  agent_start: AgentStartPayload.nullable(),
+  agent_handoff: AgentHandoffPayload.nullable(),
+  context_compacted: CompactionPayload.nullable(),
+  feedback: z.array(FeedbackRecord).nullable(),
+});
+
+export const Turn = z.object({
+  trace_id: z.string(),
+  root_span_name: z.string().nullable(),
+  agent_name: z.string().nullable(),
+  agent_version: z.string().nullable(),
+  status_code: StatusCode.nullable(),
+  provider: z.string().nullable(),
+  started_at: DateTimeOut.nullable(),
+  ended_at: DateTimeOut.nullable(),
+  svc_user_id: z.string().nullable(),
+  total_duration_ms: Int.nullable(),
+  total_cost_usd: z.number().nullable(),
+  total_input_tokens: Int.default(0),
+  total_output_tokens: Int.default(0),
+  total_reasoning_tokens: Int.default(0),
+  total_cache_creation_input_tokens: Int.default(0),
+  total_cache_read_input_tokens: Int.default(0),
+  messages: z.array(ChatMessage),
+  feedback: z.array(FeedbackRecord).nullable(),
+});
+export type Turn = z.infer<typeof Turn>;
+
+export const ConversationChat = z.object({
+  conversation_id: z.string(),
+  turns: z.array(Turn),
+  total_turns: Int.default(0),
+  has_more: z.boolean().default(false),
+  limit: Int.default(50),
+  offset: Int.default(0),
+  total_cost_usd: z.number().nullable(),
+  feedback: z.array(FeedbackRecord).nullable(),
+});
+export type ConversationChat = z.infer<typeof ConversationChat>;
+
+export const chatOps = {
+  'chat.conversation': op({
+    method: 'POST',
+    path: '/agents/conversations/chat',
+    auth: 'none',
+    summary: 'Multi-turn chat view of one conversation: turns newest-first paged, each page oldest first.',
+    input: z.strictObject({
+      project_id: z.string(),
+      conversation_id: z.string(),
+      include_feedback: z.boolean().default(false),
+      limit: Limit(50, 50),
+      offset: Offset,
+    }),
+    output: ConversationChat,
+  }),
+  'chat.trace': op({
+    method: 'POST',
+    path: '/agents/traces/chat',
+    auth: 'none',
+    summary: "Chat view of one trace: the agent's trajectory as one ordered list of messages.",
+    input: z.strictObject({
+      project_id: z.string(),
+      trace_id: z.string(),
+      include_feedback: z.boolean().default(false),
+    }),
+    output: Turn,
+  }),
+} as const satisfies Record<string, ReturnType<typeof op>>;

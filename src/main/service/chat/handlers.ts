@@ -1,4 +1,8 @@
 import type { Handlers } from '../handlers.js';
+import { conversationChat, traceChat } from './views.js';
 
 /** Handlers of the chat operations (contract/chat.ts). */
-export const chatHandlers = {} satisfies Partial<Handlers>;
+export const chatHandlers = {
+  'chat.conversation': (input, ctx) => conversationChat(ctx.store, input),
+  'chat.trace': (input, ctx) => traceChat(ctx.store, input),
+} satisfies Partial<Handlers>;

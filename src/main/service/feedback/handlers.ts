@@ -1,4 +1,32 @@
 import type { Handlers } from '../handlers.js';
+import { invalid } from '../../../shared/errors.js';
+import { parseSvcRef } from './ref.js';
 
-/** Handlers of the feedback operations (contract/feedback.ts). */
-export const feedbackHandlers = {} satisfies Partial<Handlers>;
+/** Handlers of the feedback operations (contract/feedback.ts, semantics §8). */
+export const feedbackHandlers = {
+  'feedback.create': (input, ctx) => {
+    const target = parseSvcRef(input.svc_ref);
+    if (!target) throw invalid('svc_ref', "svc_ref must look like 'svc:///<project_id>/<conversation|trace|span>/<id>'", input.svc_ref);
+    const { svc_ref: _ref, ...rest } = input;
+    const record = ctx.store.feedback.insert({ ...rest, project_id: target.project_id, target_kind: target.kind, target_id: target.id });
+    ctx.events.emit({ type: 'data.changed', project_id: target.project_id, tables: ['feedback'] });
+    return record;
+  },
+  'feedback.query': (input, ctx) => {
+    let target = null;
+    if (input.svc_ref != null) {
+      target = parseSvcRef(input.svc_ref);
+      if (!target || target.project_id !== input.project_id) {
+        throw invalid('svc_ref', `svc_ref must address project '${input.project_id}'`, input.svc_ref);
+      }
+    }
+    return ctx.store.feedback.query({
+      project_id: input.project_id,
+      target_kind: target?.kind ?? null,
+      target_id: target?.id ?? null,
+      feedback_type: input.feedback_type ?? null,
+      limit: input.limit,
+      offset: input.offset,
+    });
+  },
+} satisfies Partial<Handlers>;

@@ -16,6 +16,9 @@ export const SQL = {
   countTurns: `SELECT COUNT(*) AS n FROM conversation_turns WHERE project_id = @project_id AND conversation_id = @conversation_id`,
   pageTurns: `SELECT trace_id FROM conversation_turns WHERE project_id = @project_id AND conversation_id = @conversation_id
     ORDER BY turn_start_ns DESC, trace_id DESC LIMIT @limit OFFSET @offset`,
+  conversationCost: `SELECT SUM(ts.total_cost_usd) AS cost FROM conversation_turns ct
+    JOIN trace_summaries ts ON ts.project_id = ct.project_id AND ts.trace_id = ct.trace_id
+    WHERE ct.project_id = @project_id AND ct.conversation_id = @conversation_id`,
 } as const;
 
 function spanColumns(): string {
@@ -66,6 +69,8 @@ export interface ChatRepo {
   countTurns(projectId: string, conversationId: string): number;
   /** Trace ids of a page of turns, newest first (turn start DESC, trace_id DESC). */
   pageTurns(projectId: string, conversationId: string, limit: number, offset: number): string[];
+  /** Sum of the turn costs of the whole conversation (null when no turn has a cost). */
+  conversationCost(projectId: string, conversationId: string): number | null;
 }
 
 export function createChatRepo(db: Db): ChatRepo {
@@ -73,7 +78,9 @@ export function createChatRepo(db: Db): ChatRepo {
   const convSpans = db.prepare<{ project_id: string; trace_id: string; conversation_id: string }, Row>(SQL.conversationTraceSpans);
   const countTurns = db.prepare<{ project_id: string; conversation_id: string }, { n: number }>(SQL.countTurns);
   const pageTurns = db.prepare<{ project_id: string; conversation_id: string; limit: number; offset: number }, { trace_id: string }>(SQL.pageTurns);
+  const conversationCost = db.prepare<{ project_id: string; conversation_id: string }, { cost: number | null }>(SQL.conversationCost);
   return {
+    conversationCost: (project_id, conversation_id) => conversationCost.get({ project_id, conversation_id })?.cost ?? null,
     traceSpans: (project_id, trace_id) => traceSpans.all({ project_id, trace_id }).map(toSpan),
     conversationTraceSpans: (project_id, conversation_id, trace_id) =>
       convSpans.all({ project_id, trace_id, conversation_id }).map(toSpan),

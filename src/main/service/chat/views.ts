@@ -1,0 +1,46 @@
+/**
+ * The two chat views over the store (semantics §4.1, §4.2). Unknown conversation or trace is not an
+ * error: an empty view.
+ */
+import type { ConversationChat, Turn } from '../../../shared/contract/chat.js';
+import type { Store } from '../../store/index.js';
+import type { ChatSpan } from './span.js';
+import { buildTurn, type TurnFeedback } from './turn.js';
+
+function feedbackOf(store: Store, projectId: string, traceId: string, spans: readonly ChatSpan[]): TurnFeedback {
+  return {
+    trace: store.feedback.forTargets(projectId, 'trace', [traceId]).get(traceId) ?? [],
+    bySpan: store.feedback.forTargets(projectId, 'span', spans.map((s) => s.span_id)),
+  };
+}
+
+export function traceChat(store: Store, input: { project_id: string; trace_id: string; include_feedback: boolean }): Turn {
+  const spans = store.chat.traceSpans(input.project_id, input.trace_id);
+  return buildTurn(input.trace_id, spans, input.include_feedback ? feedbackOf(store, input.project_id, input.trace_id, spans) : null);
+}
+
+export function conversationChat(
+  store: Store,
+  input: { project_id: string; conversation_id: string; include_feedback: boolean; limit: number; offset: number },
+): ConversationChat {
+  const { project_id, conversation_id, limit, offset } = input;
+  const total = store.chat.countTurns(project_id, conversation_id);
+  // Newest first for paging, then the page is shown oldest first.
+  const ids = limit > 0 && offset < total ? store.chat.pageTurns(project_id, conversation_id, limit, offset).reverse() : [];
+  const turns = ids.map((traceId) => {
+    const spans = store.chat.conversationTraceSpans(project_id, conversation_id, traceId);
+    return buildTurn(traceId, spans, input.include_feedback ? feedbackOf(store, project_id, traceId, spans) : null);
+  });
+  return {
+    conversation_id,
+    turns,
+    total_turns: total,
+    has_more: turns.length > 0 && offset + turns.length < total,
+    limit,
+    offset,
+    total_cost_usd: store.chat.conversationCost(project_id, conversation_id),
+    feedback: input.include_feedback
+      ? store.feedback.forTargets(project_id, 'conversation', [conversation_id]).get(conversation_id) ?? []
+      : null,
+  };
+}
