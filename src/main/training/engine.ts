@@ -33,6 +33,8 @@ export interface CompletionRequest {
   n?: number; // default 1
   stop?: string[];
   seed?: number;
+  /** How many alternatives per token in `logprobs[].top_logprobs` (0..20; default 0). Added by the trainer stream. */
+  topLogprobs?: number;
   /** Called with each new token's text as it is sampled (choice index, text) for streaming. */
   onToken?: (index: number, text: string) => void;
 }
@@ -75,7 +77,11 @@ export interface TrainerEngine {
   /** Writes the step-0 weights of a fresh model of `baseModel` (seeded, deterministic). */
   initCheckpoint(baseModel: string, outCheckpointDir: string): Promise<void>;
   sft(req: TrainRequest & { examples: SftExample[]; batchSize: number | 'auto'; learningRate: number | number[] }): Promise<void>;
-  rl(req: TrainRequest & { samples: RlSample[]; loss: 'cispo' | 'ppo'; learningRate?: number }): Promise<void>;
+  /**
+   * learningRate defaults to the built-in RL rate (1e-3, docs/trainer.md); batchSize = samples per gradient
+   * step (default 8; optional, added by the trainer stream). Samples with advantage 0 contribute nothing.
+   */
+  rl(req: TrainRequest & { samples: RlSample[]; loss: 'cispo' | 'ppo'; learningRate?: number; batchSize?: number }): Promise<void>;
   complete(req: CompletionRequest): Promise<GeneratedChoice[]>;
   close(): Promise<void>;
 }

@@ -1,0 +1,44 @@
+/**
+ * Base models of the built-in trainer and the byte vocabulary they share. Every base model reads
+ * UTF-8 bytes (ids 0..255) plus a few special tokens that mark chat roles and the end of a message.
+ */
+
+export const BYTE_VOCAB = 256;
+export const SPECIAL = {
+  system: 256,
+  user: 257,
+  assistant: 258,
+  tool: 259,
+  end: 260,
+  pad: 261,
+} as const;
+/** Vocabulary size: bytes + specials (padded to a multiple of 8 for tidy matrix shapes). */
+export const VOCAB_SIZE = 264;
+
+export interface ModelConfig {
+  vocabSize: number;
+  /** Longest sequence the model sees; longer inputs keep their last `contextLength` tokens. */
+  contextLength: number;
+  dModel: number;
+  nLayers: number;
+  nHeads: number;
+  /** Hidden width of the feed-forward block. */
+  dFF: number;
+  /** Seed of the step-0 weights: the same base model always starts from the same weights. */
+  seed: number;
+}
+
+/**
+ * `loupe-tiny-bytes` is the default: small enough to train on two CPU cores in seconds per step,
+ * big enough to memorise a few dozen short answers. `loupe-test-bytes` is smaller still, for tests.
+ */
+export const BASE_MODELS: Record<string, ModelConfig> = {
+  'loupe-tiny-bytes': { vocabSize: VOCAB_SIZE, contextLength: 256, dModel: 128, nLayers: 4, nHeads: 4, dFF: 512, seed: 1234 },
+  'loupe-test-bytes': { vocabSize: VOCAB_SIZE, contextLength: 96, dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, seed: 42 },
+};
+
+export function baseModelConfig(name: string): ModelConfig {
+  const cfg = BASE_MODELS[name];
+  if (!cfg) throw new Error(`unknown base model "${name}"; available: ${Object.keys(BASE_MODELS).join(', ')}`);
+  return cfg;
+}

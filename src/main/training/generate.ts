@@ -1,0 +1,93 @@
+/**
+ * Autoregressive sampling of `n` choices in one batch. Without a KV cache each token re-runs the
+ * window (≤ contextLength tokens): simple and fast enough for the tiny models here (see docs/trainer.md).
+ * Logprobs are those of the model's own distribution (temperature 1), whatever temperature samples,
+ * so that RL importance ratios compare like with like.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { SPECIAL, type ModelConfig } from './config.js';
+import type { ChatMessage, GeneratedChoice, TokenLogprob } from './engine.js';
+import { forward, type Weights } from './model.js';
+import { logSoftmax, pickToken, seededRandom, TextTracker, topK } from './sampling.js';
+import { encodeChat } from './tokenizer.js';
+
+export interface GenerateArgs {
+  messages: ChatMessage[];
+  temperature?: number;
+  maxTokens?: number;
+  n?: number;
+  stop?: string[];
+  seed?: number;
+  topLogprobs?: number;
+}
+
+function tokenEntry(id: number, logprob: number): { token: string; logprob: number; bytes: number[] | null } {
+  return { token: `token_id:${id}`, logprob, bytes: id < 256 ? [id] : null };
+}
+
+export async function generate(
+  cfg: ModelConfig,
+  weights: Weights,
+  args: GenerateArgs,
+  onToken: (index: number, text: string) => void,
+): Promise<GeneratedChoice[]> {
+  const n = args.n ?? 1;
+  const maxTokens = args.maxTokens ?? 64;
+  const temperature = args.temperature ?? 1;
+  const topN = args.topLogprobs ?? 0;
+  const rand = seededRandom(args.seed ?? Math.floor(Math.random() * 2 ** 32));
+  const prompt = encodeChat(args.messages, { addGenerationPrompt: true }).tokens;
+  const choices = Array.from({ length: n }, () => ({
+    seq: [...prompt],
+    ids: [] as number[],
+    logprobs: [] as TokenLogprob[],
+    tracker: new TextTracker(args.stop ?? []),
+    finish: null as 'stop' | 'length' | null,
+  }));
+  for (let step = 0; step < maxTokens; step++) {
+    const active = choices.filter((c) => c.finish === null);
+    if (active.length === 0) break;
+    // All active choices share one length (they advance in lockstep), so they form one batch.
+    const window = active.map((c) => c.seq.slice(-cfg.contextLength));
+    const T = window[0]!.length;
+    const rows = tf.tidy(() => {
+      const logits = forward(cfg, weights, tf.tensor2d(window, [active.length, T], 'int32'));
+      return logits.slice([0, T - 1, 0], [active.length, 1, cfg.vocabSize]).reshape([active.length, cfg.vocabSize]);
+    });
+    const flat = rows.dataSync();
+    rows.dispose();
+    active.forEach((c, r) => {
+      const logp = logSoftmax(flat.subarray(r * cfg.vocabSize, (r + 1) * cfg.vocabSize));
+      const tok = pickToken(logp, temperature, rand);
+      c.seq.push(tok);
+      c.ids.push(tok);
+      c.logprobs.push({
+        ...tokenEntry(tok, logp[tok]!),
+        top_logprobs: topK(logp, topN).map((id) => tokenEntry(id, logp[id]!)),
+      });
+      const idx = choices.indexOf(c);
+      if (tok === SPECIAL.end) {
+        c.finish = 'stop';
+        return;
+      }
+      const { emit, stopAt } = c.tracker.push(tok < 256 ? tok : null);
+      if (emit) onToken(idx, emit);
+      if (stopAt !== null) {
+        // Cut ids/logprobs to the bytes before the stop string (bytes are tokens one-to-one).
+        let bytes = c.tracker.keptBytes();
+        let keep = 0;
+        while (keep < c.ids.length && bytes > 0) if (c.ids[keep++]! < 256) bytes--;
+        c.ids.length = keep;
+        c.logprobs.length = keep;
+        c.finish = 'stop';
+      }
+    });
+    // Let other requests (a ping, another completion) interleave between tokens.
+    await new Promise((r) => setImmediate(r));
+  }
+  return choices.map((c, idx) => {
+    const rest = c.tracker.finish();
+    if (rest) onToken(idx, rest);
+    return { text: c.tracker.text, token_ids: c.ids, logprobs: c.logprobs, finish_reason: c.finish ?? 'length' };
+  });
+}

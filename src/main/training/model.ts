@@ -1,0 +1,112 @@
+/**
+ * A small decoder-only transformer (pre-norm, learned positions, tied input/output embedding) written
+ * with TensorFlow.js ops rather than tf.layers: the forward pass is a plain function of a weight map,
+ * so one code path serves sampling, SFT and RL, and checkpoints are just the named weights.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { ModelConfig } from './config.js';
+
+export type Weights = Record<string, tf.Tensor>;
+
+interface ParamSpec {
+  name: string;
+  shape: number[];
+  init: 'normal' | 'zeros' | 'ones';
+  std?: number;
+}
+
+function paramSpecs(cfg: ModelConfig): ParamSpec[] {
+  const { dModel: d, dFF, nLayers, vocabSize, contextLength } = cfg;
+  // GPT-2 style: small normal init, residual output projections scaled down by depth.
+  const residualStd = 0.02 / Math.sqrt(2 * nLayers);
+  const specs: ParamSpec[] = [
+    { name: 'tok_emb', shape: [vocabSize, d], init: 'normal', std: 0.02 },
+    { name: 'pos_emb', shape: [contextLength, d], init: 'normal', std: 0.01 },
+  ];
+  for (let l = 0; l < nLayers; l++) {
+    const p = `h${l}.`;
+    specs.push(
+      { name: p + 'ln1_g', shape: [d], init: 'ones' },
+      { name: p + 'ln1_b', shape: [d], init: 'zeros' },
+      { name: p + 'w_qkv', shape: [d, 3 * d], init: 'normal', std: 0.02 },
+      { name: p + 'b_qkv', shape: [3 * d], init: 'zeros' },
+      { name: p + 'w_o', shape: [d, d], init: 'normal', std: residualStd },
+      { name: p + 'b_o', shape: [d], init: 'zeros' },
+      { name: p + 'ln2_g', shape: [d], init: 'ones' },
+      { name: p + 'ln2_b', shape: [d], init: 'zeros' },
+      { name: p + 'w_1', shape: [d, dFF], init: 'normal', std: 0.02 },
+      { name: p + 'b_1', shape: [dFF], init: 'zeros' },
+      { name: p + 'w_2', shape: [dFF, d], init: 'normal', std: residualStd },
+      { name: p + 'b_2', shape: [d], init: 'zeros' },
+    );
+  }
+  specs.push({ name: 'lnf_g', shape: [d], init: 'ones' }, { name: 'lnf_b', shape: [d], init: 'zeros' });
+  return specs;
+}
+
+/** Step-0 weights: each tensor drawn with its own seed derived from the config seed (deterministic). */
+export function initWeights(cfg: ModelConfig): Weights {
+  const out: Weights = {};
+  paramSpecs(cfg).forEach((s, i) => {
+    out[s.name] =
+      s.init === 'normal'
+        ? tf.randomNormal(s.shape, 0, s.std ?? 0.02, 'float32', cfg.seed * 1000 + i)
+        : s.init === 'ones'
+          ? tf.ones(s.shape)
+          : tf.zeros(s.shape);
+  });
+  return out;
+}
+
+/** Checks a loaded weight map against the config so a corrupt checkpoint fails with a clear message. */
+export function checkWeights(cfg: ModelConfig, w: Weights, where: string): void {
+  for (const s of paramSpecs(cfg)) {
+    const t = w[s.name];
+    if (!t) throw new Error(`${where}: weight "${s.name}" is missing`);
+    if (t.shape.join('x') !== s.shape.join('x')) {
+      throw new Error(`${where}: weight "${s.name}" has shape [${t.shape}] but the config needs [${s.shape}]`);
+    }
+  }
+}
+
+function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {
+  const { mean, variance } = tf.moments(x, -1, true);
+  return x.sub(mean).div(variance.add(1e-5).sqrt()).mul(g).add(b);
+}
+
+/** tanh-free GELU approximation x·σ(1.702x): TF.js has no gelu op, and this one has a cheap gradient. */
+function gelu(x: tf.Tensor): tf.Tensor {
+  return x.mul(tf.sigmoid(x.mul(1.702)));
+}
+
+function w(weights: Weights, name: string): tf.Tensor {
+  const t = weights[name];
+  if (!t) throw new Error(`weight "${name}" is missing`);
+  return t;
+}
+
+/** Logits [B, T, V] for int32 token ids [B, T] (T ≤ contextLength). Call inside tf.tidy. */
+export function forward(cfg: ModelConfig, weights: Weights, ids: tf.Tensor2D): tf.Tensor3D {
+  const [B, T] = ids.shape;
+  const d = cfg.dModel;
+  const H = cfg.nHeads;
+  const hd = d / H;
+  const tokEmb = w(weights, 'tok_emb');
+  let h = tf.gather(tokEmb, ids).add(w(weights, 'pos_emb').slice([0, 0], [T, d])) as tf.Tensor;
+  // Causal mask: large negative above the diagonal, so position t attends to 0..t only.
+  const mask = tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(1e9);
+  for (let l = 0; l < cfg.nLayers; l++) {
+    const p = `h${l}.`;
+    const a = layerNorm(h, w(weights, p + 'ln1_g'), w(weights, p + 'ln1_b')).reshape([B * T, d]);
+    const qkv = a.matMul(w(weights, p + 'w_qkv')).add(w(weights, p + 'b_qkv')).reshape([B, T, 3, H, hd]);
+    const [q, k, v] = tf.unstack(qkv.transpose([2, 0, 3, 1, 4])) as [tf.Tensor, tf.Tensor, tf.Tensor]; // each [B,H,T,hd]
+    const att = tf.softmax(tf.matMul(q, k, false, true).mul(1 / Math.sqrt(hd)).add(mask));
+    const y = tf.matMul(att, v).transpose([0, 2, 1, 3]).reshape([B * T, d]);
+    h = h.add(y.matMul(w(weights, p + 'w_o')).add(w(weights, p + 'b_o')).reshape([B, T, d]));
+    const m = layerNorm(h, w(weights, p + 'ln2_g'), w(weights, p + 'ln2_b')).reshape([B * T, d]);
+    const ff = gelu(m.matMul(w(weights, p + 'w_1')).add(w(weights, p + 'b_1'))).matMul(w(weights, p + 'w_2')).add(w(weights, p + 'b_2'));
+    h = h.add(ff.reshape([B, T, d]));
+  }
+  const out = layerNorm(h, w(weights, 'lnf_g'), w(weights, 'lnf_b')).reshape([B * T, d]);
+  return out.matMul(tokEmb, false, true).reshape([B, T, cfg.vocabSize]) as tf.Tensor3D;
+}

@@ -1,0 +1,118 @@
+/**
+ * The trainer worker thread: every TF.js call happens here, never on the main event loop. Requests
+ * are handled concurrently at await points (between tokens and gradient steps), so a ping or a
+ * completion is answered while a job trains.
+ */
+import { parentPort } from 'node:worker_threads';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { baseModelConfig } from './config.js';
+import { loadCheckpoint, saveCheckpoint, type CheckpointMeta } from './checkpoint.js';
+import { generate, type GenerateArgs } from './generate.js';
+import { initWeights, type Weights } from './model.js';
+import type { WorkerReply, WorkerRequest } from './protocol.js';
+import { rl, sft } from './train.js';
+
+const port = parentPort;
+if (!port) throw new Error('the trainer worker must run in a worker thread');
+
+const ready = tf.setBackend('cpu').then(() => tf.ready());
+
+/** Loaded checkpoints, most recently used last. Checkpoint directories are immutable once written. */
+const CACHE_SIZE = 4;
+interface Cached {
+  key: string;
+  meta: CheckpointMeta;
+  weights: Weights;
+  users: number;
+}
+const cache = new Map<string, Cached>();
+
+async function acquire(dir: string): Promise<Cached> {
+  const stat = fs.statSync(path.join(dir, 'weights.bin'), { throwIfNoEntry: false });
+  if (!stat) throw new Error(`checkpoint ${dir}: weights.bin not found`);
+  const key = `${stat.mtimeMs}:${stat.size}`;
+  let hit = cache.get(dir);
+  if (hit && hit.key !== key) {
+    cache.delete(dir);
+    if (hit.users === 0) tf.dispose(Object.values(hit.weights));
+    hit = undefined;
+  }
+  if (!hit) {
+    const { meta, weights } = await loadCheckpoint(dir);
+    hit = { key, meta, weights, users: 0 };
+  }
+  cache.delete(dir);
+  cache.set(dir, hit);
+  hit.users++;
+  // Evict least recently used entries that no running request still uses.
+  for (const [k, v] of cache) {
+    if (cache.size <= CACHE_SIZE) break;
+    if (v.users === 0) {
+      cache.delete(k);
+      tf.dispose(Object.values(v.weights));
+    }
+  }
+  return hit;
+}
+
+function send(msg: WorkerReply): void {
+  port!.postMessage(msg);
+}
+
+async function handle(req: WorkerRequest): Promise<unknown> {
+  await ready;
+  const a = req.args;
+  const onStep = (metrics: import('./engine.js').StepMetrics) => send({ id: req.id, type: 'step', metrics });
+  switch (req.op) {
+    case 'ping':
+      return { backend: tf.getBackend() };
+    case 'accelerator':
+      return {
+        available: false,
+        reason: `no accelerator backend: TensorFlow.js runs on its "${tf.getBackend()}" backend (tfjs-node-gpu and WebGL are not available in this Node worker)`,
+      };
+    case 'memory': {
+      const m = process.memoryUsage();
+      const t = tf.memory();
+      return { rss: m.rss, heapUsed: m.heapUsed, maxRss: process.resourceUsage().maxRSS * 1024, tfBytes: t.numBytes, tfTensors: t.numTensors };
+    }
+    case 'init': {
+      const baseModel = String(a.baseModel);
+      const cfg = baseModelConfig(baseModel);
+      const weights = initWeights(cfg);
+      try {
+        await saveCheckpoint(String(a.outCheckpointDir), { baseModel, config: cfg, step: 0 }, weights);
+      } finally {
+        tf.dispose(Object.values(weights));
+      }
+      return null;
+    }
+    case 'sft':
+      await sft({ ...(a as unknown as Parameters<typeof sft>[0]), onStep });
+      return null;
+    case 'rl':
+      await rl({ ...(a as unknown as Parameters<typeof rl>[0]), onStep });
+      return null;
+    case 'complete': {
+      const c = await acquire(String(a.checkpointDir));
+      try {
+        return await generate(c.meta.config, c.weights, a as unknown as GenerateArgs, (index, text) =>
+          send({ id: req.id, type: 'token', index, text }),
+        );
+      } finally {
+        c.users--;
+      }
+    }
+    default:
+      throw new Error(`unknown trainer operation "${String(req.op)}"`);
+  }
+}
+
+port.on('message', (req: WorkerRequest) => {
+  handle(req).then(
+    (value) => send({ id: req.id, type: 'result', value }),
+    (e: unknown) => send({ id: req.id, type: 'error', message: e instanceof Error ? e.message : String(e) }),
+  );
+});
