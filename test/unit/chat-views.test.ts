@@ -1,0 +1,163 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { ServiceError } from '../../src/shared/errors.js';
+import { SQL } from '../../src/main/store/sqlite/chat.js';
+import { FEEDBACK_SQL } from '../../src/main/store/sqlite/feedback.js';
+import { agentTurn, call as dispatch, ms, msg, span, tempContext } from './chat-fixture.js';
+
+const ctx = tempContext();
+afterAll(() => ctx.store.close());
+const P = 'acme/shop';
+const tid = (n: number) => n.toString(16).padStart(32, '0');
+const conv = (body: Record<string, unknown>) => dispatch('chat.conversation', { project_id: P, ...body }, ctx) as Promise<any>;
+const trace = (body: Record<string, unknown>) => dispatch('chat.trace', { project_id: P, ...body }, ctx) as Promise<any>;
+
+// Conversation c1: three turns (traces 1..3) at 0 s, 10 s, 20 s.
+ctx.store.ingest.writeBatch([1, 2, 3].flatMap((n) => agentTurn({ trace_id: tid(n), conversation_id: 'c1', start: (n - 1) * 10_000, question: `question ${n}` })));
+// Trace 4 mixes conversations: c2's spans, an untagged child, and one span of c3.
+ctx.store.ingest.writeBatch([
+  span({ trace_id: tid(4), span_id: '4a', span_name: 'invoke_agent Bot', operation_name: 'invoke_agent', agent_name: 'Bot', conversation_id: 'c2', start_ns: ms(0), end_ns: ms(7000) }),
+  span({ trace_id: tid(4), span_id: '4b', parent_span_id: '4a', operation_name: 'chat', conversation_id: null, start_ns: ms(10), end_ns: ms(900),
+    input_tokens: 5, output_tokens: 6, input_messages: [msg('user', 'hello')], output_messages: [msg('assistant', 'hi there')] }),
+  span({ trace_id: tid(4), span_id: '4c', parent_span_id: '4a', span_name: 'execute_tool other', operation_name: 'execute_tool', conversation_id: 'c3', start_ns: ms(1000), end_ns: ms(1100) }),
+]);
+
+describe('POST /agents/conversations/chat (semantics §4.1)', () => {
+  const pages: { name: string; body: Record<string, unknown>; traces: number[]; has_more: boolean }[] = [
+    { name: 'limit 2 of 3 → newest two, oldest first, has_more', body: { limit: 2 }, traces: [2, 3], has_more: true },
+    { name: 'offset 1 limit 2 → the older two, no more', body: { limit: 2, offset: 1 }, traces: [1, 2], has_more: false },
+    { name: 'default limit → all three oldest first', body: {}, traces: [1, 2, 3], has_more: false },
+    { name: 'offset past the end → empty, has_more false', body: { offset: 3 }, traces: [], has_more: false },
+    { name: 'limit 0 → empty page, has_more false', body: { limit: 0 }, traces: [], has_more: false },
+  ];
+  it.each(pages)('paging: $name', async (c) => {
+    const r = await conv({ conversation_id: 'c1', ...c.body });
+    expect(r.turns.map((t: any) => t.trace_id)).toEqual(c.traces.map(tid));
+    expect(r).toMatchObject({ conversation_id: 'c1', total_turns: 3, has_more: c.has_more, limit: c.body.limit ?? 50, offset: c.body.offset ?? 0 });
+  });
+
+  it('turn header: root wall clock, leaf token sums, costs; conversation cost sums the turns', async () => {
+    const r = await conv({ conversation_id: 'c1', limit: 1 });
+    const t = r.turns[0];
+    expect(t).toMatchObject({
+      trace_id: tid(3), root_span_name: 'Support', agent_name: 'Support', status_code: 'UNSET', total_duration_ms: 5000,
+      started_at: '2025-11-22T08:27:00.000000Z', ended_at: '2025-11-22T08:27:05.000000Z',
+      total_input_tokens: 300, total_output_tokens: 40, feedback: null,
+    });
+    expect(t.total_cost_usd).toBeCloseTo(0.003);
+    expect(r.total_cost_usd).toBeCloseTo(0.009);
+    expect(r.feedback).toBeNull();
+    expect(t.messages[0].user_message.text).toBe('question 3');
+  });
+
+  it('a child without conversation id stays in its turn; a span of another conversation is left out', async () => {
+    const r = await conv({ conversation_id: 'c2' });
+    expect(r.total_turns).toBe(1);
+    const t = r.turns[0];
+    expect(t.messages.map((m: any) => m.type)).toEqual(['user_message', 'agent_start', 'assistant_message']);
+    expect(t.messages.some((m: any) => m.span_id === '4c')).toBe(false);
+    expect([t.total_input_tokens, t.total_output_tokens, t.total_duration_ms]).toEqual([5, 6, 7000]);
+    // c3 has a turn too (the same trace), holding its own span and the untagged one.
+    const c3 = await conv({ conversation_id: 'c3' });
+    // Its parent (tagged c2) is left out, so both spans become roots, walked in start order.
+    expect(c3.turns[0].messages.map((m: any) => [m.type, m.span_id])).toEqual([['user_message', '4b'], ['assistant_message', '4b'], ['tool_call', '4c']]);
+  });
+
+  it('unknown conversation → empty view, not an error', async () => {
+    expect(await conv({ conversation_id: 'nope' })).toEqual({
+      conversation_id: 'nope', turns: [], total_turns: 0, has_more: false, limit: 50, offset: 0, total_cost_usd: null, feedback: null,
+    });
+  });
+
+  const bad: { body: Record<string, unknown>; loc: (string | number)[]; type: string }[] = [
+    { body: { conversation_id: 'c1', limit: 51 }, loc: ['body', 'limit'], type: 'less_than_equal' },
+    { body: { conversation_id: 'c1', limit: -1 }, loc: ['body', 'limit'], type: 'greater_than_equal' },
+    { body: { conversation_id: 'c1', offset: -1 }, loc: ['body', 'offset'], type: 'greater_than_equal' },
+    { body: { conversation_id: 'c1', limit: 1.5 }, loc: ['body', 'limit'], type: 'int_from_float' },
+    { body: { conversation_id: 'c1', sort: 'x' }, loc: ['body', 'sort'], type: 'extra_forbidden' },
+    { body: {}, loc: ['body', 'conversation_id'], type: 'missing' },
+  ];
+  it.each(bad)('422 $type at $loc', async (c) => {
+    const err = await conv(c.body).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).status).toBe(422);
+    expect((err as ServiceError).detail).toEqual([expect.objectContaining({ loc: c.loc, type: c.type })]);
+  });
+});
+
+describe('POST /agents/traces/chat (semantics §4.2)', () => {
+  it('builds the whole trace, all spans regardless of conversation', async () => {
+    const t = await trace({ trace_id: tid(4) });
+    expect(t.messages.map((m: any) => m.span_id)).toEqual(['4b', '4a', '4b', '4c']);
+    expect(t.root_span_name).toBe('Bot');
+  });
+
+  it('unknown trace → trace_id echoed, header null, totals 0, no messages', async () => {
+    expect(await trace({ trace_id: 'f'.repeat(32) })).toEqual({
+      trace_id: 'f'.repeat(32), root_span_name: null, agent_name: null, agent_version: null, status_code: null, provider: null,
+      started_at: null, ended_at: null, svc_user_id: null, total_duration_ms: null, total_cost_usd: null,
+      total_input_tokens: 0, total_output_tokens: 0, total_reasoning_tokens: 0, total_cache_creation_input_tokens: 0,
+      total_cache_read_input_tokens: 0, messages: [], feedback: null,
+    });
+  });
+
+  it('422 on unknown keys and wrong types', async () => {
+    const err = (await trace({ trace_id: 1, extra: true }).catch((e) => e)) as ServiceError;
+    expect(err.status).toBe(422);
+    expect((err.detail as any[]).map((d) => [d.loc.join('.'), d.type]).sort()).toEqual([['body.extra', 'extra_forbidden'], ['body.trace_id', 'string_type']]);
+  });
+});
+
+describe('feedback on the chat views (semantics §4.3, §8)', () => {
+  it('include_feedback adds conversation, turn and message feedback; without it they are null', async () => {
+    const ref = (kind: string, id: string) => `svc:///${P}/${kind}/${id}`;
+    const created = {
+      conv: await dispatch('feedback.create', { svc_ref: ref('conversation', 'c1'), feedback_type: 'note', payload: { note: 'good' } }, ctx),
+      turn: await dispatch('feedback.create', { svc_ref: ref('trace', tid(3)), feedback_type: 'thumbs', payload: { value: 'up' } }, ctx),
+      span: await dispatch('feedback.create', { svc_ref: ref('span', `${tid(3).slice(0, 4)}000000000004`), feedback_type: 'rating', scorer_ratings: { helpful: 5 } }, ctx),
+    };
+    const r = await conv({ conversation_id: 'c1', include_feedback: true });
+    expect(r.feedback).toEqual([created.conv]);
+    const [t1, , t3] = r.turns;
+    expect(t1.feedback).toEqual([]);
+    expect(t3.feedback).toEqual([created.turn]);
+    const withFb = t3.messages.filter((m: any) => m.feedback.length);
+    expect(withFb.map((m: any) => [m.type, m.feedback])).toEqual([['assistant_message', [created.span]]]);
+    for (const m of t3.messages) expect(Array.isArray(m.feedback)).toBe(true);
+    const plain = await trace({ trace_id: tid(3) });
+    expect(plain.feedback).toBeNull();
+    for (const m of plain.messages) expect(m.feedback).toBeNull();
+    const withTrace = await trace({ trace_id: tid(3), include_feedback: true });
+    expect(withTrace.feedback).toEqual([created.turn]);
+  });
+});
+
+describe('trace summaries and query plans', () => {
+  it('summaries are written at ingest and rewritten on re-import (idempotent)', () => {
+    const db = new Database(ctx.store.file, { readonly: true });
+    const row = () => db.prepare('SELECT * FROM trace_summaries WHERE project_id = ? AND trace_id = ?').get(P, tid(4)) as any;
+    expect(row()).toMatchObject({ root_span_id: '4a', root_span_name: 'Bot', duration_ms: 7000, span_count: 3, conversation_ids: '["c2","c3"]', total_input_tokens: 5 });
+    ctx.store.ingest.writeBatch([span({ trace_id: tid(4), span_id: '4c', parent_span_id: '4a', span_name: 'execute_tool other', operation_name: 'execute_tool', conversation_id: 'c2', start_ns: ms(1000), end_ns: ms(1100), status_code: 'ERROR' })]);
+    expect(row()).toMatchObject({ span_count: 3, error_count: 1, conversation_ids: '["c2"]' });
+    const turns = db.prepare('SELECT conversation_id, root_span_id, duration_ms FROM conversation_turns WHERE project_id = ? AND trace_id = ?').all(P, tid(4));
+    expect(turns).toEqual([{ conversation_id: 'c2', root_span_id: '4a', duration_ms: 7000 }]);
+    db.close();
+  });
+
+  it('hot chat queries use indexes: no full scan of spans, feedback or turns', () => {
+    const db = new Database(ctx.store.file, { readonly: true });
+    const params = { project_id: P, trace_id: tid(1), conversation_id: 'c1', limit: 10, offset: 0, target_kind: 'span', ids: '[]', target_id: null, feedback_type: null };
+    const plans = [SQL.traceSpans, SQL.conversationTraceSpans, SQL.countTurns, SQL.pageTurns, SQL.conversationCost, FEEDBACK_SQL.forTargets].map((sql) => {
+      const stmt = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+      const names = sql.match(/@\w+/g)!.map((n) => n.slice(1));
+      const bound = Object.fromEntries(names.map((n) => [n, (params as Record<string, unknown>)[n]]));
+      return (stmt.all(bound) as { detail: string }[]).map((r) => r.detail).join(' | ');
+    });
+    for (const plan of plans) expect(plan).not.toMatch(/SCAN (s|spans|feedback|conversation_turns|ct|ts)\b(?! USING)/);
+    // The page of turns is read in index order (feedback of one target is few rows: sorting those is fine).
+    expect(plans[3]).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+    expect(plans[0]).toMatch(/SEARCH s USING INDEX spans_key/);
+    expect(plans[3]).toMatch(/conversation_turns.*USING (COVERING )?INDEX conversation_turns_page/);
+    db.close();
+  });
+});
