@@ -1,0 +1,83 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { ServiceError } from '../../src/shared/errors.js';
+import { FeedbackRecord } from '../../src/shared/contract/common.js';
+import { parseSvcRef, svcRef } from '../../src/main/service/feedback/ref.js';
+import { call, tempContext } from './chat-fixture.js';
+
+const ctx = tempContext();
+afterAll(() => ctx.store.close());
+
+describe('svc_ref (semantics §8)', () => {
+  const refs: [string, ReturnType<typeof parseSvcRef>][] = [
+    ['svc:///acme/shop/conversation/c-1', { project_id: 'acme/shop', kind: 'conversation', id: 'c-1' }],
+    ['svc:///acme/shop/trace/0af7651916cd43dd8448eb211c80319c', { project_id: 'acme/shop', kind: 'trace', id: '0af7651916cd43dd8448eb211c80319c' }],
+    ['svc:///local/default/span/b7ad6b7169203331', { project_id: 'local/default', kind: 'span', id: 'b7ad6b7169203331' }],
+    // Training rollouts: conversation ids hold slashes.
+    ['svc:///local/rl/conversation/m1/train/step3/group0', { project_id: 'local/rl', kind: 'conversation', id: 'm1/train/step3/group0' }],
+    ['svc:///acme/shop/turn/x', null],
+    ['https://acme/shop/trace/x', null],
+    ['svc:///acme/trace/', null],
+  ];
+  it.each(refs)('%s', (ref, want) => {
+    expect(parseSvcRef(ref)).toEqual(want);
+    if (want) expect(svcRef(want)).toBe(ref);
+  });
+});
+
+describe('feedback.create / feedback.query', () => {
+  it('stores a record with every interface key and returns it', async () => {
+    const r = (await call('feedback.create', {
+      svc_ref: 'svc:///acme/shop/trace/t1', feedback_type: 'thumbs', payload: { value: 'up' }, creator: 'ana',
+      created_at: '2026-01-02T03:04:05.123456+01:00', scorer_tags: ['helpful'], scorer_ratings: { quality: 4.5 },
+    }, ctx)) as Record<string, unknown>;
+    expect(Object.keys(r).sort()).toEqual(Object.keys(FeedbackRecord.shape).sort());
+    expect(FeedbackRecord.strict().safeParse(r).success).toBe(true);
+    expect(r).toMatchObject({
+      feedback_type: 'thumbs', svc_ref: 'svc:///acme/shop/trace/t1', payload: { value: 'up' }, creator: 'ana',
+      created_at: '2026-01-02T02:04:05.123456Z', svc_user_id: null, runnable_ref: null, scorer_tags: ['helpful'],
+      scorer_tag_reasons: {}, scorer_ratings: { quality: 4.5 },
+    });
+    expect(r.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('created_at defaults to now', async () => {
+    const before = Date.now();
+    const r = (await call('feedback.create', { svc_ref: 'svc:///acme/shop/span/s1', feedback_type: 'note' }, ctx)) as { created_at: string };
+    expect(Date.parse(r.created_at)).toBeGreaterThanOrEqual(before - 1);
+    expect(r.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  });
+
+  it('query: project-scoped, newest first, by target and type, paged with total_count', async () => {
+    for (let i = 0; i < 3; i++) {
+      await call('feedback.create', { svc_ref: 'svc:///acme/shop/conversation/c9', feedback_type: i === 2 ? 'reward' : 'note', created_at: `2026-02-0${i + 1}T00:00:00Z` }, ctx);
+    }
+    await call('feedback.create', { svc_ref: 'svc:///other/proj/conversation/c9', feedback_type: 'note' }, ctx);
+    const all = (await call('feedback.query', { project_id: 'acme/shop', svc_ref: 'svc:///acme/shop/conversation/c9' }, ctx)) as { feedback: { created_at: string }[]; total_count: number };
+    expect(all.total_count).toBe(3);
+    expect(all.feedback.map((f) => f.created_at.slice(0, 10))).toEqual(['2026-02-03', '2026-02-02', '2026-02-01']);
+    const page = (await call('feedback.query', { project_id: 'acme/shop', svc_ref: 'svc:///acme/shop/conversation/c9', limit: 1, offset: 1 }, ctx)) as typeof all;
+    expect([page.total_count, page.feedback.length, page.feedback[0]!.created_at.slice(0, 10)]).toEqual([3, 1, '2026-02-02']);
+    const rewards = (await call('feedback.query', { project_id: 'acme/shop', feedback_type: 'reward' }, ctx)) as typeof all;
+    expect(rewards.total_count).toBe(1);
+    const whole = (await call('feedback.query', { project_id: 'acme/shop' }, ctx)) as typeof all;
+    expect(whole.total_count).toBe(5);
+  });
+
+  const bad: { op: 'feedback.create' | 'feedback.query'; body: Record<string, unknown>; loc: string; type: string }[] = [
+    { op: 'feedback.create', body: { svc_ref: 'svc:///p/q/turn/x', feedback_type: 'note' }, loc: 'body.svc_ref', type: 'invalid_format' },
+    { op: 'feedback.create', body: { svc_ref: 'svc:///p/q/span/x' }, loc: 'body.feedback_type', type: 'missing' },
+    { op: 'feedback.create', body: { svc_ref: 'svc:///p/q/span/x', feedback_type: 'n', project_id: 'p' }, loc: 'body.project_id', type: 'extra_forbidden' },
+    { op: 'feedback.create', body: { svc_ref: 'svc:///p/q/span/x', feedback_type: 'n', created_at: 'yesterday' }, loc: 'body.created_at', type: 'value_error' },
+    { op: 'feedback.create', body: { svc_ref: 'svc:///p/q/span/x', feedback_type: 'n', scorer_ratings: { a: 'x' } }, loc: 'body.scorer_ratings.a', type: 'float_type' },
+    { op: 'feedback.query', body: { project_id: 'acme/shop', limit: 10001 }, loc: 'body.limit', type: 'less_than_equal' },
+    { op: 'feedback.query', body: { project_id: 'acme/shop', svc_ref: 'svc:///other/p/trace/t' }, loc: 'body.svc_ref', type: 'value_error' },
+  ];
+  it.each(bad)('$op 422 $type at $loc', async (c) => {
+    const err = (await call(c.op, c.body, ctx).catch((e) => e)) as ServiceError;
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err.status).toBe(422);
+    const d = err.detail as { loc: (string | number)[]; type: string; msg: string }[];
+    expect(d.map((x) => [x.loc.join('.'), x.type])).toContainEqual([c.loc, c.type]);
+    expect(d[0]!.msg.length).toBeGreaterThan(5);
+  });
+});
