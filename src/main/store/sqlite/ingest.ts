@@ -1,5 +1,6 @@
 import type { Db } from './open.js';
 import type { SpanRecord } from '../../domain/span.js';
+import { createSummaryMaintainer } from './summaries/index.js';
 
 /** SQL of span ingestion: batched idempotent upserts of spans and their details. */
 export interface WriteResult {
@@ -14,11 +15,101 @@ export interface IngestRepo {
   writeBatch(spans: SpanRecord[]): WriteResult;
 }
 
+/** Scalar columns of `spans`, bound as-is (strings, numbers, bigint nanoseconds, null). */
+const SCALAR_COLUMNS = [
+  'project_id', 'trace_id', 'span_id', 'parent_span_id', 'span_name', 'span_kind', 'start_ns', 'end_ns',
+  'status_code', 'status_message', 'service_name', 'scope_name', 'scope_version',
+  'operation_name', 'provider_name', 'agent_id', 'agent_name', 'agent_version', 'agent_description',
+  'conversation_id', 'conversation_name', 'request_model', 'response_model', 'response_id', 'output_type',
+  'error_type', 'server_address', 'server_port', 'tool_name', 'tool_type', 'tool_call_id', 'tool_description',
+  'reasoning_content', 'compaction_summary', 'compaction_items_before', 'compaction_items_after',
+  'svc_user_id', 'svc_run_id', 'svc_run_step', 'svc_run_step_end',
+  'request_temperature', 'request_top_p', 'request_frequency_penalty', 'request_presence_penalty',
+  'request_max_tokens', 'request_seed', 'request_choice_count',
+  'input_tokens', 'output_tokens', 'reasoning_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens',
+  'input_cost_usd', 'output_cost_usd', 'cache_creation_cost_usd', 'cache_read_cost_usd', 'total_cost_usd',
+] as const satisfies readonly (keyof SpanRecord)[];
+
+/** Array / map columns of `spans`, stored as JSON text (never NULL). */
+const JSON_COLUMNS = [
+  'finish_reasons', 'request_stop_sequences', 'artifact_refs', 'content_refs', 'object_refs',
+  'custom_attrs_bool', 'custom_attrs_float', 'custom_attrs_string',
+] as const satisfies readonly (keyof SpanRecord)[];
+
+const SPAN_COLUMNS = [...SCALAR_COLUMNS, ...JSON_COLUMNS, 'custom_attrs_int', 'ingested_at_ms'];
+const KEY = new Set(['project_id', 'trace_id', 'span_id']);
+
+const DETAIL_COLUMNS = [
+  'span_rowid', 'system_instructions', 'tool_definitions', 'tool_call_arguments', 'tool_call_result',
+  'input_messages', 'output_messages', 'resource_attributes', 'events', 'links', 'raw_span_dump',
+];
+
+const UPSERT_SPAN = `INSERT INTO spans (${SPAN_COLUMNS.join(', ')})
+VALUES (${SPAN_COLUMNS.map(() => '?').join(', ')})
+ON CONFLICT (project_id, trace_id, span_id) DO UPDATE SET
+${SPAN_COLUMNS.filter((c) => !KEY.has(c)).map((c) => `${c} = excluded.${c}`).join(',\n')},
+version = spans.version + 1
+RETURNING id, version`;
+
+const UPSERT_DETAILS = `INSERT INTO span_details (${DETAIL_COLUMNS.join(', ')})
+VALUES (${DETAIL_COLUMNS.map(() => '?').join(', ')})
+ON CONFLICT (span_rowid) DO UPDATE SET
+${DETAIL_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(',\n')}`;
+
+/**
+ * JSON text of an integer map. Values may be bigint (int64 attributes beyond 2^53): JSON.stringify
+ * cannot write those, so the digits are written by hand and no precision is lost in the stored text.
+ */
+export function intMapJson(m: Record<string, number | bigint>): string {
+  let out = '';
+  for (const k in m) out += `${out ? ',' : ''}${JSON.stringify(k)}:${String(m[k])}`;
+  return `{${out}}`;
+}
+
 export function createIngestRepo(db: Db): IngestRepo {
-  void db;
-  return {
-    writeBatch() {
-      throw new Error('writeBatch: not implemented yet');
-    },
-  };
+  const upsertSpan = db.prepare<unknown[], { id: number; version: number }>(UPSERT_SPAN);
+  const upsertDetails = db.prepare(UPSERT_DETAILS);
+  const summaries = createSummaryMaintainer(db);
+  const spanArgs: unknown[] = new Array(SPAN_COLUMNS.length);
+  const detailArgs: unknown[] = new Array(DETAIL_COLUMNS.length);
+
+  const write = db.transaction((spans: SpanRecord[]): WriteResult => {
+    const now = Date.now();
+    let inserted = 0;
+    let replaced = 0;
+    const touched = new Map<string, { project_id: string; trace_id: string }>();
+    for (const s of spans) {
+      let i = 0;
+      for (const c of SCALAR_COLUMNS) spanArgs[i++] = s[c];
+      for (const c of JSON_COLUMNS) spanArgs[i++] = JSON.stringify(s[c]);
+      spanArgs[i++] = intMapJson(s.custom_attrs_int);
+      spanArgs[i++] = now;
+      const row = upsertSpan.get(spanArgs)!;
+      if (row.version === 1) inserted++;
+      else replaced++;
+      detailArgs[0] = row.id;
+      detailArgs[1] = JSON.stringify(s.system_instructions);
+      detailArgs[2] = s.tool_definitions;
+      detailArgs[3] = s.tool_call_arguments;
+      detailArgs[4] = s.tool_call_result;
+      detailArgs[5] = JSON.stringify(s.input_messages);
+      detailArgs[6] = JSON.stringify(s.output_messages);
+      detailArgs[7] = JSON.stringify(s.resource_attributes, bigintReplacer);
+      detailArgs[8] = JSON.stringify(s.events, bigintReplacer);
+      detailArgs[9] = JSON.stringify(s.links, bigintReplacer);
+      detailArgs[10] = s.raw_span_dump;
+      upsertDetails.run(detailArgs);
+      const key = `${s.project_id}\u0000${s.trace_id}`;
+      if (!touched.has(key)) touched.set(key, { project_id: s.project_id, trace_id: s.trace_id });
+    }
+    summaries.afterWrite(spans);
+    return { inserted, replaced, touched: [...touched.values()] };
+  });
+
+  return { writeBatch: (spans) => (spans.length ? write(spans) : { inserted: 0, replaced: 0, touched: [] }) };
+}
+
+/** Nested attribute values may hold int64 beyond 2^53 as bigint; in nested JSON they become strings. */
+function bigintReplacer(_k: string, v: unknown): unknown {
+  return typeof v === 'bigint' ? v.toString() : v;
 }

@@ -1,0 +1,106 @@
+/**
+ * Import of a body held in memory: POST /v1/traces and uploads from the UI. The content type says
+ * JSON or protobuf (absent: detected by content); gzip comes from Content-Encoding or the magic
+ * bytes. A body that is not trace data, or a broken gzip, is rejected before anything is stored.
+ */
+import zlib from 'node:zlib';
+import type { Store } from '../../store/index.js';
+import type { EventBus } from '../events.js';
+import type { ImportReport } from '../../../shared/contract/import-report.js';
+import { ServiceError } from '../../../shared/errors.js';
+import { ImportSession } from './session.js';
+import { firstSignificant, importJsonDocument, importJsonLine, importJsonValue, importProtoDocument, isGzip, rejectIfNoTraceLine } from './document.js';
+
+/** OTLP caps a decompressed body at 64 MiB (semantics §10). */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+export interface ImportBufferOptions {
+  contentType?: string;
+  contentEncoding?: string;
+  projectId?: string;
+  events?: EventBus;
+}
+
+type Hint = 'json' | 'jsonl' | 'proto' | 'sniff';
+
+const CONTENT_TYPES: Record<string, Hint> = {
+  'application/json': 'json',
+  'text/json': 'json',
+  'application/jsonl': 'jsonl',
+  'application/x-ndjson': 'jsonl',
+  'application/x-jsonlines': 'jsonl',
+  'application/jsonlines': 'jsonl',
+  'application/x-protobuf': 'proto',
+  'application/protobuf': 'proto',
+  'application/vnd.google.protobuf': 'proto',
+  'application/octet-stream': 'sniff',
+  'application/gzip': 'sniff',
+  'application/x-gzip': 'sniff',
+};
+
+export function contentHint(contentType: string | undefined): Hint {
+  const ct = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!ct) return 'sniff';
+  const hint = CONTENT_TYPES[ct];
+  if (!hint) {
+    throw new ServiceError(415, `Unsupported content type "${ct}": send OTLP as application/json, application/x-protobuf or application/jsonl`);
+  }
+  return hint;
+}
+
+function gunzip(body: Buffer): Buffer {
+  try {
+    return zlib.gunzipSync(body, { maxOutputLength: MAX_BODY_BYTES });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+      throw new ServiceError(413, `body is larger than ${MAX_BODY_BYTES} bytes once decompressed`);
+    }
+    throw new ServiceError(400, `body: gzip data is truncated or corrupt (${err.message}); nothing was stored`);
+  }
+}
+
+export function importBuffer(store: Store, body: Buffer, opts: ImportBufferOptions = {}): ImportReport {
+  const hint = contentHint(opts.contentType);
+  const enc = (opts.contentEncoding ?? '').trim().toLowerCase();
+  if (enc && enc !== 'identity' && enc !== 'gzip' && enc !== 'x-gzip') {
+    throw new ServiceError(415, `Unsupported content encoding "${enc}": send gzip or no encoding`);
+  }
+  const session = new ImportSession(store, opts.projectId);
+  session.bytes = body.length;
+  const zipped = enc === 'gzip' || enc === 'x-gzip' || isGzip(body);
+  const data = zipped ? gunzip(body) : body;
+  if (data.length === 0) {
+    session.format = hint === 'proto' ? 'otlp-proto' : 'otlp-json';
+    return session.finish(opts.events);
+  }
+  const first = firstSignificant(data);
+  const jsonish = first === 0x7b /* { */ || first === 0x5b; /* [ */
+  if (hint === 'proto' || (hint === 'sniff' && !jsonish)) {
+    importProtoDocument(session, data, 'body');
+  } else {
+    if (!jsonish) throw new ServiceError(400, `body: not JSON (content type says JSON, first byte is 0x${first.toString(16)})`);
+    importJsonText(session, data.toString('utf8'), hint, 'body');
+  }
+  if (zipped) session.format += '+gzip';
+  return session.finish(opts.events);
+}
+
+/** A JSON document, or JSONL when the content type says so or the text is several JSON lines. */
+export function importJsonText(session: ImportSession, text: string, hint: Hint, where: string): void {
+  if (hint !== 'jsonl') {
+    let parsed: unknown;
+    let whole = true;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      whole = false;
+    }
+    if (whole) return importJsonValue(session, parsed, where);
+    if (!text.includes('\n')) return importJsonDocument(session, text, where);
+  }
+  session.format = 'otlp-jsonl';
+  const lines = text.split('\n');
+  lines.forEach((l, i) => importJsonLine(session, l, i + 1));
+  rejectIfNoTraceLine(session, where);
+}

@@ -1,0 +1,211 @@
+/**
+ * Import of a file with bounded memory: the file is read in 1 MiB chunks (through a gunzip stream
+ * when it starts with the gzip magic), JSONL is split into lines as it arrives and length-prefixed
+ * protobuf into messages; spans are committed in batches as they come. Single-document formats (one
+ * JSON object or array, one raw protobuf request) must be parsed whole and are capped in size.
+ */
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import type { Store } from '../../store/index.js';
+import type { EventBus } from '../events.js';
+import type { ImportReport } from '../../../shared/contract/import-report.js';
+import { ServiceError } from '../../../shared/errors.js';
+import { ImportSession } from './session.js';
+import {
+  MAX_FRAME_BYTES, firstSignificant, importJsonDocument, importJsonLine, importProtoDocument, importProtoMessage, isGzip, rejectIfNoTraceLine,
+} from './document.js';
+import { looksRaw, splitDelimited } from './protobuf.js';
+
+export interface ImportProgress {
+  bytes: number;
+  totalBytes: number | null;
+  spans: number;
+}
+
+export interface ImportFileOptions {
+  projectId?: string;
+  events?: EventBus;
+  onProgress?: (p: ImportProgress) => void;
+}
+
+/** Largest single JSON document or raw protobuf read whole (JSONL and length-prefixed protobuf stream). */
+export const MAX_DOCUMENT_BYTES = 512 * 1024 * 1024;
+const CHUNK = 1 << 20;
+
+async function readHead(file: string): Promise<Buffer> {
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(2);
+    const { bytesRead } = await fh.read(buf, 0, 2, 0);
+    return buf.subarray(0, bytesRead);
+  } catch (e) {
+    throw new ServiceError(400, `${file}: cannot be read (${(e as Error).message})`);
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function importFile(store: Store, filePath: string, opts: ImportFileOptions = {}): Promise<ImportReport> {
+  const where = path.basename(filePath);
+  let stat: fs.Stats;
+  try {
+    stat = await fs.promises.stat(filePath);
+  } catch (e) {
+    throw new ServiceError(400, `${filePath}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  if (!stat.isFile()) throw new ServiceError(400, `${filePath}: not a file`);
+  if (stat.size === 0) throw new ServiceError(400, `${where}: the file is empty`);
+  const zipped = isGzip(await readHead(filePath));
+
+  let rawBytes = 0;
+  const session = new ImportSession(store, opts.projectId, () =>
+    opts.onProgress?.({ bytes: rawBytes, totalBytes: stat.size, spans: session.spans }),
+  );
+  const raw = fs.createReadStream(filePath, { highWaterMark: CHUNK });
+  raw.on('data', (c) => (rawBytes += c.length));
+  const input: AsyncIterable<Buffer> = zipped ? raw.pipe(zlib.createGunzip({ chunkSize: CHUNK })) : raw;
+
+  const reader = new StreamReader(session, where);
+  try {
+    for await (const chunk of input) reader.push(chunk);
+  } catch (e) {
+    raw.destroy();
+    // The broken tail (a partial line or message) is dropped; complete lines before the cut stay.
+    session.discardPending();
+    const stored = session.finish();
+    const kept = stored.spans_imported + stored.spans_replaced;
+    throw new ServiceError(
+      400,
+      `${where}: ${zipped ? 'gzip data is truncated or corrupt' : 'read failed'} after ${rawBytes} bytes (${(e as Error).message}); ` +
+        (kept ? `${kept} spans from complete data before that point were stored, the broken part was not` : 'nothing was stored'),
+    );
+  }
+  reader.end();
+  session.bytes = stat.size;
+  if (zipped) session.format += '+gzip';
+  const report = session.finish(opts.events);
+  opts.onProgress?.({ bytes: stat.size, totalBytes: stat.size, spans: session.spans });
+  return report;
+}
+
+/**
+ * Decides the format from the first bytes and feeds the rest: JSONL line by line, length-prefixed
+ * protobuf message by message, single documents accumulated (capped) and parsed at the end.
+ */
+class StreamReader {
+  private mode: 'unknown' | 'lines' | 'doc-json' | 'doc-proto' | 'delimited' = 'unknown';
+  private readonly decoder = new StringDecoder('utf8');
+  private carry = '';
+  private lineNo = 0;
+  private probeLines = 0;
+  private probeFailed: number | null = null;
+  private docParts: Buffer[] = [];
+  private docBytes = 0;
+  private pending: Buffer = Buffer.alloc(0);
+  private frame = 0;
+
+  constructor(
+    private readonly session: ImportSession,
+    private readonly where: string,
+  ) {}
+
+  push(chunk: Buffer): void {
+    if (this.mode === 'unknown') {
+      const c = firstSignificant(chunk);
+      if (c === -1) return;
+      if (c === 0x7b) this.mode = 'lines';
+      else if (c === 0x5b) this.mode = 'doc-json';
+      else this.mode = looksRaw(chunk) ? 'doc-proto' : 'delimited';
+      if (this.mode === 'lines') this.session.format = 'otlp-jsonl';
+    }
+    if (this.mode === 'lines') return this.pushText(this.decoder.write(chunk), chunk);
+    if (this.mode === 'delimited') return this.pushFrames(chunk);
+    this.keep(chunk);
+  }
+
+  private keep(chunk: Buffer): void {
+    this.docBytes += chunk.length;
+    if (this.docBytes > MAX_DOCUMENT_BYTES) {
+      throw new ServiceError(413, `${this.where}: a single document over ${MAX_DOCUMENT_BYTES} bytes; write it as JSONL (one request per line)`);
+    }
+    this.docParts.push(chunk);
+  }
+
+  private pushText(text: string, chunk: Buffer): void {
+    // Until one line proves this is JSONL, keep the raw bytes in case it is one pretty-printed document.
+    if (this.probeLines >= 0) this.keep(chunk);
+    let start = 0;
+    let nl: number;
+    const s = this.carry + text;
+    while ((nl = s.indexOf('\n', start)) !== -1) {
+      this.line(s.slice(start, nl));
+      start = nl + 1;
+      if (this.mode !== 'lines') return; // switched to whole-document mode
+    }
+    this.carry = s.slice(start);
+    if (this.carry.length > MAX_FRAME_BYTES) throw new ServiceError(413, `${this.where}: line ${this.lineNo + 1} is longer than ${MAX_FRAME_BYTES} bytes`);
+  }
+
+  private line(l: string): void {
+    this.lineNo++;
+    if (this.probeLines >= 0) {
+      if (l.trim() === '') return;
+      if (!parses(l)) {
+        // Two unparseable lines at the start: a pretty-printed single document, not JSONL.
+        if (++this.probeLines >= 2 || (this.lineNo === 1 && /^\s*\{\s*$/.test(l))) {
+          this.mode = 'doc-json';
+          this.carry = '';
+          return;
+        }
+        this.probeFailed = this.lineNo;
+        return;
+      }
+      this.probeLines = -1; // JSONL confirmed; stop keeping raw bytes
+      this.docParts = [];
+      this.docBytes = 0;
+      if (this.probeFailed !== null) this.session.error(this.probeFailed, 'invalid JSON (not a complete JSON value on one line)');
+    }
+    importJsonLine(this.session, l, this.lineNo);
+  }
+
+  private pushFrames(chunk: Buffer): void {
+    const buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    const { frames, rest, tooLarge } = splitDelimited(buf, MAX_FRAME_BYTES);
+    if (tooLarge !== null) throw new ServiceError(400, `${this.where}: not trace data: neither JSON nor OTLP protobuf (message ${this.frame + 1} claims ${tooLarge} bytes)`);
+    this.session.format = 'otlp-proto-delimited';
+    for (const f of frames) importProtoMessage(this.session, f, this.where, ++this.frame);
+    this.pending = Buffer.from(buf.subarray(rest));
+  }
+
+  end(): void {
+    if (this.mode === 'lines') {
+      const last = this.carry + this.decoder.end();
+      if (last.trim()) this.line(last);
+      if (this.mode === 'lines') {
+        if (this.lineNo === 1) this.session.format = 'otlp-json';
+        rejectIfNoTraceLine(this.session, this.where);
+        return;
+      }
+    }
+    if (this.mode === 'delimited') {
+      if (this.pending.length) this.session.error(this.frame + 1, `truncated protobuf message (${this.pending.length} bytes left over)`);
+      if (!this.frame) throw new ServiceError(400, `${this.where}: not trace data: neither JSON nor OTLP protobuf`);
+      return;
+    }
+    const doc = Buffer.concat(this.docParts);
+    this.docParts = [];
+    if (this.mode === 'doc-proto') return importProtoDocument(this.session, doc, this.where);
+    if (this.mode === 'doc-json') return importJsonDocument(this.session, doc.toString('utf8'), this.where);
+  }
+}
+
+function parses(l: string): boolean {
+  try {
+    JSON.parse(l);
+    return true;
+  } catch {
+    return false;
+  }
+}

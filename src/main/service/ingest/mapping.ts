@@ -1,0 +1,171 @@
+/**
+ * THE dialect mapping table: span column → ordered source attribute keys (first present wins).
+ * Covers current OTel GenAI, deprecated OTel GenAI, OpenLLMetry (traceloop), OpenInference,
+ * Vercel AI SDK (`ai.*`) and Loupe's own `svc.*` keys. A source may carry a value mapper (enum
+ * renames, `openai.chat` → `openai`); a mapper returning null means "try the next source".
+ * Messages, tool definitions and events need structure, so they live in messages.ts / tools.ts.
+ */
+
+export type Source = string | { key: string; map: (v: unknown) => unknown };
+
+const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
+const table = (t: Record<string, string>) => (v: unknown) => (typeof v === 'string' ? (t[v] ?? t[v.toLowerCase()] ?? null) : null);
+
+/** gen_ai.system values renamed to their gen_ai.provider.name spelling (semantics §3). */
+const PROVIDER_RENAMES: Record<string, string> = {
+  'az.ai.openai': 'azure.ai.openai',
+  vertex_ai: 'gcp.vertex_ai',
+  gemini: 'gcp.gemini',
+  xai: 'x_ai',
+};
+export const providerFromSystem = (v: unknown): unknown => {
+  if (typeof v !== 'string' || v === '') return null;
+  const l = v.toLowerCase();
+  return PROVIDER_RENAMES[l] ?? l;
+};
+
+/** Vercel: `ai.model.provider` is `openai.chat`, `anthropic.messages`...: the provider is the first part. */
+const vercelProvider = (v: unknown) => (typeof v === 'string' && v ? providerFromSystem(v.split('.')[0]) : null);
+
+export const OPERATION_RENAMES: Record<string, string> = {
+  'chat.completions': 'chat',
+  chat_completions: 'chat',
+  completion: 'text_completion',
+  embedding: 'embeddings',
+};
+const opName = (v: unknown) => (typeof v === 'string' && v ? (OPERATION_RENAMES[v] ?? v) : null);
+
+const OPENINFERENCE_KINDS: Record<string, string> = {
+  llm: 'chat', tool: 'execute_tool', agent: 'invoke_agent', retriever: 'retrieval', embedding: 'embeddings',
+  chain: 'chain', reranker: 'rerank', guardrail: 'guardrail', evaluator: 'evaluator',
+};
+const TRACELOOP_KINDS: Record<string, string> = { agent: 'invoke_agent', tool: 'execute_tool', workflow: 'workflow', task: 'task' };
+const LLM_REQUEST_TYPES: Record<string, string> = { chat: 'chat', completion: 'text_completion', embedding: 'embeddings', rerank: 'rerank' };
+/** Vercel operation ids: the outer call orchestrates (like an agent), `.do*` spans are the model calls. */
+const VERCEL_OPS: Record<string, string> = {
+  'ai.generatetext': 'invoke_agent', 'ai.streamtext': 'invoke_agent', 'ai.generateobject': 'invoke_agent', 'ai.streamobject': 'invoke_agent',
+  'ai.generatetext.dogenerate': 'chat', 'ai.streamtext.dostream': 'chat', 'ai.generateobject.dogenerate': 'chat',
+  'ai.streamobject.dostream': 'chat', 'ai.toolcall': 'execute_tool', 'ai.embed': 'embeddings', 'ai.embedmany': 'embeddings',
+  'ai.embed.doembed': 'embeddings', 'ai.embedmany.doembed': 'embeddings',
+};
+
+export const MAPPING = {
+  operation_name: [
+    { key: 'gen_ai.operation.name', map: opName },
+    { key: 'openinference.span.kind', map: table(OPENINFERENCE_KINDS) },
+    { key: 'traceloop.span.kind', map: table(TRACELOOP_KINDS) },
+    { key: 'llm.request.type', map: table(LLM_REQUEST_TYPES) },
+    { key: 'ai.operationId', map: table(VERCEL_OPS) },
+  ],
+  provider_name: [
+    { key: 'gen_ai.provider.name', map: lower },
+    { key: 'gen_ai.system', map: providerFromSystem },
+    { key: 'llm.provider', map: providerFromSystem },
+    { key: 'llm.system', map: providerFromSystem },
+    { key: 'ai.model.provider', map: vercelProvider },
+  ],
+  agent_id: ['gen_ai.agent.id'],
+  agent_name: ['gen_ai.agent.name', 'agent.name', 'ai.telemetry.functionId'],
+  agent_version: ['gen_ai.agent.version'],
+  agent_description: ['gen_ai.agent.description'],
+  conversation_id: [
+    'gen_ai.conversation.id', 'session.id', 'traceloop.association.properties.session_id',
+    'traceloop.association.properties.conversation_id', 'ai.telemetry.metadata.sessionId', 'ai.telemetry.metadata.conversationId',
+  ],
+  conversation_name: ['gen_ai.conversation.name'],
+  request_model: ['gen_ai.request.model', 'llm.request.model', 'ai.model.id', 'llm.model_name'],
+  response_model: ['gen_ai.response.model', 'ai.response.model', 'llm.response.model', 'llm.model_name'],
+  response_id: ['gen_ai.response.id', 'ai.response.id'],
+  output_type: ['gen_ai.output.type'],
+  error_type: ['error.type', 'exception.type'],
+  server_address: ['server.address'],
+  server_port: ['server.port'],
+  tool_name: ['gen_ai.tool.name', 'ai.toolCall.name', 'tool.name'],
+  tool_type: ['gen_ai.tool.type'],
+  tool_call_id: ['gen_ai.tool.call.id', 'ai.toolCall.id', 'tool_call.id'],
+  tool_description: ['gen_ai.tool.description', 'tool.description'],
+  tool_call_arguments: ['gen_ai.tool.call.arguments', 'ai.toolCall.args', 'ai.toolCall.input'],
+  tool_call_result: ['gen_ai.tool.call.result', 'ai.toolCall.result', 'ai.toolCall.output'],
+  reasoning_content: ['svc.reasoning_content', 'gen_ai.reasoning.content'],
+  compaction_summary: ['svc.compaction.summary'],
+  compaction_items_before: ['svc.compaction.items_before'],
+  compaction_items_after: ['svc.compaction.items_after'],
+  svc_user_id: ['svc.user_id', 'user.id', 'enduser.id', 'traceloop.association.properties.user_id', 'ai.telemetry.metadata.userId'],
+  svc_run_id: ['svc.run_id'],
+  svc_run_step: ['svc.run_step'],
+  svc_run_step_end: ['svc.run_step_end'],
+  request_temperature: ['gen_ai.request.temperature', 'ai.settings.temperature'],
+  request_top_p: ['gen_ai.request.top_p', 'ai.settings.topP'],
+  request_frequency_penalty: ['gen_ai.request.frequency_penalty', 'ai.settings.frequencyPenalty'],
+  request_presence_penalty: ['gen_ai.request.presence_penalty', 'ai.settings.presencePenalty'],
+  request_max_tokens: ['gen_ai.request.max_tokens', 'ai.settings.maxOutputTokens', 'ai.settings.maxTokens'],
+  request_seed: ['gen_ai.request.seed', 'ai.settings.seed'],
+  request_choice_count: ['gen_ai.request.choice.count'],
+  input_tokens: ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'ai.usage.inputTokens', 'ai.usage.promptTokens'],
+  output_tokens: ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'ai.usage.outputTokens', 'ai.usage.completionTokens'],
+  reasoning_tokens: ['gen_ai.usage.reasoning_tokens', 'gen_ai.usage.reasoning.output_tokens', 'llm.token_count.completion_details.reasoning', 'ai.usage.reasoningTokens'],
+  cache_creation_input_tokens: [
+    'gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_write.input_tokens', 'gen_ai.usage.cache_creation_input_tokens',
+    'llm.token_count.prompt_details.cache_write',
+  ],
+  cache_read_input_tokens: [
+    'gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'llm.token_count.prompt_details.cache_read',
+    'ai.usage.cachedInputTokens',
+  ],
+  total_cost_usd: ['gen_ai.usage.cost', 'llm.cost.total', 'gen_ai.cost.total_cost'],
+  input_cost_usd: ['gen_ai.cost.input_cost', 'llm.cost.prompt'],
+  output_cost_usd: ['gen_ai.cost.output_cost', 'llm.cost.completion'],
+  cache_read_cost_usd: ['gen_ai.cost.cache_read_cost'],
+  cache_creation_cost_usd: ['gen_ai.cost.cache_creation_cost', 'gen_ai.cost.cache_write_cost'],
+  finish_reasons: ['gen_ai.response.finish_reasons', 'ai.response.finishReason', 'llm.finish_reason'],
+  request_stop_sequences: ['gen_ai.request.stop_sequences', 'llm.chat.stop_sequences', 'ai.settings.stopSequences'],
+  artifact_refs: ['svc.artifact_refs'],
+  content_refs: ['svc.content_refs'],
+  object_refs: ['svc.object_refs'],
+} as const satisfies Record<string, readonly Source[]>;
+
+export type MappedColumn = keyof typeof MAPPING;
+
+/**
+ * Keys read by messages.ts / tools.ts (structured sources), plus every key of MAPPING: none of these
+ * is copied into the custom attribute maps.
+ */
+export const STRUCTURED_KEYS = [
+  'gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.definitions',
+  'gen_ai.prompt', 'gen_ai.completion', 'input.value', 'input.mime_type', 'output.value', 'output.mime_type',
+  'ai.prompt', 'ai.prompt.messages', 'ai.prompt.tools', 'ai.response.text', 'ai.response.toolCalls', 'ai.response.reasoning',
+  'svc.project_id', 'llm.input_messages', 'llm.output_messages',
+];
+/** Indexed (flattened) dialect keys consumed by messages.ts / tools.ts, matched by prefix. */
+export const CONSUMED_PREFIXES = [
+  'gen_ai.prompt.', 'gen_ai.completion.', 'llm.input_messages.', 'llm.output_messages.', 'llm.tools.', 'llm.request.functions.',
+];
+/** Dropped on import: request headers carry credentials. */
+export const DROPPED_PREFIXES = ['ai.request.headers.'];
+
+const MAPPED_KEYS = new Set<string>([...Object.values(MAPPING).flatMap((srcs) => srcs.map((s) => (typeof s === 'string' ? s : s.key))), ...STRUCTURED_KEYS]);
+
+/** True when `key` is read by the mapping (so it is not a custom attribute). */
+export function isMappedKey(key: string): boolean {
+  if (MAPPED_KEYS.has(key)) return true;
+  for (const p of CONSUMED_PREFIXES) if (key.startsWith(p)) return true;
+  return false;
+}
+
+export const isDroppedKey = (key: string): boolean => DROPPED_PREFIXES.some((p) => key.startsWith(p));
+
+/** Value of `col` from a flat attribute object: the first source present (and mapped to non-null). */
+export function pick(attrs: Record<string, unknown>, col: MappedColumn): unknown {
+  for (const s of MAPPING[col] as readonly Source[]) {
+    if (typeof s === 'string') {
+      const v = attrs[s];
+      if (v !== undefined && v !== null && v !== '') return v;
+    } else {
+      const v = attrs[s.key];
+      if (v === undefined || v === null || v === '') continue;
+      const m = s.map(v);
+      if (m !== null && m !== undefined) return m;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,188 @@
+/**
+ * One OTLP span (JSON form, read leniently) → the normalized SpanRecord, through the mapping table.
+ * Returns a skip reason instead when the span cannot be stored (no readable trace or span id).
+ */
+import type { SpanKind, SpanRecord, StatusCode } from '../../domain/span.js';
+import { isoFromNs } from '../../domain/time.js';
+import { attributes, field, int, isObj, jsonish, num, readEnum, readId, readTimeNs, str, strList, type Obj } from './lenient.js';
+import { pick } from './mapping.js';
+import { extractContent, type SpanEvent } from './extract.js';
+import { computeCosts } from './costs.js';
+import { customAttributes } from './custom.js';
+
+export const DEFAULT_PROJECT = 'local/default';
+
+/** What the enclosing ResourceSpans / ScopeSpans contribute to each span. */
+export interface SpanContext {
+  project_id: string;
+  resource: Obj;
+  service_name: string | null;
+  scope_name: string | null;
+  scope_version: string | null;
+}
+
+const KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'] as const satisfies readonly SpanKind[];
+const CODES = ['UNSET', 'OK', 'ERROR'] as const satisfies readonly StatusCode[];
+
+export type Normalized = { ok: true; span: SpanRecord } | { ok: false; reason: string };
+
+function events(list: unknown): { events: SpanEvent[]; stored: unknown[] } {
+  const evs: SpanEvent[] = [];
+  const stored: unknown[] = [];
+  if (!Array.isArray(list)) return { events: evs, stored };
+  for (const e of list) {
+    if (!isObj(e)) continue;
+    const name = str(e.name) ?? '';
+    const attrs = attributes(e.attributes);
+    const t = readTimeNs(field(e, 'timeUnixNano', 'time_unix_nano'));
+    evs.push({ name, attributes: attrs });
+    stored.push({ name, time: t === null ? null : isoFromNs(t), attributes: attrs });
+  }
+  return { events: evs, stored };
+}
+
+function links(list: unknown): unknown[] {
+  if (!Array.isArray(list)) return [];
+  return list.filter(isObj).map((l) => ({
+    trace_id: readId(field(l, 'traceId', 'trace_id'), 16),
+    span_id: readId(field(l, 'spanId', 'span_id'), 8),
+    attributes: attributes(l.attributes),
+  }));
+}
+
+const suffixAfter = (name: string, prefix: string): string | null => (name.startsWith(prefix) ? name.slice(prefix.length).trim() || null : null);
+
+export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Normalized {
+  const trace_id = readId(field(s, 'traceId', 'trace_id'), 16);
+  if (!trace_id) return { ok: false, reason: 'missing or invalid trace_id' };
+  const span_id = readId(field(s, 'spanId', 'span_id'), 8);
+  if (!span_id) return { ok: false, reason: 'missing or invalid span_id' };
+  const a = attributes(s.attributes);
+  const ev = events(s.events);
+  const name = str(s.name) ?? '';
+  const status = isObj(s.status) ? s.status : {};
+
+  let operation = pick(a, 'operation_name') as string | null;
+  if (!operation) {
+    const m = /^(invoke_agent|execute_tool|chat|create_agent|embeddings|text_completion|generate_content)(?:\s|$)/.exec(name);
+    operation = m ? m[1]! : null;
+  }
+  let agent_name = str(pick(a, 'agent_name'));
+  if (!agent_name) agent_name = suffixAfter(name, 'invoke_agent ');
+  let tool_name = str(pick(a, 'tool_name'));
+  if (!tool_name && operation === 'execute_tool') tool_name = suffixAfter(name, 'execute_tool ');
+  let toolArgs = pick(a, 'tool_call_arguments');
+  let toolResult = pick(a, 'tool_call_result');
+  if (operation === 'execute_tool') {
+    // OpenInference TOOL spans carry arguments and result as input.value / output.value.
+    toolArgs ??= a['input.value'] ?? null;
+    toolResult ??= a['output.value'] ?? null;
+  }
+
+  const content = extractContent(a, ev.events);
+  const provider_name = str(pick(a, 'provider_name'));
+  const request_model = str(pick(a, 'request_model'));
+  const response_model = str(pick(a, 'response_model'));
+  const usage = {
+    input_tokens: int(pick(a, 'input_tokens')),
+    output_tokens: int(pick(a, 'output_tokens')),
+    cache_read_input_tokens: int(pick(a, 'cache_read_input_tokens')),
+    cache_creation_input_tokens: int(pick(a, 'cache_creation_input_tokens')),
+  };
+  const carried = num(pick(a, 'total_cost_usd'));
+  const costs =
+    carried !== null
+      ? {
+          total_cost_usd: carried,
+          input_cost_usd: num(pick(a, 'input_cost_usd')),
+          output_cost_usd: num(pick(a, 'output_cost_usd')),
+          cache_read_cost_usd: num(pick(a, 'cache_read_cost_usd')),
+          cache_creation_cost_usd: num(pick(a, 'cache_creation_cost_usd')),
+        }
+      : computeCosts(usage, response_model, request_model, provider_name);
+
+  let reasoning = str(pick(a, 'reasoning_content'));
+  if (!reasoning) {
+    const r = content.output.flatMap((m) => m.parts.filter((p) => p.type === 'reasoning').map((p) => p.content ?? ''));
+    if (r.length) reasoning = r.join('\n');
+  }
+  const custom = customAttributes(a);
+  const rawFinish = pick(a, 'finish_reasons');
+  const finish_reasons = rawFinish !== null ? strList(rawFinish) : content.output.map((m) => m.finish_reason).filter(Boolean);
+
+  const span: SpanRecord = {
+    project_id: ctx.project_id,
+    trace_id,
+    span_id,
+    parent_span_id: readId(field(s, 'parentSpanId', 'parent_span_id'), 8),
+    span_name: name,
+    span_kind: readEnum(s.kind, 'SPAN_KIND_', KINDS, 'UNSPECIFIED'),
+    start_ns: readTimeNs(field(s, 'startTimeUnixNano', 'start_time_unix_nano')),
+    end_ns: readTimeNs(field(s, 'endTimeUnixNano', 'end_time_unix_nano')),
+    status_code: readEnum(status.code, 'STATUS_CODE_', CODES, 'UNSET'),
+    status_message: str(status.message),
+    service_name: ctx.service_name,
+    scope_name: ctx.scope_name,
+    scope_version: ctx.scope_version,
+    operation_name: operation,
+    provider_name,
+    agent_id: str(pick(a, 'agent_id')),
+    agent_name,
+    agent_version: str(pick(a, 'agent_version')),
+    agent_description: str(pick(a, 'agent_description')),
+    conversation_id: str(pick(a, 'conversation_id')),
+    conversation_name: str(pick(a, 'conversation_name')),
+    request_model,
+    response_model,
+    response_id: str(pick(a, 'response_id')),
+    output_type: str(pick(a, 'output_type')),
+    error_type: str(pick(a, 'error_type')),
+    server_address: str(pick(a, 'server_address')),
+    server_port: int(pick(a, 'server_port')),
+    tool_name,
+    tool_type: str(pick(a, 'tool_type')),
+    tool_call_id: str(pick(a, 'tool_call_id')),
+    tool_description: str(pick(a, 'tool_description')),
+    reasoning_content: reasoning,
+    compaction_summary: str(pick(a, 'compaction_summary')),
+    compaction_items_before: int(pick(a, 'compaction_items_before')),
+    compaction_items_after: int(pick(a, 'compaction_items_after')),
+    svc_user_id: str(pick(a, 'svc_user_id')),
+    svc_run_id: str(pick(a, 'svc_run_id')),
+    svc_run_step: int(pick(a, 'svc_run_step')),
+    svc_run_step_end: int(pick(a, 'svc_run_step_end')),
+    request_temperature: num(pick(a, 'request_temperature')),
+    request_top_p: num(pick(a, 'request_top_p')),
+    request_frequency_penalty: num(pick(a, 'request_frequency_penalty')),
+    request_presence_penalty: num(pick(a, 'request_presence_penalty')),
+    request_max_tokens: int(pick(a, 'request_max_tokens')),
+    request_seed: int(pick(a, 'request_seed')),
+    request_choice_count: int(pick(a, 'request_choice_count')),
+    ...usage,
+    reasoning_tokens: int(pick(a, 'reasoning_tokens')),
+    ...costs,
+    finish_reasons,
+    request_stop_sequences: strList(pick(a, 'request_stop_sequences')),
+    artifact_refs: strList(pick(a, 'artifact_refs')),
+    content_refs: strList(pick(a, 'content_refs')),
+    object_refs: strList(pick(a, 'object_refs')),
+    ...custom,
+    system_instructions: content.system,
+    tool_definitions: content.toolDefinitions,
+    tool_call_arguments: textOf(toolArgs),
+    tool_call_result: textOf(toolResult),
+    input_messages: content.input,
+    output_messages: content.output,
+    resource_attributes: ctx.resource,
+    events: ev.stored,
+    links: links(s.links),
+    raw_span_dump: rawDump ?? JSON.stringify(s),
+  };
+  return { ok: true, span };
+}
+
+/** Tool arguments / results as text: strings kept verbatim, structures as JSON. */
+function textOf(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  return typeof v === 'string' ? v : str(jsonish(v));
+}

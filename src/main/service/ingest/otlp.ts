@@ -1,0 +1,62 @@
+/**
+ * Walks one OTLP trace request (ExportTraceServiceRequest / TracesData, JSON form) and normalizes
+ * its spans. Also classifies a parsed JSON value: trace request, logs/metrics request (skipped and
+ * counted), or not telemetry at all.
+ */
+import type { SpanRecord } from '../../domain/span.js';
+import { attributes, field, isObj, str, type Obj } from './lenient.js';
+import { DEFAULT_PROJECT, normalizeSpan, type SpanContext } from './normalize.js';
+
+export type Kind = 'traces' | 'other-signal' | 'not-otlp';
+
+export function classify(v: unknown): Kind {
+  if (!isObj(v)) return 'not-otlp';
+  if (field(v, 'resourceSpans', 'resource_spans') !== undefined) return 'traces';
+  if (field(v, 'resourceLogs', 'resource_logs') !== undefined || field(v, 'resourceMetrics', 'resource_metrics') !== undefined) return 'other-signal';
+  return 'not-otlp';
+}
+
+export interface WalkSink {
+  span(s: SpanRecord): void;
+  skip(reason: string): void;
+}
+
+/**
+ * Normalizes every span of a request into `sink`. `projectId` (the x-project-id header / import
+ * option) wins over the resource attribute `svc.project_id`. `rawDump` lets the protobuf reader
+ * supply its own JSON form of each span.
+ */
+export function walkRequest(req: Obj, projectId: string | undefined, sink: WalkSink, rawDump?: (span: Obj) => string): void {
+  const rss = field(req, 'resourceSpans', 'resource_spans');
+  if (!Array.isArray(rss)) return;
+  for (const rs of rss) {
+    if (!isObj(rs)) continue;
+    const resource = isObj(rs.resource) ? attributes(rs.resource.attributes) : {};
+    const project = projectId ?? str(resource['svc.project_id']) ?? DEFAULT_PROJECT;
+    const service = str(resource['service.name']);
+    const scopes = field(rs, 'scopeSpans', 'scope_spans') ?? field(rs, 'instrumentationLibrarySpans', 'instrumentation_library_spans');
+    if (!Array.isArray(scopes)) continue;
+    for (const ss of scopes) {
+      if (!isObj(ss)) continue;
+      const scope = ss.scope ?? field(ss, 'instrumentationLibrary', 'instrumentation_library');
+      const ctx: SpanContext = {
+        project_id: project,
+        resource,
+        service_name: service,
+        scope_name: isObj(scope) ? str(scope.name) : null,
+        scope_version: isObj(scope) ? str(scope.version) : null,
+      };
+      const spans = ss.spans;
+      if (!Array.isArray(spans)) continue;
+      for (const s of spans) {
+        if (!isObj(s)) {
+          sink.skip('span is not an object');
+          continue;
+        }
+        const n = normalizeSpan(s, ctx, rawDump?.(s));
+        if (n.ok) sink.span(n.span);
+        else sink.skip(n.reason);
+      }
+    }
+  }
+}
