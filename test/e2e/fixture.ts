@@ -4,22 +4,61 @@
  * silently passes. Screenshots go to test-results/screenshots/.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { execSync } from 'node:child_process';
 import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
+import { buildRenderer } from './build-renderer.js';
 
 export const CHROMIUM = process.env.LOUPE_CHROMIUM ?? '/usr/bin/chromium';
 export const RENDERER_DIR = resolve('out/renderer');
 export const SCREENSHOT_DIR = resolve('test-results/screenshots');
 
-/** Builds the renderer once per run when it is missing or older than the sources (lock-free: vite writes atomically enough for our sequential use). */
-export function ensureRendererBuilt(): void {
-  if (process.env.LOUPE_SKIP_BUILD === '1' && existsSync(join(RENDERER_DIR, 'index.html'))) return;
-  if (!existsSync(join(RENDERER_DIR, 'index.html')) || process.env.LOUPE_REBUILD === '1') {
-    execSync('npx electron-vite build', { stdio: 'inherit' });
+/**
+ * Builds the renderer when out/renderer is missing or older than any source under src/renderer or
+ * src/shared (LOUPE_SKIP_BUILD=1 skips the check). Several engineers/test files may build at once:
+ * a mkdir lock serializes builds, and each build goes to a temp dir swapped in by rename, so a
+ * server never serves a half-written directory.
+ */
+export async function ensureRendererBuilt(): Promise<void> {
+  const index = join(RENDERER_DIR, 'index.html');
+  if (process.env.LOUPE_SKIP_BUILD === '1' && existsSync(index)) return;
+  const lock = resolve('out/.renderer-build.lock');
+  mkdirSync(resolve('out'), { recursive: true });
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) rmSync(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 250)); // waiting on another process's build, not on the UI
+    }
   }
+  try {
+    const built = existsSync(index) ? statSync(index).mtimeMs : 0;
+    if (built > newestSource() && process.env.LOUPE_REBUILD !== '1') return;
+    const tmp = `${RENDERER_DIR}.tmp-${process.pid}`;
+    await buildRenderer(tmp);
+    rmSync(RENDERER_DIR, { recursive: true, force: true });
+    renameSync(tmp, RENDERER_DIR);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function newestSource(): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  walk(resolve('src/renderer'));
+  walk(resolve('src/shared'));
+  return newest;
 }
 
 export async function launchBrowser(): Promise<Browser> {
@@ -42,7 +81,7 @@ export interface E2E {
 
 /** Starts a server on a fresh data dir and opens a page on it. `theme` sets the stored preference. */
 export async function startE2E(opts: { theme?: 'light' | 'dark' } = {}): Promise<E2E> {
-  ensureRendererBuilt();
+  await ensureRendererBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'loupe-e2e-'));
   const loupe = await startLoupe({ dataDir, port: 0, rendererDir: RENDERER_DIR, log: () => {} });
   const browser = await launchBrowser();

@@ -4,6 +4,7 @@ import { App } from './App';
 import './styles/theme.css';
 import './styles/base.css';
 import './styles/components.css';
+import './styles/chat.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

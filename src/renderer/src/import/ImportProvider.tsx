@@ -10,12 +10,15 @@ import { ImportPanel } from './ImportPanel';
 import { useDropAnywhere } from './useDropAnywhere';
 import { importFiles, loadDemo, type FileImport } from './run';
 import { queryClient } from '../api/query';
+import { useNavigate } from 'react-router-dom';
+import { projectPath } from '../hooks/project';
 
 export function ImportProvider({ children }: { children: ReactNode }) {
   const [jobs, setJobs] = useState<FileImport[]>([]);
   const [demoLoading, setDemoLoading] = useState(false);
   const [demoError, setDemoError] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
+  const navigate = useNavigate();
 
   const start = useCallback((files: File[]) => {
     if (!files.length) return;
@@ -39,12 +42,15 @@ export function ImportProvider({ children }: { children: ReactNode }) {
         setDemoLoading(true);
         setDemoError(null);
         loadDemo()
-          .then(() => queryClient.invalidateQueries())
+          .then((project) => {
+            void queryClient.invalidateQueries();
+            navigate(projectPath(project, 'conversations'));
+          })
           .catch((e: Error) => setDemoError(e.message))
           .finally(() => setDemoLoading(false));
       },
     }),
-    [demoLoading],
+    [demoLoading, navigate],
   );
 
   return (

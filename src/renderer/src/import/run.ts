@@ -3,6 +3,8 @@
  * progress fraction (upload progress, then the server's import.progress events) and the final report.
  */
 import type { ImportReport } from '../../../shared/contract/import-report';
+import { call } from '../api/client';
+import { subscribe } from '../api/events';
 
 export interface FileImport {
   id: string;
@@ -36,13 +38,46 @@ export async function importFiles(files: File[], update: (job: FileImport) => vo
   }
 }
 
-/** Filled in against the system stream's import operation. */
+/**
+ * Reads the file as base64 (the server detects the format: OTLP JSON/JSONL/protobuf, gzip or not),
+ * then sends it to 'system.import'. Reading is the first 40% of the bar; the server's
+ * import.progress events for this file name (bytes parsed of total) fill the rest.
+ */
 async function uploadOne(file: File, progress: (fraction: number, spans: number) => void): Promise<ImportReport> {
-  void file;
-  progress(0, 0);
-  throw new Error('import is not available yet');
+  const base64 = await readBase64(file, (f) => progress(0.4 * f, 0));
+  progress(0.4, 0);
+  const off = subscribe((e) => {
+    if (e.type !== 'import.progress' || e.file !== file.name) return;
+    const f = e.total_bytes ? e.bytes / e.total_bytes : 0;
+    progress(0.4 + 0.6 * Math.min(1, f), e.spans);
+  });
+  try {
+    const res = await call('system.import', { content_base64: base64, file_name: file.name });
+    const r = res.files[0];
+    if (!r) throw new Error('the server returned no result for this file');
+    if (r.error) throw new Error(r.error);
+    if (!r.report) throw new Error('the server returned no report for this file');
+    return r.report;
+  } finally {
+    off();
+  }
 }
 
-export async function loadDemo(): Promise<void> {
-  throw new Error('demo data is not available yet');
+function readBase64(file: File, progress: (fraction: number) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onprogress = (e) => { if (e.lengthComputable && e.total) progress(e.loaded / e.total); };
+    reader.onerror = () => reject(new Error(`could not read ${file.name}: ${reader.error?.message ?? 'unknown error'}`));
+    reader.onload = () => {
+      const url = String(reader.result);
+      resolve(url.slice(url.indexOf(',') + 1)); // strip "data:<type>;base64,"
+    };
+    reader.readAsDataURL(file);
+  });
+}
+
+/** Loads the demo conversations; returns the project they went to. */
+export async function loadDemo(): Promise<string> {
+  const res = await call('system.loadDemo', {});
+  return res.project_id;
 }

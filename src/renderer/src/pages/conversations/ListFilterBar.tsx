@@ -1,0 +1,51 @@
+/**
+ * Filter bar of the conversations list: search box (`/` focuses it), agent, model and status
+ * selects. Agent and model options come from the project's spans grouped by those fields.
+ */
+import { useEffect, useState } from 'react';
+import { useOp } from '../../api/query';
+import type { ListFilters } from './listQuery';
+
+export function ListFilterBar(props: { project: string; filters: ListFilters; onChange(f: ListFilters): void }) {
+  const { filters, onChange, project } = props;
+  const [text, setText] = useState(filters.search);
+  // Debounce typing so every keystroke does not become a query.
+  useEffect(() => {
+    if (text === filters.search) return;
+    const t = setTimeout(() => onChange({ ...filters, search: text }), 250);
+    return () => clearTimeout(t);
+  }, [text]); // eslint-disable-line react-hooks/exhaustive-deps
+  const agents = useDistinct(project, 'agent_name');
+  const models = useDistinct(project, 'request_model');
+  return (
+    <div className="toolbar">
+      <input
+        data-search
+        type="search"
+        placeholder="Search conversations (/)"
+        aria-label="Search conversations"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        style={{ width: 280 }}
+      />
+      <select aria-label="Agent" value={filters.agent} onChange={(e) => onChange({ ...filters, agent: e.target.value })}>
+        <option value="">All agents</option>
+        {agents.map((a) => <option key={a} value={a}>{a}</option>)}
+      </select>
+      <select aria-label="Model" value={filters.model} onChange={(e) => onChange({ ...filters, model: e.target.value })}>
+        <option value="">All models</option>
+        {models.map((m) => <option key={m} value={m}>{m}</option>)}
+      </select>
+      <select aria-label="Status" value={filters.status} onChange={(e) => onChange({ ...filters, status: e.target.value as ListFilters['status'] })}>
+        <option value="all">Any status</option>
+        <option value="error">With errors</option>
+        <option value="ok">Without errors</option>
+      </select>
+    </div>
+  );
+}
+
+function useDistinct(project: string, field: string): string[] {
+  const { data } = useOp('spans.query', { project_id: project, group_by: [{ key: field, source: 'field' }], limit: 500 });
+  return (data?.groups ?? []).map((g) => g.group_keys[field]).filter((v): v is string => typeof v === 'string' && v !== '').sort();
+}
