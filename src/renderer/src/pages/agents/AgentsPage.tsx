@@ -1,3 +1,76 @@
+/**
+ * Agents: one row per agent with its aggregate statistics and costs (agents.query, include_costs),
+ * sorted by the server (semantics §6 lists the sortable fields). Opening a row goes to the Spans
+ * explorer filtered to that agent through the URL (?agent_name=…), so the view is a deep link.
+ */
+import { useMemo, useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { createColumnHelper, type SortingState } from '@tanstack/react-table';
+import { useOp } from '../../api/query';
+import { useProject, projectPath } from '../../hooks/project';
+import { DataTable } from '../../components/DataTable';
+import { EmptyState } from '../../components/EmptyState';
+import { fmtCost, fmtDuration, fmtTime, fmtTokens } from '../../components/format';
+import type { OpOutput } from '../../../../shared/contract/index';
+
+type Agent = OpOutput<'agents.query'>['agents'][number];
+const col = createColumnHelper<Agent>();
+
+const columns = [
+  col.accessor('agent_name', { header: 'Agent', cell: (c) => <strong>{c.getValue()}</strong> }),
+  col.accessor('invocation_count', { header: 'Invocations', meta: { numeric: true } }),
+  col.accessor('span_count', { header: 'Spans', meta: { numeric: true } }),
+  col.accessor('error_count', { header: 'Errors', meta: { numeric: true }, cell: (c) => (c.getValue() ? <span className="error-text">{c.getValue()}</span> : 0) }),
+  col.accessor('total_input_tokens', { header: 'Input tokens', meta: { numeric: true }, cell: (c) => fmtTokens(c.getValue()) }),
+  col.accessor('total_output_tokens', { header: 'Output tokens', meta: { numeric: true }, cell: (c) => fmtTokens(c.getValue()) }),
+  col.accessor('total_cost_usd', { header: 'Cost', meta: { numeric: true }, cell: (c) => fmtCost(c.getValue()) }),
+  col.accessor('total_duration_ms', { header: 'Time in spans', meta: { numeric: true }, cell: (c) => fmtDuration(c.getValue()) }),
+  col.accessor('first_seen', { header: 'First seen', cell: (c) => fmtTime(c.getValue()) }),
+  col.accessor('last_seen', { header: 'Last seen', cell: (c) => fmtTime(c.getValue()) }),
+];
+
 export function AgentsPage() {
-  return <div className="page">AgentsPage</div>;
+  const project = useProject();
+  const navigate = useNavigate();
+  const [sorting, setSorting] = useState<SortingState>([{ id: 'last_seen', desc: true }]);
+  const [search, setSearch] = useState('');
+  const input = useMemo(
+    () => ({
+      project_id: project,
+      include_costs: true,
+      limit: 1000,
+      sort_by: sorting.map((s) => ({ field: s.id, direction: s.desc ? ('desc' as const) : ('asc' as const) })),
+      ...(search.trim() ? { filters: { agent_name: search.trim() } } : {}),
+    }),
+    [project, sorting, search],
+  );
+  const q = useOp('agents.query', input);
+  const agents = q.data?.agents ?? [];
+
+  return (
+    <div className="page agents-page" data-testid="agents-page">
+      <div className="page-head">
+        <h1>Agents</h1>
+        <div className="toolbar">
+          <input data-search placeholder="Exact agent name…" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Filter by agent name" />
+          <span className="muted" data-testid="agents-total">{q.data ? `${q.data.total_count} agents` : ''}</span>
+        </div>
+      </div>
+      {q.error && <div className="error-text" role="alert">{q.error.message}</div>}
+      {q.data && agents.length === 0 && !search ? (
+        <EmptyState title="No agents yet">Agents appear once spans with an agent name are imported.</EmptyState>
+      ) : (
+        <DataTable
+          data={agents}
+          columns={columns}
+          getRowId={(a) => a.agent_name}
+          sorting={sorting}
+          onSortingChange={setSorting}
+          onOpen={(a) => navigate(`${projectPath(project, 'spans')}?agent_name=${encodeURIComponent(a.agent_name)}`)}
+          testId="agents-table"
+          rowTestId={() => 'agent-row'}
+        />
+      )}
+    </div>
+  );
 }

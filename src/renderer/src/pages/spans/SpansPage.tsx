@@ -1,3 +1,66 @@
+/**
+ * Spans explorer: the filter bar (conditions → `$expr`, raw `$expr`, time range) over two modes —
+ * list (span rows, column chooser, server sort, paging) and group (group-by builder, measures,
+ * group filters, distributions). Filter and mode live in the URL (urlState.ts).
+ */
+import { useEffect, useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { useProject } from '../../hooks/project';
+import { FilterBar, filterRequestPart, type FilterState } from './FilterBar';
+import { SpansList } from './SpansList';
+import { GroupView } from './GroupView';
+import { filterFromParams, paramsFromFilter } from './urlState';
+import './spans.css';
+
 export function SpansPage() {
-  return <div className="page">SpansPage</div>;
+  const project = useProject();
+  const [params, setParams] = useSearchParams();
+  const [filter, setFilter] = useState<FilterState>(() => filterFromParams(params));
+  const [mode, setMode] = useState<'list' | 'group'>(params.get('mode') === 'group' ? 'group' : 'list');
+
+  // A new deep link (e.g. from Agents) while mounted replaces the filter.
+  const linkKey = params.toString();
+  useEffect(() => {
+    const current = paramsFromFilter(filter, mode).toString();
+    if (linkKey !== current) {
+      setFilter(filterFromParams(params));
+      setMode(params.get('mode') === 'group' ? 'group' : 'list');
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [linkKey]);
+
+  const update = (f: FilterState, m = mode) => {
+    setFilter(f);
+    setMode(m);
+    setParams(paramsFromFilter(f, m), { replace: true });
+  };
+
+  const { part, error } = filterRequestPart(filter);
+  const partKey = JSON.stringify(part);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const stablePart = useMemo(() => part, [partKey]);
+
+  return (
+    <div className="page spans-page" data-testid="spans-page">
+      <div className="page-head">
+        <h1>Spans</h1>
+        <div className="tabs" role="tablist">
+          <button role="tab" aria-selected={mode === 'list'} className={mode === 'list' ? 'active' : ''} onClick={() => update(filter, 'list')} data-testid="mode-list">Spans</button>
+          <button role="tab" aria-selected={mode === 'group'} className={mode === 'group' ? 'active' : ''} onClick={() => update(filter, 'group')} data-testid="mode-group">Group by</button>
+        </div>
+      </div>
+      <FilterBar state={filter} onChange={(f) => update(f)} />
+      {error ? (
+        <div className="error-text" role="alert">Fix the $expr text to run the query: {error}</div>
+      ) : mode === 'list' ? (
+        <SpansList project={project} filterPart={stablePart} />
+      ) : (
+        <GroupView
+          project={project}
+          filterPart={stablePart}
+          onDrill={(conds) => update({ ...filter, rows: [...filter.rows, ...conds.map((c) => ({ field: c.field, op: 'eq' as const, value: c.value }))] }, 'list')}
+        />
+      )}
+    </div>
+  );
 }

@@ -1,0 +1,37 @@
+/**
+ * The explorer's filter lives in the URL so every view is a deep link: `?agent_name=triage` (or any
+ * other span field name) adds an equality condition — that is how Agents links here — and
+ * `f` (conditions as JSON), `expr` (raw `$expr` text), `after`, `before`, `mode=group` round-trip.
+ */
+import type { FilterState } from './FilterBar';
+import type { FilterRow } from './expr';
+
+const SHORTCUT_FIELDS = ['agent_name', 'trace_id', 'conversation_id', 'request_model', 'operation_name', 'tool_name', 'status_code'];
+
+export function filterFromParams(params: URLSearchParams): FilterState {
+  let rows: FilterRow[] = [];
+  const f = params.get('f');
+  if (f) {
+    try {
+      const parsed = JSON.parse(f) as unknown;
+      if (Array.isArray(parsed)) rows = parsed.filter((r): r is FilterRow => !!r && typeof r === 'object' && typeof (r as FilterRow).field === 'string');
+    } catch {
+      rows = [];
+    }
+  }
+  for (const field of SHORTCUT_FIELDS) {
+    const v = params.get(field);
+    if (v !== null && !rows.some((r) => r.field === field && r.op === 'eq' && r.value === v)) rows.push({ field, op: 'eq', value: v });
+  }
+  return { rows, text: params.get('expr') ?? '', after: params.get('after') ?? '', before: params.get('before') ?? '' };
+}
+
+export function paramsFromFilter(state: FilterState, mode: 'list' | 'group'): URLSearchParams {
+  const p = new URLSearchParams();
+  if (state.rows.length) p.set('f', JSON.stringify(state.rows));
+  if (state.text.trim()) p.set('expr', state.text);
+  if (state.after) p.set('after', state.after);
+  if (state.before) p.set('before', state.before);
+  if (mode === 'group') p.set('mode', 'group');
+  return p;
+}
