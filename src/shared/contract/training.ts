@@ -1,6 +1,280 @@
-import { op } from './define.js';
 import { z } from 'zod';
+import { op } from './define.js';
 
-// Operations of this domain. Owned by the training work stream; see contract/index.ts.
-export const trainingOps = {} as const satisfies Record<string, ReturnType<typeof op>>;
-void z;
+/**
+ * The training API (interface.md training table, semantics §9) plus its extensions (§11):
+ * SFT datasets from conversations, training settings and remote trainer backends.
+ * Payloads follow the open client of the hosted training service so that client works unchanged.
+ */
+
+// ---- shared parts -------------------------------------------------------------------------
+
+/** A chat message as the chat-completions interface carries it; extra keys (tool_calls, name...) kept. */
+const ChatMessageIn = z.looseObject({
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  content: z.union([z.string(), z.array(z.unknown()), z.null()]).optional(),
+});
+
+/** A chat-completion choice as returned by /v1/chat/completions (trainable when it has logprobs). */
+const ChoiceIn = z.looseObject({
+  finish_reason: z.string().nullable().optional(),
+  index: z.number().int().optional(),
+  logprobs: z
+    .looseObject({
+      content: z.array(z.looseObject({ token: z.string(), logprob: z.number() })).nullable().optional(),
+    })
+    .nullable()
+    .optional(),
+  message: z.looseObject({ role: z.literal('assistant'), content: z.string().nullable().optional() }),
+});
+
+const MessageOrChoice = z.union([ChoiceIn, ChatMessageIn]);
+const Metrics = z.record(z.string(), z.union([z.number(), z.boolean()]));
+
+export const Trajectory = z.looseObject({
+  messages_and_choices: z.array(MessageOrChoice).min(1),
+  tools: z.array(z.unknown()).nullable().optional(),
+  additional_histories: z.array(z.unknown()).optional().default([]),
+  reward: z.number(),
+  metrics: Metrics.optional().default({}),
+  metadata: z.record(z.string(), z.unknown()).optional().default({}),
+  logs: z.array(z.string()).optional().default([]),
+});
+export type Trajectory = z.infer<typeof Trajectory>;
+
+export const TrajectoryGroup = z.looseObject({
+  trajectories: z.array(Trajectory),
+  exceptions: z.array(z.unknown()).optional().default([]),
+  metadata: z.record(z.string(), z.unknown()).optional().default({}),
+  metrics: Metrics.optional().default({}),
+  logs: z.array(z.string()).optional().default([]),
+});
+export type TrajectoryGroup = z.infer<typeof TrajectoryGroup>;
+
+const ModelOut = z.object({
+  id: z.string(),
+  entity: z.string(),
+  project: z.string(),
+  name: z.string(),
+  base_model: z.string(),
+  run_id: z.string(),
+});
+
+const JobOut = z.object({
+  id: z.string(),
+  model_id: z.string(),
+  kind: z.enum(['rl', 'sft']),
+  status: z.enum(['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED']),
+  created_at: z.string(),
+  training_start: z.string().nullable(),
+  training_end: z.string().nullable(),
+  error_message: z.string().nullable(),
+  step: z.number().int().nullable(),
+});
+
+const Page = <T extends z.ZodType>(item: T) =>
+  z.object({ object: z.literal('list'), data: z.array(item), first_id: z.string().nullable(), last_id: z.string().nullable(), has_more: z.boolean() });
+
+/** Query values arrive as strings: coerce. */
+const PageLimit = z.coerce.number().int().min(1).max(100).default(20);
+
+const ExperimentalConfig = z.looseObject({}).nullable().optional();
+
+// ---- operations ---------------------------------------------------------------------------
+
+export const trainingOps = {
+  'training.chatCompletions': op({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    aliases: ['/v1/chat/completions/'],
+    auth: 'key',
+    summary: 'Create a chat completion from a checkpoint (semantics §9.7); stream: true answers server-sent events',
+    stream: 'sse-optional',
+    // Not strict: the chat-completions clients send many optional keys (user, metadata, store...);
+    // the ones Loupe does not use are accepted and ignored so stock clients work unchanged.
+    input: z.looseObject({
+      model: z.string().min(1),
+      messages: z.array(ChatMessageIn).min(1),
+      temperature: z.number().min(0).max(2).nullable().optional(),
+      max_tokens: z.number().int().min(1).max(4096).nullable().optional(),
+      max_completion_tokens: z.number().int().min(1).max(4096).nullable().optional(),
+      n: z.number().int().min(1).max(16).nullable().optional(),
+      stop: z.union([z.string(), z.array(z.string()).max(4)]).nullable().optional(),
+      seed: z.number().int().nullable().optional(),
+      stream: z.boolean().nullable().optional(),
+      logprobs: z.boolean().nullable().optional(),
+      top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
+    }),
+    output: z.looseObject({ id: z.string(), object: z.string(), created: z.number(), model: z.string() }),
+  }),
+  'training.createModel': op({
+    method: 'POST',
+    path: '/v1/preview/models',
+    auth: 'key',
+    summary: 'Create a model (checkpoint step 0); return_existing answers the existing one',
+    input: z.strictObject({
+      entity: z.string().min(1).nullable().optional(),
+      project: z.string().min(1),
+      name: z.string().min(1),
+      base_model: z.string().min(1),
+      return_existing: z.boolean().default(false),
+    }),
+    output: ModelOut,
+  }),
+  'training.deleteModel': op({
+    method: 'DELETE',
+    path: '/v1/preview/models/:model_id',
+    auth: 'key',
+    summary: 'Delete a model, its checkpoints (weight files) and fail its queued jobs',
+    input: z.strictObject({ model_id: z.string() }),
+    output: z.object({ model_id: z.string(), deleted_checkpoints: z.number().int(), deleted_run: z.boolean() }),
+  }),
+  'training.deleteCheckpoints': op({
+    method: 'DELETE',
+    path: '/v1/preview/models/:model_id/checkpoints',
+    auth: 'key',
+    summary: 'Delete checkpoints by step; naming the latest answers 409 and deletes nothing',
+    input: z.strictObject({ model_id: z.string(), steps: z.array(z.number().int().min(0)) }),
+    output: z.object({ deleted_count: z.number().int(), not_found_steps: z.array(z.number().int()) }),
+  }),
+  'training.listCheckpoints': op({
+    method: 'GET',
+    path: '/v1/preview/models/:model_id/checkpoints',
+    auth: 'key',
+    summary: 'Page of checkpoints ordered by step (exclusive `after` cursor)',
+    input: z.strictObject({
+      model_id: z.string(),
+      after: z.string().min(1).optional(),
+      limit: PageLimit,
+      order: z.enum(['asc', 'desc']).default('asc'),
+    }),
+    output: Page(z.object({ id: z.string(), step: z.number().int(), metrics: z.record(z.string(), z.number()) })),
+  }),
+  'training.log': op({
+    method: 'POST',
+    path: '/v1/preview/models/:model_id/log',
+    auth: 'key',
+    summary: 'Log trajectory groups: split metrics on the latest checkpoint, trajectories stored as traces',
+    maxBodyBytes: 64 * 1024 * 1024,
+    input: z.strictObject({ model_id: z.string(), split: z.string().min(1), trajectory_groups: z.array(TrajectoryGroup) }),
+    output: z.object({}),
+  }),
+  'training.createSftJob': op({
+    method: 'POST',
+    path: '/v1/preview/sft-training-jobs',
+    auth: 'key',
+    summary: 'Queue an SFT job over a JSONL file of {messages, tools} lines',
+    input: z.strictObject({
+      model_id: z.string(),
+      training_data_url: z.string().min(1),
+      config: z
+        .looseObject({
+          batch_size: z.union([z.number().int().min(1), z.literal('auto')]).default('auto'),
+          learning_rate: z.union([z.number().positive(), z.array(z.number().positive()).min(1)]).optional(),
+        })
+        .default({ batch_size: 'auto' }),
+      experimental_config: ExperimentalConfig,
+    }),
+    output: z.object({ id: z.string() }),
+  }),
+  'training.createRlJob': op({
+    method: 'POST',
+    path: '/v1/preview/training-jobs',
+    auth: 'key',
+    summary: 'Queue an RL job over trajectory groups (group-relative advantages, cispo/ppo loss)',
+    maxBodyBytes: 64 * 1024 * 1024,
+    input: z.strictObject({
+      model_id: z.string(),
+      trajectory_groups: z.array(TrajectoryGroup),
+      experimental_config: ExperimentalConfig,
+    }),
+    output: z.object({ id: z.string() }),
+  }),
+  'training.getJob': op({
+    method: 'GET',
+    path: '/v1/preview/training-jobs/:job_id',
+    auth: 'key',
+    summary: 'A training job and its status (QUEUED → RUNNING → COMPLETED | FAILED)',
+    input: z.strictObject({ job_id: z.string() }),
+    output: JobOut,
+  }),
+  'training.jobEvents': op({
+    method: 'GET',
+    path: '/v1/preview/training-jobs/:job_id/events',
+    auth: 'key',
+    summary: 'Page of job events, ascending (exclusive `after` cursor)',
+    input: z.strictObject({ job_id: z.string(), after: z.string().min(1).optional(), limit: PageLimit }),
+    output: Page(z.object({ id: z.string(), type: z.string(), data: z.record(z.string(), z.unknown()), created_at: z.string() })),
+  }),
+  'training.health': op({
+    method: 'GET',
+    path: '/v1/health',
+    auth: 'none',
+    summary: 'Liveness',
+    input: z.strictObject({}),
+    output: z.object({ status: z.literal('ok'), version: z.string() }),
+  }),
+  'training.systemCheck': op({
+    method: 'GET',
+    path: '/v1/system-check',
+    auth: 'none',
+    summary: 'Database, trainer worker and accelerator checks; 503 when one fails',
+    input: z.strictObject({}),
+    output: z.object({
+      api: z.boolean(),
+      database: z.boolean(),
+      cpu_queue: z.object({ success: z.boolean(), duration: z.number(), error: z.string().nullable() }),
+      gpu_queue: z.object({ success: z.boolean(), duration: z.number(), error: z.string().nullable() }),
+    }),
+  }),
+  // ---- extensions (semantics §11) ----
+  'datasets.fromConversations': op({
+    method: 'POST',
+    path: '/datasets/from-conversations',
+    auth: 'none',
+    summary: 'Write chosen conversations as SFT JSONL; the file:// URL is usable as training_data_url',
+    input: z.strictObject({
+      project_id: z.string().min(1),
+      conversation_ids: z.array(z.string().min(1)).min(1).max(10_000),
+      name: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]{1,100}$/, 'name may hold letters, digits, ".", "_" and "-" only')
+        .optional(),
+    }),
+    output: z.object({ url: z.string(), path: z.string(), lines: z.number().int(), skipped: z.array(z.string()) }),
+  }),
+  'training.getSettings': op({
+    method: 'GET',
+    path: '/training/settings',
+    auth: 'key',
+    summary: 'Training settings and remote trainer backends (keys never returned)',
+    input: z.strictObject({}),
+    output: z.object({
+      record_completions: z.boolean(),
+      backends: z.array(z.object({ name: z.string(), base_url: z.string() })),
+    }),
+  }),
+  'training.updateSettings': op({
+    method: 'POST',
+    path: '/training/settings',
+    auth: 'key',
+    summary: 'Switch completion recording; add, replace (same name) or remove remote trainer backends',
+    input: z.strictObject({
+      record_completions: z.boolean().optional(),
+      put_backends: z
+        .array(
+          z.strictObject({
+            name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'backend name may hold letters, digits, "_" and "-" only'),
+            base_url: z.url({ protocol: /^https?$/ }),
+            api_key: z.string().min(1),
+          }),
+        )
+        .optional(),
+      remove_backends: z.array(z.string()).optional(),
+    }),
+    output: z.object({
+      record_completions: z.boolean(),
+      backends: z.array(z.object({ name: z.string(), base_url: z.string() })),
+    }),
+  }),
+} as const;

@@ -1,4 +1,28 @@
-import type { Handlers } from '../handlers.js';
+import type { Handlers, HandlerResult } from '../handlers.js';
+import { chatCompletions } from './inference.js';
+import { createModel, deleteCheckpoints, deleteModel, listCheckpoints } from './models.js';
+import { createRlJob, createSftJob, getJob, jobEvents } from './jobs.js';
+import { logTrajectories } from './log.js';
+import { health, systemCheck } from './health.js';
+import { fromConversations } from './datasets.js';
+import { getSettings, updateSettings } from './settings.js';
 
-/** Handlers of the training operations (contract/training.ts). */
-export const trainingHandlers = {} satisfies Partial<Handlers>;
+/** Handlers of the training operations (contract/training.ts); each lives in the module named for it. */
+export const trainingHandlers = {
+  // A body or (stream: true) an async iterable of chunks; HandlerResult spells those as separate promises.
+  'training.chatCompletions': (input, ctx) => chatCompletions(input, ctx) as HandlerResult<'training.chatCompletions'>,
+  'training.createModel': createModel,
+  'training.deleteModel': deleteModel,
+  'training.deleteCheckpoints': deleteCheckpoints,
+  'training.listCheckpoints': listCheckpoints,
+  'training.log': logTrajectories,
+  'training.createSftJob': createSftJob,
+  'training.createRlJob': createRlJob,
+  'training.getJob': getJob,
+  'training.jobEvents': jobEvents,
+  'training.health': () => health(),
+  'training.systemCheck': (_input, ctx) => systemCheck(ctx),
+  'datasets.fromConversations': fromConversations,
+  'training.getSettings': (_input, ctx) => getSettings(ctx),
+  'training.updateSettings': updateSettings,
+} satisfies Partial<Handlers>;

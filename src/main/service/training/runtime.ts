@@ -1,12 +1,44 @@
+/**
+ * The training runtime: the trainer engine (worker thread), the job runner and the remote
+ * backends, hung off the service context as `ctx.training`. The server calls
+ * startTrainingRuntime(ctx) once in startLoupe; tests may pass their own engine options.
+ */
 import type { ServiceContext } from '../context.js';
+import type { TrainerEngine } from '../../training/engine.js';
+import { JobRunner } from './runner.js';
+import { RemoteBackends } from './remote.js';
 
-/** The training runtime (job runner + trainer worker). Owned by the training API work stream. */
 export interface TrainingRuntime {
+  readonly engine: TrainerEngine;
+  readonly runner: JobRunner;
+  readonly remote: RemoteBackends;
   close(): Promise<void>;
 }
 
+export interface TrainingRuntimeOptions {
+  /** Use this engine instead of the built-in one (the runtime then does not close it). */
+  engine?: TrainerEngine;
+}
+
 /** Starts the runtime for a service context (marks interrupted jobs FAILED, resumes queued ones). */
-export async function startTrainingRuntime(ctx: ServiceContext): Promise<TrainingRuntime> {
-  void ctx;
-  return { close: async () => {} };
+export async function startTrainingRuntime(ctx: ServiceContext, opts: TrainingRuntimeOptions = {}): Promise<TrainingRuntime> {
+  // Loaded on demand so importing the service (e.g. for /openapi.json) does not load TensorFlow.js.
+  const engine = opts.engine ?? (await import('../../training/index.js')).createBuiltinEngine();
+  const remote = new RemoteBackends(ctx);
+  const runner = new JobRunner(ctx, engine, remote);
+  const rt: TrainingRuntime = {
+    engine,
+    runner,
+    remote,
+    close: async () => {
+      // Stop taking jobs, then stop the worker: a job still training fails with the engine's
+      // error (it would be marked FAILED at next start anyway) instead of holding shutdown.
+      runner.stop();
+      if (!opts.engine) await engine.close();
+      await runner.idle();
+    },
+  };
+  ctx.training = rt;
+  runner.recover();
+  return rt;
 }

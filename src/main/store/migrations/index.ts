@@ -9,6 +9,7 @@
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
 import agentSummaries from './0003_agent_summaries.js';
+import training from './0004_training.js';
 
 export interface Migration {
   version: number;
@@ -20,4 +21,5 @@ export const migrations: Migration[] = [
   { version: 1, name: 'core', sql: core },
   { version: 2, name: 'trace_summaries', sql: traceSummaries },
   { version: 3, name: 'agent_summaries', sql: agentSummaries },
+  { version: 4, name: 'training', sql: training },
 ];

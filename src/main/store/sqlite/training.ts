@@ -1,9 +1,205 @@
+import type Database from 'better-sqlite3';
 import type { Db } from './open.js';
 
-/** SQL of the training domain. Owned by the training work stream. */
-export interface TrainingRepo {}
+/** SQL of the training domain (semantics §9): models, checkpoints, jobs, job events, remote backends. */
+
+export interface ModelRow {
+  id: string;
+  entity: string;
+  project: string;
+  name: string;
+  base_model: string;
+  run_id: string;
+  backend: string | null;
+  remote_model_id: string | null;
+  created_at_us: number;
+}
+
+export interface CheckpointRow {
+  id: string;
+  model_id: string;
+  step: number;
+  metrics: Record<string, number>;
+  created_at_us: number;
+}
+
+export type JobStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+export interface JobRow {
+  id: string;
+  model_id: string;
+  kind: 'rl' | 'sft';
+  status: JobStatus;
+  payload: unknown;
+  created_at_us: number;
+  training_start_us: number | null;
+  training_end_us: number | null;
+  error_message: string | null;
+  step: number | null;
+  remote_job_id: string | null;
+}
+
+export interface JobEventRow {
+  id: string;
+  job_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at_us: number;
+}
+
+export interface BackendRow {
+  name: string;
+  base_url: string;
+  api_key: string;
+}
+
+export interface TrainingRepo {
+  insertModel(m: ModelRow): void;
+  getModel(id: string): ModelRow | null;
+  findModel(entity: string, project: string, name: string): ModelRow | null;
+  /** Deletes the model and its checkpoint rows; returns the number of checkpoints deleted. */
+  deleteModel(id: string): number;
+
+  insertCheckpoint(c: CheckpointRow): void;
+  latestCheckpoint(modelId: string): CheckpointRow | null;
+  checkpointByStep(modelId: string, step: number): CheckpointRow | null;
+  checkpointById(modelId: string, id: string): CheckpointRow | null;
+  listCheckpoints(modelId: string): CheckpointRow[];
+  /** One page ordered by step; `afterStep` is exclusive in the page direction. Reads limit + 1 to know has_more. */
+  pageCheckpoints(modelId: string, afterStep: number | null, limit: number, order: 'asc' | 'desc'): CheckpointRow[];
+  setCheckpointMetrics(id: string, metrics: Record<string, number>): void;
+  /** Deletes the given steps in one transaction; returns the steps that existed. */
+  deleteCheckpointSteps(modelId: string, steps: number[]): number[];
+
+  insertJob(j: Omit<JobRow, 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id'>): void;
+  getJob(id: string): JobRow | null;
+  updateJob(id: string, patch: Partial<Pick<JobRow, 'status' | 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id'>>): void;
+  /** Jobs in a status, oldest first (submission order). */
+  jobsWithStatus(status: JobStatus, modelId?: string): JobRow[];
+
+  insertEvent(e: JobEventRow): void;
+  /** Ascending page after the event with id `after` (exclusive); reads limit + 1. Null when `after` is unknown. */
+  pageEvents(jobId: string, after: string | null, limit: number): JobEventRow[] | null;
+  eventsOfType(jobId: string, type: string): JobEventRow[];
+
+  putBackend(b: BackendRow): void;
+  removeBackend(name: string): void;
+  getBackend(name: string): BackendRow | null;
+  listBackends(): BackendRow[];
+
+  /** Runs fn in one write transaction (checkpoint + terminal event become visible together). */
+  transaction<T>(fn: () => T): T;
+}
+
+type Raw = Record<string, unknown>;
+const toCheckpoint = (r: Raw): CheckpointRow => ({ ...(r as unknown as CheckpointRow), metrics: JSON.parse(r.metrics as string) as Record<string, number> });
+const toJob = (r: Raw): JobRow => ({ ...(r as unknown as JobRow), payload: JSON.parse(r.payload as string) as unknown });
+const toEvent = (r: Raw): JobEventRow => ({ ...(r as unknown as JobEventRow), data: JSON.parse(r.data as string) as Record<string, unknown> });
 
 export function createTrainingRepo(db: Db): TrainingRepo {
-  void db;
-  return {};
+  // Statements are prepared lazily (first use) so opening a store never fails on a database that
+  // has not been migrated to 0004 yet; each is then prepared exactly once.
+  const cache = new Map<string, Database.Statement<unknown[], unknown>>();
+  const q = (sql: string) => {
+    let s = cache.get(sql);
+    if (!s) cache.set(sql, (s = db.prepare<unknown[], unknown>(sql)));
+    return s;
+  };
+  const CP_COLS = 'id, model_id, step, metrics, created_at_us';
+  const JOB_COLS = 'id, model_id, kind, status, payload, created_at_us, training_start_us, training_end_us, error_message, step, remote_job_id';
+  const EV_COLS = 'id, job_id, type, data, created_at_us';
+
+  return {
+    insertModel: (m) =>
+      void q(`INSERT INTO training_models (id, entity, project, name, base_model, run_id, backend, remote_model_id, created_at_us)
+              VALUES (@id, @entity, @project, @name, @base_model, @run_id, @backend, @remote_model_id, @created_at_us)`).run(m),
+    getModel: (id) => (q('SELECT * FROM training_models WHERE id = ?').get(id) as ModelRow | undefined) ?? null,
+    findModel: (entity, project, name) =>
+      (q('SELECT * FROM training_models WHERE entity = ? AND project = ? AND name = ?').get(entity, project, name) as ModelRow | undefined) ?? null,
+    deleteModel: (id) =>
+      db.transaction(() => {
+        const n = q('DELETE FROM training_checkpoints WHERE model_id = ?').run(id).changes;
+        q('DELETE FROM training_models WHERE id = ?').run(id);
+        return n;
+      })(),
+
+    insertCheckpoint: (c) =>
+      void q(`INSERT INTO training_checkpoints (${CP_COLS}) VALUES (@id, @model_id, @step, @metrics, @created_at_us)`).run({ ...c, metrics: JSON.stringify(c.metrics) }),
+    latestCheckpoint: (modelId) => {
+      const r = q(`SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = ? ORDER BY step DESC LIMIT 1`).get(modelId) as Raw | undefined;
+      return r ? toCheckpoint(r) : null;
+    },
+    checkpointByStep: (modelId, step) => {
+      const r = q(`SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = ? AND step = ?`).get(modelId, step) as Raw | undefined;
+      return r ? toCheckpoint(r) : null;
+    },
+    checkpointById: (modelId, id) => {
+      const r = q(`SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = ? AND id = ?`).get(modelId, id) as Raw | undefined;
+      return r ? toCheckpoint(r) : null;
+    },
+    listCheckpoints: (modelId) => (q(`SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = ? ORDER BY step`).all(modelId) as Raw[]).map(toCheckpoint),
+    pageCheckpoints: (modelId, afterStep, limit, order) => {
+      // Two statements rather than SQL built from `order`: text is fixed, values are parameters.
+      const sql =
+        order === 'asc'
+          ? `SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = @m AND step > @after ORDER BY step ASC LIMIT @n`
+          : `SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = @m AND step < @after ORDER BY step DESC LIMIT @n`;
+      const after = afterStep ?? (order === 'asc' ? -1 : Number.MAX_SAFE_INTEGER);
+      return (q(sql).all({ m: modelId, after, n: limit + 1 }) as Raw[]).map(toCheckpoint);
+    },
+    setCheckpointMetrics: (id, metrics) => void q('UPDATE training_checkpoints SET metrics = ? WHERE id = ?').run(JSON.stringify(metrics), id),
+    deleteCheckpointSteps: (modelId, steps) =>
+      db.transaction(() => steps.filter((s) => q('DELETE FROM training_checkpoints WHERE model_id = ? AND step = ?').run(modelId, s).changes > 0))(),
+
+    insertJob: (j) =>
+      void q(`INSERT INTO training_jobs (id, model_id, kind, status, payload, created_at_us)
+              VALUES (@id, @model_id, @kind, @status, @payload, @created_at_us)`).run({ ...j, payload: JSON.stringify(j.payload) }),
+    getJob: (id) => {
+      const r = q(`SELECT ${JOB_COLS} FROM training_jobs WHERE id = ?`).get(id) as Raw | undefined;
+      return r ? toJob(r) : null;
+    },
+    updateJob: (id, patch) => {
+      // Fixed statement with COALESCE-free explicit columns: each patchable column is either kept or set.
+      const cur = q(`SELECT ${JOB_COLS} FROM training_jobs WHERE id = ?`).get(id) as Raw | undefined;
+      if (!cur) return;
+      const next = { ...cur, ...patch, id };
+      q(`UPDATE training_jobs SET status = @status, training_start_us = @training_start_us, training_end_us = @training_end_us,
+           error_message = @error_message, step = @step, remote_job_id = @remote_job_id WHERE id = @id`).run({
+        id,
+        status: next.status,
+        training_start_us: next.training_start_us,
+        training_end_us: next.training_end_us,
+        error_message: next.error_message,
+        step: next.step,
+        remote_job_id: next.remote_job_id,
+      });
+    },
+    jobsWithStatus: (status, modelId) =>
+      (modelId === undefined
+        ? (q(`SELECT ${JOB_COLS} FROM training_jobs WHERE status = ? ORDER BY rowid`).all(status) as Raw[])
+        : (q(`SELECT ${JOB_COLS} FROM training_jobs WHERE status = ? AND model_id = ? ORDER BY rowid`).all(status, modelId) as Raw[])
+      ).map(toJob),
+
+    insertEvent: (e) =>
+      void q(`INSERT INTO training_job_events (${EV_COLS}) VALUES (@id, @job_id, @type, @data, @created_at_us)`).run({ ...e, data: JSON.stringify(e.data) }),
+    pageEvents: (jobId, after, limit) => {
+      let afterSeq = 0;
+      if (after !== null) {
+        const s = q('SELECT seq FROM training_job_events WHERE id = ? AND job_id = ?').pluck().get(after, jobId) as number | undefined;
+        if (s === undefined) return null;
+        afterSeq = s;
+      }
+      return (q(`SELECT ${EV_COLS} FROM training_job_events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?`).all(jobId, afterSeq, limit + 1) as Raw[]).map(toEvent);
+    },
+    eventsOfType: (jobId, type) => (q(`SELECT ${EV_COLS} FROM training_job_events WHERE job_id = ? AND type = ? ORDER BY seq`).all(jobId, type) as Raw[]).map(toEvent),
+
+    putBackend: (b) =>
+      void q(`INSERT INTO training_backends (name, base_url, api_key, created_at_us) VALUES (@name, @base_url, @api_key, @now)
+              ON CONFLICT(name) DO UPDATE SET base_url = excluded.base_url, api_key = excluded.api_key`).run({ ...b, now: Date.now() * 1000 }),
+    removeBackend: (name) => void q('DELETE FROM training_backends WHERE name = ?').run(name),
+    getBackend: (name) => (q('SELECT name, base_url, api_key FROM training_backends WHERE name = ?').get(name) as BackendRow | undefined) ?? null,
+    listBackends: () => q('SELECT name, base_url, api_key FROM training_backends ORDER BY name').all() as BackendRow[],
+
+    transaction: (fn) => db.transaction(fn)(),
+  };
 }

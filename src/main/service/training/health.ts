@@ -1,0 +1,71 @@
+/** /v1/health and /v1/system-check (semantics §9.8): real checks, 503 when one fails. */
+import { readFileSync } from 'node:fs';
+import { ServiceError } from '../../../shared/errors.js';
+import type { OpOutput } from '../../../shared/contract/index.js';
+import type { ServiceContext } from '../context.js';
+import { errorMessage } from './util.js';
+
+let version: string | null = null;
+function appVersion(): string {
+  if (version === null) {
+    try {
+      version = (JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    } catch {
+      version = 'unknown';
+    }
+  }
+  return version;
+}
+
+export const health = (): OpOutput<'training.health'> => ({ status: 'ok', version: appVersion() });
+
+type Check = { success: boolean; duration: number; error: string | null };
+
+async function timed(fn: () => Promise<string | null>): Promise<Check> {
+  const t = performance.now();
+  try {
+    const err = await fn();
+    return { success: err === null, duration: (performance.now() - t) / 1000, error: err };
+  } catch (e) {
+    return { success: false, duration: (performance.now() - t) / 1000, error: errorMessage(e) };
+  }
+}
+
+const TIMEOUT_MS = 5000;
+const withTimeout = <T>(p: Promise<T>, what: string) =>
+  Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} did not answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS).unref())]);
+
+/** Body of the check; a failing check answers 503 with the same body as `detail`-free JSON. */
+export async function systemCheck(ctx: ServiceContext): Promise<OpOutput<'training.systemCheck'>> {
+  let database = false;
+  try {
+    database = ctx.store.meta.ping();
+  } catch {
+    database = false;
+  }
+  const engine = ctx.training?.engine;
+  const cpu_queue = await timed(async () => {
+    if (!engine) return 'the trainer is not started';
+    await withTimeout(engine.ping(), 'the trainer worker');
+    return null;
+  });
+  const gpu_queue = await timed(async () => {
+    if (!engine) return 'the trainer is not started';
+    const a = await withTimeout(engine.accelerator(), 'the trainer worker');
+    return a.available ? null : (a.reason ?? 'no accelerator backend');
+  });
+  const body = { api: true, database, cpu_queue, gpu_queue };
+  if (!database || !cpu_queue.success || !gpu_queue.success) throw new SystemCheckFailed(body);
+  return body;
+}
+
+/**
+ * 503 carrying the check results. `detail` holds the results object so a client reading the body
+ * sees which check failed (the transports serialise `{detail}`).
+ */
+export class SystemCheckFailed extends ServiceError {
+  constructor(readonly body: OpOutput<'training.systemCheck'>) {
+    const failed = [!body.database && 'database', !body.cpu_queue.success && 'cpu_queue', !body.gpu_queue.success && 'gpu_queue'].filter(Boolean).join(', ');
+    super(503, `System check failed: ${failed}. ${JSON.stringify(body)}`);
+  }
+}

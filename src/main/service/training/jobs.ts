@@ -1,0 +1,62 @@
+/** Job submission and reads (semantics §9.4). Work itself happens in the runner. */
+import { invalid, notFound } from '../../../shared/errors.js';
+import type { OpParsedInput, OpOutput } from '../../../shared/contract/index.js';
+import type { ServiceContext } from '../context.js';
+import type { JobRow } from '../../store/sqlite/training.js';
+import { getModelOr404 } from './models.js';
+import { dataFilePath } from './sft-data.js';
+import { iso, newId, nowUs, runtimeOf } from './util.js';
+
+function submit(ctx: ServiceContext, modelId: string, kind: 'rl' | 'sft', payload: unknown): { id: string } {
+  const rt = runtimeOf(ctx);
+  getModelOr404(ctx, modelId);
+  const id = newId();
+  ctx.store.training.insertJob({ id, model_id: modelId, kind, status: 'QUEUED', payload, created_at_us: nowUs() });
+  ctx.events.emit({ type: 'job.status', job_id: id, model_id: modelId, status: 'QUEUED' });
+  rt.runner.kick(modelId);
+  return { id };
+}
+
+export function createRlJob(input: OpParsedInput<'training.createRlJob'>, ctx: ServiceContext): OpOutput<'training.createRlJob'> {
+  const { model_id, ...payload } = input;
+  return submit(ctx, model_id, 'rl', payload);
+}
+
+export function createSftJob(input: OpParsedInput<'training.createSftJob'>, ctx: ServiceContext): OpOutput<'training.createSftJob'> {
+  try {
+    dataFilePath(input.training_data_url);
+  } catch (err) {
+    throw invalid('training_data_url', (err as Error).message, input.training_data_url);
+  }
+  const { model_id, ...payload } = input;
+  return submit(ctx, model_id, 'sft', payload);
+}
+
+function getJobOr404(ctx: ServiceContext, id: string): JobRow {
+  const j = ctx.store.training.getJob(id);
+  if (!j) throw notFound(`Training job not found: ${id}`);
+  return j;
+}
+
+export function getJob(input: OpParsedInput<'training.getJob'>, ctx: ServiceContext): OpOutput<'training.getJob'> {
+  const j = getJobOr404(ctx, input.job_id);
+  return {
+    id: j.id,
+    model_id: j.model_id,
+    kind: j.kind,
+    status: j.status,
+    created_at: iso(j.created_at_us)!,
+    training_start: iso(j.training_start_us),
+    training_end: iso(j.training_end_us),
+    error_message: j.error_message,
+    step: j.step,
+  };
+}
+
+export function jobEvents(input: OpParsedInput<'training.jobEvents'>, ctx: ServiceContext): OpOutput<'training.jobEvents'> {
+  const j = getJobOr404(ctx, input.job_id);
+  const rows = ctx.store.training.pageEvents(j.id, input.after ?? null, input.limit);
+  if (!rows) throw notFound(`Event ${input.after} (the after cursor) not found for job ${j.id}`);
+  const data = rows.slice(0, input.limit).map((e) => ({ id: e.id, type: e.type, data: e.data, created_at: iso(e.created_at_us)! }));
+  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > input.limit };
+}

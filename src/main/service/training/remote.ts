@@ -1,0 +1,124 @@
+/**
+ * Remote trainer backends (semantics §9.9): another server that speaks this same training API
+ * (another Loupe, or the hosted service), stored as base URL + key. A model created with
+ * `base_model: "remote:<backend>/<remote base model>"` lives there: its jobs are submitted there,
+ * their events and the resulting checkpoints are mirrored into this store as they happen, and
+ * chat completions are forwarded.
+ */
+import { ServiceError, badRequest } from '../../../shared/errors.js';
+import type { ServiceContext } from '../context.js';
+import type { BackendRow, JobRow, ModelRow } from '../../store/sqlite/training.js';
+import { errorMessage, nowUs } from './util.js';
+import type { JobEventType } from './runner.js';
+
+const REMOTE_BASE = /^remote:([A-Za-z0-9_-]{1,64})\/(.+)$/;
+
+/** `remote:<backend>/<base model>` → its parts; null for a local base model. */
+export function parseRemoteBase(baseModel: string): { backend: string; base: string } | null {
+  const m = REMOTE_BASE.exec(baseModel);
+  return m ? { backend: m[1]!, base: m[2]! } : null;
+}
+
+/** How often a running remote job's events are polled. */
+const POLL_MS = 500;
+
+interface RemotePage<T> {
+  data: T[];
+  has_more: boolean;
+  last_id: string | null;
+}
+
+export class RemoteBackends {
+  constructor(private readonly ctx: ServiceContext) {}
+
+  private backend(name: string): BackendRow {
+    const b = this.ctx.store.training.getBackend(name);
+    if (!b) throw badRequest(`Unknown remote backend "${name}"; configured: ${this.ctx.store.training.listBackends().map((x) => x.name).join(', ') || 'none'}`);
+    return b;
+  }
+
+  /** One call to a backend; a non-2xx answer becomes a ServiceError with the remote's status and detail. */
+  async call<T>(name: string, method: string, path: string, body?: unknown): Promise<T> {
+    const b = this.backend(name);
+    const url = `${b.base_url.replace(/\/+$/, '')}${path}`;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers: { authorization: `Bearer ${b.api_key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (err) {
+      throw new ServiceError(502, `remote backend "${name}" (${b.base_url}) is unreachable: ${errorMessage(err)}`);
+    }
+    const text = await res.text();
+    const json = text ? (JSON.parse(text) as unknown) : {};
+    if (!res.ok) {
+      const detail = (json as { detail?: unknown }).detail;
+      throw new ServiceError(res.status, `remote backend "${name}": ${typeof detail === 'string' ? detail : JSON.stringify(detail ?? json)}`);
+    }
+    return json as T;
+  }
+
+  async createModel(backend: string, base: string, m: { entity: string; project: string; name: string }): Promise<{ id: string }> {
+    return this.call(backend, 'POST', '/v1/preview/models', { entity: m.entity, project: m.project, name: m.name, base_model: base, return_existing: true });
+  }
+
+  /** Mirrors the remote checkpoint list (ids, steps, metrics) into the local store. */
+  async syncCheckpoints(model: ModelRow): Promise<void> {
+    const remote: { id: string; step: number; metrics: Record<string, number> }[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const q: string = `?limit=100&order=asc${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+      const page: RemotePage<{ id: string; step: number; metrics: Record<string, number> }> = await this.call(
+        model.backend!,
+        'GET',
+        `/v1/preview/models/${encodeURIComponent(model.remote_model_id!)}/checkpoints${q}`,
+      );
+      remote.push(...page.data);
+      if (!page.has_more || !page.last_id) break;
+      after = page.last_id;
+    }
+    const repo = this.ctx.store.training;
+    repo.transaction(() => {
+      const steps = new Set(remote.map((c) => c.step));
+      repo.deleteCheckpointSteps(model.id, repo.listCheckpoints(model.id).filter((c) => !steps.has(c.step)).map((c) => c.step));
+      for (const c of remote) {
+        const local = repo.checkpointByStep(model.id, c.step);
+        if (!local) repo.insertCheckpoint({ id: c.id, model_id: model.id, step: c.step, metrics: c.metrics, created_at_us: nowUs() });
+        else repo.setCheckpointMetrics(local.id, c.metrics);
+      }
+    });
+  }
+
+  /**
+   * Submits a job remotely and mirrors its events until a terminal one. The new checkpoint is
+   * mirrored before training_ended is stored locally; a remote training_failed throws its message.
+   */
+  async runJob(model: ModelRow, job: JobRow, emit: (type: JobEventType, data: Record<string, unknown>) => void): Promise<void> {
+    const payload = { ...(job.payload as Record<string, unknown>), model_id: model.remote_model_id };
+    const path = job.kind === 'rl' ? '/v1/preview/training-jobs' : '/v1/preview/sft-training-jobs';
+    const { id: remoteId } = await this.call<{ id: string }>(model.backend!, 'POST', path, payload);
+    this.ctx.store.training.updateJob(job.id, { remote_job_id: remoteId });
+    let after: string | null = null;
+    for (;;) {
+      const q: string = `?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+      const page: RemotePage<{ id: string; type: string; data: Record<string, unknown> }> = await this.call(
+        model.backend!,
+        'GET',
+        `/v1/preview/training-jobs/${encodeURIComponent(remoteId)}/events${q}`,
+      );
+      for (const e of page.data) {
+        after = e.id;
+        if (e.type === 'training_failed') throw new Error(String(e.data.error_message ?? 'remote job failed'));
+        if (e.type === 'training_ended') {
+          await this.syncCheckpoints(model);
+          emit('training_ended', {});
+          return;
+        }
+        emit(e.type as JobEventType, e.data);
+      }
+      if (!page.has_more) await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+}
