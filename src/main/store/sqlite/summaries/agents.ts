@@ -1,9 +1,87 @@
 import type { Db } from '../open.js';
 import type { SpanRecord } from '../../../domain/span.js';
 import type { SummaryMaintainer } from './index.js';
+import { traceAgentStats, type AgentTraceStats, type TraceSpanRow } from './agent-stats.js';
 
-/** Agent summaries, maintained at ingest. Owned by the analytics work stream (no-op until implemented). */
+/**
+ * Agent summaries (migration 0003), maintained inside the ingest write transaction.
+ *
+ * For every trace the batch touched, the trace's contribution per agent is recomputed from all its
+ * spans (a trace is small; re-reading it is what makes re-imports exact: a span that moved to
+ * another agent, or a late child that takes the usage-bearing-leaf role from its parent). A trace
+ * seen for the first time is added to `agent_summaries` incrementally; when a trace had an earlier
+ * contribution, the summaries of the agents involved are recomputed from `agent_trace_stats`
+ * (indexed per agent), because min/max and nullable cost sums cannot be subtracted.
+ */
 export function createAgentSummaries(db: Db): SummaryMaintainer {
-  void db;
-  return { afterWrite: (_spans: SpanRecord[]) => {} };
+  const readTrace = db
+    .prepare(
+      `SELECT span_id, parent_span_id, agent_name, operation_name, status_code, start_ns, end_ns,
+              input_tokens, output_tokens, total_cost_usd
+         FROM spans WHERE project_id = ? AND trace_id = ?`,
+    )
+    .safeIntegers(true);
+  const oldAgents = db.prepare('SELECT agent_name FROM agent_trace_stats WHERE project_id = ? AND trace_id = ?').pluck();
+  const deleteTrace = db.prepare('DELETE FROM agent_trace_stats WHERE project_id = ? AND trace_id = ?');
+  const insertStats = db.prepare(
+    `INSERT INTO agent_trace_stats (project_id, trace_id, agent_name, span_count, invocation_count, error_count,
+       duration_ns, input_tokens, output_tokens, cost_usd, first_ns, last_ns)
+     VALUES (@project_id, @trace_id, @agent_name, @span_count, @invocation_count, @error_count,
+       @duration_ns, @input_tokens, @output_tokens, @cost_usd, @first_ns, @last_ns)`,
+  );
+  const addToSummary = db.prepare(
+    `INSERT INTO agent_summaries (project_id, agent_name, span_count, invocation_count, error_count, duration_ns,
+       input_tokens, output_tokens, cost_usd, first_ns, last_ns)
+     VALUES (@project_id, @agent_name, @span_count, @invocation_count, @error_count, @duration_ns,
+       @input_tokens, @output_tokens, @cost_usd, @first_ns, @last_ns)
+     ON CONFLICT (project_id, agent_name) DO UPDATE SET
+       span_count = span_count + excluded.span_count,
+       invocation_count = invocation_count + excluded.invocation_count,
+       error_count = error_count + excluded.error_count,
+       duration_ns = duration_ns + excluded.duration_ns,
+       input_tokens = input_tokens + excluded.input_tokens,
+       output_tokens = output_tokens + excluded.output_tokens,
+       cost_usd = CASE WHEN cost_usd IS NULL AND excluded.cost_usd IS NULL THEN NULL
+                       ELSE IFNULL(cost_usd, 0) + IFNULL(excluded.cost_usd, 0) END,
+       first_ns = MIN(IFNULL(first_ns, excluded.first_ns), IFNULL(excluded.first_ns, first_ns)),
+       last_ns = MAX(IFNULL(last_ns, excluded.last_ns), IFNULL(excluded.last_ns, last_ns))`,
+  );
+  const deleteSummary = db.prepare('DELETE FROM agent_summaries WHERE project_id = ? AND agent_name = ?');
+  const rebuildSummary = db.prepare(
+    `INSERT INTO agent_summaries (project_id, agent_name, span_count, invocation_count, error_count, duration_ns,
+       input_tokens, output_tokens, cost_usd, first_ns, last_ns)
+     SELECT project_id, agent_name, SUM(span_count), SUM(invocation_count), SUM(error_count), SUM(duration_ns),
+            SUM(input_tokens), SUM(output_tokens), SUM(cost_usd), MIN(first_ns), MAX(last_ns)
+       FROM agent_trace_stats WHERE project_id = ? AND agent_name = ?
+      GROUP BY project_id, agent_name`,
+  );
+
+  return {
+    afterWrite(spans: SpanRecord[]) {
+      const traces = new Map<string, { project_id: string; trace_id: string }>();
+      for (const s of spans) traces.set(`${s.project_id}\u0000${s.trace_id}`, { project_id: s.project_id, trace_id: s.trace_id });
+      const rebuild = new Map<string, { project_id: string; agent_name: string }>();
+      for (const { project_id, trace_id } of traces.values()) {
+        const before = oldAgents.all(project_id, trace_id) as string[];
+        const stats = traceAgentStats(readTrace.all(project_id, trace_id) as TraceSpanRow[]);
+        if (before.length) {
+          deleteTrace.run(project_id, trace_id);
+          for (const a of [...before, ...stats.map((s) => s.agent_name)]) rebuild.set(`${project_id}\u0000${a}`, { project_id, agent_name: a });
+        }
+        for (const s of stats) {
+          const row = toParams(project_id, trace_id, s);
+          insertStats.run(row);
+          if (!before.length) addToSummary.run(row);
+        }
+      }
+      for (const { project_id, agent_name } of rebuild.values()) {
+        deleteSummary.run(project_id, agent_name);
+        rebuildSummary.run(project_id, agent_name);
+      }
+    },
+  };
+}
+
+function toParams(project_id: string, trace_id: string, s: AgentTraceStats) {
+  return { project_id, trace_id, ...s };
 }

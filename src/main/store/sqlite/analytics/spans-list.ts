@@ -1,0 +1,119 @@
+/** List mode of the spans query (semantics §7): one row per matching span, sorted and paged in SQL. */
+import type { Statement } from 'better-sqlite3';
+import { invalid } from '../../../../shared/errors.js';
+import { isoFromUs } from '../../../domain/time.js';
+import { CUSTOM_SOURCES, DIRECT_COLUMNS, SORTABLE_LIST, isCustomSource, jsonPathOf, type CustomSource } from './columns.js';
+import { whereOf, type SpanFilter } from './filters.js';
+
+export interface ListRequest extends SpanFilter {
+  custom_attr_columns?: { key: string; source?: string }[];
+  include_costs: boolean;
+  include_details: boolean;
+  limit: number;
+  offset: number;
+  sort_by?: { field: string; direction: 'asc' | 'desc' }[];
+}
+
+const LIGHT = [
+  'project_id', 'span_id', 'trace_id', 'parent_span_id', 'span_name', 'span_kind', 'status_code', 'status_message', 'agent_description',
+  'agent_id', 'agent_name', 'agent_version', 'compaction_summary', 'conversation_id', 'conversation_name', 'error_type', 'operation_name',
+  'output_type', 'provider_name', 'reasoning_content', 'request_model', 'response_id', 'response_model', 'server_address', 'tool_call_id',
+  'tool_description', 'tool_name', 'tool_type', 'svc_run_id', 'svc_user_id', 'request_frequency_penalty', 'request_presence_penalty',
+  'request_temperature', 'request_top_p', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'compaction_items_after',
+  'compaction_items_before', 'input_tokens', 'output_tokens', 'reasoning_tokens', 'request_choice_count', 'request_max_tokens',
+  'request_seed', 'server_port', 'svc_run_step', 'svc_run_step_end', 'artifact_refs', 'content_refs', 'object_refs', 'finish_reasons',
+  'request_stop_sequences',
+];
+const COSTS = ['cache_creation_cost_usd', 'cache_read_cost_usd', 'input_cost_usd', 'output_cost_usd', 'total_cost_usd'];
+const HEAVY = ['tool_call_arguments', 'tool_call_result', 'tool_definitions', 'raw_span_dump', 'system_instructions', 'input_messages', 'output_messages'];
+const JSON_ARRAYS = ['artifact_refs', 'content_refs', 'object_refs', 'finish_reasons', 'request_stop_sequences'];
+
+/** Which custom keys go into each map of the row; a column without a source looks in all four maps. */
+export function customColumns(cols: ListRequest['custom_attr_columns']): Map<CustomSource, string[]> {
+  const out = new Map<CustomSource, string[]>();
+  (cols ?? []).forEach((c, i) => {
+    if (jsonPathOf(c.key) === null) throw invalid(['custom_attr_columns', i, 'key'], 'custom attribute key must not contain quotes, backslashes or control characters', c.key);
+    const sources = c.source === undefined ? [...CUSTOM_SOURCES] : [c.source];
+    for (const s of sources) {
+      if (!isCustomSource(s)) throw invalid(['custom_attr_columns', i, 'source'], `source must be one of ${CUSTOM_SOURCES.join(', ')}`, c.source);
+      out.set(s, [...(out.get(s) ?? []), c.key]);
+    }
+  });
+  return out;
+}
+
+export function sortClause(sort: ListRequest['sort_by'], custom: Map<CustomSource, string[]>): { sql: string; params: unknown[] } {
+  if (!sort?.length) return { sql: 's.start_ns DESC, s.id DESC', params: [] };
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  sort.forEach((s, i) => {
+    const dir = s.direction === 'asc' ? 'ASC' : 'DESC';
+    const m = /^(custom_attrs_(?:string|int|float|bool))\.(.+)$/s.exec(s.field);
+    if (m && custom.get(m[1] as CustomSource)?.includes(m[2]!)) {
+      parts.push(`json_extract(s.${m[1]}, ?) ${dir}`);
+      params.push(jsonPathOf(m[2]!));
+    } else if (SORTABLE_LIST.includes(s.field)) {
+      parts.push(`${DIRECT_COLUMNS[s.field]!.sql} ${dir}`);
+    } else {
+      throw invalid(['sort_by', i, 'field'], `cannot sort by '${s.field}'; allowed: ${SORTABLE_LIST.join(', ')} or custom_attrs_<type>.<key> of a requested custom_attr_columns entry`, s.field);
+    }
+  });
+  parts.push(`s.id ${sort[sort.length - 1]!.direction === 'asc' ? 'ASC' : 'DESC'}`);
+  return { sql: parts.join(', '), params };
+}
+
+export function listSpans(prep: (sql: string) => Statement, req: ListRequest): { spans: Record<string, unknown>[]; total_count: number } {
+  const custom = customColumns(req.custom_attr_columns);
+  const where = whereOf(req);
+  const order = sortClause(req.sort_by, custom);
+  const cols = [
+    ...LIGHT.map((c) => `s.${c}`),
+    's.start_ns / 1000 AS start_us',
+    's.end_ns / 1000 AS end_us',
+    ...(req.include_costs ? COSTS.map((c) => `s.${c}`) : []),
+    ...[...custom.keys()].map((c) => `s.${c}`),
+    ...(req.include_details
+      ? ['d.tool_call_arguments', 'd.tool_call_result', 'd.tool_definitions', 'd.raw_span_dump', 'd.system_instructions', 'd.input_messages', 'd.output_messages']
+      : []),
+  ];
+  const from = req.include_details ? 'spans s LEFT JOIN span_details d ON d.span_rowid = s.id' : 'spans s';
+  const rows = prep(`SELECT ${cols.join(', ')} FROM ${from} WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
+    .all(...where.params, ...order.params, req.limit, req.offset) as Record<string, unknown>[];
+  const total = prep(`SELECT COUNT(*) AS n FROM spans s WHERE ${where.sql}`).get(...where.params) as { n: number };
+  return { spans: rows.map((r) => toRow(r, custom, req)), total_count: total.n };
+}
+
+function toRow(r: Record<string, unknown>, custom: Map<CustomSource, string[]>, req: ListRequest): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of LIGHT) out[c] = JSON_ARRAYS.includes(c) ? JSON.parse(r[c] as string) : r[c];
+  out.started_at = r.start_us == null ? null : isoFromUs(r.start_us as number);
+  out.ended_at = r.end_us == null ? null : isoFromUs(r.end_us as number);
+  for (const c of COSTS) out[c] = req.include_costs ? r[c] : null;
+  for (const src of CUSTOM_SOURCES) {
+    const keys = custom.get(src);
+    const map: Record<string, unknown> = {};
+    if (keys) {
+      const all = JSON.parse(r[src] as string) as Record<string, unknown>;
+      for (const k of keys) if (Object.prototype.hasOwnProperty.call(all, k)) map[k] = all[k];
+    }
+    out[src] = map;
+  }
+  for (const h of HEAVY) out[h] = h === 'system_instructions' || h.endsWith('_messages') ? [] : null;
+  if (req.include_details && r.raw_span_dump != null) {
+    out.tool_call_arguments = r.tool_call_arguments;
+    out.tool_call_result = r.tool_call_result;
+    out.tool_definitions = r.tool_definitions;
+    out.raw_span_dump = r.raw_span_dump;
+    out.system_instructions = JSON.parse(r.system_instructions as string);
+    out.input_messages = messages(r.input_messages as string);
+    out.output_messages = messages(r.output_messages as string);
+  }
+  return out;
+}
+
+const messages = (json: string) =>
+  (JSON.parse(json) as { role?: string; content?: string; finish_reason?: string }[]).map((m) => ({
+    content: m.content ?? '',
+    finish_reason: m.finish_reason ?? '',
+    role: m.role ?? '',
+  }));

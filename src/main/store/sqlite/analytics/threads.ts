@@ -1,0 +1,134 @@
+/**
+ * Threads (semantics §5): a thread is a conversation, its turn calls the root spans of its turns.
+ * Reads `conversation_turns` (migration 0002, maintained at ingest by the chat stream), never spans.
+ *
+ * Sorting by a stored aggregate (thread_id, turn_count, start_time, last_updated) pages in SQL and
+ * then computes each thread of the page on its own, so the caller can send each line as soon as it
+ * is ready. Sorting by a percentile needs every thread's durations first (one ordered pass).
+ */
+import type { Statement } from 'better-sqlite3';
+import { invalid } from '../../../../shared/errors.js';
+import { isoFromUs } from '../../../domain/time.js';
+
+export interface ThreadsRequest {
+  project_id: string;
+  after_ns?: bigint;
+  before_ns?: bigint;
+  thread_ids?: string[];
+  limit: number;
+  offset: number;
+  sort_by?: { field: string; direction: 'asc' | 'desc' }[];
+}
+
+export interface ThreadRow {
+  thread_id: string;
+  turn_count: number;
+  start_time: string | null;
+  last_updated: string | null;
+  first_turn_id: string | null;
+  last_turn_id: string | null;
+  p50_turn_duration_ms: number | null;
+  p99_turn_duration_ms: number | null;
+}
+
+export const THREAD_SORT = ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms'];
+const SQL_SORT: Record<string, string> = { thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'start_us', last_updated: 'end_us' };
+
+/** Exact percentile with linear interpolation between closest ranks (numpy's default). */
+export function percentile(sorted: number[], p: number): number | null {
+  if (!sorted.length) return null;
+  const idx = p * (sorted.length - 1);
+  const lo = Math.floor(idx);
+  const hi = Math.ceil(idx);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (idx - lo);
+}
+
+interface Turn {
+  trace_id: string;
+  start_us: number | null;
+  end_us: number | null;
+  duration_ms: number | null;
+}
+
+export function threadOf(id: string, turns: Turn[]): ThreadRow | null {
+  if (!turns.some((t) => t.end_us != null)) return null; // §5: threads whose turns all lack an end are skipped
+  let first: Turn | null = null;
+  let last: Turn | null = null;
+  for (const t of turns) {
+    if (t.start_us != null && (!first || first.start_us == null || t.start_us < first.start_us || (t.start_us === first.start_us && t.trace_id < first.trace_id))) first = t;
+    if (t.end_us != null && (!last || last.end_us == null || t.end_us > last.end_us || (t.end_us === last.end_us && t.trace_id > last.trace_id))) last = t;
+  }
+  const durations = turns.map((t) => t.duration_ms).filter((d): d is number => d != null).sort((a, b) => a - b);
+  return {
+    thread_id: id,
+    turn_count: turns.length,
+    start_time: first?.start_us != null ? isoFromUs(first.start_us) : null,
+    last_updated: last?.end_us != null ? isoFromUs(last.end_us) : null,
+    first_turn_id: first?.trace_id ?? null,
+    last_turn_id: last?.trace_id ?? null,
+    p50_turn_duration_ms: percentile(durations, 0.5),
+    p99_turn_duration_ms: percentile(durations, 0.99),
+  };
+}
+
+function whereOf(req: ThreadsRequest): { sql: string; params: unknown[] } {
+  const parts = ['project_id = ?'];
+  const params: unknown[] = [req.project_id];
+  if (req.after_ns !== undefined) (parts.push('turn_start_ns > ?'), params.push(req.after_ns));
+  if (req.before_ns !== undefined) (parts.push('turn_start_ns < ?'), params.push(req.before_ns));
+  if (req.thread_ids) {
+    parts.push(req.thread_ids.length ? `conversation_id IN (${req.thread_ids.map(() => '?').join(', ')})` : '0');
+    params.push(...req.thread_ids);
+  }
+  return { sql: parts.join(' AND '), params };
+}
+
+const TURN_COLS = 'trace_id, turn_start_ns / 1000 AS start_us, root_end_ns / 1000 AS end_us, duration_ms';
+
+export function validateThreadSort(sort: ThreadsRequest['sort_by']): void {
+  sort?.forEach((s, i) => {
+    if (!THREAD_SORT.includes(s.field)) throw invalid(['sort_by', i, 'field'], `cannot sort threads by '${s.field}'; allowed: ${THREAD_SORT.join(', ')}`, s.field);
+  });
+}
+
+export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsRequest): Generator<ThreadRow> {
+  validateThreadSort(req.sort_by);
+  const sort = req.sort_by?.length ? req.sort_by : [{ field: 'last_updated', direction: 'desc' as const }];
+  const where = whereOf(req);
+  if (sort.every((s) => SQL_SORT[s.field])) {
+    const order = [...sort.map((s) => `${SQL_SORT[s.field]} ${s.direction === 'asc' ? 'ASC' : 'DESC'}`), 'conversation_id ASC'].join(', ');
+    const page = prep(
+      `SELECT conversation_id, COUNT(*) AS turn_count, MIN(turn_start_ns) / 1000 AS start_us, MAX(root_end_ns) / 1000 AS end_us
+         FROM conversation_turns WHERE ${where.sql} GROUP BY conversation_id HAVING MAX(root_end_ns) IS NOT NULL
+        ORDER BY ${order} LIMIT ? OFFSET ?`,
+    ).pluck().all(...where.params, req.limit, req.offset) as string[];
+    const turnsOf = prep(`SELECT ${TURN_COLS} FROM conversation_turns WHERE ${where.sql} AND conversation_id = ?`);
+    for (const id of page) {
+      const t = threadOf(id, turnsOf.all(...where.params, id) as Turn[]);
+      if (t) yield t;
+    }
+    return;
+  }
+  // Percentile sort: one pass over the turns in conversation order, then sort in memory.
+  const rows = prep(`SELECT conversation_id, ${TURN_COLS} FROM conversation_turns WHERE ${where.sql} ORDER BY conversation_id`).all(
+    ...where.params,
+  ) as (Turn & { conversation_id: string })[];
+  const all: ThreadRow[] = [];
+  for (let i = 0; i < rows.length; ) {
+    let j = i;
+    while (j < rows.length && rows[j]!.conversation_id === rows[i]!.conversation_id) j++;
+    const t = threadOf(rows[i]!.conversation_id, rows.slice(i, j));
+    if (t) all.push(t);
+    i = j;
+  }
+  const cmp = (a: ThreadRow, b: ThreadRow): number => {
+    for (const s of sort) {
+      const x = a[s.field as keyof ThreadRow];
+      const y = b[s.field as keyof ThreadRow];
+      const c = x === y ? 0 : x == null ? -1 : y == null ? 1 : x < y ? -1 : 1;
+      if (c) return s.direction === 'asc' ? c : -c;
+    }
+    return a.thread_id < b.thread_id ? -1 : a.thread_id > b.thread_id ? 1 : 0;
+  };
+  yield* all.sort(cmp).slice(req.offset, req.offset + req.limit);
+}

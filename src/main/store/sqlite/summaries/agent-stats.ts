@@ -1,0 +1,103 @@
+/**
+ * One trace's contribution to each agent (semantics §6 with the usage rule of §3). Pure function so
+ * the rules are unit-testable without a database.
+ *
+ * Counts (span_count, invocation_count, error_count, duration, first/last seen) are over the spans
+ * whose own agent_name is the agent, the same set `group_by agent_name` of the spans query sees.
+ * Tokens and cost follow the usage-bearing-leaf rule: only spans that carry usage (or a cost) and
+ * have no descendant carrying any are summed, so an invoke_agent span that repeats its children's
+ * tokens is not counted twice. Such a leaf is credited to its own agent_name, else to the nearest
+ * ancestor's (a `chat` span under `invoke_agent X` without an agent attribute is X's spending).
+ */
+export interface TraceSpanRow {
+  span_id: string;
+  parent_span_id: string | null;
+  agent_name: string | null;
+  operation_name: string | null;
+  status_code: string;
+  start_ns: bigint | null;
+  end_ns: bigint | null;
+  input_tokens: bigint | null;
+  output_tokens: bigint | null;
+  total_cost_usd: number | null;
+}
+
+export interface AgentTraceStats {
+  agent_name: string;
+  span_count: number;
+  invocation_count: number;
+  error_count: number;
+  duration_ns: bigint;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+  first_ns: bigint | null;
+  last_ns: bigint | null;
+}
+
+const carries = (s: TraceSpanRow) => s.input_tokens != null || s.output_tokens != null || s.total_cost_usd != null;
+
+export function traceAgentStats(rows: TraceSpanRow[]): AgentTraceStats[] {
+  const byId = new Map(rows.map((r) => [r.span_id, r]));
+  const children = new Map<string, TraceSpanRow[]>();
+  for (const r of rows) {
+    if (r.parent_span_id && byId.has(r.parent_span_id)) {
+      const list = children.get(r.parent_span_id) ?? [];
+      list.push(r);
+      children.set(r.parent_span_id, list);
+    }
+  }
+  // Does any descendant carry usage? Memoized; `visiting` guards against a malformed parent cycle.
+  const descUsage = new Map<string, boolean>();
+  const visiting = new Set<string>();
+  const hasUsageBelow = (id: string): boolean => {
+    const known = descUsage.get(id);
+    if (known !== undefined) return known;
+    if (visiting.has(id)) return false;
+    visiting.add(id);
+    const found = (children.get(id) ?? []).some((c) => carries(c) || hasUsageBelow(c.span_id));
+    visiting.delete(id);
+    descUsage.set(id, found);
+    return found;
+  };
+  const label = (r: TraceSpanRow): string | null => {
+    let cur: TraceSpanRow | undefined = r;
+    for (let depth = 0; cur && depth < 1000; depth++) {
+      if (cur.agent_name) return cur.agent_name;
+      cur = cur.parent_span_id ? byId.get(cur.parent_span_id) : undefined;
+    }
+    return null;
+  };
+
+  const out = new Map<string, AgentTraceStats>();
+  const get = (name: string) => {
+    let s = out.get(name);
+    if (!s) {
+      s = { agent_name: name, span_count: 0, invocation_count: 0, error_count: 0, duration_ns: 0n, input_tokens: 0, output_tokens: 0, cost_usd: null, first_ns: null, last_ns: null };
+      out.set(name, s);
+    }
+    return s;
+  };
+  for (const r of rows) {
+    if (r.agent_name) {
+      const s = get(r.agent_name);
+      s.span_count++;
+      if (r.operation_name === 'invoke_agent') s.invocation_count++;
+      if (r.status_code === 'ERROR') s.error_count++;
+      if (r.start_ns != null && r.end_ns != null && r.end_ns > r.start_ns) s.duration_ns += r.end_ns - r.start_ns;
+      if (r.start_ns != null) {
+        if (s.first_ns == null || r.start_ns < s.first_ns) s.first_ns = r.start_ns;
+        if (s.last_ns == null || r.start_ns > s.last_ns) s.last_ns = r.start_ns;
+      }
+    }
+    if (carries(r) && !hasUsageBelow(r.span_id)) {
+      const name = label(r);
+      if (!name) continue;
+      const s = get(name);
+      s.input_tokens += Number(r.input_tokens ?? 0n);
+      s.output_tokens += Number(r.output_tokens ?? 0n);
+      if (r.total_cost_usd != null) s.cost_usd = (s.cost_usd ?? 0) + r.total_cost_usd;
+    }
+  }
+  return [...out.values()];
+}
