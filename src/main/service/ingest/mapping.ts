@@ -6,6 +6,8 @@
  * Messages, tool definitions and events need structure, so they live in messages.ts / tools.ts.
  */
 
+import { isObj, jsonish } from './lenient.js';
+
 export type Source = string | { key: string; map: (v: unknown) => unknown };
 
 const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
@@ -32,6 +34,11 @@ export const OPERATION_RENAMES: Record<string, string> = {
   chat_completions: 'chat',
   completion: 'text_completion',
   embedding: 'embeddings',
+};
+/** OpenInference `llm.invocation_parameters`: a JSON string of the request parameters. */
+const invocation = (k: string) => (v: unknown) => {
+  const j = jsonish(v);
+  return isObj(j) ? (j[k] ?? null) : null;
 };
 const opName = (v: unknown) => (typeof v === 'string' && v ? (OPERATION_RENAMES[v] ?? v) : null);
 
@@ -73,7 +80,7 @@ export const MAPPING = {
     'traceloop.association.properties.conversation_id', 'ai.telemetry.metadata.sessionId', 'ai.telemetry.metadata.conversationId',
   ],
   conversation_name: ['gen_ai.conversation.name'],
-  request_model: ['gen_ai.request.model', 'llm.request.model', 'ai.model.id', 'llm.model_name'],
+  request_model: ['gen_ai.request.model', 'llm.request.model', 'ai.model.id', { key: 'llm.invocation_parameters', map: invocation('model') }, 'llm.model_name'],
   response_model: ['gen_ai.response.model', 'ai.response.model', 'llm.response.model', 'llm.model_name'],
   response_id: ['gen_ai.response.id', 'ai.response.id'],
   output_type: ['gen_ai.output.type'],
@@ -94,11 +101,13 @@ export const MAPPING = {
   svc_run_id: ['svc.run_id'],
   svc_run_step: ['svc.run_step'],
   svc_run_step_end: ['svc.run_step_end'],
-  request_temperature: ['gen_ai.request.temperature', 'ai.settings.temperature'],
-  request_top_p: ['gen_ai.request.top_p', 'ai.settings.topP'],
+  request_temperature: ['gen_ai.request.temperature', 'ai.settings.temperature', { key: 'llm.invocation_parameters', map: invocation('temperature') }],
+  request_top_p: ['gen_ai.request.top_p', 'ai.settings.topP', { key: 'llm.invocation_parameters', map: invocation('top_p') }],
   request_frequency_penalty: ['gen_ai.request.frequency_penalty', 'ai.settings.frequencyPenalty'],
   request_presence_penalty: ['gen_ai.request.presence_penalty', 'ai.settings.presencePenalty'],
-  request_max_tokens: ['gen_ai.request.max_tokens', 'ai.settings.maxOutputTokens', 'ai.settings.maxTokens'],
+  request_max_tokens: [
+    'gen_ai.request.max_tokens', 'ai.settings.maxOutputTokens', 'ai.settings.maxTokens', { key: 'llm.invocation_parameters', map: invocation('max_tokens') },
+  ],
   request_seed: ['gen_ai.request.seed', 'ai.settings.seed'],
   request_choice_count: ['gen_ai.request.choice.count'],
   input_tokens: ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'ai.usage.inputTokens', 'ai.usage.promptTokens'],
