@@ -92,7 +92,10 @@ export function forward(cfg: ModelConfig, weights: Weights, ids: tf.Tensor2D): t
   const H = cfg.nHeads;
   const hd = d / H;
   const tokEmb = w(weights, 'tok_emb');
-  let h = tf.gather(tokEmb, ids).add(w(weights, 'pos_emb').slice([0, 0], [T, d])) as tf.Tensor;
+  // Embedding lookup as one-hot × matrix: the wasm backend has no gradient kernel for gather
+  // (UnsortedSegmentSum), and at this vocabulary size the matmul costs little.
+  const emb = tf.oneHot(ids.reshape([B * T]), cfg.vocabSize).matMul(tokEmb).reshape([B, T, d]);
+  let h = emb.add(w(weights, 'pos_emb').slice([0, 0], [T, d])) as tf.Tensor;
   // Causal mask: large negative above the diagonal, so position t attends to 0..t only.
   const mask = tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(1e9);
   for (let l = 0; l < cfg.nLayers; l++) {

@@ -7,6 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
+import { initBackend } from './backend.js';
 import { baseModelConfig } from './config.js';
 import { loadCheckpoint, saveCheckpoint, type CheckpointMeta } from './checkpoint.js';
 import { generate, type GenerateArgs } from './generate.js';
@@ -17,7 +18,7 @@ import { rl, sft } from './train.js';
 const port = parentPort;
 if (!port) throw new Error('the trainer worker must run in a worker thread');
 
-const ready = tf.setBackend('cpu').then(() => tf.ready());
+const ready = initBackend();
 
 /** Loaded checkpoints, most recently used last. Checkpoint directories are immutable once written. */
 const CACHE_SIZE = 4;
@@ -62,16 +63,19 @@ function send(msg: WorkerReply): void {
 }
 
 async function handle(req: WorkerRequest): Promise<unknown> {
-  await ready;
+  const backend = await ready;
   const a = req.args;
   const onStep = (metrics: import('./engine.js').StepMetrics) => send({ id: req.id, type: 'step', metrics });
   switch (req.op) {
     case 'ping':
-      return { backend: tf.getBackend() };
+      return backend;
     case 'accelerator':
       return {
         available: false,
-        reason: `no accelerator backend: TensorFlow.js runs on its "${tf.getBackend()}" backend (tfjs-node-gpu and WebGL are not available in this Node worker)`,
+        reason:
+          `no GPU backend: TensorFlow.js runs on its "${backend.backend}" backend on the CPU ` +
+          `(tfjs-node-gpu needs a native CUDA binary and WebGL needs a browser; neither is available here)` +
+          (backend.note ? `; ${backend.note}` : ''),
       };
     case 'memory': {
       const m = process.memoryUsage();
