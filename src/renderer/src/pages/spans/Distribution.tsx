@@ -13,7 +13,7 @@ function Histogram({ d }: { d: Extract<NormalDist, { kind: 'numeric' }> }) {
   const max = Math.max(1, ...d.bins.map((b) => b.count));
   const bw = W / Math.max(1, d.bins.length);
   return (
-    <figure className="dist dist-numeric" data-testid="dist-histogram" data-bins={d.bins.length}>
+    <figure className="dist dist-numeric" data-testid="dist-histogram" data-counts={d.bins.map((b) => b.count).join(',')}>
       <svg width={W} height={H} role="img" aria-label={`histogram of ${d.present} values`}>
         {d.bins.map((b, i) => {
           const h = (b.count / max) * (H - 2);
@@ -35,9 +35,9 @@ function Histogram({ d }: { d: Extract<NormalDist, { kind: 'numeric' }> }) {
 function BarList({ d }: { d: Extract<NormalDist, { kind: 'categorical' }> }) {
   const total = Math.max(1, ...d.values.map((v) => v.count), d.other);
   return (
-    <ul className="dist dist-bars" data-testid="dist-barlist">
+    <ul className="dist dist-bars" data-testid="dist-barlist" data-other={d.other}>
       {d.values.map((v) => (
-        <li key={v.value} title={`${v.value}: ${v.count}`}>
+        <li key={v.value} title={`${v.value}: ${v.count}`} data-testid="dist-value">
           <span className="dist-bar-fill" style={{ width: `${(v.count / total) * 100}%` }} />
           <span className="dist-label">{v.value}</span>
           <span className="dist-count" data-testid="dist-count">{v.count}</span>

@@ -16,8 +16,8 @@ export function normalizeDistribution(raw: unknown): NormalDist | null {
   const present = num(raw.present_count) ?? 0;
   const missing = num(raw.missing_count) ?? 0;
   const bins = raw.bins ?? raw.buckets ?? raw.histogram;
-  if (Array.isArray(bins)) {
-    const list = bins.filter(isObj).map((b) => ({
+  if (raw.kind === 'numeric' || Array.isArray(bins)) {
+    const list = (Array.isArray(bins) ? bins : []).filter(isObj).map((b) => ({
       lo: num(b.lo ?? b.start ?? b.min ?? b.lower ?? b.from) ?? 0,
       hi: num(b.hi ?? b.end ?? b.max ?? b.upper ?? b.to) ?? 0,
       count: num(b.count) ?? 0,

@@ -1,0 +1,134 @@
+/**
+ * Spans explorer end to end: the demo spans grouped by agent with two measures and two distributions
+ * (a numeric histogram and a top-values bar list) built in the UI; every number on screen must equal
+ * POST /agents/spans/query for the same request. The demo carries no custom attributes, so the test
+ * first sends a few extra spans of the demo agents through the real OTLP endpoint with two custom
+ * attributes (what an instrumented app adds), then checks the list mode filter and the Agents link.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, startE2E, type E2E } from './fixture.js';
+
+const PROJECT = 'local/demo';
+const tiers = ['gold', 'silver', 'gold', 'bronze', 'gold', 'silver', 'platinum'];
+
+function extraSpans(): unknown {
+  const base = Date.parse('2026-11-20T10:00:00Z') * 1e6;
+  const spans = tiers.map((tier, i) => ({
+    traceId: `${'ab'.repeat(15)}${String(i).padStart(2, '0')}`,
+    spanId: `${'cd'.repeat(7)}${String(i).padStart(2, '0')}`,
+    name: `chat gpt-4o-mini`,
+    kind: 3,
+    startTimeUnixNano: String(base + i * 1e9),
+    endTimeUnixNano: String(base + i * 1e9 + (100 + i * 37) * 1e6),
+    attributes: [
+      { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+      { key: 'gen_ai.agent.name', value: { stringValue: i % 2 ? 'billing' : 'triage' } },
+      { key: 'app.retry_count', value: { intValue: String(i % 4) } },
+      { key: 'app.customer_tier', value: { stringValue: tier } },
+    ],
+    status: { code: 1 },
+  }));
+  return { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'northwind-support' } }] }, scopeSpans: [{ scope: { name: 'test' }, spans }] }] };
+}
+
+const fmtMetric = (v: number | null) => (v === null ? '–' : Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(3));
+
+describe('spans explorer', () => {
+  let e: E2E;
+  beforeAll(async () => {
+    e = await startE2E();
+    const demo = await fetch(`${e.loupe.url}/app/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(demo.status).toBe(200);
+    const otlp = await fetch(`${e.loupe.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-project-id': PROJECT }, body: JSON.stringify(extraSpans()) });
+    expect(otlp.status).toBe(200);
+  }, 180_000);
+  afterAll(async () => e?.close());
+
+  it('groups the demo spans by agent with two measures and distributions equal to the API', async () => {
+    const { page } = e;
+    await page.goto(`${e.loupe.url}/#/p/${encodeURIComponent(PROJECT)}/spans?mode=group`);
+    const builder = page.getByTestId('group-builder');
+    await builder.waitFor();
+    // The builder starts with agent_name and two measures; set them explicitly, then add two distributions.
+    await builder.getByTestId('group-key-input').first().fill('agent_name');
+    const measures = builder.getByTestId('measure');
+    expect(await measures.count()).toBe(2);
+    await measures.nth(0).getByLabel('Measure alias').fill('spans');
+    await measures.nth(0).getByLabel('Aggregation').selectOption('count');
+    await measures.nth(1).getByLabel('Measure alias').fill('avg_duration_ms');
+    await measures.nth(1).getByLabel('Aggregation').selectOption('avg');
+    await measures.nth(1).getByLabel('Value source').selectOption('derived');
+    await measures.nth(1).getByLabel('Value key').fill('duration_ms');
+    await builder.getByTestId('add-distribution').click();
+    await builder.getByTestId('add-distribution').click();
+    const dists = builder.getByTestId('distribution');
+    await dists.nth(0).getByLabel('Distribution alias').fill('retries');
+    await dists.nth(0).getByLabel('Distribution source').selectOption('custom_attrs_int');
+    await dists.nth(0).getByLabel('Distribution key').fill('app.retry_count');
+    await dists.nth(1).getByLabel('Distribution alias').fill('tier');
+    await dists.nth(1).getByLabel('Distribution source').selectOption('custom_attrs_string');
+    await dists.nth(1).getByLabel('Distribution key').fill('app.customer_tier');
+    await page.getByTestId('apply-group').click();
+
+    const request = {
+      project_id: PROJECT,
+      include_costs: true,
+      limit: 1000,
+      group_by: [{ source: 'field', key: 'agent_name', alias: 'agent_name' }],
+      measures: [
+        { alias: 'spans', aggregation: 'count' },
+        { alias: 'avg_duration_ms', aggregation: 'avg', value: { source: 'derived', key: 'duration_ms' } },
+      ],
+      group_distributions: [
+        { alias: 'retries', value: { source: 'custom_attrs_int', key: 'app.retry_count' } },
+        { alias: 'tier', value: { source: 'custom_attrs_string', key: 'app.customer_tier' } },
+      ],
+    };
+    const res = await fetch(`${e.loupe.url}/agents/spans/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+    expect(res.status).toBe(200);
+    const api = (await res.json()) as { groups: { group_keys: Record<string, unknown>; metrics: Record<string, number | null>; span_count: number; error_count: number; distributions: Record<string, any> }[]; total_count: number };
+    expect(api.groups.length).toBeGreaterThanOrEqual(3); // triage, billing, researcher… plus spans without an agent
+
+    const rows = page.getByTestId('group-row');
+    await page.getByTestId('groups-total').filter({ hasText: `${api.total_count} groups` }).waitFor();
+    await rows.nth(api.groups.length - 1).waitFor();
+    expect(await rows.count()).toBe(api.groups.length);
+    // The page sends exactly the request the test built.
+    expect(JSON.parse(await page.getByTestId('group-request').textContent() ?? '{}')).toEqual(request);
+
+    let histograms = 0;
+    for (const [i, g] of api.groups.entries()) {
+      const row = rows.nth(i);
+      const key = g.group_keys.agent_name === null ? '(none)' : String(g.group_keys.agent_name);
+      expect(await row.getByTestId('gk-agent_name').textContent()).toBe(key);
+      expect(await row.getByTestId('m-spans').textContent()).toBe(fmtMetric(g.metrics.spans ?? null));
+      expect(await row.getByTestId('m-avg_duration_ms').textContent()).toBe(fmtMetric(g.metrics.avg_duration_ms ?? null));
+      expect(await row.getByTestId('g-span_count').textContent()).toBe(String(g.span_count));
+      expect(await row.getByTestId('g-error_count').textContent()).toBe(String(g.error_count));
+      const r = g.distributions.retries;
+      expect(await row.getByTestId('dist-histogram').getAttribute('data-counts')).toBe(r.bins.map((b: { count: number }) => b.count).join(','));
+      expect(await row.getByTestId('dist-present').first().textContent()).toBe(String(r.present_count));
+      if (r.present_count > 0) histograms++;
+      const t = g.distributions.tier;
+      const shown = await row.getByTestId('dist-value').evaluateAll((lis) => lis.map((li) => [li.querySelector('.dist-label')!.textContent, Number(li.querySelector('.dist-count')!.textContent)]));
+      expect(shown).toEqual(t.values.map((v: { value: string; count: number }) => [v.value, v.count]));
+    }
+    expect(histograms).toBe(2); // triage and billing carry the custom attributes
+    await screenshot(page, 'spans-group-light');
+  }, 120_000);
+
+  it('lists spans filtered by agent from the Agents page, with $expr shown', async () => {
+    const { page } = e;
+    await page.goto(`${e.loupe.url}/#/p/${encodeURIComponent(PROJECT)}/agents`);
+    const agents = await (await fetch(`${e.loupe.url}/agents/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_id: PROJECT, include_costs: true }) })).json() as { agents: { agent_name: string; span_count: number }[]; total_count: number };
+    await page.getByTestId('agents-total').filter({ hasText: `${agents.total_count} agents` }).waitFor();
+    await screenshot(page, 'agents-light');
+    const billing = agents.agents.find((a) => a.agent_name === 'billing')!;
+    await page.getByTestId('agent-row').filter({ hasText: 'billing' }).first().click();
+    await page.waitForURL(/\/spans\?/);
+    await page.getByTestId('spans-range').filter({ hasText: `of ${billing.span_count} spans` }).waitFor();
+    await page.getByRole('button', { name: '{ } $expr' }).click();
+    expect(JSON.parse(await page.getByTestId('expr-preview').textContent() ?? '{}')).toEqual({ $expr: { $and: [{ $eq: [{ $getField: 'agent_name' }, { $literal: 'billing' }] }] } });
+    await screenshot(page, 'spans-light');
+  }, 60_000);
+});
