@@ -72,8 +72,9 @@ export async function importFile(store: Store, filePath: string, opts: ImportFil
     for await (const chunk of input) reader.push(chunk);
   } catch (e) {
     raw.destroy();
-    // The broken tail (a partial line or message) is dropped; complete lines before the cut stay.
-    session.discardPending();
+    // The broken tail (a partial line or message) is never parsed; complete lines before the cut stay.
+    if (reader.streaming) session.flush();
+    else session.discardPending();
     const stored = session.finish();
     const kept = stored.spans_imported + stored.spans_replaced;
     throw new ServiceError(
@@ -99,8 +100,8 @@ class StreamReader {
   private readonly decoder = new StringDecoder('utf8');
   private carry = '';
   private lineNo = 0;
-  private probeLines = 0;
-  private probeFailed: number | null = null;
+  private probing = true;
+  private probeFailed: number[] = [];
   private docParts: Buffer[] = [];
   private docBytes = 0;
   private pending: Buffer = Buffer.alloc(0);
@@ -110,6 +111,11 @@ class StreamReader {
     private readonly session: ImportSession,
     private readonly where: string,
   ) {}
+
+  /** True once the input is known to be JSONL or length-prefixed (parts of it are usable alone). */
+  get streaming(): boolean {
+    return (this.mode === 'lines' && !this.probing) || this.mode === 'delimited';
+  }
 
   push(chunk: Buffer): void {
     if (this.mode === 'unknown') {
@@ -135,7 +141,7 @@ class StreamReader {
 
   private pushText(text: string, chunk: Buffer): void {
     // Until one line proves this is JSONL, keep the raw bytes in case it is one pretty-printed document.
-    if (this.probeLines >= 0) this.keep(chunk);
+    if (this.probing) this.keep(chunk);
     let start = 0;
     let nl: number;
     const s = this.carry + text;
@@ -150,22 +156,25 @@ class StreamReader {
 
   private line(l: string): void {
     this.lineNo++;
-    if (this.probeLines >= 0) {
+    if (this.probing) {
       if (l.trim() === '') return;
-      if (!parses(l)) {
-        // Two unparseable lines at the start: a pretty-printed single document, not JSONL.
-        if (++this.probeLines >= 2 || (this.lineNo === 1 && /^\s*\{\s*$/.test(l))) {
-          this.mode = 'doc-json';
-          this.carry = '';
-          return;
-        }
-        this.probeFailed = this.lineNo;
+      // A lone `{` or `[` first line is a pretty-printed single document, not JSONL.
+      if (this.lineNo === 1 && /^\s*[{[]\s*$/.test(l)) {
+        this.mode = 'doc-json';
+        this.carry = '';
         return;
       }
-      this.probeLines = -1; // JSONL confirmed; stop keeping raw bytes
+      // A line that is a whole non-empty JSON object proves JSONL (a pretty-printed document never
+      // has one); until then failing lines are remembered, and the raw bytes kept in case the whole
+      // input turns out to be one document.
+      if (!isObjectLine(l)) {
+        this.probeFailed.push(this.lineNo);
+        return;
+      }
+      this.probing = false;
       this.docParts = [];
       this.docBytes = 0;
-      if (this.probeFailed !== null) this.session.error(this.probeFailed, 'invalid JSON (not a complete JSON value on one line)');
+      for (const n of this.probeFailed) this.session.error(n, 'invalid JSON (not a complete JSON value on one line)');
     }
     importJsonLine(this.session, l, this.lineNo);
   }
@@ -183,7 +192,10 @@ class StreamReader {
     if (this.mode === 'lines') {
       const last = this.carry + this.decoder.end();
       if (last.trim()) this.line(last);
-      if (this.mode === 'lines') {
+      if (this.mode === 'lines' && this.probing) {
+        // No line was a JSON object: one document spread over lines (or not JSON at all).
+        this.mode = 'doc-json';
+      } else if (this.mode === 'lines') {
         if (this.lineNo === 1) this.session.format = 'otlp-json';
         rejectIfNoTraceLine(this.session, this.where);
         return;
@@ -201,10 +213,10 @@ class StreamReader {
   }
 }
 
-function parses(l: string): boolean {
+function isObjectLine(l: string): boolean {
   try {
-    JSON.parse(l);
-    return true;
+    const v: unknown = JSON.parse(l);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length > 0;
   } catch {
     return false;
   }
