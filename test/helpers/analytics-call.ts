@@ -1,0 +1,48 @@
+/**
+ * Calls an analytics operation the way dispatch does (contract zod parse → 422 detail, then the
+ * handler) on a real store in a temp directory. Used by the unit tests; the HTTP tests go through
+ * a real server instead.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { analyticsOps } from '../../src/shared/contract/analytics.js';
+import { ServiceError, type ValidationIssue } from '../../src/shared/errors.js';
+import { toValidationIssues } from '../../src/shared/validation.js';
+import { analyticsHandlers } from '../../src/main/service/analytics/handlers.js';
+import { EventBus } from '../../src/main/service/events.js';
+import { openStore, type Store } from '../../src/main/store/index.js';
+import type { ServiceContext } from '../../src/main/service/context.js';
+
+export function tempStore(): Store {
+  return openStore(join(mkdtempSync(join(tmpdir(), 'loupe-analytics-')), 'loupe.db'));
+}
+
+export function contextOf(store: Store): ServiceContext {
+  return { store, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' };
+}
+
+type Name = keyof typeof analyticsOps;
+
+export async function call(ctx: ServiceContext, name: Name, raw: unknown): Promise<any> {
+  const parsed = analyticsOps[name].input.safeParse(raw);
+  if (!parsed.success) throw new ServiceError(422, toValidationIssues(parsed.error, raw));
+  const out = await (analyticsHandlers[name] as (i: unknown, c: ServiceContext) => unknown)(parsed.data, ctx);
+  if (out && typeof out === 'object' && Symbol.asyncIterator in out) {
+    const rows: unknown[] = [];
+    for await (const r of out as AsyncIterable<unknown>) rows.push(r);
+    return rows;
+  }
+  return out;
+}
+
+/** The 422 detail of a call that must fail validation (throws when the call succeeds). */
+export async function detailOf(ctx: ServiceContext, name: Name, raw: unknown): Promise<ValidationIssue[]> {
+  try {
+    await call(ctx, name, raw);
+  } catch (e) {
+    if (e instanceof ServiceError && e.status === 422) return e.detail as ValidationIssue[];
+    throw e;
+  }
+  throw new Error(`${name} accepted ${JSON.stringify(raw).slice(0, 200)}`);
+}
