@@ -5,6 +5,7 @@ import './styles/theme.css';
 import './styles/base.css';
 import './styles/components.css';
 import './styles/chat.css';
+import './styles/trace.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

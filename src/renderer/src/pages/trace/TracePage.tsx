@@ -1,3 +1,92 @@
+/**
+ * One trace: a waterfall timeline of its spans (default tab) or the chat view of the trace
+ * ('chat.trace'), with a span detail panel beside either. Deep link:
+ * #/p/<project>/traces/<trace_id>?tab=chat&span=<span_id>. Esc closes the panel, then goes back.
+ */
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useEffect, useMemo } from 'react';
+import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { call } from '../../api/client';
+import { useOp } from '../../api/query';
+import { TurnView } from '../../chat/TurnView';
+import { EmptyState } from '../../components/EmptyState';
+import { useEscape } from '../../hooks/keys';
+import { projectPath, useProject } from '../../hooks/project';
+import { buildTree, type TimelineSpan } from '../../trace/model';
+import { SpanDetail } from '../../trace/SpanDetail';
+import { Waterfall } from '../../trace/Waterfall';
+
+/** Spans per request: the operation's maximum, so a 20,000-span trace takes two round trips. */
+const SPAN_PAGE = 10_000;
+
 export function TracePage() {
-  return <div className="page">TracePage</div>;
+  const project = useProject();
+  const traceId = useParams().traceId ?? '';
+  const navigate = useNavigate();
+  const [params, setParams] = useSearchParams();
+  const tab = params.get('tab') === 'chat' ? 'chat' : 'timeline';
+  const spanId = params.get('span');
+  const setParam = (k: string, v: string | null) =>
+    setParams((p) => { const n = new URLSearchParams(p); if (v === null) n.delete(k); else n.set(k, v); return n; }, { replace: true });
+
+  const spans = useTraceSpans(project, traceId);
+  const tree = useMemo(() => buildTree(spans.rows), [spans.rows]);
+  const chat = useOp('chat.trace', tab === 'chat' ? { project_id: project, trace_id: traceId, include_feedback: true } : null);
+
+  useEscape(() => (spanId ? setParam('span', null) : navigate(-1)));
+
+  return (
+    <div className="page" data-testid="trace-page">
+      <div className="page-head">
+        <button onClick={() => navigate(-1)} aria-label="Back">←</button>
+        <h1 className="mono" style={{ fontSize: 15 }}>Trace {traceId}</h1>
+        {spans.loading && <span className="faint" data-testid="trace-loading">loading spans… {spans.rows.length}{spans.total ? ` / ${spans.total}` : ''}</span>}
+        <div className="tabs" role="tablist">
+          <button role="tab" className={tab === 'timeline' ? 'active' : ''} aria-selected={tab === 'timeline'} onClick={() => setParam('tab', null)}>Timeline</button>
+          <button role="tab" className={tab === 'chat' ? 'active' : ''} aria-selected={tab === 'chat'} onClick={() => setParam('tab', 'chat')}>Chat</button>
+        </div>
+      </div>
+      {spans.error && <div className="error-text">Could not load spans: {spans.error.message}</div>}
+      {!spans.loading && !spans.error && spans.rows.length === 0 ? (
+        <EmptyState title="No spans in this trace" actions={false}>Trace {traceId} has no spans in project {project}.</EmptyState>
+      ) : (
+        <div className={`trace-layout ${spanId ? 'with-detail' : ''}`}>
+          <div className="trace-main">
+            {tab === 'timeline' ? (
+              spans.rows.length > 0 && <Waterfall tree={tree} selected={spanId} onSelect={(id) => setParam('span', id)} />
+            ) : (
+              <div className="trace-chat">
+                {chat.error && <div className="error-text">{chat.error.message}</div>}
+                {chat.data && <div className="chat"><TurnView turn={chat.data} project={project} showTraceLink={false} onSpan={(id) => setParam('span', id)} /></div>}
+              </div>
+            )}
+          </div>
+          {spanId && <SpanDetail project={project} traceId={traceId} spanId={spanId} onClose={() => setParam('span', null)} />}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** All spans of the trace, light rows (no details), oldest first, fetched page after page. */
+function useTraceSpans(project: string, traceId: string) {
+  const input = {
+    project_id: project,
+    query: { $expr: { $and: [{ $eq: [{ $getField: 'trace_id' }, { $literal: traceId }] }] } },
+    sort_by: [{ field: 'started_at', direction: 'asc' as const }],
+    limit: SPAN_PAGE,
+  };
+  const q = useInfiniteQuery({
+    queryKey: ['spans.query', input],
+    initialPageParam: 0,
+    queryFn: ({ pageParam }) => call('spans.query', { ...input, offset: pageParam }),
+    getNextPageParam: (last, all) => {
+      const loaded = all.reduce((n, p) => n + p.spans.length, 0);
+      return last.spans.length > 0 && loaded < (last.total_count ?? 0) ? loaded : undefined;
+    },
+  });
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = q;
+  useEffect(() => { if (hasNextPage && !isFetchingNextPage) void fetchNextPage(); }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const rows = useMemo(() => (q.data?.pages ?? []).flatMap((p) => p.spans as unknown as TimelineSpan[]), [q.data]);
+  return { rows, total: q.data?.pages[0]?.total_count ?? 0, loading: q.isLoading || hasNextPage || isFetchingNextPage, error: q.error };
 }

@@ -1,0 +1,147 @@
+/**
+ * Pure functions behind the waterfall (kept free of React so they are cheap and testable, as in
+ * Jaeger's timeline): parse times, build the span tree in the chat walk's order, flatten it with
+ * collapsed subtrees hidden, and map times to fractions of the visible window.
+ */
+
+export interface TimelineSpan {
+  span_id: string;
+  parent_span_id: string | null;
+  span_name: string | null;
+  operation_name: string | null;
+  agent_name: string | null;
+  tool_name: string | null;
+  request_model: string | null;
+  status_code: string;
+  started_at: string | null;
+  ended_at: string | null;
+}
+
+export interface Node {
+  span: TimelineSpan;
+  /** Microseconds since the epoch (doubles hold µs exactly until year 2255). */
+  start: number;
+  end: number;
+  depth: number;
+  children: Node[];
+  /** Number of descendants, shown on collapsed rows. */
+  size: number;
+}
+
+export interface Tree {
+  roots: Node[];
+  byId: Map<string, Node>;
+  min: number;
+  max: number;
+  count: number;
+}
+
+/** ISO 8601 with up to 9 fractional digits → microseconds since the epoch (Date.parse keeps only ms). */
+export function isoToUs(iso: string | null): number | null {
+  if (!iso) return null;
+  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)?$/.exec(iso);
+  if (!m) {
+    const t = Date.parse(iso);
+    return Number.isNaN(t) ? null : t * 1000;
+  }
+  const base = Date.parse(`${m[1]}${m[3] ?? 'Z'}`);
+  if (Number.isNaN(base)) return null;
+  const frac = (m[2] ?? '').padEnd(6, '0').slice(0, 6);
+  return base * 1000 + Number(frac);
+}
+
+const order = (a: Node, b: Node) => a.start - b.start || b.end - a.end || (a.span.span_id < b.span.span_id ? -1 : a.span.span_id > b.span.span_id ? 1 : 0);
+
+export function buildTree(spans: TimelineSpan[]): Tree {
+  const byId = new Map<string, Node>();
+  let min = Infinity;
+  let max = -Infinity;
+  for (const span of spans) {
+    const start = isoToUs(span.started_at) ?? isoToUs(span.ended_at) ?? 0;
+    const end = Math.max(start, isoToUs(span.ended_at) ?? start);
+    if (start < min) min = start;
+    if (end > max) max = end;
+    byId.set(span.span_id, { span, start, end, depth: 0, children: [], size: 0 });
+  }
+  const roots: Node[] = [];
+  for (const node of byId.values()) {
+    const parent = node.span.parent_span_id ? byId.get(node.span.parent_span_id) : undefined;
+    // A span whose parent is absent (or itself) becomes a root, as in the chat walk.
+    if (parent && parent !== node) parent.children.push(node);
+    else roots.push(node);
+  }
+  roots.sort(order);
+  // Iterative depth-first pass: sets depth, sorts children, counts subtree sizes (no recursion limit on deep traces).
+  const stack: Array<{ node: Node; depth: number; visited: boolean }> = roots.map((n) => ({ node: n, depth: 0, visited: false })).reverse();
+  const seen = new Set<Node>();
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (!top.visited) {
+      top.visited = true;
+      if (seen.has(top.node)) { stack.pop(); continue; } // parent cycles in bad data
+      seen.add(top.node);
+      top.node.depth = top.depth;
+      top.node.children.sort(order);
+      for (let i = top.node.children.length - 1; i >= 0; i--) stack.push({ node: top.node.children[i]!, depth: top.depth + 1, visited: false });
+    } else {
+      stack.pop();
+      top.node.size = top.node.children.reduce((n, c) => n + 1 + c.size, 0);
+    }
+  }
+  if (!Number.isFinite(min)) { min = 0; max = 0; }
+  return { roots, byId, min, max, count: byId.size };
+}
+
+/** Rows in display order; children of collapsed nodes are left out. */
+export function visibleRows(tree: Tree, collapsed: ReadonlySet<string>): Node[] {
+  const out: Node[] = [];
+  const stack: Node[] = tree.roots.slice().reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
+    out.push(n);
+    if (!collapsed.has(n.span.span_id)) for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return out;
+}
+
+export interface Window { from: number; to: number }
+
+/** Left offset and width of a bar as fractions of the visible window (may fall outside 0..1 when zoomed). */
+export function barFraction(node: Pick<Node, 'start' | 'end'>, w: Window): { left: number; width: number } {
+  const span = Math.max(1, w.to - w.from);
+  return { left: (node.start - w.from) / span, width: Math.max(0, node.end - node.start) / span };
+}
+
+/** Zooms the window by `factor` (<1 zooms in) around `center`, kept inside [min, max]. */
+export function zoomWindow(w: Window, factor: number, center: number, min: number, max: number): Window {
+  const full = Math.max(1, max - min);
+  let width = Math.min(full, Math.max(1, (w.to - w.from) * factor));
+  let from = center - (center - w.from) * (width / Math.max(1, w.to - w.from));
+  if (from < min) from = min;
+  if (from + width > max) from = Math.max(min, max - width);
+  if (width >= full) { from = min; width = full; }
+  return { from, to: from + width };
+}
+
+export type BarKind = 'agent' | 'tool' | 'llm' | 'other';
+export function barKind(s: TimelineSpan): BarKind {
+  const op = s.operation_name ?? '';
+  if (op === 'invoke_agent' || op === 'create_agent') return 'agent';
+  if (op === 'execute_tool') return 'tool';
+  if (op === 'chat' || op === 'generate_content' || op === 'text_completion' || op === 'embeddings') return 'llm';
+  return 'other';
+}
+
+export function spanLabel(s: TimelineSpan): string {
+  return s.span_name ?? [s.operation_name, s.agent_name ?? s.tool_name ?? s.request_model].filter(Boolean).join(' ') ?? s.span_id;
+}
+
+/** Tick marks for the ruler: about `count` round steps (1-2-5 × 10^n µs) across the window. */
+export function ticks(w: Window, count = 8): number[] {
+  const raw = Math.max(1, (w.to - w.from) / count);
+  const pow = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? 10 * pow;
+  const out: number[] = [];
+  for (let t = Math.ceil(w.from / step) * step; t <= w.to; t += step) out.push(t);
+  return out;
+}
