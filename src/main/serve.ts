@@ -2,9 +2,14 @@
  * Headless entry: open the store, build the service context, start the loopback HTTP server that
  * serves the contract, OTLP ingest and the renderer. Used by `loupe serve`, by the Electron main
  * process (which adds IPC on top) and by every HTTP/e2e test (port 0, temp data dir).
- * Owned by the server work stream.
  */
+import { openStore } from './store/index.js';
+import { EventBus } from './service/events.js';
 import type { ServiceContext } from './service/context.js';
+import { startTrainingRuntime } from './service/training/runtime.js';
+import { ensureTrainingKey } from './settings/training-key.js';
+import { appInfo, defaultRendererDir } from './settings/app-root.js';
+import { buildHttpServer } from './transport/http.js';
 
 export interface StartOptions {
   dataDir: string;
@@ -24,7 +29,32 @@ export interface RunningLoupe {
   close(): Promise<void>;
 }
 
+export const DEFAULT_PORT = 4318;
+
 export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
-  void opts;
-  throw new Error('startLoupe: not implemented yet');
+  const apiKey = ensureTrainingKey(opts.dataDir);
+  const store = openStore(opts.dataDir, { nativeBinding: opts.nativeBinding });
+  const ctx: ServiceContext = { store, events: new EventBus(), dataDir: opts.dataDir, apiKey };
+  try {
+    ctx.training = await startTrainingRuntime(ctx);
+    const rendererDir = opts.rendererDir === undefined ? defaultRendererDir() : opts.rendererDir;
+    const http = buildHttpServer(ctx, { rendererDir, version: appInfo().version, log: opts.log });
+    const port = await http.listen(opts.port ?? DEFAULT_PORT);
+    let closing: Promise<void> | null = null;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      ctx,
+      close: () =>
+        (closing ??= (async () => {
+          await http.app.close();
+          await ctx.training?.close();
+          store.close();
+        })()),
+    };
+  } catch (err) {
+    await ctx.training?.close();
+    store.close();
+    throw err;
+  }
 }

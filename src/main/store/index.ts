@@ -12,6 +12,7 @@ import { createFeedbackRepo, type FeedbackRepo } from './sqlite/feedback.js';
 import { createAnalyticsRepo, type AnalyticsRepo } from './sqlite/analytics.js';
 import { createTrainingRepo, type TrainingRepo } from './sqlite/training.js';
 import { createMetaRepo, type MetaRepo } from './sqlite/meta.js';
+import { createExportRepo, type ExportRepo } from './sqlite/export.js';
 
 export interface Store {
   readonly ingest: IngestRepo;
@@ -20,6 +21,8 @@ export interface Store {
   readonly analytics: AnalyticsRepo;
   readonly training: TrainingRepo;
   readonly meta: MetaRepo;
+  /** Reads of POST /export (selection → OTLP JSONL). */
+  readonly exporter: ExportRepo;
   /** Path of the database file (for settings display and size figures). */
   readonly file: string;
   close(): void;
@@ -38,6 +41,7 @@ export function openStore(dataDirOrFile: string, opts: OpenOptions = {}): Store 
     analytics: createAnalyticsRepo(db),
     training: createTrainingRepo(db),
     meta: createMetaRepo(db),
+    exporter: createExportRepo(db),
     file,
     close: () => db.close(),
   };

@@ -1,7 +1,28 @@
 import { z } from 'zod';
 import { op } from './define.js';
+import { ImportReport } from './import-report.js';
 
-// App-level operations beyond the interface (semantics §11): projects, import, export, settings.
+// App-level operations beyond the interface (semantics §11): projects, import, export, settings, demo data.
+
+const ProjectId = z.string().min(1);
+const SettingKey = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'Setting keys are lower-case letters, digits, dot, dash or underscore (at most 64)');
+
+export const ImportFileResult = z.object({
+  /** The path given, or `file_name` for an uploaded body. */
+  file: z.string(),
+  report: ImportReport.nullable(),
+  /** Why the whole file was refused (not a trace file, unreadable...), else null. */
+  error: z.string().nullable(),
+});
+
+export const SettingsView = z.object({
+  data_dir: z.string(),
+  database_file: z.string(),
+  database_bytes: z.number().int(),
+  training_key_file: z.string(),
+  values: z.record(z.string(), z.string()),
+});
+
 export const systemOps = {
   'system.projects': op({
     method: 'POST',
@@ -12,5 +33,62 @@ export const systemOps = {
     output: z.object({
       projects: z.array(z.object({ project_id: z.string(), span_count: z.number().int(), last_activity: z.string().nullable() })),
     }),
+  }),
+  'system.import': op({
+    method: 'POST',
+    path: '/import',
+    auth: 'none',
+    summary: 'Import trace files: paths on this machine, or one uploaded body (text, or base64 for binary/gzip)',
+    input: z
+      .strictObject({
+        paths: z.array(z.string().min(1)).max(1000).optional(),
+        content: z.string().optional(),
+        content_base64: z.string().optional(),
+        file_name: z.string().default('upload'),
+        project_id: ProjectId.optional(),
+      })
+      .refine((v) => [v.paths?.length ? 1 : 0, v.content !== undefined ? 1 : 0, v.content_base64 !== undefined ? 1 : 0].reduce((a, b) => a + b) === 1, {
+        message: 'Give exactly one of paths, content or content_base64',
+      }),
+    output: z.object({ files: z.array(ImportFileResult) }),
+    // Uploaded bodies: the OTLP cap (64 MiB) plus base64 overhead.
+    maxBodyBytes: 90 * 1024 * 1024,
+  }),
+  'system.export': op({
+    method: 'POST',
+    path: '/export',
+    auth: 'none',
+    summary: 'Export spans as OTLP JSON Lines (one ExportTraceServiceRequest per trace), re-importable by any OTLP tool',
+    input: z.strictObject({
+      project_id: ProjectId,
+      conversation_ids: z.array(z.string()).max(10_000).optional(),
+      trace_ids: z.array(z.string()).max(10_000).optional(),
+    }),
+    output: z.object({ resourceSpans: z.array(z.unknown()) }),
+    stream: 'jsonl',
+  }),
+  'system.getSettings': op({
+    method: 'GET',
+    path: '/app/settings',
+    auth: 'none',
+    summary: 'Where the data lives, the database size, and the stored settings',
+    input: z.strictObject({}),
+    output: SettingsView,
+  }),
+  'system.setSettings': op({
+    method: 'POST',
+    path: '/app/settings',
+    auth: 'none',
+    summary: 'Set (string) or remove (null) settings; returns the settings view',
+    input: z.strictObject({ values: z.record(SettingKey, z.string().max(65_536).nullable()) }),
+    output: SettingsView,
+  }),
+  'system.loadDemo': op({
+    method: 'POST',
+    path: '/app/demo',
+    auth: 'none',
+    summary: 'Load the demo conversations (multi-agent, tool calls, reasoning, an error, a compaction, feedback)',
+    input: z.strictObject({ seed: z.number().int().min(0).default(1187), project_id: ProjectId.default('local/demo') }),
+    output: z.object({ project_id: z.string(), conversations: z.number().int(), traces: z.number().int(), spans: z.number().int(), feedback: z.number().int() }),
   }),
 } as const;

@@ -1,5 +1,9 @@
 import type { Handlers } from '../handlers.js';
 import { isoFromNs } from '../../domain/time.js';
+import { loadDemo } from '../../demo/load.js';
+import { runImport } from './import.js';
+import { exportSelection } from './export.js';
+import { settingsView, updateSettings } from './settings.js';
 
 /** Handlers of the app-level operations (contract/system.ts). */
 export const systemHandlers = {
@@ -10,4 +14,9 @@ export const systemHandlers = {
       last_activity: p.last_start_ns == null ? null : isoFromNs(p.last_start_ns),
     })),
   }),
+  'system.import': (input, ctx) => runImport(input, ctx),
+  'system.export': (input, ctx) => exportSelection(input, ctx),
+  'system.getSettings': (_input, ctx) => settingsView(ctx),
+  'system.setSettings': (input, ctx) => updateSettings(input.values, ctx),
+  'system.loadDemo': (input, ctx) => loadDemo(ctx.store, { seed: input.seed, projectId: input.project_id, events: ctx.events }),
 } satisfies Partial<Handlers>;

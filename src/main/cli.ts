@@ -1,0 +1,159 @@
+/**
+ * `loupe` command line: serve | import | demo | key. Run through bin/loupe.js (tsx) or
+ * `npm run loupe -- …` from a checkout.
+ */
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { startLoupe, DEFAULT_PORT } from './serve.js';
+import { resolveDataDir } from './settings/data-dir.js';
+import { ensureTrainingKey } from './settings/training-key.js';
+import { openStore } from './store/index.js';
+import { importFile, type ImportReport } from './service/ingest/index.js';
+import { loadDemo } from './demo/load.js';
+
+const USAGE = `usage:
+  loupe serve  [--data-dir D] [--port P]        run the headless server (UI in the browser)
+  loupe import <files...> [--project P] [--data-dir D] [--json]
+  loupe demo   [--data-dir D] [--project P]     load the demo conversations
+  loupe key    [--data-dir D]                   print the local training API key
+data dir: --data-dir, else $LOUPE_DATA_DIR, else the platform's app-data folder. port: --port, else $LOUPE_PORT, else ${DEFAULT_PORT}.`;
+
+class UsageError extends Error {}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        'data-dir': { type: 'string' },
+        port: { type: 'string' },
+        project: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function portOf(raw: string | undefined): number {
+  const text = raw ?? process.env.LOUPE_PORT;
+  if (text === undefined || text === '') return DEFAULT_PORT;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: "${text}" is not a port number (0-65535)`);
+  return port;
+}
+
+async function serve(dataDir: string, port: number): Promise<void> {
+  const running = await startLoupe({ dataDir, port, log: (line) => console.error(line) });
+  console.log(`listening on ${running.url}`);
+  console.error(`data dir: ${dataDir}`);
+  const stop = () => {
+    void running.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function describe(file: string, r: ImportReport): string {
+  const lines = [
+    `${file}: ${r.format}, ${r.spans_imported} spans imported, ${r.spans_replaced} replaced, ${r.spans_skipped} skipped` +
+      (r.non_trace_lines_skipped ? `, ${r.non_trace_lines_skipped} non-trace lines skipped` : '') +
+      (r.projects.length ? ` → ${r.projects.join(', ')}` : ''),
+  ];
+  for (const [reason, n] of Object.entries(r.skipped_reasons)) lines.push(`  skipped ${n}: ${reason}`);
+  for (const e of r.errors) lines.push(`  error${e.line == null ? '' : ` at line ${e.line}`}: ${e.message}`);
+  if (r.error_count > r.errors.length) lines.push(`  … and ${r.error_count - r.errors.length} more errors`);
+  return lines.join('\n');
+}
+
+async function runImport(files: string[], dataDir: string, project: string | undefined, json: boolean): Promise<number> {
+  if (!files.length) throw new UsageError('import: name at least one file');
+  const store = openStore(dataDir);
+  let failed = 0;
+  const reports: { file: string; report: ImportReport | null; error: string | null }[] = [];
+  try {
+    for (const file of files) {
+      const tty = process.stderr.isTTY;
+      let last = 0;
+      try {
+        const report = await importFile(store, path.resolve(file), {
+          projectId: project,
+          onProgress: (p) => {
+            const now = Date.now();
+            if (now - last < (tty ? 200 : 2000)) return;
+            last = now;
+            const pct = p.totalBytes ? ` ${((100 * p.bytes) / p.totalBytes).toFixed(0)}%` : '';
+            process.stderr.write(`${tty ? '\r' : ''}${file}:${pct} ${p.spans} spans${tty ? '' : '\n'}`);
+          },
+        });
+        if (tty && last) process.stderr.write('\r\x1b[K');
+        reports.push({ file, report, error: null });
+        if (report.error_count) failed += 1;
+        if (!json) console.log(describe(file, report));
+      } catch (err) {
+        if (tty && last) process.stderr.write('\r\x1b[K');
+        failed += 1;
+        reports.push({ file, report: null, error: (err as Error).message });
+        if (!json) console.log(`${file}: refused: ${(err as Error).message}`);
+      }
+    }
+  } finally {
+    store.close();
+  }
+  if (json) console.log(JSON.stringify({ files: reports }, null, 2));
+  return failed ? 1 : 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    console.log(USAGE);
+    return command ? 0 : 2;
+  }
+  const { values, positionals } = parse(rest);
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const dataDir = resolveDataDir({ flag: values['data-dir'] });
+  switch (command) {
+    case 'serve':
+      await serve(dataDir, portOf(values.port));
+      return -1; // keeps running
+    case 'import':
+      return runImport(positionals, dataDir, values.project, values.json ?? false);
+    case 'demo': {
+      const store = openStore(dataDir);
+      try {
+        const r = loadDemo(store, { projectId: values.project });
+        console.log(`demo data loaded into ${r.project_id}: ${r.conversations} conversations, ${r.traces} turns, ${r.spans} spans, ${r.feedback} feedback records (${dataDir})`);
+      } finally {
+        store.close();
+      }
+      return 0;
+    }
+    case 'key':
+      console.log(ensureTrainingKey(dataDir));
+      return 0;
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(`loupe: ${err.message}\n${USAGE}`);
+      process.exitCode = 2;
+    } else {
+      console.error(`loupe: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,39 @@
+/**
+ * Loads the demo into a store through the same importer as real files (OTLP JSON bodies), then adds
+ * the feedback records. Loading twice is harmless: span ids are seeded, so spans are replaced, and
+ * feedback ids are seeded too and skipped when present.
+ */
+import type { Store } from '../store/index.js';
+import type { EventBus } from '../service/events.js';
+import { importBuffer } from '../service/ingest/index.js';
+import { generateDemo, type DemoOptions } from './generate.js';
+
+export interface LoadDemoResult {
+  project_id: string;
+  conversations: number;
+  traces: number;
+  spans: number;
+  feedback: number;
+}
+
+export function loadDemo(store: Store, opts: DemoOptions & { projectId?: string; events?: EventBus } = {}): LoadDemoResult {
+  const projectId = opts.projectId ?? 'local/demo';
+  const seed = opts.seed ?? 1187;
+  const demo = generateDemo({ ...opts, seed });
+  let spans = 0;
+  for (const request of demo.requests) {
+    const report = importBuffer(store, Buffer.from(JSON.stringify(request)), { contentType: 'application/json', projectId });
+    if (report.error_count) throw new Error(`demo data failed to import: ${report.errors.map((e) => e.message).join('; ')}`);
+    spans += report.spans_imported + report.spans_replaced;
+  }
+  let feedback = 0;
+  demo.feedback.forEach((f, i) => {
+    const id = `demo-${seed}-${i}`;
+    const existing = store.feedback.forTargets(projectId, f.target_kind, [f.target_id]).get(f.target_id) ?? [];
+    if (existing.some((r) => r.id === id)) return;
+    store.feedback.insert({ id, project_id: projectId, ...f });
+    feedback += 1;
+  });
+  opts.events?.emit({ type: 'data.changed', project_id: projectId, tables: ['spans', 'feedback'] });
+  return { project_id: projectId, conversations: demo.conversations, traces: demo.traces, spans, feedback };
+}

@@ -1,0 +1,52 @@
+/**
+ * `POST /import` (semantics §11): files on this machine (streamed, progress as import.progress
+ * events) or one uploaded body. A file that is refused whole is reported, never thrown, so one bad
+ * file does not hide the reports of the others.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { ServiceError } from '../../../shared/errors.js';
+import type { OpParsedInput } from '../../../shared/contract/index.js';
+import type { ServiceContext } from '../context.js';
+import { importBuffer, importFile, type ImportReport } from '../ingest/index.js';
+
+type Input = OpParsedInput<'system.import'>;
+export interface FileResult {
+  file: string;
+  report: ImportReport | null;
+  error: string | null;
+}
+
+export async function runImport(input: Input, ctx: ServiceContext): Promise<{ files: FileResult[] }> {
+  if (input.paths?.length) {
+    const files: FileResult[] = [];
+    for (const file of input.paths) files.push(await importOnePath(path.resolve(file), input.project_id, ctx));
+    return { files };
+  }
+  const body = input.content_base64 !== undefined ? Buffer.from(input.content_base64, 'base64') : Buffer.from(input.content ?? '', 'utf8');
+  try {
+    return { files: [{ file: input.file_name, report: importBuffer(ctx.store, body, { projectId: input.project_id, events: ctx.events }), error: null }] };
+  } catch (err) {
+    return { files: [{ file: input.file_name, report: null, error: messageOf(err) }] };
+  }
+}
+
+async function importOnePath(file: string, projectId: string | undefined, ctx: ServiceContext): Promise<FileResult> {
+  const importId = randomUUID();
+  const progress = (bytes: number, totalBytes: number | null, spans: number, done: boolean) =>
+    ctx.events.emit({ type: 'import.progress', import_id: importId, file, bytes, total_bytes: totalBytes, spans, done });
+  try {
+    const report = await importFile(ctx.store, file, {
+      projectId,
+      events: ctx.events,
+      onProgress: (p) => progress(p.bytes, p.totalBytes, p.spans, false),
+    });
+    progress(report.bytes, report.bytes, report.spans_imported + report.spans_replaced, true);
+    return { file, report, error: null };
+  } catch (err) {
+    progress(0, null, 0, true);
+    return { file, report: null, error: messageOf(err) };
+  }
+}
+
+const messageOf = (err: unknown) => (err instanceof ServiceError || err instanceof Error ? err.message : String(err));

@@ -1,0 +1,66 @@
+/**
+ * One fastify route per contract operation (and per alias), built by iterating the contract: no
+ * route is written by hand. Input = path params + (GET: query string; otherwise query + JSON body),
+ * and dispatch is told where each key came from so a 422 `loc` starts with "path", "query" or "body".
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { contract } from '../../shared/contract/index.js';
+import type { OpDef } from '../../shared/contract/define.js';
+import { ServiceError } from '../../shared/errors.js';
+import type { ServiceContext } from '../service/context.js';
+import { dispatch } from './dispatch.js';
+import { coerceQuery } from './query-coerce.js';
+import { sendSse } from './sse.js';
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** `/v1/models/:id` is fastify syntax already; kept as a function in case the contract grows `{id}`. */
+const fastifyPath = (p: string) => p;
+
+export function registerContractRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  for (const [name, def] of Object.entries(contract) as [string, OpDef][]) {
+    for (const url of [def.path, ...(def.aliases ?? [])]) {
+      app.route({
+        method: def.method,
+        url: fastifyPath(url),
+        bodyLimit: def.maxBodyBytes ?? DEFAULT_BODY_LIMIT,
+        handler: (request, reply) => handle(name, def, request, reply, ctx),
+      });
+    }
+  }
+}
+
+async function handle(name: string, def: OpDef, request: FastifyRequest, reply: FastifyReply, ctx: ServiceContext): Promise<unknown> {
+  const params = (request.params ?? {}) as Record<string, string>;
+  const query = coerceQuery(def.input, (request.query ?? {}) as Record<string, unknown>);
+  const body = request.body;
+  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
+    throw new ServiceError(422, [{ loc: ['body'], msg: 'Input should be a valid dictionary', type: 'dict_type', input: body }]);
+  }
+  const input: Record<string, unknown> = { ...query, ...((body as Record<string, unknown> | undefined) ?? {}), ...params };
+  const locOf = (key: string | number | undefined) => {
+    if (typeof key === 'string' && key in params) return 'path';
+    if (typeof key === 'string' && key in query && !(body && typeof body === 'object' && key in body)) return 'query';
+    return def.method === 'GET' ? 'query' : 'body';
+  };
+  const result = await dispatch(name, input, ctx, { authorization: request.headers.authorization ?? null, locOf });
+
+  if (def.stream === 'jsonl') {
+    reply.type('application/jsonl; charset=utf-8');
+    return reply.send(Readable.from(jsonLines(result as Iterable<unknown> | AsyncIterable<unknown>)));
+  }
+  if (def.stream === 'sse-optional' && isAsyncIterable(result)) {
+    await sendSse(reply, result);
+    return reply;
+  }
+  return reply.send(result);
+}
+
+const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
+  v !== null && typeof v === 'object' && typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
+
+/** One JSON document per line, as the handler yields them (nothing is buffered here). */
+async function* jsonLines(items: Iterable<unknown> | AsyncIterable<unknown>): AsyncGenerator<string> {
+  for await (const item of items) yield `${JSON.stringify(item)}\n`;
+}

@@ -1,0 +1,102 @@
+/**
+ * The loopback HTTP server: contract routes (generated), OTLP receiver, /events, /openapi.json,
+ * /app/key and the renderer. Every request passes the Host/Origin guard first; errors leave as
+ * `{"detail": ...}` with the ServiceError's status.
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { ServiceError } from '../../shared/errors.js';
+import type { ServiceContext } from '../service/context.js';
+import { registerContractRoutes } from './contract-routes.js';
+import { guardRequest } from './guard.js';
+import { buildOpenApi } from './openapi.js';
+import { registerOtlpRoutes } from './otlp.js';
+import { registerEventStream } from './sse.js';
+import { serveStatic } from './static.js';
+
+export interface HttpOptions {
+  rendererDir: string | null;
+  version: string;
+  log?: (line: string) => void;
+}
+
+export interface LoupeHttp {
+  app: FastifyInstance;
+  /** Binds 127.0.0.1:port (0 = any); when the port is taken, says so and takes a free one. */
+  listen(port: number): Promise<number>;
+}
+
+export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHttp {
+  // The port the guard accepts in Origin; known once listening.
+  let boundPort = -1;
+  const app = Fastify({ logger: false, forceCloseConnections: true, return503OnClosing: true });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const refusal = guardRequest(request.headers, boundPort);
+    if (refusal) return reply.code(403).send({ detail: refusal });
+  });
+
+  app.removeAllContentTypeParsers();
+  // Every body of the JSON API is parsed as JSON whatever it is labelled (curl -d sends
+  // x-www-form-urlencoded by default); a body that is not JSON is a 422 json_invalid, as in FastAPI.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => {
+    const text = (body as Buffer).toString('utf8');
+    if (!text.trim()) return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(jsonInvalid(err as Error), undefined);
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError | ServiceError, request, reply) => sendError(error, request, reply, opts.log));
+  app.setNotFoundHandler((request, reply) => {
+    if (serveStatic(opts.rendererDir, request, reply)) return reply;
+    return reply.code(404).send({ detail: 'Not Found' });
+  });
+
+  const openapi = buildOpenApi(opts.version);
+  app.get('/openapi.json', async () => openapi);
+  // The renderer served by this server reads the training key here to call the training API
+  // (guarded like everything else: other origins get 403 before reaching it).
+  app.get('/app/key', async () => ({ key: ctx.apiKey }));
+  registerEventStream(app, ctx);
+  registerContractRoutes(app, ctx);
+  registerOtlpRoutes(app, ctx);
+
+  return {
+    app,
+    async listen(port) {
+      try {
+        await app.listen({ host: '127.0.0.1', port });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw err;
+        opts.log?.(`port ${port} is in use; using a free port instead`);
+        await app.listen({ host: '127.0.0.1', port: 0 });
+      }
+      const address = app.server.address();
+      boundPort = typeof address === 'object' && address ? address.port : port;
+      return boundPort;
+    },
+  };
+}
+
+function sendError(error: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply, log?: (line: string) => void) {
+  if (error instanceof ServiceError) return reply.code(error.status).send({ detail: error.detail });
+  const code = (error as FastifyError).code;
+  const status = (error as FastifyError).statusCode;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    const limit = request.routeOptions.bodyLimit;
+    return reply.code(413).send({ detail: `Request body too large: ${request.method} ${request.routeOptions.url ?? request.url} accepts at most ${limit} bytes` });
+  }
+  if (status && status >= 400 && status < 500) return reply.code(status).send({ detail: error.message });
+  log?.(`error in ${request.method} ${request.url}: ${error.stack ?? error.message}`);
+  return reply.code(500).send({ detail: 'Internal Server Error' });
+}
+
+/** FastAPI's shape for a body that is not JSON: loc ["body", <char position>], type json_invalid. */
+function jsonInvalid(err: Error): ServiceError {
+  const pos = /position (\d+)/.exec(err.message);
+  return new ServiceError(422, [
+    { loc: ['body', pos ? Number(pos[1]) : 0], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: err.message } },
+  ]);
+}

@@ -1,0 +1,44 @@
+/**
+ * The IPC bridge as plain functions (Electron's ipcMain only wires them up in src/main/index.ts),
+ * so every path the desktop app takes is exercised by Node tests. One channel, `loupe:call`,
+ * carries `(operation, input)`; the same dispatch as HTTP runs it, trusted (the renderer is the
+ * app's own code, so the training key is not needed). Results are plain data: jsonl operations
+ * become arrays and streams are collected, because structured clone cannot carry iterators.
+ */
+import { ServiceError, type WireError } from '../../shared/errors.js';
+import type { LoupeEvent } from '../../shared/events.js';
+import type { ServiceContext } from '../service/context.js';
+import { dispatch } from './dispatch.js';
+
+export const CALL_CHANNEL = 'loupe:call';
+export const EVENT_CHANNEL = 'loupe:event';
+
+export type IpcResult = { ok: true; result: unknown } | { ok: false; error: WireError };
+
+export async function handleIpcCall(ctx: ServiceContext, operation: unknown, input: unknown): Promise<IpcResult> {
+  try {
+    if (typeof operation !== 'string') throw new ServiceError(400, 'operation must be a string naming a contract operation');
+    const result = await dispatch(operation, input ?? {}, ctx, { trusted: true });
+    return { ok: true, result: await collect(result) };
+  } catch (err) {
+    if (err instanceof ServiceError) return { ok: false, error: { status: err.status, detail: err.detail } };
+    return { ok: false, error: { status: 500, detail: err instanceof Error ? err.message : String(err) } };
+  }
+}
+
+/** Arrays, plain objects and primitives pass; generators and async iterables are drained. */
+async function collect(result: unknown): Promise<unknown> {
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) return result;
+  const it = result as Partial<AsyncIterable<unknown> & Iterable<unknown>>;
+  if (typeof it[Symbol.asyncIterator] === 'function' || typeof it[Symbol.iterator] === 'function') {
+    const out: unknown[] = [];
+    for await (const item of it as AsyncIterable<unknown>) out.push(item);
+    return out;
+  }
+  return result;
+}
+
+/** Forwards every service event to one renderer; returns the unsubscribe function. */
+export function forwardEvents(ctx: ServiceContext, send: (channel: string, event: LoupeEvent) => void): () => void {
+  return ctx.events.on((event) => send(EVENT_CHANNEL, event));
+}

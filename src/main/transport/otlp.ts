@@ -1,0 +1,80 @@
+/**
+ * OTLP/HTTP receiver (semantics §10): `POST /v1/traces` takes protobuf or JSON, optionally gzip,
+ * imports it through the same importer as files, and answers in the content type it received with
+ * partial-success counts. `/v1/logs` and `/v1/metrics` answer 200 and are ignored so an SDK that
+ * exports all three signals to the default endpoint keeps working.
+ *
+ * Registered in its own fastify scope because its content-type parsers differ from the JSON API:
+ * bodies arrive as raw bytes and are decoded by the importer.
+ */
+import { gunzipSync } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError, payloadTooLarge } from '../../shared/errors.js';
+import type { ServiceContext } from '../service/context.js';
+import { encodeOtlpProtoResponse, importBuffer } from '../service/ingest/index.js';
+
+/** 64 MiB after decompression (semantics §10). */
+export const OTLP_MAX_BYTES = 64 * 1024 * 1024;
+
+const PROTO_TYPES = new Set(['application/x-protobuf', 'application/protobuf']);
+
+export function registerOtlpRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: OTLP_MAX_BYTES }, (_req, body, done) => done(null, body));
+    scope.post('/v1/traces', { bodyLimit: OTLP_MAX_BYTES }, (request, reply) => receiveTraces(request, reply, ctx));
+    for (const signal of ['logs', 'metrics']) {
+      scope.post(`/v1/${signal}`, { bodyLimit: OTLP_MAX_BYTES }, (request, reply) => {
+        const proto = PROTO_TYPES.has(mediaType(request));
+        return proto ? reply.type('application/x-protobuf').send(Buffer.alloc(0)) : reply.send({});
+      });
+    }
+  });
+}
+
+async function receiveTraces(request: FastifyRequest, reply: FastifyReply, ctx: ServiceContext) {
+  const type = mediaType(request);
+  const proto = PROTO_TYPES.has(type);
+  if (!proto && type !== 'application/json') {
+    throw new ServiceError(415, `Unsupported Content-Type '${type || '(none)'}' for /v1/traces: send application/x-protobuf or application/json`);
+  }
+  const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const body = decode(raw, String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim());
+  const projectHeader = request.headers['x-project-id'];
+  const projectId = (Array.isArray(projectHeader) ? projectHeader[0] : projectHeader)?.trim() || undefined;
+  const report = importBuffer(ctx.store, body, {
+    contentType: proto ? 'application/x-protobuf' : 'application/json',
+    projectId,
+    events: ctx.events,
+  });
+  const rejected = report.spans_skipped;
+  const message = report.errors.map((e) => (e.line == null ? e.message : `line ${e.line}: ${e.message}`)).join('; ');
+  if (proto) {
+    return reply.type('application/x-protobuf').send(Buffer.from(encodeOtlpProtoResponse(rejected, message)));
+  }
+  const partial = rejected > 0 || message ? { partialSuccess: { rejectedSpans: String(rejected), ...(message ? { errorMessage: message } : {}) } } : {};
+  return reply.type('application/json').send(partial);
+}
+
+function mediaType(request: FastifyRequest): string {
+  return String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** gzip is the only encoding OTLP/HTTP defines; the cap applies to the decompressed size. */
+function decode(raw: Buffer, encoding: string): Buffer {
+  if (encoding === 'identity' || encoding === '') {
+    if (raw.length > OTLP_MAX_BYTES) throw tooLarge();
+    return raw;
+  }
+  if (encoding !== 'gzip' && encoding !== 'x-gzip') {
+    throw new ServiceError(415, `Unsupported Content-Encoding '${encoding}' for /v1/traces: send gzip or no encoding`);
+  }
+  try {
+    return gunzipSync(raw, { maxOutputLength: OTLP_MAX_BYTES });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw tooLarge();
+    throw new ServiceError(400, `Body is not valid gzip (Content-Encoding: gzip): ${(err as Error).message}`);
+  }
+}
+
+const tooLarge = () => payloadTooLarge(`OTLP body exceeds ${OTLP_MAX_BYTES / 1024 / 1024} MiB after decompression`);

@@ -1,0 +1,50 @@
+/**
+ * The slice of Electron's API that Loupe's thin shell uses. `electron` is an optionalDependency whose
+ * binary download fails on machines without a display, leaving no type package; this declaration
+ * lets src/main/index.ts and src/preload/index.ts type-check everywhere. (An ambient module wins over
+ * node_modules, so the narrow types apply even where Electron is installed.)
+ */
+declare module 'electron' {
+  interface WebContents {
+    send(channel: string, ...args: unknown[]): void;
+    isDestroyed(): boolean;
+    setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;
+    on(event: 'will-navigate', listener: (event: { preventDefault(): void }, url: string) => void): void;
+  }
+  interface BrowserWindowOptions {
+    width?: number;
+    height?: number;
+    title?: string;
+    show?: boolean;
+    webPreferences?: { preload?: string; contextIsolation?: boolean; nodeIntegration?: boolean; sandbox?: boolean };
+  }
+  export class BrowserWindow {
+    constructor(options?: BrowserWindowOptions);
+    static getAllWindows(): BrowserWindow[];
+    webContents: WebContents;
+    loadURL(url: string): Promise<void>;
+    once(event: 'ready-to-show', listener: () => void): void;
+    on(event: 'closed', listener: () => void): void;
+    show(): void;
+  }
+  export const app: {
+    whenReady(): Promise<void>;
+    on(event: 'window-all-closed' | 'activate' | 'before-quit', listener: (event: { preventDefault(): void }) => void): void;
+    quit(): void;
+    exit(code?: number): void;
+    getPath(name: 'userData'): string;
+  };
+  export const ipcMain: {
+    handle(channel: string, listener: (event: { sender: WebContents }, ...args: unknown[]) => unknown): void;
+  };
+  export const shell: { openExternal(url: string): Promise<void> };
+  export interface IpcRendererEvent {
+    sender: unknown;
+  }
+  export const ipcRenderer: {
+    invoke(channel: string, ...args: unknown[]): Promise<unknown>;
+    on(channel: string, listener: (event: IpcRendererEvent, ...args: unknown[]) => void): void;
+    removeListener(channel: string, listener: (event: IpcRendererEvent, ...args: unknown[]) => void): void;
+  };
+  export const contextBridge: { exposeInMainWorld(key: string, api: unknown): void };
+}

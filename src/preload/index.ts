@@ -1,0 +1,19 @@
+/**
+ * The renderer's only door to the main process (semantics §10): `window.api = {call, onEvent}`.
+ * No raw ipcRenderer, no channel names chosen by the page; runs sandboxed with contextIsolation.
+ * Channel names are repeated here (not imported) because a sandboxed preload bundles alone.
+ */
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import type { LoupeBridge } from './api.js';
+import type { LoupeEvent } from '../shared/events.js';
+
+const api: LoupeBridge = {
+  call: (operation, input) => ipcRenderer.invoke('loupe:call', operation, input) as ReturnType<LoupeBridge['call']>,
+  onEvent(listener) {
+    const wrapped = (_event: IpcRendererEvent, payload: unknown) => listener(payload as LoupeEvent);
+    ipcRenderer.on('loupe:event', wrapped);
+    return () => ipcRenderer.removeListener('loupe:event', wrapped);
+  },
+};
+
+contextBridge.exposeInMainWorld('api', api);
