@@ -1,0 +1,77 @@
+/**
+ * Training end to end through the UI on the real trainer: create a model (the small test base
+ * model), make an SFT dataset from a chosen demo conversation ("train on these conversations"),
+ * run the job, watch its events arrive live (pushed job.event events, not a refetch), see the loss
+ * chart and the new checkpoint, then chat with that checkpoint in the playground.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, startE2E, type E2E } from './fixture.js';
+
+const PROJECT = 'local/demo';
+
+describe('training page', () => {
+  let e: E2E;
+  let key: string;
+  beforeAll(async () => {
+    e = await startE2E();
+    const demo = await fetch(`${e.loupe.url}/app/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(demo.status).toBe(200);
+    key = ((await (await fetch(`${e.loupe.url}/app/key`)).json()) as { key: string }).key;
+  }, 180_000);
+  afterAll(async () => e?.close());
+
+  it('creates a model, trains it on a conversation with live events, and chats with the new checkpoint', async () => {
+    const { page } = e;
+    await page.goto(`${e.loupe.url}/#/p/${encodeURIComponent(PROJECT)}/training`);
+    const form = page.getByTestId('create-model-form');
+    await form.getByTestId('model-name').fill('e2e-model');
+    await form.getByTestId('model-base').fill('loupe-test-bytes');
+    await form.getByRole('button', { name: 'Create or open model' }).click();
+    await page.getByTestId('model-item').filter({ hasText: 'e2e-model' }).waitFor();
+    await page.locator('[data-testid=checkpoint-row][data-step="0"]').waitFor();
+
+    // Train on one demo conversation.
+    await page.getByTestId('tab-jobs').click();
+    await page.getByText('Train on these conversations…').click();
+    const picks = page.getByTestId('conv-check');
+    await picks.first().waitFor();
+    await picks.first().check();
+    await page.getByTestId('make-dataset').click();
+    await page.getByTestId('dataset-made').filter({ hasText: '1 examples written' }).waitFor();
+    const dataUrl = await page.getByTestId('sft-data-url').inputValue();
+    expect(dataUrl).toMatch(/^file:\/\/.*\.jsonl$/);
+    await page.getByTestId('start-sft').click();
+
+    const job = page.getByTestId('job-view');
+    await job.waitFor();
+    await job.locator('[data-testid=job-event][data-type=training_started]').waitFor({ timeout: 60_000 });
+    await job.locator('[data-testid=job-event][data-type=gradient_step]').first().waitFor({ timeout: 60_000 });
+    await job.locator('[data-testid=job-event][data-type=training_ended]').waitFor({ timeout: 90_000 });
+    await job.getByTestId('job-status').filter({ hasText: 'COMPLETED' }).waitFor({ timeout: 30_000 });
+    // The events on screen arrived as pushes while the job ran.
+    const live = Number((await job.getByTestId('live-count').textContent())?.split(' ')[0]);
+    expect(live).toBeGreaterThan(0);
+    const points = Number(await job.getByTestId('loss-chart').getAttribute('data-points'));
+    const jobId = await job.getAttribute('data-job-id');
+    const events = (await (await fetch(`${e.loupe.url}/v1/preview/training-jobs/${jobId}/events?limit=100`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { type: string }[] };
+    expect(points).toBe(events.data.filter((x) => x.type === 'gradient_step').length);
+    expect(await job.getByTestId('job-event').count()).toBe(events.data.length);
+    await screenshot(page, 'training-light');
+
+    // The new checkpoint is listed, and the playground answers from it.
+    await page.getByTestId('tab-models').click();
+    await page.locator('[data-testid=checkpoint-row][data-step="1"]').waitFor();
+    await page.getByTestId('tab-playground').click();
+    await page.getByTestId('pg-step').selectOption('1');
+    await page.getByTestId('pg-input').fill('Where is my order?');
+    await page.getByTestId('pg-send').click();
+    await page.getByTestId('pg-user').filter({ hasText: 'Where is my order?' }).waitFor();
+    await page.getByTestId('pg-assistant').waitFor({ timeout: 60_000 });
+    await screenshot(page, 'training-playground-light');
+
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.getByTestId('tab-jobs').click();
+    await job.getByTestId('job-status').filter({ hasText: 'COMPLETED' }).waitFor();
+    await screenshot(page, 'training-dark');
+  }, 240_000);
+});
