@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { BASE_MODELS } from './config.js';
-import type { CompletionRequest, GeneratedChoice, StepMetrics, TrainerEngine } from './engine.js';
+import type { ChatMessage, CompletionRequest, GeneratedChoice, StepMetrics, TrainerEngine } from './engine.js';
 import type { WorkerMemory, WorkerOp, WorkerReply } from './protocol.js';
 
 interface Pending {
@@ -131,6 +131,14 @@ export class BuiltinEngine implements TrainerEngine {
   async complete(req: CompletionRequest): Promise<GeneratedChoice[]> {
     const { onToken, ...args } = req;
     return (await this.call('complete', args, { onToken })) as GeneratedChoice[];
+  }
+
+  /**
+   * Logprobs of `completionTokenIds` after `prompt` (chat template + assistant marker), teacher-forced
+   * in one pass: what training sees. Not part of TrainerEngine; used by tests and diagnostics.
+   */
+  async score(checkpointDir: string, prompt: ChatMessage[], completionTokenIds: number[]): Promise<number[]> {
+    return (await this.call('score', { checkpointDir, prompt, completionTokenIds })) as number[];
   }
 
   /** Memory of every started worker (bench and diagnostics). */

@@ -25,12 +25,27 @@ function tokenEntry(id: number, logprob: number): { token: string; logprob: numb
   return { token: `token_id:${id}`, logprob, bytes: id < 256 ? [id] : null };
 }
 
+function checkArgs(a: GenerateArgs): void {
+  const int = (v: number | undefined, name: string, min: number, max: number) => {
+    if (v !== undefined && (!Number.isInteger(v) || v < min || v > max)) throw new Error(`${name} must be an integer in ${min}..${max}, got ${v}`);
+  };
+  if (!Array.isArray(a.messages)) throw new Error('messages must be an array of chat messages');
+  int(a.n, 'n', 1, 128);
+  int(a.maxTokens, 'max_tokens', 0, 4096);
+  int(a.topLogprobs, 'top_logprobs', 0, 20);
+  if (a.temperature !== undefined && !(Number.isFinite(a.temperature) && a.temperature >= 0)) {
+    throw new Error(`temperature must be a number ≥ 0, got ${a.temperature}`);
+  }
+  if (a.stop !== undefined && (!Array.isArray(a.stop) || a.stop.some((s) => typeof s !== 'string'))) throw new Error('stop must be a list of strings');
+}
+
 export async function generate(
   cfg: ModelConfig,
   weights: Weights,
   args: GenerateArgs,
   onToken: (index: number, text: string) => void,
 ): Promise<GeneratedChoice[]> {
+  checkArgs(args);
   const n = args.n ?? 1;
   const maxTokens = args.maxTokens ?? 64;
   const temperature = args.temperature ?? 1;

@@ -1,7 +1,7 @@
 /** Messages between the engine client (main thread) and the trainer worker. Ids pair replies with requests. */
 import type { GeneratedChoice, StepMetrics } from './engine.js';
 
-export type WorkerOp = 'ping' | 'accelerator' | 'init' | 'sft' | 'rl' | 'complete' | 'memory';
+export type WorkerOp = 'ping' | 'accelerator' | 'init' | 'sft' | 'rl' | 'complete' | 'memory' | 'score';
 
 export interface WorkerRequest {
   id: number;

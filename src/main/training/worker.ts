@@ -14,6 +14,8 @@ import { generate, type GenerateArgs } from './generate.js';
 import { initWeights, type Weights } from './model.js';
 import type { WorkerReply, WorkerRequest } from './protocol.js';
 import { rl, sft } from './train.js';
+import { scoreCompletion } from './score.js';
+import type { ChatMessage } from './engine.js';
 
 const port = parentPort;
 if (!port) throw new Error('the trainer worker must run in a worker thread');
@@ -105,6 +107,14 @@ async function handle(req: WorkerRequest): Promise<unknown> {
         return await generate(c.meta.config, c.weights, a as unknown as GenerateArgs, (index, text) =>
           send({ id: req.id, type: 'token', index, text }),
         );
+      } finally {
+        c.users--;
+      }
+    }
+    case 'score': {
+      const c = await acquire(String(a.checkpointDir));
+      try {
+        return scoreCompletion(c.meta.config, c.weights, a.prompt as ChatMessage[], a.completionTokenIds as number[]);
       } finally {
         c.users--;
       }
