@@ -88,3 +88,46 @@ export async function call(name: keyof typeof ops, raw: unknown, ctx: ServiceCon
   if (!parsed.success) throw new ServiceError(422, toValidationIssues(parsed.error, raw));
   return await handlers[name]!(parsed.data, ctx);
 }
+
+import { importBuffer } from '../../src/main/service/ingest/buffer.js';
+import { chatAttributes, otlpRequest, traceBuilder, type Attrs } from '../helpers/otlp.js';
+import type { Store } from '../../src/main/store/index.js';
+
+/** 16-hex span id from a short label ('4a' → '000000000000004a'). */
+export const sid = (label: string) => label.padStart(16, '0');
+export const OTLP_START = Date.parse('2026-11-22T10:00:00Z');
+
+/**
+ * An agent turn as OTLP JSON: invoke_agent → chat (user asks, model calls lookup_order) →
+ * execute_tool (no conversation id) → chat (answer). Span ids are `<p>1`..`<p>4`.
+ */
+export function otlpTurn(o: { trace_id: string; conversation_id: string | null; startMs: number; question: string; p: string }) {
+  const t = traceBuilder({ traceId: o.trace_id, start: OTLP_START + o.startMs });
+  const conv = o.conversation_id ?? undefined;
+  const root = t.span('invoke_agent Support', { spanId: sid(`${o.p}1`), durationMs: 5000, attributes: {
+    'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'Support', 'gen_ai.conversation.id': conv,
+    'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 300, 'gen_ai.usage.output_tokens': 40,
+  } });
+  t.span('chat gpt-4o', { spanId: sid(`${o.p}2`), parent: root, at: 100, durationMs: 1000, attributes: chatAttributes({
+    model: 'gpt-4o', conversationId: conv, inputTokens: 100, outputTokens: 20, extra: { 'gen_ai.usage.cost': 0.001 },
+    input: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: o.question }],
+    output: [{ role: 'assistant', toolCalls: [{ id: 'c1', name: 'lookup_order', arguments: { id: 'A-1187' } }] }],
+  }) });
+  t.span('execute_tool lookup_order', { spanId: sid(`${o.p}3`), parent: root, at: 1200, durationMs: 100, attributes: {
+    'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order', 'gen_ai.tool.call.arguments': '{"id":"A-1187"}',
+    'gen_ai.tool.call.result': '{"eta":"tomorrow"}',
+  } });
+  t.span('chat gpt-4o', { spanId: sid(`${o.p}4`), parent: root, at: 1400, durationMs: 1000, attributes: chatAttributes({
+    model: 'gpt-4o', conversationId: conv, inputTokens: 200, outputTokens: 20, extra: { 'gen_ai.usage.cost': 0.002 },
+    input: [{ role: 'user', content: o.question }, { role: 'tool', content: '{"eta":"tomorrow"}' }],
+    output: [{ role: 'assistant', content: 'It ships tomorrow.' }],
+  }) });
+  return t;
+}
+
+/** Imports OTLP JSON spans into a project through the ingest path stock exporters use. */
+export function importOtlp(store: Store, project: string, spans: Record<string, unknown>[], resource?: Attrs) {
+  const report = importBuffer(store, Buffer.from(JSON.stringify(otlpRequest(spans, { resource }))), { contentType: 'application/json', projectId: project });
+  if (report.spans_imported + report.spans_replaced !== spans.length) throw new Error(`import: ${JSON.stringify(report)}`);
+  return report;
+}

@@ -3,7 +3,8 @@ import Database from 'better-sqlite3';
 import { ServiceError } from '../../src/shared/errors.js';
 import { SQL } from '../../src/main/store/sqlite/chat.js';
 import { FEEDBACK_SQL } from '../../src/main/store/sqlite/feedback.js';
-import { agentTurn, call as dispatch, ms, msg, span, tempContext } from './chat-fixture.js';
+import { call as dispatch, importOtlp, OTLP_START, otlpTurn, sid, tempContext } from './chat-fixture.js';
+import { traceBuilder } from '../helpers/otlp.js';
 
 const ctx = tempContext();
 afterAll(() => ctx.store.close());
@@ -12,15 +13,22 @@ const tid = (n: number) => n.toString(16).padStart(32, '0');
 const conv = (body: Record<string, unknown>) => dispatch('chat.conversation', { project_id: P, ...body }, ctx) as Promise<any>;
 const trace = (body: Record<string, unknown>) => dispatch('chat.trace', { project_id: P, ...body }, ctx) as Promise<any>;
 
-// Conversation c1: three turns (traces 1..3) at 0 s, 10 s, 20 s.
-ctx.store.ingest.writeBatch([1, 2, 3].flatMap((n) => agentTurn({ trace_id: tid(n), conversation_id: 'c1', start: (n - 1) * 10_000, question: `question ${n}` })));
-// Trace 4 mixes conversations: c2's spans, an untagged child, and one span of c3.
-ctx.store.ingest.writeBatch([
-  span({ trace_id: tid(4), span_id: '4a', span_name: 'invoke_agent Bot', operation_name: 'invoke_agent', agent_name: 'Bot', conversation_id: 'c2', start_ns: ms(0), end_ns: ms(7000) }),
-  span({ trace_id: tid(4), span_id: '4b', parent_span_id: '4a', operation_name: 'chat', conversation_id: null, start_ns: ms(10), end_ns: ms(900),
-    input_tokens: 5, output_tokens: 6, input_messages: [msg('user', 'hello')], output_messages: [msg('assistant', 'hi there')] }),
-  span({ trace_id: tid(4), span_id: '4c', parent_span_id: '4a', span_name: 'execute_tool other', operation_name: 'execute_tool', conversation_id: 'c3', start_ns: ms(1000), end_ns: ms(1100) }),
-]);
+// Conversation c1: three turns (traces 1..3) at 0 s, 10 s, 20 s; span ids t<n>1..t<n>4 → 'b<n>1'... (hex).
+importOtlp(ctx.store, P, [1, 2, 3].flatMap((n) => otlpTurn({ trace_id: tid(n), conversation_id: 'c1', startMs: (n - 1) * 10_000, question: `question ${n}`, p: `b${n}` }).spans()));
+// Trace 4 mixes conversations: c2's agent span, an untagged child, and one span of c3.
+function trace4(toolConversation: string, status?: 'ERROR') {
+  const t = traceBuilder({ traceId: tid(4), start: OTLP_START });
+  t.span('invoke_agent Bot', { spanId: sid('4a'), durationMs: 7000, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'Bot', 'gen_ai.conversation.id': 'c2' } });
+  t.span('chat m', { spanId: sid('4b'), parent: sid('4a'), at: 10, durationMs: 890, attributes: {
+    'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 5, 'gen_ai.usage.output_tokens': 6,
+    'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'hello' }] }]),
+    'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'hi there' }] }]),
+  } });
+  t.span('execute_tool other', { spanId: sid('4c'), parent: sid('4a'), at: 1000, durationMs: 100, status,
+    attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.conversation.id': toolConversation } });
+  return t.spans();
+}
+importOtlp(ctx.store, P, trace4('c3'));
 
 describe('POST /agents/conversations/chat (semantics §4.1)', () => {
   const pages: { name: string; body: Record<string, unknown>; traces: number[]; has_more: boolean }[] = [
@@ -41,7 +49,7 @@ describe('POST /agents/conversations/chat (semantics §4.1)', () => {
     const t = r.turns[0];
     expect(t).toMatchObject({
       trace_id: tid(3), root_span_name: 'Support', agent_name: 'Support', status_code: 'UNSET', total_duration_ms: 5000,
-      started_at: '2025-11-22T08:27:00.000000Z', ended_at: '2025-11-22T08:27:05.000000Z',
+      started_at: '2026-11-22T10:00:20.000000Z', ended_at: '2026-11-22T10:00:25.000000Z',
       total_input_tokens: 300, total_output_tokens: 40, feedback: null,
     });
     expect(t.total_cost_usd).toBeCloseTo(0.003);
@@ -55,12 +63,12 @@ describe('POST /agents/conversations/chat (semantics §4.1)', () => {
     expect(r.total_turns).toBe(1);
     const t = r.turns[0];
     expect(t.messages.map((m: any) => m.type)).toEqual(['user_message', 'agent_start', 'assistant_message']);
-    expect(t.messages.some((m: any) => m.span_id === '4c')).toBe(false);
+    expect(t.messages.some((m: any) => m.span_id === sid('4c'))).toBe(false);
     expect([t.total_input_tokens, t.total_output_tokens, t.total_duration_ms]).toEqual([5, 6, 7000]);
     // c3 has a turn too (the same trace), holding its own span and the untagged one.
     const c3 = await conv({ conversation_id: 'c3' });
     // Its parent (tagged c2) is left out, so both spans become roots, walked in start order.
-    expect(c3.turns[0].messages.map((m: any) => [m.type, m.span_id])).toEqual([['user_message', '4b'], ['assistant_message', '4b'], ['tool_call', '4c']]);
+    expect(c3.turns[0].messages.map((m: any) => [m.type, m.span_id])).toEqual([['user_message', sid('4b')], ['assistant_message', sid('4b')], ['tool_call', sid('4c')]]);
   });
 
   it('unknown conversation → empty view, not an error', async () => {
@@ -88,7 +96,7 @@ describe('POST /agents/conversations/chat (semantics §4.1)', () => {
 describe('POST /agents/traces/chat (semantics §4.2)', () => {
   it('builds the whole trace, all spans regardless of conversation', async () => {
     const t = await trace({ trace_id: tid(4) });
-    expect(t.messages.map((m: any) => m.span_id)).toEqual(['4b', '4a', '4b', '4c']);
+    expect(t.messages.map((m: any) => m.span_id)).toEqual([sid('4b'), sid('4a'), sid('4b'), sid('4c')]);
     expect(t.root_span_name).toBe('Bot');
   });
 
@@ -114,7 +122,7 @@ describe('feedback on the chat views (semantics §4.3, §8)', () => {
     const created = {
       conv: await dispatch('feedback.create', { svc_ref: ref('conversation', 'c1'), feedback_type: 'note', payload: { note: 'good' } }, ctx),
       turn: await dispatch('feedback.create', { svc_ref: ref('trace', tid(3)), feedback_type: 'thumbs', payload: { value: 'up' } }, ctx),
-      span: await dispatch('feedback.create', { svc_ref: ref('span', `${tid(3).slice(0, 4)}000000000004`), feedback_type: 'rating', scorer_ratings: { helpful: 5 } }, ctx),
+      span: await dispatch('feedback.create', { svc_ref: ref('span', sid('b34')), feedback_type: 'rating', scorer_ratings: { helpful: 5 } }, ctx),
     };
     const r = await conv({ conversation_id: 'c1', include_feedback: true });
     expect(r.feedback).toEqual([created.conv]);
@@ -136,11 +144,11 @@ describe('trace summaries and query plans', () => {
   it('summaries are written at ingest and rewritten on re-import (idempotent)', () => {
     const db = new Database(ctx.store.file, { readonly: true });
     const row = () => db.prepare('SELECT * FROM trace_summaries WHERE project_id = ? AND trace_id = ?').get(P, tid(4)) as any;
-    expect(row()).toMatchObject({ root_span_id: '4a', root_span_name: 'Bot', duration_ms: 7000, span_count: 3, conversation_ids: '["c2","c3"]', total_input_tokens: 5 });
-    ctx.store.ingest.writeBatch([span({ trace_id: tid(4), span_id: '4c', parent_span_id: '4a', span_name: 'execute_tool other', operation_name: 'execute_tool', conversation_id: 'c2', start_ns: ms(1000), end_ns: ms(1100), status_code: 'ERROR' })]);
+    expect(row()).toMatchObject({ root_span_id: sid('4a'), root_span_name: 'Bot', duration_ms: 7000, span_count: 3, conversation_ids: '["c2","c3"]', total_input_tokens: 5 });
+    importOtlp(ctx.store, P, trace4('c2', 'ERROR'));
     expect(row()).toMatchObject({ span_count: 3, error_count: 1, conversation_ids: '["c2"]' });
     const turns = db.prepare('SELECT conversation_id, root_span_id, duration_ms FROM conversation_turns WHERE project_id = ? AND trace_id = ?').all(P, tid(4));
-    expect(turns).toEqual([{ conversation_id: 'c2', root_span_id: '4a', duration_ms: 7000 }]);
+    expect(turns).toEqual([{ conversation_id: 'c2', root_span_id: sid('4a'), duration_ms: 7000 }]);
     db.close();
   });
 
