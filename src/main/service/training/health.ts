@@ -60,12 +60,16 @@ export async function systemCheck(ctx: ServiceContext): Promise<OpOutput<'traini
 }
 
 /**
- * 503 carrying the check results. `detail` holds the results object so a client reading the body
- * sees which check failed (the transports serialise `{detail}`).
+ * 503 for a failed check. The transports answer `{detail}` with a string, so the message names each
+ * failed check with its reason; `body` keeps the full results for in-process callers.
  */
 export class SystemCheckFailed extends ServiceError {
   constructor(readonly body: OpOutput<'training.systemCheck'>) {
-    const failed = [!body.database && 'database', !body.cpu_queue.success && 'cpu_queue', !body.gpu_queue.success && 'gpu_queue'].filter(Boolean).join(', ');
-    super(503, `System check failed: ${failed}. ${JSON.stringify(body)}`);
+    const failed = [
+      !body.database && 'database: the store did not answer a query',
+      !body.cpu_queue.success && `cpu_queue: ${body.cpu_queue.error}`,
+      !body.gpu_queue.success && `gpu_queue: ${body.gpu_queue.error}`,
+    ].filter(Boolean);
+    super(503, `System check failed — ${failed.join('; ')} (api: ok, database: ${body.database ? 'ok' : 'failed'}, cpu_queue: ${body.cpu_queue.success ? 'ok' : 'failed'}, gpu_queue: ${body.gpu_queue.success ? 'ok' : 'failed'})`);
   }
 }
