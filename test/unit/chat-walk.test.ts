@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildMessages, MAX_DEPTH } from '../../src/main/service/chat/walk.js';
 import { buildTurn } from '../../src/main/service/chat/turn.js';
-import { pickRoot } from '../../src/main/service/chat/header.js';
+import { pickRoot, turnHeader } from '../../src/main/service/chat/header.js';
 import { ChatMessage, Turn } from '../../src/shared/contract/chat.js';
 import { agentTurn, ms, msg, span } from './chat-fixture.js';
 
@@ -166,4 +166,26 @@ describe('chat walk (semantics §4.3)', () => {
     expect(pickRoot([a, b, c])!.span_id).toBe('c'); // two parentless: latest end wins, tie → larger id
     expect(pickRoot([])).toBeNull();
   });
+
+  const headers: { name: string; spans: ReturnType<typeof span>[]; want: Partial<ReturnType<typeof turnHeader>> }[] = [
+    {
+      name: 'duration is the root wall clock, not a sum of children',
+      spans: [span({ span_id: 'r', start_ns: ms(0), end_ns: ms(1500) }), span({ span_id: 'c1', parent_span_id: 'r', start_ns: ms(0), end_ns: ms(1400) }), span({ span_id: 'c2', parent_span_id: 'r', start_ns: ms(0), end_ns: ms(1400) })],
+      want: { root_span_id: 'r', total_duration_ms: 1500 },
+    },
+    { name: 'end before start floors at 0', spans: [span({ span_id: 'r', start_ns: ms(10), end_ns: ms(5) })], want: { total_duration_ms: 0 } },
+    { name: 'open root → null duration', spans: [span({ span_id: 'r', end_ns: null })], want: { total_duration_ms: null, end_ns: null } },
+    {
+      name: 'svc_user_id: first non-null in start order; root name = agent name else span name',
+      spans: [span({ span_id: 'r', span_name: 'workflow', start_ns: ms(0) }), span({ span_id: 'b', parent_span_id: 'r', start_ns: ms(9), svc_user_id: 'late' }), span({ span_id: 'a', parent_span_id: 'r', start_ns: ms(3), svc_user_id: 'early' })],
+      want: { svc_user_id: 'early', root_span_name: 'workflow', agent_name: null },
+    },
+    { name: 'no cost anywhere → null, tokens 0', spans: [span({ span_id: 'r' })], want: { total_cost_usd: null, total_input_tokens: 0, total_cache_read_input_tokens: 0 } },
+    {
+      name: 'root fields: status, provider, version',
+      spans: [span({ span_id: 'r', agent_name: 'A', agent_version: 'v3', provider_name: 'openai', status_code: 'ERROR', cache_read_input_tokens: 7, input_tokens: 10 })],
+      want: { root_span_name: 'A', agent_version: 'v3', provider: 'openai', status_code: 'ERROR', total_cache_read_input_tokens: 7, total_input_tokens: 10 },
+    },
+  ];
+  it.each(headers)('turn header: $name', (c) => expect(turnHeader(c.spans)).toMatchObject(c.want));
 });
