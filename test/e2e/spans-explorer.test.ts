@@ -115,6 +115,10 @@ describe('spans explorer', () => {
     }
     expect(histograms).toBe(2); // triage and billing carry the custom attributes
     await screenshot(page, 'spans-group-light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await rows.first().waitFor();
+    await screenshot(page, 'spans-group-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
   }, 120_000);
 
   it('lists spans filtered by agent from the Agents page, with $expr shown', async () => {
@@ -130,5 +134,10 @@ describe('spans explorer', () => {
     await page.getByRole('button', { name: '{ } $expr' }).click();
     expect(JSON.parse(await page.getByTestId('expr-preview').textContent() ?? '{}')).toEqual({ $expr: { $and: [{ $eq: [{ $getField: 'agent_name' }, { $literal: 'billing' }] }] } });
     await screenshot(page, 'spans-light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'spans-dark');
+    await page.goBack();
+    await page.getByTestId('agent-row').first().waitFor();
+    await screenshot(page, 'agents-dark');
   }, 60_000);
 });

@@ -34,10 +34,10 @@ describe('training page', () => {
     await page.getByTestId('tab-jobs').click();
     await page.getByText('Train on these conversations…').click();
     const picks = page.getByTestId('conv-check');
-    await picks.first().waitFor();
-    await picks.first().check();
+    await picks.nth(2).waitFor();
+    for (const i of [0, 1, 2]) await picks.nth(i).check();
     await page.getByTestId('make-dataset').click();
-    await page.getByTestId('dataset-made').filter({ hasText: '1 examples written' }).waitFor();
+    await page.getByTestId('dataset-made').filter({ hasText: '3 examples written' }).waitFor();
     const dataUrl = await page.getByTestId('sft-data-url').inputValue();
     expect(dataUrl).toMatch(/^file:\/\/.*\.jsonl$/);
     await page.getByTestId('start-sft').click();

@@ -7,13 +7,12 @@ import { useMemo, useState, useCallback } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { ColumnDef, SortingState } from '@tanstack/react-table';
 import { useOp } from '../../api/query';
-import type { GroupRow } from '../../api/views';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { fmtCost, fmtTime, fmtTokens } from '../../components/format';
 import { projectPath, useProject } from '../../hooks/project';
 import { useUi } from '../../stores/ui';
-import { conversationsQuery, type ListFilters } from './listQuery';
+import { listQueries, mergeRows, type ListFilters, type ListRow } from './listQuery';
 import { ListFilterBar } from './ListFilterBar';
 
 const PAGE = 200;
@@ -27,12 +26,16 @@ export function ConversationsPage() {
   const [limit, setLimit] = useState(PAGE);
   const [selected, setSelected] = useState(0);
   const sort = { field: sorting[0]?.id ?? 'last_seen', direction: sorting[0]?.desc === false ? ('asc' as const) : ('desc' as const) };
-  const input = useMemo(() => conversationsQuery(project, filters, sort, limit), [project, filters, sort.field, sort.direction, limit]); // eslint-disable-line react-hooks/exhaustive-deps
-  const { data, error, isLoading, isFetching } = useOp('spans.query', input);
-  const rows = data?.groups ?? [];
-  const total = data?.total_count ?? 0;
+  const inputs = useMemo(() => listQueries(project, filters, sort, limit), [project, filters, sort.field, sort.direction, limit]); // eslint-disable-line react-hooks/exhaustive-deps
+  const convs = useOp('spans.query', inputs.conversations);
+  const traces = useOp('spans.query', inputs.traces);
+  const rows = useMemo(() => mergeRows(convs.data?.groups ?? [], traces.data?.groups ?? [], sort, limit), [convs.data, traces.data, limit]); // eslint-disable-line react-hooks/exhaustive-deps
+  const total = (convs.data?.total_count ?? 0) + (traces.data?.total_count ?? 0);
+  const error = convs.error ?? traces.error;
+  const isLoading = convs.isLoading || traces.isLoading;
+  const isFetching = convs.isFetching || traces.isFetching;
 
-  const columns = useMemo<ColumnDef<GroupRow>[]>(() => [
+  const columns = useMemo<ColumnDef<ListRow>[]>(() => [
     {
       id: 'conversation', header: 'Conversation', enableSorting: false,
       cell: ({ row }) => <Preview row={row.original} />,
@@ -40,7 +43,7 @@ export function ConversationsPage() {
     { id: 'turns', header: 'Turns', size: 70, meta: { numeric: true }, cell: ({ row }) => row.original.metrics.turns ?? '–' },
     { id: 'agents', header: 'Agents', size: 150, enableSorting: false, cell: ({ row }) => row.original.agent_names.map((a) => <span className="pill" key={a}>{a}</span>) },
     { id: 'models', header: 'Models', size: 160, enableSorting: false, cell: ({ row }) => row.original.request_models.map((m) => <span className="pill" key={m}>{m}</span>) },
-    ...(display.showCosts ? [{ id: 'total_cost_usd', header: 'Cost', size: 80, meta: { numeric: true }, cell: ({ row }: { row: { original: GroupRow } }) => fmtCost(row.original.total_cost_usd) }] : []),
+    ...(display.showCosts ? [{ id: 'total_cost_usd', header: 'Cost', size: 80, meta: { numeric: true }, cell: ({ row }: { row: { original: ListRow } }) => fmtCost(row.original.total_cost_usd) }] : []),
     { id: 'total_input_tokens', header: 'Tokens', size: 90, meta: { numeric: true }, cell: ({ row }) => `${fmtTokens(row.original.total_input_tokens)} / ${fmtTokens(row.original.total_output_tokens)}` },
     {
       id: 'last_seen', header: 'Last activity', size: 150,
@@ -53,9 +56,9 @@ export function ConversationsPage() {
     },
   ], [display.showCosts, display.relativeTimes]);
 
-  const open = useCallback((row: GroupRow) => {
-    const id = row.group_keys.conversation_id;
-    if (typeof id === 'string') navigate(projectPath(project, 'conversations', id));
+  const open = useCallback((row: ListRow) => {
+    if (row.kind === 'conversation') navigate(projectPath(project, 'conversations', row.id));
+    else navigate(`${projectPath(project, 'traces', row.id)}?tab=chat`);
   }, [navigate, project]);
   const more = useCallback(() => { if (rows.length < total && !isFetching) setLimit((l) => Math.min(10_000, l + PAGE)); }, [rows.length, total, isFetching]);
 
@@ -78,7 +81,7 @@ export function ConversationsPage() {
           data={rows}
           columns={columns}
           rowHeight={56}
-          getRowId={(r) => String(r.group_keys.conversation_id)}
+          getRowId={(r) => `${r.kind}:${r.id}`}
           rowTestId={() => 'conversation-row'}
           sorting={sorting}
           onSortingChange={(s) => { setSorting(s.length ? s : [{ id: 'last_seen', desc: true }]); setLimit(PAGE); }}
@@ -92,13 +95,26 @@ export function ConversationsPage() {
   );
 }
 
-function Preview({ row }: { row: GroupRow }) {
-  const first = row.first_message?.text;
-  const last = row.last_message?.text;
+function Preview({ row }: { row: ListRow }) {
+  if (row.kind === 'trace') return <TracePreview row={row} />;
+  return <PreviewLines id={row.id} first={row.first_message?.text} last={row.last_message?.text} />;
+}
+
+/** Group rows by trace carry no previews; the visible ones (the table is virtualized) read the trace's chat view. */
+function TracePreview({ row }: { row: ListRow }) {
+  const project = useProject();
+  const { data } = useOp('chat.trace', { project_id: project, trace_id: row.id }, { staleTime: 300_000 });
+  const msgs = data?.messages ?? [];
+  const first = msgs.find((m) => m.type === 'user_message')?.user_message?.text;
+  const last = [...msgs].reverse().find((m) => m.type === 'assistant_message')?.assistant_message?.text;
+  return <PreviewLines id={`trace ${row.id}`} first={first} last={last} />;
+}
+
+function PreviewLines({ id, first, last }: { id: string; first?: string; last?: string }) {
   return (
     <div className="conv-preview">
-      <div className="conv-first" title={first}>{first || <span className="faint">{String(row.group_keys.conversation_id)}</span>}</div>
-      <div className="conv-last faint" title={last}>{last ? `↳ ${last}` : String(row.group_keys.conversation_id)}</div>
+      <div className="conv-first" title={first}>{first || <span className="faint">{id}</span>}</div>
+      <div className="conv-last faint" title={last}>{last ? `↳ ${last}` : id}</div>
     </div>
   );
 }

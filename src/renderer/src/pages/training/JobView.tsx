@@ -17,7 +17,7 @@ export function JobView({ jobId }: { jobId: string }) {
         <strong>Job {jobId.slice(0, 8)}</strong>
         {j && <span className={`pill ${j.status === 'FAILED' ? 'error' : j.status === 'COMPLETED' ? 'ok' : ''}`} data-testid="job-status">{j.status}</span>}
         {j && <span className="muted">{j.kind.toUpperCase()} · step {j.step ?? '—'}</span>}
-        <span className="muted" data-testid="live-count">{liveCount} live events</span>
+        <span className="muted" data-testid="live-count" title="Events pushed to this view while it was open">{liveCount} pushed live</span>
       </div>
       {j?.error_message && <div className="error-text" role="alert">{j.error_message}</div>}
       {(job.error || error) && <div className="error-text" role="alert">{(job.error ?? error)?.message}</div>}

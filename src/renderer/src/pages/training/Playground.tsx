@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { useOp, useOpMutation } from '../../api/query';
 import { modelRef, type KnownModel } from './trainingStore';
 
-type Msg = { role: 'user' | 'assistant' | 'system'; content: string };
+type Msg = { role: 'user' | 'assistant' | 'system'; content: string; note?: string };
 
 export function Playground({ models, initialModelId }: { models: KnownModel[]; initialModelId?: string }) {
   const [modelId, setModelId] = useState(initialModelId ?? models[0]?.id ?? '');
@@ -30,13 +30,15 @@ export function Playground({ models, initialModelId }: { models: KnownModel[]; i
     const next: Msg[] = [...msgs, { role: 'user', content: text }];
     setMsgs(next);
     setInput('');
-    const messages = system.trim() ? [{ role: 'system' as const, content: system.trim() }, ...next] : next;
+    const messages = (system.trim() ? [{ role: 'system' as const, content: system.trim() }, ...next] : next).map(({ role, content }) => ({ role, content }));
     complete.mutate(
       { model: modelRef(model, step === 'latest' ? null : Number(step)), messages, max_tokens: maxTokens, temperature },
       {
         onSuccess: (res) => {
-          const choices = (res as { choices?: { message?: { content?: string | null } }[] }).choices ?? [];
-          setMsgs((m) => [...m, { role: 'assistant', content: choices[0]?.message?.content ?? '' }]);
+          const r = res as { choices?: { message?: { content?: string | null }; finish_reason?: string }[]; usage?: { completion_tokens?: number } };
+          const choice = r.choices?.[0];
+          const note = `${r.usage?.completion_tokens ?? '?'} tokens · ${choice?.finish_reason ?? '?'}`;
+          setMsgs((m) => [...m, { role: 'assistant', content: choice?.message?.content ?? '', note }]);
         },
       },
     );
@@ -66,8 +68,9 @@ export function Playground({ models, initialModelId }: { models: KnownModel[]; i
       <div className="pg-messages" data-testid="pg-messages">
         {msgs.map((m, i) => (
           <div key={i} className={`pg-msg pg-${m.role}`} data-testid={`pg-${m.role}`}>
-            <span className="faint">{m.role}</span>
-            <div className="pg-text">{m.content || <em className="muted">(empty answer)</em>}</div>
+            <span className="faint">{m.role}{m.note ? ` · ${m.note}` : ''}</span>
+            {/* An untrained byte model often answers whitespace or control bytes: show them escaped, never as nothing. */}
+            <div className="pg-text">{m.content.trim() ? m.content : <em className="muted">{m.content ? JSON.stringify(m.content) : '(empty answer)'}</em>}</div>
           </div>
         ))}
         {complete.isPending && <div className="muted">Generating…</div>}
