@@ -98,7 +98,7 @@ export const trainingOps = {
       temperature: z.number().min(0).max(2).nullable().optional(),
       max_tokens: z.number().int().min(1).max(4096).nullable().optional(),
       max_completion_tokens: z.number().int().min(1).max(4096).nullable().optional(),
-      n: z.number().int().min(1).max(16).nullable().optional(),
+      n: z.number().int().min(1).max(128).nullable().optional(),
       stop: z.union([z.string(), z.array(z.string()).max(4)]).nullable().optional(),
       seed: z.number().int().nullable().optional(),
       stream: z.boolean().nullable().optional(),
