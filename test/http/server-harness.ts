@@ -1,0 +1,55 @@
+/** Shared set-up of the server tests: a real Loupe on port 0 in a temp data dir, and raw requests. */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startLoupe, type RunningLoupe, type StartOptions } from '../../src/main/serve.js';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const samplesDir = path.resolve(repoRoot, '../shared/data/otlp-samples');
+
+export const tempDir = (prefix = 'loupe-server-') => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+export async function startTestServer(opts: Partial<StartOptions> = {}): Promise<RunningLoupe & { dataDir: string }> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const running = await startLoupe({ rendererDir: null, ...opts, dataDir, port: 0 });
+  return { ...running, dataDir };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  json(): unknown;
+}
+
+/** A request with full control of headers (fetch forbids setting Host). */
+export function rawRequest(
+  port: number,
+  opts: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) });
+      });
+    });
+    req.on('error', reject);
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}
+
+export async function postJson(url: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+export async function spanCount(url: string, projectId: string): Promise<number> {
+  const { body } = await postJson(url, '/app/projects', {});
+  return (body.projects as { project_id: string; span_count: number }[]).find((p) => p.project_id === projectId)?.span_count ?? 0;
+}
