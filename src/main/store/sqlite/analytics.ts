@@ -3,7 +3,7 @@ import { statementCache } from './analytics/stmt-cache.js';
 import { AGENTS_SQL, agentOrder, queryAgents, type AgentsRequest } from './analytics/agents.js';
 import { listSpans, type ListRequest } from './analytics/spans-list.js';
 import { groupSpans, type GroupRequest } from './analytics/spans-group.js';
-import { queryThreads, type ThreadRow, type ThreadsRequest } from './analytics/threads.js';
+import { queryThreads, threadsSql, type ThreadRow, type ThreadsRequest } from './analytics/threads.js';
 
 /**
  * SQL of the analytics domain: threads (§5), agents (§6) and the spans query (§7). The SQL of each
@@ -17,6 +17,8 @@ export interface AnalyticsRepo {
   threads(req: ThreadsRequest): Iterable<ThreadRow>;
   /** EXPLAIN QUERY PLAN details of the agents page query (for the no-full-scan test). */
   explainAgents(req: AgentsRequest): string[];
+  /** EXPLAIN QUERY PLAN details of the threads statements (page, one thread's turns, percentile pass). */
+  explainThreads(req: ThreadsRequest): string[];
 }
 
 export type { AgentsRequest, ListRequest, GroupRequest, ThreadsRequest, ThreadRow };
@@ -32,6 +34,11 @@ export function createAnalyticsRepo(db: Db): AnalyticsRepo {
       const byName = req.filters?.agent_name !== undefined;
       const args = byName ? [req.project_id, req.filters!.agent_name, req.limit, req.offset] : [req.project_id, req.limit, req.offset];
       return (db.prepare(`EXPLAIN QUERY PLAN ${AGENTS_SQL.page(agentOrder(req), byName)}`).all(...args) as { detail: string }[]).map((r) => r.detail);
+    },
+    explainThreads: (req) => {
+      const q = threadsSql(req);
+      const plan = (sql: string, args: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail);
+      return [...plan(q.page, [...q.where.params, req.limit, req.offset]), ...plan(q.turns, [...q.where.params, 'x']), ...plan(q.all, q.where.params)];
     },
   };
 }

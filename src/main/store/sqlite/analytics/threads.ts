@@ -91,18 +91,30 @@ export function validateThreadSort(sort: ThreadsRequest['sort_by']): void {
   });
 }
 
-export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsRequest): Generator<ThreadRow> {
-  validateThreadSort(req.sort_by);
+/** The SQL of a threads request: the page of conversations and the turns of one of them (aggregate sorts). */
+export function threadsSql(req: ThreadsRequest) {
   const sort = req.sort_by?.length ? req.sort_by : [{ field: 'last_updated', direction: 'desc' as const }];
   const where = whereOf(req);
-  if (sort.every((s) => SQL_SORT[s.field])) {
-    const order = [...sort.map((s) => `${SQL_SORT[s.field]} ${s.direction === 'asc' ? 'ASC' : 'DESC'}`), 'conversation_id ASC'].join(', ');
-    const page = prep(
-      `SELECT conversation_id, COUNT(*) AS turn_count, MIN(turn_start_ns) / 1000 AS start_us, MAX(root_end_ns) / 1000 AS end_us
+  const order = [...sort.map((s) => `${SQL_SORT[s.field] ?? 'conversation_id'} ${s.direction === 'asc' ? 'ASC' : 'DESC'}`), 'conversation_id ASC'].join(', ');
+  return {
+    sort,
+    where,
+    inSql: sort.every((s) => SQL_SORT[s.field]),
+    page: `SELECT conversation_id, COUNT(*) AS turn_count, MIN(turn_start_ns) / 1000 AS start_us, MAX(root_end_ns) / 1000 AS end_us
          FROM conversation_turns WHERE ${where.sql} GROUP BY conversation_id HAVING MAX(root_end_ns) IS NOT NULL
         ORDER BY ${order} LIMIT ? OFFSET ?`,
-    ).pluck().all(...where.params, req.limit, req.offset) as string[];
-    const turnsOf = prep(`SELECT ${TURN_COLS} FROM conversation_turns WHERE ${where.sql} AND conversation_id = ?`);
+    turns: `SELECT ${TURN_COLS} FROM conversation_turns WHERE ${where.sql} AND conversation_id = ?`,
+    all: `SELECT conversation_id, ${TURN_COLS} FROM conversation_turns WHERE ${where.sql} ORDER BY conversation_id`,
+  };
+}
+
+export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsRequest): Generator<ThreadRow> {
+  validateThreadSort(req.sort_by);
+  const q = threadsSql(req);
+  const { sort, where } = q;
+  if (q.inSql) {
+    const page = prep(q.page).pluck().all(...where.params, req.limit, req.offset) as string[];
+    const turnsOf = prep(q.turns);
     for (const id of page) {
       const t = threadOf(id, turnsOf.all(...where.params, id) as Turn[]);
       if (t) yield t;
@@ -110,9 +122,7 @@ export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsRequ
     return;
   }
   // Percentile sort: one pass over the turns in conversation order, then sort in memory.
-  const rows = prep(`SELECT conversation_id, ${TURN_COLS} FROM conversation_turns WHERE ${where.sql} ORDER BY conversation_id`).all(
-    ...where.params,
-  ) as (Turn & { conversation_id: string })[];
+  const rows = prep(q.all).all(...where.params) as (Turn & { conversation_id: string })[];
   const all: ThreadRow[] = [];
   for (let i = 0; i < rows.length; ) {
     let j = i;

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, contextOf, detailOf, tempStore } from '../helpers/analytics-call.js';
+import { load, traceHex, type SpanSpec } from '../helpers/analytics-data.js';
+import { percentile } from '../../src/main/store/sqlite/analytics/threads.js';
+import type { Store } from '../../src/main/store/index.js';
+
+const P = 'acme/threads';
+let store: Store;
+let ctx: ReturnType<typeof contextOf>;
+let next = 1;
+
+/** One turn = one trace: a root span (the turn call) with a child; the child's times never count. */
+const turn = (conversation: string, start: number, duration: number | null): SpanSpec[] => {
+  const trace = next++;
+  return [
+    { trace, span: trace * 10, op: 'invoke_agent', agent: 'a', conversation, start, end: duration === null ? null : start + duration },
+    { trace, span: trace * 10 + 1, parent: trace * 10, op: 'chat', start: start + 1, end: start + 99999 },
+  ];
+};
+
+beforeAll(() => {
+  store = tempStore();
+  ctx = contextOf(store);
+  load(store, P, [
+    ...[100, 200, 300, 400, 1000].flatMap((d, i) => turn('long', i * 10_000, d)),
+    ...turn('short', 100_000, 10),
+    ...turn('short', 101_000, 20),
+    ...turn('open', 200_000, null),
+    ...turn('half', 300_000, 50),
+    ...turn('half', 301_000, null),
+  ]);
+});
+afterAll(() => store.close());
+
+describe('threads.query (semantics §5)', () => {
+  it('percentile is exact with linear interpolation', () => {
+    const cases: [number[], number, number | null][] = [
+      [[], 0.5, null], [[7], 0.99, 7], [[10, 20], 0.5, 15], [[10, 20], 0.99, 19.9], [[100, 200, 300, 400, 1000], 0.5, 300],
+      [[100, 200, 300, 400, 1000], 0.99, 976], [[1, 2, 3, 4], 0.5, 2.5],
+    ];
+    for (const [values, p, want] of cases) {
+      const got = percentile(values, p);
+      if (want === null) expect(got).toBeNull();
+      else expect(got).toBeCloseTo(want, 9);
+    }
+  });
+
+  it('one thread per conversation with turn-call statistics; threads without any ended turn are skipped', async () => {
+    const rows = await call(ctx, 'threads.query', { project_id: P });
+    expect(rows.map((t: { thread_id: string }) => t.thread_id)).toEqual(['half', 'short', 'long']); // last_updated desc
+    const long = rows.find((t: { thread_id: string }) => t.thread_id === 'long');
+    expect(long).toEqual({
+      thread_id: 'long',
+      turn_count: 5,
+      start_time: '2026-11-01T12:00:00.000000Z',
+      last_updated: '2026-11-01T12:00:41.000000Z', // the root's end, not the longer child's
+      first_turn_id: traceHex(1),
+      last_turn_id: traceHex(5),
+      p50_turn_duration_ms: 300,
+      p99_turn_duration_ms: 976,
+    });
+    const short = rows.find((t: { thread_id: string }) => t.thread_id === 'short');
+    expect(short.p50_turn_duration_ms).toBeCloseTo(15, 9);
+    expect(short.p99_turn_duration_ms).toBeCloseTo(19.9, 9);
+    const half = rows.find((t: { thread_id: string }) => t.thread_id === 'half');
+    expect(half).toMatchObject({ turn_count: 2, p50_turn_duration_ms: 50, p99_turn_duration_ms: 50, last_turn_id: traceHex(9) });
+  });
+
+  it('filters by time window and thread ids; sorts asc/desc by every sortable field; pages', async () => {
+    const ids = async (body: Record<string, unknown>) => (await call(ctx, 'threads.query', { project_id: P, ...body })).map((t: { thread_id: string }) => t.thread_id);
+    expect(await ids({ filter: { thread_ids: ['long', 'nope'] } })).toEqual(['long']);
+    expect(await ids({ filter: { after_datetime: '2026-11-01T12:00:05Z', before_datetime: '2026-11-01T12:01:41Z' } })).toEqual(['short', 'long']);
+    const afterLong = await call(ctx, 'threads.query', { project_id: P, filter: { after_datetime: '2026-11-01T12:00:25Z', thread_ids: ['long'] } });
+    expect(afterLong[0]).toMatchObject({ turn_count: 2, p50_turn_duration_ms: 700 });
+    expect(await ids({ sort_by: [{ field: 'thread_id', direction: 'asc' }] })).toEqual(['half', 'long', 'short']);
+    expect(await ids({ sort_by: [{ field: 'turn_count', direction: 'desc' }] })).toEqual(['long', 'half', 'short']);
+    expect(await ids({ sort_by: [{ field: 'start_time', direction: 'asc' }] })).toEqual(['long', 'short', 'half']);
+    expect(await ids({ sort_by: [{ field: 'p50_turn_duration_ms', direction: 'desc' }] })).toEqual(['long', 'half', 'short']);
+    expect(await ids({ sort_by: [{ field: 'p99_turn_duration_ms', direction: 'asc' }] })).toEqual(['short', 'half', 'long']);
+    expect(await ids({ limit: 1, offset: 1 })).toEqual(['short']);
+    expect(await ids({ sort_by: [{ field: 'p50_turn_duration_ms', direction: 'asc' }], limit: 2, offset: 1 })).toEqual(['half', 'long']);
+    expect(await ids({ limit: 0 })).toEqual([]);
+    expect(await ids({ project_id: 'nobody/here' })).toEqual([]);
+  });
+
+  it('rejects an unknown sort field naming the allowed ones, and bad bounds', async () => {
+    const d = await detailOf(ctx, 'threads.query', { project_id: P, sort_by: [{ field: 'cost', direction: 'desc' }] });
+    expect(d[0]).toMatchObject({ loc: ['body', 'sort_by', 0, 'field'] });
+    expect(d[0]!.msg).toMatch(/allowed: thread_id, turn_count, start_time, last_updated, p50_turn_duration_ms, p99_turn_duration_ms/);
+    expect((await detailOf(ctx, 'threads.query', { project_id: P, limit: 10001 }))[0]!.loc).toEqual(['body', 'limit']);
+    expect((await detailOf(ctx, 'threads.query', { project_id: P, offset: -1 }))[0]!.loc).toEqual(['body', 'offset']);
+    expect((await detailOf(ctx, 'threads.query', { project_id: P, filter: { after_datetime: 'soon' } }))[0]!.loc).toEqual(['body', 'filter', 'after_datetime']);
+    expect((await detailOf(ctx, 'threads.query', { project_id: P, filter: { colour: 'red' } }))[0]!.type).toBe('extra_forbidden');
+  });
+
+  it('reads conversation_turns (maintained at ingest), never spans', () => {
+    for (const req of [
+      { project_id: P, limit: 100, offset: 0 },
+      { project_id: P, limit: 100, offset: 0, after_ns: 1n, thread_ids: ['a', 'b'], sort_by: [{ field: 'p50_turn_duration_ms', direction: 'asc' as const }] },
+    ]) {
+      const plan = store.analytics.explainThreads(req).join('\n');
+      expect(plan).toMatch(/conversation_turns/);
+      expect(plan).not.toMatch(/\bspans\b/);
+      expect(plan).not.toMatch(/^SCAN conversation_turns$/m);
+    }
+  });
+});
