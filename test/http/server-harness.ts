@@ -30,7 +30,9 @@ export function rawRequest(
   opts: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers }, (res) => {
+    // An explicit length: Node sends DELETE bodies without one (no chunked encoding by default).
+    const length = opts.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(opts.body)) };
+    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: { ...length, ...opts.headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
