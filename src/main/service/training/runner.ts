@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import type { ServiceContext } from '../context.js';
 import type { JobRow } from '../../store/sqlite/training.js';
 import type { StepMetrics, TrainerEngine } from '../../training/engine.js';
-import { averageMetrics, checkpointDir, errorMessage, iso, newId, nowUs } from './util.js';
+import { averageMetrics, checkpointDir, errorMessage, iso, modelDir, newId, nowUs } from './util.js';
 import { buildRlSamples, rlOptions } from './rl-samples.js';
 import { readSftExamples } from './sft-data.js';
 import type { RemoteBackends } from './remote.js';
@@ -139,7 +139,9 @@ export class JobRunner {
       });
       this.complete(job, step, ended);
     } catch (err) {
-      if (!repo.checkpointByStep(model.id, step)) fs.rmSync(outDir, { recursive: true, force: true });
+      // The model may have been deleted while the worker wrote its files: remove what it left.
+      if (!repo.getModel(model.id)) fs.rmSync(modelDir(this.ctx.dataDir, model.id), { recursive: true, force: true });
+      else if (!repo.checkpointByStep(model.id, step)) fs.rmSync(outDir, { recursive: true, force: true });
       this.finishFailed(job, errorMessage(err));
     }
   }
