@@ -13,6 +13,8 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           cli: resolve(__dirname, 'src/main/cli.ts'),
+          // The trainer worker thread (src/main/training/client.ts looks for out/main/trainer-worker.js).
+          'trainer-worker': resolve(__dirname, 'src/main/training/worker.ts'),
         },
       },
     },
