@@ -14,8 +14,9 @@ export interface TrainingServer {
   close(): Promise<void>;
 }
 
-export async function startTrainingServer(): Promise<TrainingServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-training-'));
+/** `dataDir` reuses a directory (restart tests); `keep` leaves it in place on close. */
+export async function startTrainingServer(opts: { dataDir?: string; keep?: boolean } = {}): Promise<TrainingServer> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-training-'));
   const loupe = await startLoupe({ dataDir, port: 0, rendererDir: null });
   const key = loupe.ctx.apiKey;
   const req: TrainingServer['req'] = async (method, p, body, k = key) => {
@@ -35,7 +36,7 @@ export async function startTrainingServer(): Promise<TrainingServer> {
     req,
     close: async () => {
       await loupe.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.keep) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
