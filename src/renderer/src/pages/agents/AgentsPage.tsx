@@ -18,15 +18,15 @@ const col = createColumnHelper<Agent>();
 
 const columns = [
   col.accessor('agent_name', { header: 'Agent', cell: (c) => <strong>{c.getValue()}</strong> }),
-  col.accessor('invocation_count', { header: 'Invocations', meta: { numeric: true } }),
-  col.accessor('span_count', { header: 'Spans', meta: { numeric: true } }),
-  col.accessor('error_count', { header: 'Errors', meta: { numeric: true }, cell: (c) => (c.getValue() ? <span className="error-text">{c.getValue()}</span> : 0) }),
-  col.accessor('total_input_tokens', { header: 'Input tokens', meta: { numeric: true }, cell: (c) => fmtTokens(c.getValue()) }),
-  col.accessor('total_output_tokens', { header: 'Output tokens', meta: { numeric: true }, cell: (c) => fmtTokens(c.getValue()) }),
-  col.accessor('total_cost_usd', { header: 'Cost', meta: { numeric: true }, cell: (c) => fmtCost(c.getValue()) }),
-  col.accessor('total_duration_ms', { header: 'Time in spans', meta: { numeric: true }, cell: (c) => fmtDuration(c.getValue()) }),
-  col.accessor('first_seen', { header: 'First seen', cell: (c) => fmtTime(c.getValue()) }),
-  col.accessor('last_seen', { header: 'Last seen', cell: (c) => fmtTime(c.getValue()) }),
+  col.accessor('invocation_count', { header: 'Invocations', meta: { numeric: true }, size: 105 }),
+  col.accessor('span_count', { header: 'Spans', meta: { numeric: true }, size: 105 }),
+  col.accessor('error_count', { header: 'Errors', meta: { numeric: true }, size: 105, cell: (c) => (c.getValue() ? <span className="error-text">{c.getValue()}</span> : 0) }),
+  col.accessor('total_input_tokens', { header: 'Input tokens', meta: { numeric: true }, size: 105, cell: (c) => fmtTokens(c.getValue()) }),
+  col.accessor('total_output_tokens', { header: 'Output tokens', meta: { numeric: true }, size: 105, cell: (c) => fmtTokens(c.getValue()) }),
+  col.accessor('total_cost_usd', { header: 'Cost', meta: { numeric: true }, size: 105, cell: (c) => fmtCost(c.getValue()) }),
+  col.accessor('total_duration_ms', { header: 'Time in spans', meta: { numeric: true }, size: 105, cell: (c) => fmtDuration(c.getValue()) }),
+  col.accessor('first_seen', { header: 'First seen', size: 185, cell: (c) => fmtTime(c.getValue()) }),
+  col.accessor('last_seen', { header: 'Last seen', size: 185, cell: (c) => fmtTime(c.getValue()) }),
 ];
 
 export function AgentsPage() {

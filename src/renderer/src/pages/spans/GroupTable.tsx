@@ -50,7 +50,7 @@ export function GroupTable(p: GroupTableProps) {
       col.accessor('total_output_tokens', { header: 'Out tokens', meta: { numeric: true }, cell: (c) => fmtTokens(c.getValue()) }),
       col.accessor('total_cost_usd', { header: 'Cost', meta: { numeric: true }, cell: (c) => fmtCost(c.getValue()) }),
       col.accessor('total_duration_ms', { header: 'Time', meta: { numeric: true }, cell: (c) => fmtDuration(c.getValue()) }),
-      col.accessor('last_seen', { header: 'Last seen', cell: (c) => fmtTime(c.getValue()) }),
+      col.accessor('last_seen', { header: 'Last seen', size: 190, cell: (c) => fmtTime(c.getValue()) }),
     );
     return cols;
   }, [p.keyAliases, p.measureAliases, p.distAliases]);

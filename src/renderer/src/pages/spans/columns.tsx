@@ -59,13 +59,13 @@ function show(v: unknown): string {
 export function spanColumns(custom: CustomColumn[]): ColumnDef<SpanRow, any>[] {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const cols: ColumnDef<SpanRow, any>[] = [];
-  for (const id of TIME_COLS) cols.push(col.accessor((r) => r[id] as string | null, { id, header: label(id), cell: (c) => fmtTime(c.getValue()), enableSorting: true }));
-  cols.push(col.accessor(durationMs, { id: 'duration', header: 'Duration', meta: { numeric: true }, cell: (c) => fmtDuration(c.getValue()), enableSorting: false }));
+  for (const id of TIME_COLS) cols.push(col.accessor((r) => r[id] as string | null, { id, header: label(id), cell: (c) => fmtTime(c.getValue()), enableSorting: true, size: 190 }));
+  cols.push(col.accessor(durationMs, { id: 'duration', header: 'Duration', meta: { numeric: true }, size: 90, cell: (c) => fmtDuration(c.getValue()), enableSorting: false }));
   for (const id of OTHER_COLS) {
     cols.push(col.accessor((r) => r[id], { id, header: label(id), cell: (c) => <span className={id.endsWith('_id') ? 'mono' : undefined}>{show(c.getValue())}</span>, enableSorting: SORTABLE.has(id) }));
   }
-  for (const id of TOKEN_COLS) cols.push(col.accessor((r) => r[id] as number | null, { id, header: label(id), meta: { numeric: true }, cell: (c) => fmtTokens(c.getValue()), enableSorting: true }));
-  for (const id of COST_COLS) cols.push(col.accessor((r) => r[id] as number | null, { id, header: label(id), meta: { numeric: true }, cell: (c) => fmtCost(c.getValue()), enableSorting: true }));
+  for (const id of TOKEN_COLS) cols.push(col.accessor((r) => r[id] as number | null, { id, header: label(id), meta: { numeric: true }, cell: (c) => fmtTokens(c.getValue()), enableSorting: true, size: 100 }));
+  for (const id of COST_COLS) cols.push(col.accessor((r) => r[id] as number | null, { id, header: label(id), meta: { numeric: true }, cell: (c) => fmtCost(c.getValue()), enableSorting: true, size: 90 }));
   for (const c of custom) {
     const id = customColumnId(c);
     cols.push(

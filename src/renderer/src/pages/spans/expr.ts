@@ -54,7 +54,7 @@ function operand(row: FilterRow): Record<string, unknown> {
     case 'lte': return { $lte: [field, lit] };
     case 'contains': return { $contains: { input: field, substr: { $literal: row.value }, case_insensitive: false } };
     case 'icontains': return { $contains: { input: field, substr: { $literal: row.value }, case_insensitive: true } };
-    case 'in': return { $in: [field, row.value.split(',').map((v) => ({ $literal: literalOf(v) }))] };
+    case 'in': return { $in: [field, row.value.split(',').map((v) => v.trim()).filter(Boolean).map((v) => ({ $literal: literalOf(v) }))] };
     case 'is_null': return { $eq: [field, { $literal: null }] };
     case 'not_null': return { $not: [{ $eq: [field, { $literal: null }] }] };
   }

@@ -20,11 +20,11 @@ const PAGE = 200;
 
 const columns = [
   col.accessor('thread_id', { header: 'Thread (conversation)', cell: (c) => <span className="mono">{c.getValue()}</span> }),
-  col.accessor('turn_count', { header: 'Turns', meta: { numeric: true } }),
-  col.accessor('start_time', { header: 'Started', cell: (c) => fmtTime(c.getValue()) }),
-  col.accessor('last_updated', { header: 'Last update', cell: (c) => fmtTime(c.getValue()) }),
-  col.accessor('p50_turn_duration_ms', { header: 'p50 turn', meta: { numeric: true }, cell: (c) => fmtDuration(c.getValue()) }),
-  col.accessor('p99_turn_duration_ms', { header: 'p99 turn', meta: { numeric: true }, cell: (c) => fmtDuration(c.getValue()) }),
+  col.accessor('turn_count', { header: 'Turns', meta: { numeric: true }, size: 80 }),
+  col.accessor('start_time', { header: 'Started', size: 200, cell: (c) => fmtTime(c.getValue()) }),
+  col.accessor('last_updated', { header: 'Last update', size: 200, cell: (c) => fmtTime(c.getValue()) }),
+  col.accessor('p50_turn_duration_ms', { header: 'p50 turn', meta: { numeric: true }, size: 110, cell: (c) => fmtDuration(c.getValue()) }),
+  col.accessor('p99_turn_duration_ms', { header: 'p99 turn', meta: { numeric: true }, size: 110, cell: (c) => fmtDuration(c.getValue()) }),
 ];
 
 export function ThreadsPage() {
