@@ -55,7 +55,10 @@ export class RemoteBackends {
     const json = text ? (JSON.parse(text) as unknown) : {};
     if (!res.ok) {
       const detail = (json as { detail?: unknown }).detail;
-      throw new ServiceError(res.status, `remote backend "${name}": ${typeof detail === 'string' ? detail : JSON.stringify(detail ?? json)}`);
+      const msg = `remote backend "${name}": ${typeof detail === 'string' ? detail : JSON.stringify(detail ?? json)}`;
+      // The caller's own key was fine: a remote auth failure is a bad gateway configuration, not a 401 here.
+      if (res.status === 401 || res.status === 403) throw new ServiceError(502, `${msg} (check the API key stored for this backend)`);
+      throw new ServiceError(res.status, msg);
     }
     return json as T;
   }

@@ -1,0 +1,87 @@
+/**
+ * A remote trainer backend: server A (the app) binds a model to server B (another Loupe speaking the
+ * same training API). Jobs are submitted to B, their events and checkpoints mirrored into A, and
+ * inference is forwarded.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startTrainingServer, waitForJob, type TrainingServer } from './training-fixture.js';
+
+let a: TrainingServer;
+let b: TrainingServer;
+beforeAll(async () => {
+  [a, b] = await Promise.all([startTrainingServer(), startTrainingServer()]);
+});
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()]);
+});
+
+test('settings keep the backend key write-only', async () => {
+  const r = await a.req('POST', '/training/settings', { put_backends: [{ name: 'gpu', base_url: `${b.url}/`, api_key: b.key }] });
+  expect(r.status).toBe(200);
+  expect(r.body.backends).toEqual([{ name: 'gpu', base_url: b.url }]);
+  expect(JSON.stringify((await a.req('GET', '/training/settings')).body)).not.toContain(b.key);
+  const bad = await a.req('POST', '/training/settings', { put_backends: [{ name: 'x y', base_url: 'ftp://h', api_key: 'k' }] });
+  expect(bad.status).toBe(422);
+  expect(bad.body.detail.map((d: { loc: (string | number)[] }) => d.loc.slice(-1)[0]).sort()).toEqual(['base_url', 'name']);
+});
+
+test('a remote model: jobs, events and checkpoints mirrored, inference forwarded, delete forwarded', async () => {
+  const m = await a.req('POST', '/v1/preview/models', { entity: 'lab', project: 'remote', name: 'r1', base_model: 'remote:gpu/loupe-test-bytes' });
+  expect(m.status).toBe(200);
+  const onB = (await b.req('POST', '/v1/preview/models', { entity: 'lab', project: 'remote', name: 'r1', base_model: 'loupe-test-bytes', return_existing: true })).body;
+  const ckA = (await a.req('GET', `/v1/preview/models/${m.body.id}/checkpoints`)).body.data;
+  const ckB = (await b.req('GET', `/v1/preview/models/${onB.id}/checkpoints`)).body.data;
+  expect(ckA).toEqual(ckB);
+  expect(fs.existsSync(path.join(a.dataDir, 'models', m.body.id))).toBe(false); // weights stay on B
+
+  const data = path.join(a.dataDir, 'remote.jsonl');
+  const lines = Array.from({ length: 16 }, (_, i) => JSON.stringify({ messages: [{ role: 'user', content: `q${i % 4}` }, { role: 'assistant', content: `a${i % 4}` }] }));
+  fs.writeFileSync(data, lines.join('\n'));
+  const job = await a.req('POST', '/v1/preview/sft-training-jobs', { model_id: m.body.id, training_data_url: data, config: { batch_size: 4 } });
+  const events = await waitForJob(a, job.body.id);
+  expect(events.map((e) => e.type)).toEqual(['training_started', 'gradient_step', 'gradient_step', 'gradient_step', 'gradient_step', 'training_ended']);
+  const jobA = (await a.req('GET', `/v1/preview/training-jobs/${job.body.id}`)).body;
+  expect(jobA).toMatchObject({ status: 'COMPLETED', step: 1, model_id: m.body.id });
+  // B ran it: the same gradient steps are in B's job.
+  const remoteJobId = a.loupe.ctx.store.training.getJob(job.body.id)!.remote_job_id!;
+  const eventsB = await waitForJob(b, remoteJobId);
+  expect(eventsB.filter((e) => e.type === 'gradient_step').map((e) => e.data)).toEqual(events.filter((e) => e.type === 'gradient_step').map((e) => e.data));
+  const ckA1 = (await a.req('GET', `/v1/preview/models/${m.body.id}/checkpoints?order=desc&limit=1`)).body.data[0];
+  const ckB1 = (await b.req('GET', `/v1/preview/models/${onB.id}/checkpoints?order=desc&limit=1`)).body.data[0];
+  expect(ckA1).toEqual(ckB1);
+  expect(ckA1.step).toBe(1);
+
+  const ask = { messages: [{ role: 'user', content: 'q1' }], max_tokens: 6, temperature: 0 };
+  const viaA = await a.req('POST', '/v1/chat/completions', { ...ask, model: 'lab/remote/r1:step1' });
+  const onBdirect = await b.req('POST', '/v1/chat/completions', { ...ask, model: `${onB.id}:step1` });
+  expect(viaA.status).toBe(200);
+  expect(viaA.body.choices[0].message.content).toBe(onBdirect.body.choices[0].message.content);
+  expect(viaA.body.choices[0].logprobs.content).toEqual(onBdirect.body.choices[0].logprobs.content);
+
+  // A remote failure is mirrored with its message.
+  fs.writeFileSync(data, `${lines[0]}\nnot json\n`);
+  const badJob = await a.req('POST', '/v1/preview/sft-training-jobs', { model_id: m.body.id, training_data_url: data });
+  const badEvents = await waitForJob(a, badJob.body.id);
+  expect(badEvents.at(-1)).toMatchObject({ type: 'training_failed', data: { error_message: expect.stringMatching(/line 2: not valid JSON/) } });
+
+  const del = await a.req('DELETE', `/v1/preview/models/${m.body.id}`);
+  expect(del.body).toMatchObject({ model_id: m.body.id, deleted_checkpoints: 2 });
+  expect((await b.req('GET', `/v1/preview/models/${onB.id}/checkpoints`)).status).toBe(404);
+}, 120_000);
+
+test('an unknown backend or an unreachable one is a clear error', async () => {
+  const r = await a.req('POST', '/v1/preview/models', { project: 'remote', name: 'x', base_model: 'remote:nope/loupe-test-bytes' });
+  expect(r.status).toBe(400);
+  expect(r.body.detail).toMatch(/Unknown remote backend "nope"; configured: gpu/);
+  await a.req('POST', '/training/settings', { put_backends: [{ name: 'dead', base_url: 'http://127.0.0.1:9', api_key: 'k' }] });
+  const d = await a.req('POST', '/v1/preview/models', { project: 'remote', name: 'y', base_model: 'remote:dead/loupe-test-bytes' });
+  expect(d.status).toBe(502);
+  expect(d.body.detail).toMatch(/unreachable/);
+  const wrongKey = await a.req('POST', '/training/settings', { put_backends: [{ name: 'gpu2', base_url: b.url, api_key: 'wrong' }] });
+  expect(wrongKey.status).toBe(200);
+  const w = await a.req('POST', '/v1/preview/models', { project: 'remote', name: 'z', base_model: 'remote:gpu2/loupe-test-bytes' });
+  expect(w.status).toBe(502);
+  expect(w.body.detail).toMatch(/remote backend "gpu2": Missing or invalid API key \(check the API key/);
+});
