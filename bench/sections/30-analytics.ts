@@ -1,0 +1,73 @@
+/**
+ * Analytics query figures (issue 3) on the shared ≥1M-span store (20,000 conversations, 50 agents):
+ * the agents list, a spans list page, group by agent_name with three measures, and threads over all
+ * conversations. Each query goes through `dispatch` (zod parse + handler), as HTTP and IPC call it.
+ */
+import { openStore } from '../../src/main/store/index.js';
+import { EventBus } from '../../src/main/service/events.js';
+import { dispatch } from '../../src/main/transport/dispatch.js';
+import type { ServiceContext } from '../../src/main/service/context.js';
+import type { BenchSection } from '../lib/section.js';
+import { ensureBenchStore } from '../lib/bench-store.js';
+
+const PROJECT = 'bench/genai';
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const idx = p * (s.length - 1);
+  const lo = Math.floor(idx);
+  return s[lo]! + (s[Math.ceil(idx)]! - s[lo]!) * (idx - lo);
+};
+
+async function drain(result: unknown): Promise<number> {
+  if (result && typeof result === 'object' && Symbol.asyncIterator in result) {
+    let n = 0;
+    for await (const line of result as AsyncIterable<unknown>) n += JSON.stringify(line).length > 0 ? 1 : 0;
+    return n;
+  }
+  return JSON.stringify(result).length;
+}
+
+const section: BenchSection = {
+  title: 'Analytics: threads, agents, spans query on the 1M-span store',
+  async run({ workDir, print }) {
+    const { dataDir, spans } = await ensureBenchStore(workDir);
+    print('store spans', spans);
+    const store = openStore(dataDir);
+    const ctx: ServiceContext = { store, events: new EventBus(), dataDir, apiKey: 'bench' };
+    const time = async (name: string, body: unknown, runs: number, target: string, op = 'spans.query') => {
+      await drain(await dispatch(op, body, ctx, { trusted: true })); // warm the page cache and statement cache
+      const ms: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const t = performance.now();
+        await drain(await dispatch(op, body, ctx, { trusted: true }));
+        ms.push(performance.now() - t);
+      }
+      print(`${name} p50 (ms)`, pct(ms, 0.5).toFixed(1), target);
+      print(`${name} p95 (ms)`, pct(ms, 0.95).toFixed(1));
+    };
+    try {
+      const agents = (await dispatch('agents.query', { project_id: PROJECT }, ctx)) as { total_count: number };
+      print('agents in the store', agents.total_count);
+      await time('agents query', { project_id: PROJECT }, 30, '≤ 100 ms', 'agents.query');
+      await time('agents query with costs, by span_count', { project_id: PROJECT, include_costs: true, sort_by: [{ field: 'span_count', direction: 'desc' }] }, 30, '≤ 100 ms', 'agents.query');
+      await time('spans list page (100, newest first)', { project_id: PROJECT }, 20, '≤ 50 ms');
+      await time('spans list page, agent filter', { project_id: PROJECT, query: { $expr: { $eq: [{ $getField: 'gen_ai.agent.name' }, { $literal: 'agent-07' }] } } }, 20, '≤ 50 ms');
+      await time('spans list page, custom attr filter', { project_id: PROJECT, query: { $expr: { $eq: [{ $getField: 'app.region' }, { $literal: 'eu-west-1' }] } }, custom_attr_columns: [{ key: 'app.region', source: 'custom_attrs_string' }] }, 10, '≤ 50 ms');
+      await time('group by agent_name, 3 measures', {
+        project_id: PROJECT,
+        group_by: [{ key: 'agent_name', source: 'field' }],
+        measures: [
+          { alias: 'tokens', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } },
+          { alias: 'p_dur', aggregation: 'avg', value: { key: 'duration_ms', source: 'derived' } },
+          { alias: 'errors', aggregation: 'count_true', value: { key: 'is_error', source: 'derived' } },
+        ],
+      }, 5, '≤ 1 s');
+      await time('threads, all conversations (limit 10000)', { project_id: PROJECT, limit: 10000 }, 5, '≤ 1 s', 'threads.query');
+      await time('threads sorted by p99 (all computed)', { project_id: PROJECT, limit: 100, sort_by: [{ field: 'p99_turn_duration_ms', direction: 'desc' }] }, 5, '≤ 1 s', 'threads.query');
+    } finally {
+      store.close();
+    }
+  },
+};
+export default section;
