@@ -9,7 +9,19 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
-import { exprFromRows, literalOf, parseExprText, type FilterRow } from '../../src/renderer/src/pages/spans/expr.js';
+
+// The builder is renderer code (tsconfig.web.json, bundler resolution); the node project cannot list
+// it, so it is loaded at run time (vitest transpiles it) and typed here by what the test uses.
+interface FilterRow { field: string; op: string; value: string }
+interface ExprModule {
+  exprFromRows(rows: FilterRow[]): { $expr: Record<string, unknown> } | undefined;
+  literalOf(text: string): string | number | boolean;
+  parseExprText(text: string): { expr?: unknown; error?: string };
+}
+const EXPR_MODULE = '../../src/renderer/src/pages/spans/expr.ts';
+let exprFromRows: ExprModule['exprFromRows'];
+let literalOf: ExprModule['literalOf'];
+let parseExprText: ExprModule['parseExprText'];
 
 const PROJECT = 'local/demo';
 type Row = Record<string, unknown> & { span_id: string };
@@ -24,6 +36,7 @@ describe('filter builder $expr on the real spans query', () => {
     return body.spans;
   };
   beforeAll(async () => {
+    ({ exprFromRows, literalOf, parseExprText } = (await import(/* @vite-ignore */ EXPR_MODULE)) as ExprModule);
     loupe = await startLoupe({ dataDir: mkdtempSync(join(tmpdir(), 'loupe-expr-')), port: 0, rendererDir: null, log: () => {} });
     const demo = await fetch(`${loupe.url}/app/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(demo.status).toBe(200);
