@@ -3,6 +3,7 @@
  * FeedbackControl — thumbs up/down plus an optional note, stored with 'feedback.create' against
  * `svc:///<project>/<trace|span|conversation>/<id>`. Props: project, kind, id.
  */
+import { Icon } from '../components/Icon';
 import { useState } from 'react';
 import { useOpMutation } from '../api/query';
 import type { FeedbackRecord } from '../api/views';
@@ -15,7 +16,7 @@ function describe(f: FeedbackRecord): { icon: string; text: string; negative: bo
   const up = value === 'up' || value === true || value === 1 || type.includes('up') || type === 'positive';
   const down = value === 'down' || value === false || value === 0 || value === -1 || type.includes('down') || type === 'negative';
   const ratings = Object.entries(f.scorer_ratings).map(([k, v]) => `${k}: ${v}`).join(', ');
-  const icon = up ? '👍' : down ? '👎' : ratings ? '★' : note ? '💬' : '🏷';
+  const icon = up ? 'up' : down ? 'down' : 'note';
   const text = [ratings, typeof value === 'number' && !up && !down ? String(value) : '', f.scorer_tags.join(', '), note].filter(Boolean).join(' · ');
   return { icon, text: text || f.feedback_type, negative: down };
 }
@@ -28,7 +29,7 @@ export function FeedbackBadges({ items }: { items: FeedbackRecord[] | null | und
         const d = describe(f);
         return (
           <span key={f.id} className={`pill fb ${d.negative ? 'error' : 'ok'}`} title={`${f.feedback_type}${f.creator ? ` by ${f.creator}` : ''}${f.created_at ? ` at ${f.created_at}` : ''}\n${JSON.stringify(f.payload)}`}>
-            {d.icon} {d.text.length > 60 ? `${d.text.slice(0, 60)}…` : d.text}
+            <Icon name={d.icon} size={12} /> {d.text.length > 60 ? `${d.text.slice(0, 60)}…` : d.text}
           </span>
         );
       })}
@@ -59,8 +60,8 @@ export function FeedbackControl(props: { project: string; kind: 'conversation' |
   };
   return (
     <span className="fb-control" data-testid="feedback-control">
-      <button className={`icon ${thumb === 'up' ? 'active' : ''}`} aria-label="Thumbs up" title="Good" onClick={() => send('up')}>👍</button>
-      <button className={`icon ${thumb === 'down' ? 'active' : ''}`} aria-label="Thumbs down" title="Bad" onClick={() => send('down')}>👎</button>
+      <button className={`icon ${thumb === 'up' ? 'active' : ''}`} aria-label="Thumbs up" title="Good" onClick={() => send('up')}><Icon name="up" /></button>
+      <button className={`icon ${thumb === 'down' ? 'active' : ''}`} aria-label="Thumbs down" title="Bad" onClick={() => send('down')}><Icon name="down" /></button>
       {open && (
         <span className="fb-note">
           <input autoFocus placeholder="Note (optional)" aria-label="Feedback note" value={note} onChange={(e) => setNote(e.target.value)} onKeyDown={(e) => { if (e.key === 'Enter') save(); }} />

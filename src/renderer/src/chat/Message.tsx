@@ -4,6 +4,7 @@
  * collapsed), compaction markers; reasoning collapsed; errors in red; feedback badges.
  * Props: message, onSpan?(span_id) to open the span in the trace view's detail panel.
  */
+import { Icon } from '../components/Icon';
 import type { ChatMessage } from '../api/views';
 import { JsonView } from '../components/JsonView';
 import { fmtCost, fmtDuration, fmtTokens } from '../components/format';
@@ -54,7 +55,7 @@ export function Message({ message: m, onSpan }: { message: ChatMessage; onSpan?(
       return (
         <div className={`card agent-start ${error ? 'error' : ''}`} data-testid="msg-agent-start" data-span={m.span_id ?? undefined}>
           <div className="card-head">
-            <strong>▶ {m.agent_name ?? 'agent'}</strong>
+            <strong><Icon name="agent" /> {m.agent_name ?? 'agent'}</strong>
             {m.agent_version && <span className="faint">v{m.agent_version}</span>}
             {s.model && <span className="pill">{s.model}</span>}
             {error && <span className="error-text">error</span>}
@@ -96,7 +97,7 @@ function ToolCall({ m, spanLink }: { m: ChatMessage; spanLink: React.ReactNode }
   return (
     <div className={`card tool ${error ? 'error' : ''}`} data-testid="msg-tool" data-span={m.span_id ?? undefined}>
       <div className="card-head">
-        <strong>🔧 {t.tool_name ?? 'tool'}</strong>
+        <strong><Icon name="tool" /> {t.tool_name ?? 'tool'}</strong>
         {t.duration_ms !== null && <span className="faint">{fmtDuration(t.duration_ms)}</span>}
         {error && <span className="error-text">error</span>}
         {spanLink}

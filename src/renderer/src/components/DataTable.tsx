@@ -86,6 +86,10 @@ export function DataTable<T>(props: DataTableProps<T>) {
   return (
     <div className="dt" ref={scrollRef} data-testid={props.testId}>
       <table>
+        {/* Widths on <col>: with table-layout fixed, sized columns keep their px and the rest share what is left. */}
+        <colgroup>
+          {table.getVisibleLeafColumns().map((c) => <col key={c.id} style={{ width: c.columnDef.size ? c.getSize() : undefined }} />)}
+        </colgroup>
         <thead>
           {table.getHeaderGroups().map((hg) => (
             <tr key={hg.id}>
@@ -96,7 +100,6 @@ export function DataTable<T>(props: DataTableProps<T>) {
                 return (
                   <th
                     key={h.id}
-                    style={{ width: h.column.columnDef.size ? h.getSize() : undefined }}
                     className={`${can ? 'sortable' : ''} ${meta?.numeric ? 'num' : ''}`}
                     onClick={can ? h.column.getToggleSortingHandler() : undefined}
                     aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : undefined}

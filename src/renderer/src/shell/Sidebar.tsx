@@ -2,6 +2,7 @@
  * Sidebar — navigation built from routes.tsx, the project switcher ('system.projects') and the
  * theme toggle. Links keep the current project in the URL.
  */
+import { Icon } from '../components/Icon';
 import { NavLink, useLocation, useNavigate } from 'react-router-dom';
 import { routes } from '../routes';
 import { useOp } from '../api/query';
@@ -13,7 +14,7 @@ export function Sidebar(props: { onHelp(): void }) {
   const project = useProject();
   return (
     <aside className="sidebar">
-      <div className="brand">🔍 Loupe</div>
+      <div className="brand"><Icon name="loupe" size={16} /> Loupe</div>
       <div className="section-label">Project</div>
       <ProjectSwitcher project={project} />
       <div className="section-label">Views</div>

@@ -1,0 +1,30 @@
+/**
+ * Page helpers shared by this stream's e2e tests: a REAL file drop (a DataTransfer holding File
+ * objects built in the page, dispatched as dragenter/dragover/drop like a user's drag from the
+ * desktop), and screenshots of one view in both themes.
+ */
+import type { Page } from 'playwright-core';
+import { screenshot } from './fixture.js';
+
+export async function dropFiles(page: Page, files: Array<{ name: string; content: string }>): Promise<void> {
+  const dt = await page.evaluateHandle((list) => {
+    const transfer = new DataTransfer();
+    for (const f of list) transfer.items.add(new File([f.content], f.name, { type: 'application/json' }));
+    return transfer;
+  }, files);
+  for (const type of ['dragenter', 'dragover', 'drop']) await page.dispatchEvent('main', type, { dataTransfer: dt });
+  await dt.dispose();
+}
+
+/** Screenshots the current view as <name>-light.png and <name>-dark.png (the theme follows the OS setting by default). */
+export async function screenshotBoth(page: Page, name: string, ready?: () => Promise<unknown>): Promise<void> {
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    await page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme);
+    await ready?.();
+    await screenshot(page, `${name}-${theme}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+export const hash = (project: string, ...rest: string[]) => `#/p/${encodeURIComponent(project)}/${rest.map(encodeURIComponent).join('/')}`;
