@@ -185,6 +185,7 @@ describe('spans.query validation, in the order of semantics §7', () => {
     ['unknown derived key', { group_by: G, measures: [{ alias: 's', value: { key: 'nope', source: 'derived' } }] }, ['body', 'measures', 0, 'value', 'key'], /duration_ms/],
     ['group filter without bounds', { group_by: G, group_filters: [{ measure: { alias: 'n', aggregation: 'count' } }] }, ['body', 'group_filters', 0], /min, max/],
     ['group filter max < min', { group_by: G, group_filters: [{ measure: { aggregation: 'count' }, min: 3, max: 1 }] }, ['body', 'group_filters', 0, 'max'], /at least min/],
+    ['group filter naming an unknown measure', { group_by: G, group_filters: [{ measure: { alias: 'typo' }, min: 1 }] }, ['body', 'group_filters', 0, 'measure', 'alias'], /no measure named 'typo'/],
     ['distribution over a non-custom value', { group_by: G, group_distributions: [{ alias: 'd', value: { key: 'input_tokens', source: 'field' } }] }, ['body', 'group_distributions', 0, 'value', 'source'], /custom/],
     ['limit above 10000', { limit: 10001 }, ['body', 'limit'], /less than or equal to 10000/],
     ['unknown top-level key', { bogus: true }, ['body', 'bogus'], /Extra inputs/],

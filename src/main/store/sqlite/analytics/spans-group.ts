@@ -70,6 +70,9 @@ export function groupSpans(prep: (sql: string) => Statement, req: GroupRequest):
     if (gf.min !== undefined && gf.max !== undefined && gf.max < gf.min) throw invalid(['group_filters', i, 'max'], 'max must be at least min', gf.max);
     const named = req.measures?.findIndex((m) => m.alias === gf.measure.alias) ?? -1;
     const onlyAlias = !gf.measure.value && !gf.measure.filter && !gf.measure.aggregation;
+    if (onlyAlias && named < 0 && gf.measure.alias !== undefined) {
+      throw invalid(['group_filters', i, 'measure', 'alias'], `no measure named '${gf.measure.alias}': name one of measures or give aggregation/value`, gf.measure.alias);
+    }
     const m = named >= 0 && onlyAlias ? measures[named]! : measureSql(gf.measure, ['group_filters', i, 'measure']);
     if (gf.min !== undefined) {
       having.push(`${m.sql} >= ?`);
