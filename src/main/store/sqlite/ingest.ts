@@ -16,7 +16,7 @@ export interface IngestRepo {
 }
 
 /** Scalar columns of `spans`, bound as-is (strings, numbers, bigint nanoseconds, null). */
-const SCALAR_COLUMNS = [
+export const SCALAR_COLUMNS = [
   'project_id', 'trace_id', 'span_id', 'parent_span_id', 'span_name', 'span_kind', 'start_ns', 'end_ns',
   'status_code', 'status_message', 'service_name', 'scope_name', 'scope_version',
   'operation_name', 'provider_name', 'agent_id', 'agent_name', 'agent_version', 'agent_description',
@@ -31,7 +31,7 @@ const SCALAR_COLUMNS = [
 ] as const satisfies readonly (keyof SpanRecord)[];
 
 /** Array / map columns of `spans`, stored as JSON text (never NULL). */
-const JSON_COLUMNS = [
+export const JSON_COLUMNS = [
   'finish_reasons', 'request_stop_sequences', 'artifact_refs', 'content_refs', 'object_refs',
   'custom_attrs_bool', 'custom_attrs_float', 'custom_attrs_string',
 ] as const satisfies readonly (keyof SpanRecord)[];
@@ -39,7 +39,7 @@ const JSON_COLUMNS = [
 const SPAN_COLUMNS = [...SCALAR_COLUMNS, ...JSON_COLUMNS, 'custom_attrs_int', 'ingested_at_ms'];
 const KEY = new Set(['project_id', 'trace_id', 'span_id']);
 
-const DETAIL_COLUMNS = [
+export const DETAIL_COLUMNS = [
   'span_rowid', 'system_instructions', 'tool_definitions', 'tool_call_arguments', 'tool_call_result',
   'input_messages', 'output_messages', 'resource_attributes', 'events', 'links', 'raw_span_dump',
 ];

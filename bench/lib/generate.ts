@@ -1,0 +1,171 @@
+/**
+ * Generates a realistic OTLP JSONL file of GenAI agent traces for the benchmarks, as the collector
+ * file exporter writes them (one ExportTraceServiceRequest per line, here one turn per line).
+ * Each conversation has several turns; a turn is `invoke_agent` → rounds of `chat` (tool call) →
+ * `execute_tool`, then a final `chat` with the answer. Spans carry gen_ai.conversation.id, parts
+ * messages, tokens, request parameters and a few custom attributes. Deterministic for a seed.
+ */
+import fs from 'node:fs';
+import { once } from 'node:events';
+
+export interface GenerateOptions {
+  conversations?: number;
+  agents?: number;
+  /** Stop after at least this many spans (the file may hold a few more: whole turns only). */
+  minSpans?: number;
+  seed?: number;
+}
+
+const MODELS: [string, string][] = [
+  ['openai', 'gpt-4o-mini'], ['openai', 'gpt-4o'], ['anthropic', 'claude-3-5-haiku-latest'],
+  ['anthropic', 'claude-sonnet-4-5'], ['gcp.gemini', 'gemini-2.0-flash'], ['openai', 'o3-mini'],
+];
+const TOOLS = ['lookup_order', 'search_docs', 'create_ticket', 'refund_payment', 'get_weather', 'send_email', 'query_db', 'fetch_url'];
+const WORDS = (
+  'order shipment refund invoice account password delivery address tracking warehouse customer premium ' +
+  'subscription cancel upgrade payment card declined status delayed weekend express support policy return'
+).split(' ');
+
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const hex = (n: number, len: number) => n.toString(16).padStart(len, '0').slice(-len);
+const kv = (key: string, v: string | number | boolean) =>
+  typeof v === 'string' ? { key, value: { stringValue: v } }
+  : typeof v === 'boolean' ? { key, value: { boolValue: v } }
+  : Number.isInteger(v) ? { key, value: { intValue: String(v) } }
+  : { key, value: { doubleValue: v } };
+const attrs = (o: Record<string, string | number | boolean | undefined>) =>
+  Object.entries(o).filter((e): e is [string, string | number | boolean] => e[1] !== undefined).map(([k, v]) => kv(k, v));
+
+/** Writes the file; resolves with the number of spans and lines written. */
+export async function generateJsonl(file: string, o: GenerateOptions = {}): Promise<{ spans: number; lines: number; bytes: number }> {
+  const conversations = o.conversations ?? 20_000;
+  const agents = Array.from({ length: o.agents ?? 50 }, (_, i) => `agent-${String(i).padStart(2, '0')}`);
+  const minSpans = o.minSpans ?? 1_000_000;
+  const rand = rng(o.seed ?? 42);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const sentence = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
+
+  const out = fs.createWriteStream(file);
+  let spans = 0;
+  let lines = 0;
+  let bytes = 0;
+  let buf: string[] = [];
+  let traceSeq = 0;
+  const t0 = Date.parse('2026-10-01T00:00:00Z');
+
+  const flush = async () => {
+    const chunk = buf.join('');
+    buf = [];
+    bytes += Buffer.byteLength(chunk);
+    if (!out.write(chunk)) await once(out, 'drain');
+  };
+
+  outer: for (let round = 0; ; round++) {
+    for (let c = 0; c < conversations; c++) {
+      const convId = `conv-${round}-${c}`;
+      const agent = agents[c % agents.length]!;
+      const [provider, model] = MODELS[c % MODELS.length]!;
+      const user = `user-${c % 997}`;
+      const turns = 8 + Math.floor(rand() * 9);
+      let clock = t0 + (round * conversations + c) * 60_000;
+      for (let turn = 0; turn < turns; turn++) {
+        const traceId = hex(++traceSeq, 16) + hex(c * 7919 + turn, 16);
+        let spanSeq = 0;
+        const sid = () => hex(traceSeq * 64 + ++spanSeq, 16);
+        const rootId = sid();
+        const question = `${sentence(6 + Math.floor(rand() * 10))}?`;
+        const list: unknown[] = [];
+        let t = clock;
+        const toolRounds = Math.floor(rand() * 3);
+        let inTok = 0;
+        let outTok = 0;
+        const history = [{ role: 'system', parts: [{ type: 'text', content: `You are ${agent}, a support agent. Use the tools you are given.` }] },
+          { role: 'user', parts: [{ type: 'text', content: question }] }];
+        for (let r = 0; r <= toolRounds; r++) {
+          const last = r === toolRounds;
+          const tool = pick(TOOLS);
+          const callId = `call_${traceSeq}_${r}`;
+          const args = { query: sentence(3), id: `A-${1000 + Math.floor(rand() * 9000)}` };
+          const answer = last ? sentence(20 + Math.floor(rand() * 40)) : '';
+          const it = 200 + Math.floor(rand() * 1800);
+          const ot = 20 + Math.floor(rand() * 300);
+          inTok += it;
+          outTok += ot;
+          const dur = 300 + Math.floor(rand() * 2500);
+          const output = last
+            ? [{ role: 'assistant', parts: [{ type: 'text', content: answer }], finish_reason: 'stop' }]
+            : [{ role: 'assistant', parts: [{ type: 'tool_call', id: callId, name: tool, arguments: args }], finish_reason: 'tool_calls' }];
+          const error = !last && rand() < 0.02;
+          list.push({
+            traceId, spanId: sid(), parentSpanId: rootId, name: `chat ${model}`, kind: 3,
+            startTimeUnixNano: `${t}000000`, endTimeUnixNano: `${t + dur}000000`,
+            attributes: attrs({
+              'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': provider, 'gen_ai.request.model': model,
+              'gen_ai.response.model': model, 'gen_ai.response.id': `resp-${traceSeq}-${r}`, 'gen_ai.conversation.id': convId,
+              'gen_ai.agent.name': agent, 'gen_ai.request.temperature': 0.2, 'gen_ai.request.max_tokens': 1024,
+              'gen_ai.usage.input_tokens': it, 'gen_ai.usage.output_tokens': ot,
+              'gen_ai.usage.cache_read.input_tokens': rand() < 0.3 ? Math.floor(it / 2) : undefined,
+              'gen_ai.input.messages': JSON.stringify(history), 'gen_ai.output.messages': JSON.stringify(output),
+              'app.region': pick(['eu-west-1', 'us-east-1', 'ap-south-1']), 'app.attempt': 1 + Math.floor(rand() * 2), 'app.cached': rand() < 0.3,
+            }),
+            status: error ? { code: 2, message: 'rate limited' } : {},
+          });
+          t += dur + 5;
+          if (!last) {
+            const tdur = 20 + Math.floor(rand() * 400);
+            const result = { status: pick(['ok', 'pending', 'shipped']), detail: sentence(8) };
+            list.push({
+              traceId, spanId: sid(), parentSpanId: rootId, name: `execute_tool ${tool}`, kind: 1,
+              startTimeUnixNano: `${t}000000`, endTimeUnixNano: `${t + tdur}000000`,
+              attributes: attrs({
+                'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gen_ai.tool.call.id': callId,
+                'gen_ai.tool.call.arguments': JSON.stringify(args), 'gen_ai.tool.call.result': JSON.stringify(result),
+                'gen_ai.conversation.id': convId,
+              }),
+              status: {},
+            });
+            history.push(output[0] as (typeof history)[number]);
+            history.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: callId, response: result } as never] });
+            t += tdur + 5;
+          }
+        }
+        list.unshift({
+          traceId, spanId: rootId, name: `invoke_agent ${agent}`, kind: 1,
+          startTimeUnixNano: `${clock}000000`, endTimeUnixNano: `${t}000000`,
+          attributes: attrs({
+            'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, 'gen_ai.agent.id': `id-${agent}`,
+            'gen_ai.provider.name': provider, 'gen_ai.request.model': model, 'gen_ai.conversation.id': convId, 'svc.user_id': user,
+            'gen_ai.usage.input_tokens': inTok, 'gen_ai.usage.output_tokens': outTok,
+          }),
+          status: {},
+        });
+        const req = {
+          resourceSpans: [{
+            resource: { attributes: attrs({ 'service.name': `svc-${agent}`, 'svc.project_id': 'bench/genai' }) },
+            scopeSpans: [{ scope: { name: 'bench.generator', version: '1' }, spans: list }],
+          }],
+        };
+        buf.push(JSON.stringify(req), '\n');
+        spans += list.length;
+        lines++;
+        clock = t + 30_000;
+        if (buf.length >= 2000) await flush();
+      }
+      if (spans >= minSpans) break outer;
+    }
+  }
+  await flush();
+  out.end();
+  await once(out, 'finish');
+  return { spans, lines, bytes };
+}
