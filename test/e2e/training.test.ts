@@ -40,6 +40,7 @@ describe('training page', () => {
     await page.getByTestId('dataset-made').filter({ hasText: '3 examples written' }).waitFor();
     const dataUrl = await page.getByTestId('sft-data-url').inputValue();
     expect(dataUrl).toMatch(/^file:\/\/.*\.jsonl$/);
+    await page.getByLabel('Batch size').fill('1'); // one gradient step per conversation: a loss curve, not a dot
     await page.getByTestId('start-sft').click();
 
     const job = page.getByTestId('job-view');
@@ -55,6 +56,7 @@ describe('training page', () => {
     const jobId = await job.getAttribute('data-job-id');
     const events = (await (await fetch(`${e.loupe.url}/v1/preview/training-jobs/${jobId}/events?limit=100`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { type: string }[] };
     expect(points).toBe(events.data.filter((x) => x.type === 'gradient_step').length);
+    expect(points).toBe(3);
     expect(await job.getByTestId('job-event').count()).toBe(events.data.length);
     await screenshot(page, 'training-light');
 

@@ -1,3 +1,105 @@
+/**
+ * Settings: the server's port, the data folder and database size, the training key (reveal and
+ * copy), remote trainer backends and completion recording ('training.getSettings/updateSettings'),
+ * and display preferences (UI store, persisted locally).
+ */
+import { useEffect, useState } from 'react';
+import { useOp, useOpMutation } from '../../api/query';
+import { trainingKey } from '../../api/client';
+import { resolveTheme, useUi, type ThemePref } from '../../stores/ui';
+import { TrainerBackends } from './TrainerBackends';
+
+const PORT_KEY = 'server.port';
+
 export function SettingsPage() {
-  return <div className="page">SettingsPage</div>;
+  const settings = useOp('system.getSettings', {});
+  const save = useOpMutation('system.setSettings', ['system.getSettings']);
+  const s = settings.data;
+  const [port, setPort] = useState('');
+  useEffect(() => { if (s) setPort(s.values[PORT_KEY] ?? ''); }, [s]);
+  const portError = port !== '' && !(/^\d+$/.test(port) && Number(port) > 0 && Number(port) < 65536) ? 'A port is a whole number from 1 to 65535' : null;
+  return (
+    <div className="page settings" data-testid="settings-page">
+      <div className="page-head"><h1>Settings</h1></div>
+      {settings.error && <div className="error-text">{settings.error.message}</div>}
+      <section className="panel settings-section">
+        <h2>Server</h2>
+        <dl className="kv">
+          <dt>Listening on</dt><dd data-testid="current-port">{location.port ? `127.0.0.1:${location.port}` : 'IPC (desktop window)'}</dd>
+          <dt>OTLP endpoint</dt><dd>{location.port ? `${location.origin}/v1/traces` : '–'}</dd>
+        </dl>
+        <label className="field">
+          Preferred port at next start
+          <span className="toolbar">
+            <input aria-label="Preferred port" inputMode="numeric" placeholder="4318" value={port} onChange={(e) => setPort(e.target.value.trim())} style={{ width: 100 }} />
+            <button disabled={!!portError || !s || port === (s.values[PORT_KEY] ?? '')} onClick={() => save.mutate({ values: { [PORT_KEY]: port === '' ? null : port } })}>Save</button>
+            {portError && <span className="error-text">{portError}</span>}
+            {save.isSuccess && !portError && <span className="muted">Saved</span>}
+          </span>
+          <span className="faint">--port and LOUPE_PORT take precedence; when the port is taken a free one is used.</span>
+        </label>
+      </section>
+      <section className="panel settings-section">
+        <h2>Data</h2>
+        <dl className="kv">
+          <dt>Data folder</dt><dd data-testid="data-dir">{s?.data_dir ?? '…'}</dd>
+          <dt>Database</dt><dd>{s ? `${s.database_file} (${(s.database_bytes / 1024 / 1024).toFixed(1)} MiB)` : '…'}</dd>
+        </dl>
+        <span className="faint">Choose another folder with --data-dir or LOUPE_DATA_DIR when starting Loupe.</span>
+      </section>
+      <section className="panel settings-section">
+        <h2>Training key</h2>
+        <TrainingKey file={s?.training_key_file} />
+      </section>
+      <section className="panel settings-section">
+        <h2>Trainer</h2>
+        <TrainerBackends />
+      </section>
+      <section className="panel settings-section">
+        <h2>Display</h2>
+        <DisplayPrefs />
+      </section>
+    </div>
+  );
+}
+
+function TrainingKey({ file }: { file?: string }) {
+  const [key, setKey] = useState<string | null>(null);
+  const [shown, setShown] = useState(false);
+  const [copied, setCopied] = useState(false);
+  useEffect(() => { void trainingKey().then(setKey); }, []);
+  return (
+    <>
+      <span className="muted">Send it as <code>Authorization: Bearer &lt;key&gt;</code> to the training API (/v1/…).</span>
+      {key ? (
+        <span className="toolbar">
+          <code data-testid="training-key" className="secret">{shown ? key : '•'.repeat(Math.min(32, key.length))}</code>
+          <button onClick={() => setShown((v) => !v)}>{shown ? 'Hide' : 'Reveal'}</button>
+          <button onClick={() => void navigator.clipboard?.writeText(key).then(() => setCopied(true), () => setCopied(false))}>{copied ? 'Copied' : 'Copy'}</button>
+        </span>
+      ) : (
+        <span className="muted">Stored in {file ?? 'the data folder'}.</span>
+      )}
+      {file && <span className="faint">Key file: {file}</span>}
+    </>
+  );
+}
+
+function DisplayPrefs() {
+  const { theme, setTheme, display, setDisplay } = useUi();
+  return (
+    <div className="prefs">
+      <label className="field">
+        Theme
+        <select aria-label="Theme" value={theme} onChange={(e) => setTheme(e.target.value as ThemePref)}>
+          <option value="system">Follow the system ({resolveTheme('system')})</option>
+          <option value="light">Light</option>
+          <option value="dark">Dark</option>
+        </select>
+      </label>
+      <label><input type="checkbox" checked={display.showCosts} onChange={(e) => setDisplay({ showCosts: e.target.checked })} /> Show costs in lists</label>
+      <label><input type="checkbox" checked={display.relativeTimes} onChange={(e) => setDisplay({ relativeTimes: e.target.checked })} /> Relative times ("3 h ago")</label>
+      <label><input type="checkbox" checked={display.expandToolResults} onChange={(e) => setDisplay({ expandToolResults: e.target.checked })} /> Expand tool results in chats</label>
+    </div>
+  );
 }

@@ -10,6 +10,13 @@ const W = 140;
 const H = 36;
 
 function Histogram({ d }: { d: Extract<NormalDist, { kind: 'numeric' }> }) {
+  if (d.present === 0) {
+    return (
+      <figure className="dist dist-numeric" data-testid="dist-histogram" data-counts="">
+        <figcaption>no values · <span data-testid="dist-present">0</span> of {d.missing}</figcaption>
+      </figure>
+    );
+  }
   const max = Math.max(1, ...d.bins.map((b) => b.count));
   const bw = W / Math.max(1, d.bins.length);
   return (
