@@ -25,7 +25,7 @@ const ANSWERS = ['Apple', 'Banana', 'Cherry', 'Date'];
 const EVAL_N = 128;
 const ROUNDS = 3;
 const GROUP = 16;
-const reward = (text: string) => (text.startsWith('A') ? 1 : 0);
+const reward = (text: string): number => (text.startsWith('A') ? 1 : 0);
 
 function zTwoProportions(k0: number, k1: number, n: number): number {
   const p0 = k0 / n;
