@@ -1,0 +1,97 @@
+/**
+ * Training API under load: while an SFT job trains (real trainer, worker thread), a query
+ * operation over HTTP (agents.query) must keep answering within 50 ms — printed as p50/p95/max
+ * beside the idle figures. Also the HTTP chat-completion latency (first streamed token and 64 tokens).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startLoupe } from '../../src/main/serve.js';
+import { blankSpan, spanId, traceId } from '../../src/main/service/training/spans.js';
+import type { BenchSection } from '../lib/section.js';
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+const section: BenchSection = {
+  title: 'Training API: query latency while a job trains, HTTP completion latency',
+  async run(ctx) {
+    const dataDir = path.join(ctx.workDir, 'training-api');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    const loupe = await startLoupe({ dataDir, port: 0, rendererDir: null });
+    const auth = { authorization: `Bearer ${loupe.ctx.apiKey}`, 'content-type': 'application/json' };
+    const post = (p: string, body: unknown) => fetch(`${loupe.url}${p}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+    try {
+      // 20 000 spans of 10 agents for agents.query to aggregate.
+      const t0 = BigInt(Date.now()) * 1_000_000n;
+      for (let b = 0; b < 20; b++) {
+        const spans = Array.from({ length: 1000 }, (_, i) => {
+          const s = blankSpan({ project_id: 'bench/agents', trace_id: traceId(), span_id: spanId(), span_name: 'invoke_agent', start_ns: t0 + BigInt(b * 1000 + i) * 1_000_000n, end_ns: t0 + BigInt(b * 1000 + i + 5) * 1_000_000n });
+          Object.assign(s, { operation_name: 'invoke_agent', agent_name: `agent-${i % 10}`, input_tokens: 100, output_tokens: 20 });
+          return s;
+        });
+        loupe.ctx.store.ingest.writeBatch(spans);
+      }
+      const query = async () => {
+        const t = performance.now();
+        const r = await post('/agents/query', { project_id: 'bench/agents' });
+        await r.json();
+        if (!r.ok) throw new Error(`agents.query: ${r.status}`);
+        return performance.now() - t;
+      };
+      for (let i = 0; i < 5; i++) await query(); // warm-up
+      const idle: number[] = [];
+      for (let i = 0; i < 50; i++) idle.push(await query());
+
+      const model = (await (await post('/v1/preview/models', { project: 'bench', name: 'tiny', base_model: 'loupe-tiny-bytes' })).json()) as { id: string };
+      const lines = Array.from({ length: 48 }, (_, i) => JSON.stringify({ messages: [{ role: 'user', content: `Question number ${i}: what is ${i} plus ${i}?` }, { role: 'assistant', content: `The answer is ${2 * i}.` }] }));
+      const file = path.join(dataDir, 'bench-sft.jsonl');
+      fs.writeFileSync(file, lines.join('\n'));
+      const job = (await (await post('/v1/preview/sft-training-jobs', { model_id: model.id, training_data_url: file, config: { batch_size: 8 } })).json()) as { id: string };
+      const busy: number[] = [];
+      const started = performance.now();
+      let status = 'QUEUED';
+      while (status === 'QUEUED' || status === 'RUNNING') {
+        if (status === 'RUNNING') busy.push(await query());
+        await new Promise((r) => setTimeout(r, 20));
+        const j = (await (await fetch(`${loupe.url}/v1/preview/training-jobs/${job.id}`, { headers: auth })).json()) as { status: string };
+        status = j.status;
+      }
+      const trainedMs = performance.now() - started;
+      // Shared CI-like machines are noisy: the load average says how much else was running.
+      ctx.print('machine load average (1 min) / cores', `${os.loadavg()[0]!.toFixed(1)} / ${os.cpus().length}`);
+      ctx.print('agents.query idle p50 / p95', `${ms(pct(idle, 50))} / ${ms(pct(idle, 95))}`);
+      ctx.print(`agents.query during SFT (${busy.length} calls) p50`, ms(pct(busy, 50)), '< 50 ms');
+      ctx.print('agents.query during SFT p95', ms(pct(busy, 95)), '< 50 ms');
+      ctx.print('agents.query during SFT max', ms(Math.max(...busy)));
+      ctx.print(`SFT job (${lines.length} examples, 6 steps, loupe-tiny-bytes)`, `${(trainedMs / 1000).toFixed(1)} s (${status})`);
+
+      // HTTP completion latency from the trained checkpoint, streamed: first token and 64 tokens.
+      const firsts: number[] = [];
+      const fulls: number[] = [];
+      for (let k = 0; k < 5; k++) {
+        const t = performance.now();
+        const r = await post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content: 'Tell me a story.' }], max_tokens: 64, stream: true, seed: k, stop: [] });
+        const reader = r.body!.getReader();
+        let first = 0;
+        let text = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += new TextDecoder().decode(value);
+          if (!first && /"content":"[^"]/.test(text)) first = performance.now() - t;
+        }
+        firsts.push(first || performance.now() - t);
+        fulls.push(performance.now() - t);
+      }
+      ctx.print('HTTP completion first token (streamed) p50', ms(pct(firsts, 50)));
+      ctx.print('HTTP completion ≤64 tokens p50', ms(pct(fulls, 50)));
+    } finally {
+      await loupe.close();
+    }
+  },
+};
+export default section;
