@@ -28,7 +28,18 @@ export interface LoupeHttp {
 export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHttp {
   // The port the guard accepts in Origin; known once listening.
   let boundPort = -1;
-  const app = Fastify({ logger: false, forceCloseConnections: true, return503OnClosing: true });
+  const app = Fastify({
+    logger: false,
+    // Shutdown closes keep-alive and streaming (/events) connections instead of waiting for them.
+    forceCloseConnections: true,
+    return503OnClosing: true,
+    // Requests too broken to parse (bad framing) still get the API's {"detail"} shape.
+    clientErrorHandler: (_err, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const body = '{"detail":"Bad Request"}';
+      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    },
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     const refusal = guardRequest(request.headers, boundPort);
