@@ -59,7 +59,9 @@ export async function optimize(
         entropy = tf.keep(logp.exp().mul(logp).sum(-1).mul(b.mask).sum().neg().div(denom));
         return summedLoss(kind, tokLogp, b).div(denom) as tf.Scalar;
       }, varList);
-      const gradNorm = tf.tidy(() => tf.addN(Object.values(grads).map((g) => g.square().sum())).sqrt()).dataSync()[0]!;
+      const normT = tf.tidy(() => tf.addN(Object.values(grads).map((g) => g.square().sum())).sqrt());
+      const gradNorm = normT.dataSync()[0]!;
+      normT.dispose();
       const scale = gradNorm > MAX_GRAD_NORM ? MAX_GRAD_NORM / gradNorm : 1;
       const scaled = scale === 1 ? grads : tf.tidy(() => Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, g.mul(scale)])));
       optimizer.applyGradients(scaled as unknown as Record<string, tf.Variable>); // keys are the variables' names
