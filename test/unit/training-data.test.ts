@@ -105,3 +105,16 @@ test('remote base models are remote:<backend>/<base model>', () => {
   expect(parseRemoteBase('remote:b/Qwen/Qwen2.5-7B')).toEqual({ backend: 'b', base: 'Qwen/Qwen2.5-7B' });
   expect(parseRemoteBase('loupe-test-bytes')).toBeNull();
 });
+
+test('additional histories train with their trajectory advantage', () => {
+  const g = TrajectoryGroup.parse({
+    trajectories: [
+      { messages_and_choices: [{ role: 'user', content: 'q' }, choice('a', [97, 260])], reward: 1, additional_histories: [{ messages_and_choices: [{ role: 'user', content: 'sub' }, choice('b', [98, 260])], tools: null }] },
+      { messages_and_choices: [{ role: 'user', content: 'q' }, choice('c', [99, 260])], reward: 0 },
+    ],
+  });
+  const s = buildRlSamples([g], rlOptions({}));
+  expect(s.map((x) => x.completionTokenIds[0])).toEqual([97, 98, 99]);
+  expect(s[1]!.prompt).toEqual([{ role: 'user', content: 'sub' }]);
+  expect(s[1]!.advantage).toBe(s[0]!.advantage);
+});

@@ -62,23 +62,35 @@ export function buildRlSamples(groups: TrajectoryGroup[], opts: RlOptions): RlSa
     g.trajectories.forEach((t, ti) => {
       const a = adv[ti]!;
       if (a === 0) return;
-      const history: ChatMessage[] = [];
-      for (const it of t.messages_and_choices) {
-        const msg = (isChoice(it) ? it.message : it) as ChatMessage;
-        const content = isChoice(it) ? it.logprobs?.content : null;
-        if (content && content.length > 0) {
-          const parsed = tokenIds(content);
-          if (parsed) samples.push({ prompt: [...history], completionTokenIds: parsed.ids, sampledLogprobs: parsed.logprobs, advantage: a });
-        } else if (opts.allowWithoutLogprobs && msg.role === 'assistant' && typeof msg.content === 'string') {
-          // No sampled logprobs: the old logprob of each token is taken as 0 (probability 1), so the
-          // importance weight becomes the token's current probability — a damped, on-policy-style
-          // update (the engine has no "use the current policy as reference" switch).
-          const ids = [...encodeText(msg.content), SPECIAL.end];
-          samples.push({ prompt: [...history], completionTokenIds: ids, sampledLogprobs: ids.map(() => 0), advantage: a });
-        }
-        history.push({ ...msg, role: msg.role, content: typeof msg.content === 'string' ? msg.content : (msg.content ?? null) } as ChatMessage);
-      }
+      // The main history and each additional history (e.g. a sub-agent's) train with the trajectory's advantage.
+      const histories = [t.messages_and_choices, ...t.additional_histories.map(historyItems).filter((h): h is Item[] => h !== null)];
+      for (const items of histories) pushSamples(items, a, opts, samples);
     });
   }
   return samples;
+}
+
+/** `additional_histories` entries are `{messages_and_choices, tools}`; anything else is ignored. */
+function historyItems(h: unknown): Item[] | null {
+  const items = (h as { messages_and_choices?: unknown } | null)?.messages_and_choices;
+  return Array.isArray(items) ? (items as Item[]) : null;
+}
+
+function pushSamples(items: Item[], a: number, opts: RlOptions, samples: RlSample[]): void {
+  const history: ChatMessage[] = [];
+  for (const it of items) {
+    const msg = (isChoice(it) ? it.message : it) as ChatMessage;
+    const content = isChoice(it) ? it.logprobs?.content : null;
+    if (content && content.length > 0) {
+      const parsed = tokenIds(content);
+      if (parsed) samples.push({ prompt: [...history], completionTokenIds: parsed.ids, sampledLogprobs: parsed.logprobs, advantage: a });
+    } else if (opts.allowWithoutLogprobs && msg.role === 'assistant' && typeof msg.content === 'string') {
+      // No sampled logprobs: the old logprob of each token is taken as 0 (probability 1), so the
+      // importance weight becomes the token's current probability — a damped, on-policy-style
+      // update (the engine has no "use the current policy as reference" switch).
+      const ids = [...encodeText(msg.content), SPECIAL.end];
+      samples.push({ prompt: [...history], completionTokenIds: ids, sampledLogprobs: ids.map(() => 0), advantage: a });
+    }
+    history.push({ ...msg, role: msg.role, content: typeof msg.content === 'string' ? msg.content : (msg.content ?? null) } as ChatMessage);
+  }
 }
