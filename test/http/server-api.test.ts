@@ -105,7 +105,7 @@ describe('system operations over HTTP', () => {
   it('keeps settings and reports where the data lives', async () => {
     const set = await postJson(server.url, '/app/settings', { values: { 'ui.default_project': 'local/demo' } });
     expect(set.status).toBe(200);
-    const got = await (await fetch(`${server.url}/app/settings`)).json();
+    const got = (await (await fetch(`${server.url}/app/settings`)).json()) as { database_bytes: number };
     expect(got).toMatchObject({ data_dir: server.dataDir, values: { 'ui.default_project': 'local/demo' } });
     expect(got.database_bytes).toBeGreaterThan(0);
     const bad = await postJson(server.url, '/app/settings', { values: { 'Bad Key': 'x' } });

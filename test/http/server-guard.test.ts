@@ -36,7 +36,8 @@ describe('Host and Origin guard', () => {
   });
 
   it('refuses Host: attacker.example (DNS rebinding) with 403, on every kind of route', async () => {
-    for (const [method, path] of [['POST', '/app/projects'], ['GET', '/openapi.json'], ['GET', '/events'], ['POST', '/v1/traces'], ['GET', '/app/key']]) {
+    const routes: [string, string][] = [['POST', '/app/projects'], ['GET', '/openapi.json'], ['GET', '/events'], ['POST', '/v1/traces'], ['GET', '/app/key']];
+    for (const [method, path] of routes) {
       const res = await rawRequest(server.port, { method, path, headers: { host: `attacker.example:${server.port}`, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(JSON.stringify(res.json())).toContain('Host');
