@@ -49,6 +49,15 @@ async function httpCall<K extends OpName>(name: K, input: OpInput<K>): Promise<O
   return (await res.json()) as OpOutput<K>;
 }
 
+/**
+ * The training key for display in Settings (reveal/copy). Over HTTP it comes from the same-origin
+ * /app/key endpoint; the Electron bridge does not hand it out, so null there (Settings shows the key file).
+ */
+export function trainingKey(): Promise<string | null> {
+  if (window.api) return Promise.resolve(null);
+  return localKey();
+}
+
 let keyPromise: Promise<string> | null = null;
 /** The training key, read from the loopback server's same-origin-only endpoint. */
 function localKey(): Promise<string> {

@@ -75,17 +75,7 @@ export function useEscape(handler: () => void, enabled = true): void {
   ref.current = handler;
   useEffect(() => {
     if (!enabled) return;
-    if (!escapeBound) {
-      escapeBound = true;
-      window.addEventListener('keydown', (e) => {
-        if (e.key !== 'Escape') return;
-        const top = escapeStack[escapeStack.length - 1];
-        if (!top) return;
-        if (typing(e.target)) (e.target as HTMLElement).blur();
-        e.preventDefault();
-        top.current();
-      });
-    }
+    bindEscape();
     const entry = ref;
     escapeStack.push(entry);
     return () => {
@@ -93,4 +83,26 @@ export function useEscape(handler: () => void, enabled = true): void {
       if (i >= 0) escapeStack.splice(i, 1);
     };
   }, [enabled]);
+}
+
+/** Esc in a text field only leaves the field (so j/k work again); otherwise the innermost handler runs. */
+function bindEscape(): void {
+  if (escapeBound) return;
+  escapeBound = true;
+  window.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape') return;
+    if (typing(e.target)) {
+      (e.target as HTMLElement).blur();
+      return;
+    }
+    const top = escapeStack[escapeStack.length - 1];
+    if (!top) return;
+    e.preventDefault();
+    top.current();
+  });
+}
+
+/** Mount once (shell) so Esc leaves text fields on pages that register no Esc handler. */
+export function useEscapeBinding(): void {
+  useEffect(bindEscape, []);
 }

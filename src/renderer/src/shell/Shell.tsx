@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Outlet, useNavigate } from 'react-router-dom';
 import { Sidebar } from './Sidebar';
 import { KeyboardHelp } from '../components/KeyboardHelp';
-import { focusSearch, useKey } from '../hooks/keys';
+import { focusSearch, useEscapeBinding, useKey } from '../hooks/keys';
 import { projectPath, useProject } from '../hooks/project';
 import { resolveTheme, useUi } from '../stores/ui';
 import { useAppActions } from '../components/EmptyState';
@@ -21,6 +21,7 @@ export function Shell() {
 
   useEffect(() => setProject(project), [project, setProject]);
 
+  useEscapeBinding();
   useKey('?', () => setHelp((h) => !h));
   useKey('/', () => focusSearch());
   useKey('t', () => {
