@@ -140,4 +140,69 @@ describe('spans explorer', () => {
     await page.getByTestId('agent-row').first().waitFor();
     await screenshot(page, 'agents-dark');
   }, 60_000);
+
+  it('sorts agents on the server and keeps the numbers of /agents/query', async () => {
+    const { page } = e;
+    await page.emulateMedia({ colorScheme: 'light' });
+    const ask = async (sort_by: unknown) =>
+      (await (await fetch(`${e.loupe.url}/agents/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_id: PROJECT, include_costs: true, limit: 1000, sort_by }) })).json()) as { agents: { agent_name: string; span_count: number; invocation_count: number }[] };
+    await page.goto(`${e.loupe.url}/#/p/${encodeURIComponent(PROJECT)}/agents`);
+    const rows = page.getByTestId('agent-row');
+    const read = () => rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    const bySpans = await ask([{ field: 'span_count', direction: 'asc' }]);
+    await page.getByRole('columnheader', { name: 'Spans', exact: true }).click(); // desc first
+    await page.getByRole('columnheader', { name: 'Spans ▼', exact: true }).waitFor();
+    await page.getByRole('columnheader', { name: 'Spans ▼', exact: true }).click();
+    await page.getByRole('columnheader', { name: 'Spans ▲', exact: true }).waitFor();
+    await rows.first().filter({ hasText: bySpans.agents[0]!.agent_name }).waitFor();
+    const shown = await read();
+    expect(shown.map((r) => [r[0], Number(r[1]), Number(r[2])])).toEqual(bySpans.agents.map((a) => [a.agent_name, a.invocation_count, a.span_count]));
+  }, 60_000);
+
+  it('adds a custom attribute column and sorts spans by it on the server', async () => {
+    const { page } = e;
+    await page.goto(`${e.loupe.url}/#/p/${encodeURIComponent(PROJECT)}/spans`);
+    const chooser = page.getByTestId('column-chooser');
+    await chooser.locator('summary').click();
+    await chooser.getByLabel('Attribute type').selectOption('custom_attrs_int');
+    await chooser.getByTestId('custom-col-key').fill('app.retry_count');
+    await chooser.getByRole('button', { name: 'Add' }).click();
+    await chooser.locator('summary').click();
+    const header = page.getByRole('columnheader', { name: 'app.retry_count (int)' });
+    await header.click();
+    await page.getByRole('columnheader', { name: 'app.retry_count (int) ▼' }).waitFor();
+    const body = {
+      project_id: PROJECT, include_costs: true, limit: 100, offset: 0,
+      sort_by: [{ field: 'custom_attrs_int.app.retry_count', direction: 'desc' }],
+      custom_attr_columns: [{ source: 'custom_attrs_int', key: 'app.retry_count' }],
+    };
+    const api = (await (await fetch(`${e.loupe.url}/agents/spans/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { spans: { span_id: string; custom_attrs_int: Record<string, number> }[] };
+    const top = api.spans.slice(0, 7).map((s) => String(s.custom_attrs_int['app.retry_count'] ?? '–'));
+    expect(top.slice(0, 2)).toEqual(['3', '2']);
+    const col = await page.getByRole('columnheader').evaluateAll((ths) => ths.findIndex((th) => th.textContent?.startsWith('app.retry_count')));
+    const rows = page.getByTestId('span-row');
+    await rows.first().locator('td').nth(col).filter({ hasText: '3' }).waitFor();
+    const shown = await rows.evaluateAll((trs, i) => trs.slice(0, 7).map((tr) => tr.querySelectorAll('td')[i]?.textContent ?? ''), col);
+    expect(shown).toEqual(top);
+  }, 60_000);
+
+  it('keeps only the groups a group filter allows, as the API does', async () => {
+    const { page } = e;
+    await page.goto(`${e.loupe.url}/#/p/${encodeURIComponent(PROJECT)}/spans?mode=group`);
+    const builder = page.getByTestId('group-builder');
+    await builder.getByTestId('add-group-filter').click();
+    const f = builder.getByTestId('group-filter');
+    await f.getByLabel('Measure alias').fill('n');
+    await f.getByLabel('Aggregation').selectOption('count');
+    await f.getByLabel('Minimum').fill('20');
+    await page.getByTestId('apply-group').click();
+    const request = JSON.parse(await page.getByTestId('group-request').textContent() ?? '{}') as Record<string, unknown>;
+    expect(request.group_filters).toEqual([{ measure: { alias: 'n', aggregation: 'count' }, min: 20 }]);
+    const api = (await (await fetch(`${e.loupe.url}/agents/spans/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })).json()) as { groups: { group_keys: { agent_name: string | null }; span_count: number }[]; total_count: number };
+    expect(api.groups.every((g) => g.span_count >= 20)).toBe(true);
+    await page.getByTestId('groups-total').filter({ hasText: `${api.total_count} groups` }).waitFor();
+    const keys = await page.getByTestId('gk-agent_name').allTextContents();
+    expect(keys).toEqual(api.groups.map((g) => g.group_keys.agent_name ?? '(none)'));
+    expect(keys.length).toBeLessThan(4); // researcher (9 spans) is filtered out
+  }, 60_000);
 });

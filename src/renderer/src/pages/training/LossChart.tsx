@@ -32,7 +32,8 @@ export function LossChart({ steps, series, height = 220 }: LossChartProps) {
       legend: { show: true },
       scales: { x: { time: false } },
       axes: [
-        { stroke: axisColor, grid: { stroke: 'rgba(128,128,128,0.15)' }, label: 'step' },
+        // Steps are whole numbers: no 1.2, 1.4 … ticks.
+        { stroke: axisColor, grid: { stroke: 'rgba(128,128,128,0.15)' }, label: 'step', values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) },
         { stroke: axisColor, grid: { stroke: 'rgba(128,128,128,0.15)' } },
       ],
       series: [{ label: 'step' }, ...labels.map((label, i) => ({ label, stroke: COLORS[i % COLORS.length], width: 2, points: { show: steps.length < 40 } }))],
