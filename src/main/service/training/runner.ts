@@ -116,8 +116,8 @@ export class JobRunner {
         const opts = rlOptions(p.experimental_config);
         const samples = buildRlSamples(p.trajectory_groups, opts);
         this.event(job, 'training_started', { num_sequences: samples.length });
-        if (samples.length === 0) copyCheckpoint(baseDir, outDir);
-        else await this.engine.rl({ baseCheckpointDir: baseDir, outCheckpointDir: outDir, onStep, samples, loss: opts.loss, learningRate: opts.learningRate });
+        // With no samples the engine still writes step + 1 (same weights, its own metadata updated).
+        await this.engine.rl({ baseCheckpointDir: baseDir, outCheckpointDir: outDir, onStep, samples, loss: opts.loss, learningRate: opts.learningRate });
       } else {
         const p = job.payload as SftPayload;
         const examples = readSftExamples(p.training_data_url);
@@ -180,9 +180,4 @@ export class JobRunner {
   private status(job: JobRow, status: string): void {
     this.ctx.events.emit({ type: 'job.status', job_id: job.id, model_id: job.model_id, status });
   }
-}
-
-/** A job with nothing to train still advances the step: the new checkpoint holds the same weights. */
-function copyCheckpoint(from: string, to: string): void {
-  fs.cpSync(from, to, { recursive: true });
 }
