@@ -152,6 +152,25 @@ describe('trace summaries and query plans', () => {
     db.close();
   });
 
+  it('a trace split over batches is summarized whole; a store without summaries is backfilled at open', async () => {
+    const t = otlpTurn({ trace_id: tid(9), conversation_id: 'c9', startMs: 0, question: 'split', p: 'c9' }).spans();
+    importOtlp(ctx.store, P, t.slice(0, 2)); // new trace: summarized from the batch
+    importOtlp(ctx.store, P, t.slice(2)); // known trace: re-read whole
+    const db = new Database(ctx.store.file);
+    const row = () => db.prepare('SELECT span_count, total_input_tokens, duration_ms FROM trace_summaries WHERE project_id = ? AND trace_id = ?').get(P, tid(9));
+    expect(row()).toEqual({ span_count: 4, total_input_tokens: 300, duration_ms: 5000 });
+    const before = db.prepare('SELECT * FROM conversation_turns ORDER BY conversation_id, trace_id').all();
+    db.exec('DELETE FROM trace_summaries; DELETE FROM conversation_turns;');
+    db.close();
+    const { openStore } = await import('../../src/main/store/index.js');
+    const reopened = openStore(ctx.store.file);
+    const db2 = new Database(ctx.store.file, { readonly: true });
+    expect(db2.prepare('SELECT * FROM conversation_turns ORDER BY conversation_id, trace_id').all()).toEqual(before);
+    expect(db2.prepare('SELECT span_count, total_input_tokens, duration_ms FROM trace_summaries WHERE project_id = ? AND trace_id = ?').get(P, tid(9))).toEqual({ span_count: 4, total_input_tokens: 300, duration_ms: 5000 });
+    db2.close();
+    reopened.close();
+  });
+
   it('hot chat queries use indexes: no full scan of spans, feedback or turns', () => {
     const db = new Database(ctx.store.file, { readonly: true });
     const params = { project_id: P, trace_id: tid(1), conversation_id: 'c1', limit: 10, offset: 0, target_kind: 'span', ids: '[]', target_id: null, feedback_type: null };

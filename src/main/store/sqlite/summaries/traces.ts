@@ -1,8 +1,10 @@
 /**
  * Trace summaries (migration 0002), maintained at ingest inside the write transaction: for every
- * (project, trace) the batch touched, the trace's light span rows are re-read through the unique
- * key and its summary row and conversation-turn rows are rewritten. The header rules are the chat
- * view's own (service/chat/header.ts), so a summary and a freshly built turn never disagree.
+ * (project, trace) the batch touched, the summary row and conversation-turn rows are rewritten from
+ * all of the trace's spans. A trace seen for the first time is summarized from the batch itself
+ * (bulk imports write whole turns, so this skips a read per trace); a trace that already has a
+ * summary is re-read through the unique key. The header rules are the chat view's own
+ * (service/chat/header.ts), so a summary and a freshly built turn never disagree.
  */
 import type { Db } from '../open.js';
 import type { SpanRecord, StatusCode } from '../../../domain/span.js';
@@ -21,6 +23,9 @@ export const TRACE_SUMMARY_SQL = {
     error_count, svc_user_id, conversation_ids, total_input_tokens, total_output_tokens, total_reasoning_tokens,
     total_cache_creation_input_tokens, total_cache_read_input_tokens, total_cost_usd)
     VALUES (${Array(23).fill('?').join(', ')})`,
+  hasSummary: `SELECT 1 AS x FROM trace_summaries WHERE project_id = ? AND trace_id = ?`,
+  needsBackfill: `SELECT EXISTS (SELECT 1 FROM spans) AND NOT EXISTS (SELECT 1 FROM trace_summaries) AS x`,
+  allTraces: `SELECT DISTINCT project_id, trace_id FROM spans`,
   deleteTurns: `DELETE FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
   insertTurn: `INSERT INTO conversation_turns (project_id, conversation_id, trace_id, turn_start_ns, root_span_id,
     root_start_ns, root_end_ns, duration_ms, status_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -36,15 +41,21 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
   const upsert = db.prepare(TRACE_SUMMARY_SQL.upsertSummary);
   const deleteTurns = db.prepare(TRACE_SUMMARY_SQL.deleteTurns);
   const insertTurn = db.prepare(TRACE_SUMMARY_SQL.insertTurn);
+  const hasSummary = db.prepare<[string, string], { x: number }>(TRACE_SUMMARY_SQL.hasSummary);
 
-  const refresh = (projectId: string, traceId: string) => {
-    const spans: HeaderSpan[] = light.all(projectId, traceId).map((r) => ({
+  const stored = (projectId: string, traceId: string): HeaderSpan[] =>
+    light.all(projectId, traceId).map((r) => ({
       ...r,
       status_code: r.status_code as StatusCode,
       start_ns: r.start_ns == null ? null : BigInt(r.start_ns),
       end_ns: r.end_ns == null ? null : BigInt(r.end_ns),
     }));
-    deleteTurns.run(projectId, traceId);
+
+  /** `batch`: this trace's spans of the batch (last write of a span id wins, as in the upsert). */
+  const refresh = (projectId: string, traceId: string, batch: Map<string, HeaderSpan> | null) => {
+    const known = hasSummary.get(projectId, traceId) !== undefined;
+    const spans = known || !batch ? stored(projectId, traceId) : [...batch.values()];
+    if (known) deleteTurns.run(projectId, traceId);
     if (spans.length === 0) return;
     const h = turnHeader(spans, buildTree(spans));
     let first: bigint | null = null;
@@ -74,15 +85,24 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
     }
   };
 
+  // A database whose spans predate migration 0002 gets its summaries once, at open.
+  if (!db.readonly && db.prepare<[], { x: number }>(TRACE_SUMMARY_SQL.needsBackfill).get()?.x === 1) {
+    const all = db.prepare<[], { project_id: string; trace_id: string }>(TRACE_SUMMARY_SQL.allTraces);
+    db.transaction(() => {
+      for (const t of all.all()) refresh(t.project_id, t.trace_id, null);
+    })();
+  }
+
   return {
     afterWrite(spans: SpanRecord[]) {
-      const seen = new Set<string>();
+      const byTrace = new Map<string, { project_id: string; trace_id: string; spans: Map<string, HeaderSpan> }>();
       for (const s of spans) {
         const key = `${s.project_id}\u0000${s.trace_id}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        refresh(s.project_id, s.trace_id);
+        let t = byTrace.get(key);
+        if (!t) byTrace.set(key, (t = { project_id: s.project_id, trace_id: s.trace_id, spans: new Map() }));
+        t.spans.set(s.span_id, s);
       }
+      for (const t of byTrace.values()) refresh(t.project_id, t.trace_id, t.spans);
     },
   };
 }
