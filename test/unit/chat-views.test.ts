@@ -84,6 +84,7 @@ describe('POST /agents/conversations/chat (semantics §4.1)', () => {
     { body: { conversation_id: 'c1', limit: 1.5 }, loc: ['body', 'limit'], type: 'int_from_float' },
     { body: { conversation_id: 'c1', sort: 'x' }, loc: ['body', 'sort'], type: 'extra_forbidden' },
     { body: {}, loc: ['body', 'conversation_id'], type: 'missing' },
+    { body: { project_id: '', conversation_id: 'c1' }, loc: ['body', 'project_id'], type: 'string_too_short' },
   ];
   it.each(bad)('422 $type at $loc', async (c) => {
     const err = await conv(c.body).catch((e: unknown) => e);

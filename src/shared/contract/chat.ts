@@ -105,7 +105,7 @@ export const chatOps = {
     auth: 'none',
     summary: 'Multi-turn chat view of one conversation: turns newest-first paged, each page oldest first.',
     input: z.strictObject({
-      project_id: z.string(),
+      project_id: z.string().min(1),
       conversation_id: z.string(),
       include_feedback: z.boolean().default(false),
       limit: Limit(50, 50),
@@ -119,7 +119,7 @@ export const chatOps = {
     auth: 'none',
     summary: "Chat view of one trace: the agent's trajectory as one ordered list of messages.",
     input: z.strictObject({
-      project_id: z.string(),
+      project_id: z.string().min(1),
       trace_id: z.string(),
       include_feedback: z.boolean().default(false),
     }),
