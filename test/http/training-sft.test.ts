@@ -66,6 +66,9 @@ test('SFT lowers the loss and the checkpoint then answers the training questions
     if (r.body.choices[0].message.content === a) exact++;
   }
   expect(exact).toBeGreaterThanOrEqual(5);
+  // stop strings cut the answer before the match.
+  const cut = await s.req('POST', '/v1/chat/completions', { model: 'local/sft/qa', messages: [{ role: 'user', content: PAIRS[0]![0] }], max_tokens: 16, temperature: 0, stop: ['ri'] });
+  expect(cut.body.choices[0]).toMatchObject({ message: { content: 'Pa' }, finish_reason: 'stop' });
   const before = await s.req('POST', '/v1/chat/completions', { model: `local/sft/qa:step0`, messages: [{ role: 'user', content: PAIRS[0]![0] }], max_tokens: 16, temperature: 0 });
   expect(before.body.choices[0].message.content).not.toBe(PAIRS[0]![1]);
 }, 120_000);

@@ -98,13 +98,16 @@ export class RemoteBackends {
    * Submits a job remotely and mirrors its events until a terminal one. The new checkpoint is
    * mirrored before training_ended is stored locally; a remote training_failed throws its message.
    */
-  async runJob(model: ModelRow, job: JobRow, emit: (type: JobEventType, data: Record<string, unknown>) => void): Promise<void> {
+  async runJob(model: ModelRow, job: JobRow, emit: (type: JobEventType, data: Record<string, unknown>) => void, stopped: () => boolean): Promise<void> {
     const payload = { ...(job.payload as Record<string, unknown>), model_id: model.remote_model_id };
     const path = job.kind === 'rl' ? '/v1/preview/training-jobs' : '/v1/preview/sft-training-jobs';
     const { id: remoteId } = await this.call<{ id: string }>(model.backend!, 'POST', path, payload);
     this.ctx.store.training.updateJob(job.id, { remote_job_id: remoteId });
     let after: string | null = null;
     for (;;) {
+      // Shutdown must not wait for a long remote job; it keeps running remotely.
+      if (stopped()) throw new Error(`Loupe stopped while following remote job ${remoteId}`);
+      if (!this.ctx.store.training.getModel(model.id)) throw new Error(`model ${model.id} was deleted while the job ran`);
       const q: string = `?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`;
       const page: RemotePage<{ id: string; type: string; data: Record<string, unknown> }> = await this.call(
         model.backend!,

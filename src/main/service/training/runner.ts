@@ -92,7 +92,7 @@ export class JobRunner {
     this.status(job, 'RUNNING');
     if (model.backend) {
       try {
-        await this.remote.runJob(model, job, (type, data) => this.event(job, type, data));
+        await this.remote.runJob(model, job, (type, data) => this.event(job, type, data), () => this.closed);
         this.complete(job, repo.latestCheckpoint(model.id)?.step ?? null, null);
       } catch (err) {
         this.finishFailed(repo.getJob(job.id) ?? job, errorMessage(err));
