@@ -75,5 +75,15 @@ describe('training page', () => {
     await page.getByTestId('tab-jobs').click();
     await job.getByTestId('job-status').filter({ hasText: 'COMPLETED' }).waitFor();
     await screenshot(page, 'training-dark');
+
+    // Deleting the model from the UI removes it on the server too.
+    const modelId = new URL(page.url().replace('#', '')).searchParams.get('model');
+    expect(modelId).toBeTruthy();
+    await page.getByTestId('tab-models').click();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete model' }).click();
+    await page.getByTestId('model-item').filter({ hasText: 'e2e-model' }).waitFor({ state: 'detached' });
+    const gone = await fetch(`${e.loupe.url}/v1/preview/models/${modelId}/checkpoints`, { headers: { authorization: `Bearer ${key}` } });
+    expect(gone.status).toBe(404);
   }, 240_000);
 });

@@ -53,9 +53,10 @@ export function SpansPage() {
       {error ? (
         <div className="error-text" role="alert">Fix the $expr text to run the query: {error}</div>
       ) : mode === 'list' ? (
-        <SpansList project={project} filterPart={stablePart} />
+        <SpansList key={project} project={project} filterPart={stablePart} />
       ) : (
         <GroupView
+          key={project}
           project={project}
           filterPart={stablePart}
           onDrill={(conds) => update({ ...filter, rows: [...filter.rows, ...conds.map((c) => ({ field: c.field, op: 'eq' as const, value: c.value }))] }, 'list')}

@@ -30,7 +30,13 @@ export function TracePage() {
     setParams((p) => { const n = new URLSearchParams(p); if (v === null) n.delete(k); else n.set(k, v); return n; }, { replace: true });
 
   const spans = useTraceSpans(project, traceId);
-  const tree = useMemo(() => buildTree(spans.rows), [spans.rows]);
+  const tree = useMemo(() => {
+    const t = performance.now();
+    const built = buildTree(spans.rows);
+    // Read by the timeline e2e test (performance.getEntriesByName) to report where the time goes.
+    performance.measure('loupe:build-tree', { start: t, end: performance.now(), detail: built.count });
+    return built;
+  }, [spans.rows]);
   const chat = useOp('chat.trace', tab === 'chat' ? { project_id: project, trace_id: traceId, include_feedback: true } : null);
 
   useEscape(() => (spanId ? setParam('span', null) : navigate(-1)));
@@ -79,7 +85,12 @@ function useTraceSpans(project: string, traceId: string) {
   const q = useInfiniteQuery({
     queryKey: ['spans.query', input],
     initialPageParam: 0,
-    queryFn: ({ pageParam }) => call('spans.query', { ...input, offset: pageParam }),
+    queryFn: async ({ pageParam }) => {
+      const t = performance.now();
+      const page = await call('spans.query', { ...input, offset: pageParam });
+      performance.measure('loupe:spans-page', { start: t, end: performance.now(), detail: page.spans.length });
+      return page;
+    },
     getNextPageParam: (last, all) => {
       const loaded = all.reduce((n, p) => n + p.spans.length, 0);
       return last.spans.length > 0 && loaded < (last.total_count ?? 0) ? loaded : undefined;

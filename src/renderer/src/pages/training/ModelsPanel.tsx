@@ -50,6 +50,27 @@ export function CreateModelForm({ onCreated }: { onCreated(m: KnownModel): void 
   );
 }
 
+/** Deletes the model on the server (checkpoints, weight files; queued jobs fail) and forgets it here. */
+export function DeleteModel({ model, onDeleted }: { model: KnownModel; onDeleted(): void }) {
+  const del = useOpMutation('training.deleteModel');
+  const forget = useTrainingUi((s) => s.forgetModel);
+  return (
+    <>
+      <button
+        className="danger"
+        disabled={del.isPending}
+        onClick={() => {
+          if (!window.confirm(`Delete ${model.name}, all its checkpoints and weight files?`)) return;
+          del.mutate({ model_id: model.id }, { onSuccess: () => { forget(model.id); onDeleted(); } });
+        }}
+      >
+        {del.isPending ? 'Deleting…' : 'Delete model'}
+      </button>
+      {del.error && <span className="error-text" role="alert">{del.error.message}</span>}
+    </>
+  );
+}
+
 export function Checkpoints({ model }: { model: KnownModel }) {
   const q = useOp('training.listCheckpoints', { model_id: model.id, order: 'desc', limit: 100 });
   if (q.error) return <div className="error-text" role="alert">{q.error.message}</div>;

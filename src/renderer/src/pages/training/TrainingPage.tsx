@@ -5,7 +5,8 @@
  */
 import { useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { CreateModelForm, Checkpoints } from './ModelsPanel';
+import { CreateModelForm, Checkpoints, DeleteModel } from './ModelsPanel';
+import { OpenJob } from './OpenJob';
 import { SftJobForm } from './SftJobForm';
 import { FromConversations } from './FromConversations';
 import { JobView } from './JobView';
@@ -67,6 +68,7 @@ export function TrainingPage() {
                 <strong>{model.name}</strong> <span className="mono faint">{model.id}</span>
                 <button onClick={() => go({ tab: 'jobs' })}>Train…</button>
                 <button onClick={() => go({ tab: 'playground' })}>Chat…</button>
+                <DeleteModel model={model} onDeleted={() => go({ model: null, job: null })} />
               </div>
               <Checkpoints model={model} />
             </section>
@@ -91,6 +93,7 @@ export function TrainingPage() {
               </>
             )}
             <div className="panel-head"><strong>Jobs</strong></div>
+            <OpenJob onOpened={(id, mid) => go({ job: id, ...(models.some((m) => m.id === mid) ? { model: mid } : {}) })} />
             <ul className="job-list" data-testid="job-list">
               {jobs.filter((j) => !model || j.model_id === model.id).map((j) => (
                 <li key={j.id} className={j.id === jobId ? 'selected' : ''}>
