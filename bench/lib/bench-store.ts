@@ -44,7 +44,10 @@ export async function ensureBenchFile(workDir: string): Promise<{ file: string; 
 
 export interface ChildFigures {
   spans: number;
+  /** Wall-clock milliseconds. */
   ms: number;
+  /** CPU milliseconds (user + system): steadier than wall time on a machine shared with other work. */
+  cpuMs: number;
   maxRssMb: number;
 }
 
@@ -89,6 +92,7 @@ export function adoptBenchStore(workDir: string, dataDir: string, spans: number)
 async function cli(): Promise<void> {
   const [mode, file, target] = process.argv.slice(2);
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
   let spans = 0;
   if (mode === 'import') {
     const { openStore } = await import('../../src/main/store/index.js');
@@ -102,7 +106,8 @@ async function cli(): Promise<void> {
     spans = await floorImport(file!, target!);
   } else throw new Error(`unknown mode ${mode}`);
   const ms = performance.now() - started;
-  console.log(JSON.stringify({ spans, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+  const cpu = process.cpuUsage(cpu0);
+  console.log(JSON.stringify({ spans, ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await cli();

@@ -23,6 +23,7 @@ const section: BenchSection = {
     const floor = runChild('floor', file, path.join(floorDir, 'floor.db'));
     const floorRate = floor.spans / (floor.ms / 1000);
     print('floor: JSON.parse + bare insert spans/s', floorRate.toFixed(0));
+    print('floor: spans per CPU-second', (floor.spans / (floor.cpuMs / 1000)).toFixed(0));
     fs.rmSync(floorDir, { recursive: true, force: true });
 
     const dataDir = path.join(workDir, 'store-import');
@@ -33,6 +34,8 @@ const section: BenchSection = {
     print('import spans/s', rate.toFixed(0), '≥ 50000');
     print('import bytes/s (MB/s)', (bytes / (imp.ms / 1000) / 1024 / 1024).toFixed(1));
     print('import time ÷ floor time', (floorRate / rate).toFixed(2), '≤ 2.5');
+    print('import spans per CPU-second', (imp.spans / (imp.cpuMs / 1000)).toFixed(0));
+    print('import CPU ÷ floor CPU', (imp.cpuMs / floor.cpuMs).toFixed(2));
     print('peak RSS of the import (MB)', imp.maxRssMb.toFixed(0), '< 500');
     print('peak RSS of the floor (MB)', floor.maxRssMb.toFixed(0));
     print('database bytes per span', (dbBytes / imp.spans).toFixed(0));

@@ -4,10 +4,11 @@
  * model → all costs null (never 0).
  *
  * calcPrice costs ~40 µs a call (it matches the model against every provider's rules), so the
- * matched per-million-token prices are cached per (provider, model); a model with tiered prices
- * falls back to calcPrice for each span so tiers stay right.
+ * matched per-million-token prices are cached per (provider, model) and applied here with the
+ * library's own rules (tiers chosen by the request's total input tokens). Extra per-request fees
+ * of a few models (web searches, requests_kcount) are not usage tokens and are left out.
  */
-import { calcPrice, type ModelPrice } from '@pydantic/genai-prices';
+import { calcPrice } from '@pydantic/genai-prices';
 
 export interface Usage {
   input_tokens: number | null;
@@ -28,23 +29,29 @@ export const NO_COSTS: Readonly<Costs> = Object.freeze({
   input_cost_usd: null, output_cost_usd: null, cache_read_cost_usd: null, cache_creation_cost_usd: null, total_cost_usd: null,
 });
 
-type Flat = { input: number; output: number; cacheRead: number; cacheWrite: number };
-const cache = new Map<string, Flat | 'tiered' | null>();
+/** A per-million-token price: flat, or tiered on the request's total input tokens (as genai-prices does). */
+type Price = number | { base: number; tiers: { start: number; price: number }[] };
+type Prices = { input: Price; output: Price; cacheRead: Price; cacheWrite: Price };
+const cache = new Map<string, Prices | null>();
 
-function flatPrices(mp: ModelPrice): Flat | 'tiered' {
-  const n = (k: string, dflt: number): number | null => {
-    const v = mp[k];
-    return v === undefined ? dflt : typeof v === 'number' ? v : null;
-  };
-  const input = n('input_mtok', 0);
-  const output = n('output_mtok', 0);
-  const cacheRead = n('cache_read_mtok', input ?? 0);
-  const cacheWrite = n('cache_write_mtok', input ?? 0);
-  if (input === null || output === null || cacheRead === null || cacheWrite === null) return 'tiered';
-  return { input, output, cacheRead, cacheWrite };
+function asPrice(v: unknown, dflt: Price): Price {
+  if (typeof v === 'number') return v;
+  if (v && typeof v === 'object' && 'base' in v && 'tiers' in v) {
+    const t = v as { base: number; tiers: { start: number; price: number }[] };
+    return { base: t.base, tiers: [...t.tiers].sort((a, b) => a.start - b.start) };
+  }
+  return dflt;
 }
 
-function lookup(model: string, provider: string | null): Flat | 'tiered' | null {
+/** Price per token at this request's size: the last tier whose start the input total exceeds. */
+function perToken(p: Price, totalInput: number): number {
+  if (typeof p === 'number') return p / 1e6;
+  let price = p.base;
+  for (const t of p.tiers) if (totalInput > t.start) price = t.price;
+  return price / 1e6;
+}
+
+function lookup(model: string, provider: string | null): Prices | null {
   const key = `${provider ?? ''}\u0000${model}`;
   let hit = cache.get(key);
   if (hit === undefined) {
@@ -56,7 +63,11 @@ function lookup(model: string, provider: string | null): Flat | 'tiered' | null 
     } catch {
       r = null;
     }
-    hit = r ? flatPrices(r.model_price) : null;
+    if (r) {
+      const mp = r.model_price;
+      const input = asPrice(mp.input_mtok, 0);
+      hit = { input, output: asPrice(mp.output_mtok, 0), cacheRead: asPrice(mp.cache_read_mtok, input), cacheWrite: asPrice(mp.cache_write_mtok, input) };
+    } else hit = null;
     cache.set(key, hit);
   }
   return hit;
@@ -75,16 +86,10 @@ export function computeCosts(u: Usage, responseModel: string | null, requestMode
     const output = u.output_tokens ?? 0;
     const read = u.cache_read_input_tokens ?? 0;
     const write = u.cache_creation_input_tokens ?? 0;
-    if (p === 'tiered') {
-      const r = calcPrice({ input_tokens: input, output_tokens: output, cache_read_tokens: read, cache_write_tokens: write }, model, provider ? { providerId: provider } : undefined)
-        ?? calcPrice({ input_tokens: input, output_tokens: output, cache_read_tokens: read, cache_write_tokens: write }, model);
-      if (!r) continue;
-      return { input_cost_usd: r.input_price, output_cost_usd: r.output_price, cache_read_cost_usd: null, cache_creation_cost_usd: null, total_cost_usd: r.total_price };
-    }
-    const readCost = (read * p.cacheRead) / 1e6;
-    const writeCost = (write * p.cacheWrite) / 1e6;
-    const inputCost = (Math.max(0, input - read - write) * p.input) / 1e6 + readCost + writeCost;
-    const outputCost = (output * p.output) / 1e6;
+    const readCost = read * perToken(p.cacheRead, input);
+    const writeCost = write * perToken(p.cacheWrite, input);
+    const inputCost = Math.max(0, input - read - write) * perToken(p.input, input) + readCost + writeCost;
+    const outputCost = output * perToken(p.output, input);
     return {
       input_cost_usd: round(inputCost),
       output_cost_usd: round(outputCost),

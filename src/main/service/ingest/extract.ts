@@ -7,6 +7,7 @@
 import type { SpanMessage } from '../../domain/span.js';
 import { isObj, jsonish, str, type Obj } from './lenient.js';
 import { contentOf, normalizeMessage, normalizeMessages, unflattenIndexed } from './messages.js';
+import { hasIndexedKeys } from './mapping.js';
 
 export interface SpanEvent {
   name: string;
@@ -61,12 +62,13 @@ function fromVercelPrompt(v: unknown, out: Content): void {
   else if (j.prompt !== undefined) out.input.push(...normalizeMessages(typeof j.prompt === 'string' ? j.prompt : j.prompt, 'user'));
 }
 
-function toolDefinitions(a: Obj): string | null {
+function toolDefinitions(a: Obj, indexed: boolean): string | null {
   const cur = a['gen_ai.tool.definitions'];
   if (cur !== undefined && cur !== null) return typeof cur === 'string' ? cur : JSON.stringify(cur);
   const vercel = a['ai.prompt.tools'];
   if (Array.isArray(vercel)) return JSON.stringify(vercel.map((t) => jsonish(t)));
   if (typeof vercel === 'string') return vercel;
+  if (!indexed) return null;
   const oi = unflattenIndexed(a, 'llm.tools.');
   if (oi.length) return JSON.stringify(oi.map((t) => (isObj(t.tool) ? jsonish(t.tool.json_schema) : t)));
   const fns = unflattenIndexed(a, 'llm.request.functions.');
@@ -89,18 +91,19 @@ function systemTexts(v: unknown): string[] {
 }
 
 export function extractContent(a: Obj, events: SpanEvent[]): Content {
-  const out: Content = { input: [], output: [], system: [], toolDefinitions: toolDefinitions(a) };
+  const indexed = hasIndexedKeys(a);
+  const out: Content = { input: [], output: [], system: [], toolDefinitions: toolDefinitions(a, indexed) };
   const si = a['gen_ai.system_instructions'];
   if (si !== undefined && si !== null) out.system.push(...systemTexts(si));
 
   if (a['gen_ai.input.messages'] != null) out.input = normalizeMessages(a['gen_ai.input.messages'], 'user');
   if (a['gen_ai.output.messages'] != null) out.output = normalizeMessages(a['gen_ai.output.messages'], 'assistant');
   if (!out.input.length && !out.output.length && events.length) fromEvents(events, out);
-  if (!out.input.length) {
+  if (!out.input.length && indexed) {
     const p = unflattenIndexed(a, 'gen_ai.prompt.');
     if (p.length) out.input = p.map((m) => normalizeMessage(m, 'user')!).filter(Boolean);
   }
-  if (!out.input.length) {
+  if (!out.input.length && indexed) {
     const p = unflattenIndexed(a, 'llm.input_messages.');
     if (p.length) out.input = p.map((m) => normalizeMessage(m, 'user')!).filter(Boolean);
   }
@@ -108,7 +111,7 @@ export function extractContent(a: Obj, events: SpanEvent[]): Content {
   if (!out.input.length && a['ai.prompt'] != null) fromVercelPrompt(a['ai.prompt'], out);
   if (!out.input.length && a['input.value'] != null) out.input = fromValue(a['input.value'], 'user');
 
-  if (!out.output.length) fillIndexedOutput(a, out);
+  if (!out.output.length && indexed) fillIndexedOutput(a, out);
   if (!out.output.length && (a['ai.response.text'] != null || a['ai.response.toolCalls'] != null)) {
     const m = normalizeMessage(
       { role: 'assistant', content: a['ai.response.text'] ?? '', toolCalls: jsonish(a['ai.response.toolCalls']), finish_reason: a['ai.response.finishReason'] },
@@ -123,7 +126,7 @@ export function extractContent(a: Obj, events: SpanEvent[]): Content {
     const finish = out.output[0]!.finish_reason;
     const before = out.output;
     out.output = [];
-    fillIndexedOutput(a, out);
+    if (indexed) fillIndexedOutput(a, out);
     if (!out.output.length) out.output = before;
     else if (!out.output[0]!.finish_reason) out.output[0]!.finish_reason = finish;
   }

@@ -5,7 +5,7 @@
 import type { SpanKind, SpanRecord, StatusCode } from '../../domain/span.js';
 import { isoFromNs } from '../../domain/time.js';
 import { attributes, field, int, isObj, jsonish, num, readEnum, readId, readTimeNs, str, strList, type Obj } from './lenient.js';
-import { pick } from './mapping.js';
+import { pickAll } from './mapping.js';
 import { extractContent, type SpanEvent } from './extract.js';
 import { computeCosts } from './costs.js';
 import { customAttributes } from './custom.js';
@@ -58,6 +58,8 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   const span_id = readId(field(s, 'spanId', 'span_id'), 8);
   if (!span_id) return { ok: false, reason: 'missing or invalid span_id' };
   const a = attributes(s.attributes);
+  const m = pickAll(a);
+  const pick = (_a: unknown, col: keyof typeof m): unknown => m[col] ?? null;
   const ev = events(s.events);
   const name = str(s.name) ?? '';
   const status = isObj(s.status) ? s.status : {};

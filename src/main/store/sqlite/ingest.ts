@@ -81,22 +81,22 @@ export function createIngestRepo(db: Db): IngestRepo {
     for (const s of spans) {
       let i = 0;
       for (const c of SCALAR_COLUMNS) spanArgs[i++] = s[c];
-      for (const c of JSON_COLUMNS) spanArgs[i++] = JSON.stringify(s[c]);
+      for (const c of JSON_COLUMNS) spanArgs[i++] = jsonText(s[c]);
       spanArgs[i++] = intMapJson(s.custom_attrs_int);
       spanArgs[i++] = now;
       const row = upsertSpan.get(spanArgs)!;
       if (row.version === 1) inserted++;
       else replaced++;
       detailArgs[0] = row.id;
-      detailArgs[1] = JSON.stringify(s.system_instructions);
+      detailArgs[1] = jsonText(s.system_instructions);
       detailArgs[2] = s.tool_definitions;
       detailArgs[3] = s.tool_call_arguments;
       detailArgs[4] = s.tool_call_result;
-      detailArgs[5] = JSON.stringify(s.input_messages);
-      detailArgs[6] = JSON.stringify(s.output_messages);
+      detailArgs[5] = jsonText(s.input_messages);
+      detailArgs[6] = jsonText(s.output_messages);
       detailArgs[7] = JSON.stringify(s.resource_attributes, bigintReplacer);
-      detailArgs[8] = JSON.stringify(s.events, bigintReplacer);
-      detailArgs[9] = JSON.stringify(s.links, bigintReplacer);
+      detailArgs[8] = s.events.length ? JSON.stringify(s.events, bigintReplacer) : '[]';
+      detailArgs[9] = s.links.length ? JSON.stringify(s.links, bigintReplacer) : '[]';
       detailArgs[10] = s.raw_span_dump;
       upsertDetails.run(detailArgs);
       const key = `${s.project_id}\u0000${s.trace_id}`;
@@ -107,6 +107,13 @@ export function createIngestRepo(db: Db): IngestRepo {
   });
 
   return { writeBatch: (spans) => (spans.length ? write(spans) : { inserted: 0, replaced: 0, touched: [] }) };
+}
+
+/** JSON text of an array or map column; empty ones (most of them) skip the serializer. */
+function jsonText(v: unknown[] | Record<string, unknown>): string {
+  if (Array.isArray(v)) return v.length ? JSON.stringify(v) : '[]';
+  for (const _ in v) return JSON.stringify(v);
+  return '{}';
 }
 
 /** Nested attribute values may hold int64 beyond 2^53 as bigint; in nested JSON they become strings. */
