@@ -35,6 +35,9 @@ describe('threads page', () => {
     let shown = await read();
     expect(shown.map((r) => r[0])).toEqual(expected.map((t) => t.thread_id));
     expect(shown.map((r) => Number(r[1]))).toEqual(expected.map((t) => t.turn_count));
+    // p50/p99 as shown (seconds with 2 decimals below 10 s, else 1; ms below 1 s) equal the API's.
+    const dur = (ms: number | null) => (ms === null ? '–' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`);
+    expect(shown.map((r) => [r[4], r[5]])).toEqual(expected.map((t) => [dur(t.p50_turn_duration_ms), dur(t.p99_turn_duration_ms)]));
     await screenshot(page, 'threads-light');
 
     // Sort by turn count (a header click asks the server; ties keep the server's order).
