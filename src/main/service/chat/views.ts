@@ -27,10 +27,13 @@ export function conversationChat(
   const total = store.chat.countTurns(project_id, conversation_id);
   // Newest first for paging, then the page is shown oldest first.
   const ids = limit > 0 && offset < total ? store.chat.pageTurns(project_id, conversation_id, limit, offset).reverse() : [];
-  const turns = ids.map((traceId) => {
-    const spans = store.chat.conversationTraceSpans(project_id, conversation_id, traceId);
-    return buildTurn(traceId, spans, input.include_feedback ? feedbackOf(store, project_id, traceId, spans) : null);
-  });
+  const spansOf = ids.map((traceId) => store.chat.conversationTraceSpans(project_id, conversation_id, traceId));
+  // With feedback: two lookups for the whole page (traces, spans), not two per turn.
+  const traceFb = input.include_feedback ? store.feedback.forTargets(project_id, 'trace', ids) : null;
+  const spanFb = input.include_feedback ? store.feedback.forTargets(project_id, 'span', spansOf.flatMap((ss) => ss.map((x) => x.span_id))) : null;
+  const turns = ids.map((traceId, i) =>
+    buildTurn(traceId, spansOf[i]!, traceFb && spanFb ? { trace: traceFb.get(traceId) ?? [], bySpan: spanFb } : null),
+  );
   return {
     conversation_id,
     turns,
