@@ -100,6 +100,21 @@ describe('built-in trainer: inference', () => {
     expect(texts.filter((t, i) => t[0]!.text === QA[i]![1]).length).toBeGreaterThanOrEqual(5);
   });
 
+  it('keeps generating past the context length (cache, then sliding window) without leaking tensors', async () => {
+    const before = (await engine.memory())[0]!.tfTensors;
+    for (const prompt of ['x'.repeat(80), 'y'.repeat(300)]) {
+      // test model context = 96 tokens: the first crosses it while generating, the second starts past it.
+      const req = { checkpointDir: step0, messages: user(prompt), maxTokens: 40, seed: 11, n: 2 };
+      const out = await engine.complete(req);
+      for (const c of out) {
+        expect(c.logprobs.every((l) => Number.isFinite(l.logprob) && l.logprob <= 0)).toBe(true);
+        expect(c.finish_reason === 'length' ? c.token_ids.length === 40 : c.token_ids.at(-1) === 260).toBe(true);
+      }
+      expect(await engine.complete(req)).toEqual(out);
+    }
+    expect((await engine.memory())[0]!.tfTensors).toBe(before);
+  });
+
   it('rejects bad requests with a message naming the field', async () => {
     await expect(engine.complete({ checkpointDir: step0, messages: user('x'), n: 0 })).rejects.toThrow(/n must be an integer in 1\.\.128, got 0/);
     await expect(engine.complete({ checkpointDir: step0, messages: user('x'), temperature: -1 })).rejects.toThrow(/temperature must be a number ≥ 0/);

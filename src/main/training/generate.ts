@@ -1,13 +1,13 @@
 /**
- * Autoregressive sampling of `n` choices in one batch. Without a KV cache each token re-runs the
- * window (≤ contextLength tokens): simple and fast enough for the tiny models here (see docs/trainer.md).
+ * Autoregressive sampling of `n` choices in one batch, with a KV cache while the sequence fits the
+ * context (past it, each token re-runs a sliding window).
  * Logprobs are those of the model's own distribution (temperature 1), whatever temperature samples,
  * so that RL importance ratios compare like with like.
  */
 import * as tf from '@tensorflow/tfjs';
 import { SPECIAL, type ModelConfig } from './config.js';
 import type { ChatMessage, GeneratedChoice, TokenLogprob } from './engine.js';
-import { forward, type Weights } from './model.js';
+import { forwardCached, type KvCache, type Weights } from './model.js';
 import { logSoftmax, pickToken, seededRandom, TextTracker, topK } from './sampling.js';
 import { encodeChat } from './tokenizer.js';
 
@@ -59,46 +59,74 @@ export async function generate(
     tracker: new TextTracker(args.stop ?? []),
     finish: null as 'stop' | 'length' | null,
   }));
-  for (let step = 0; step < maxTokens; step++) {
-    const active = choices.filter((c) => c.finish === null);
-    if (active.length === 0) break;
-    // All active choices share one length (they advance in lockstep), so they form one batch.
-    const window = active.map((c) => c.seq.slice(-cfg.contextLength));
-    const T = window[0]!.length;
-    const rows = tf.tidy(() => {
-      const logits = forward(cfg, weights, tf.tensor2d(window, [active.length, T], 'int32'));
-      return logits.slice([0, T - 1, 0], [active.length, 1, cfg.vocabSize]).reshape([active.length, cfg.vocabSize]);
-    });
-    const flat = rows.dataSync();
-    rows.dispose();
-    active.forEach((c, r) => {
-      const logp = logSoftmax(flat.subarray(r * cfg.vocabSize, (r + 1) * cfg.vocabSize));
-      const tok = pickToken(logp, temperature, rand);
-      c.seq.push(tok);
-      c.ids.push(tok);
-      c.logprobs.push({
-        ...tokenEntry(tok, logp[tok]!),
-        top_logprobs: topK(logp, topN).map((id) => tokenEntry(id, logp[id]!)),
+  const V = cfg.vocabSize;
+  let cache: KvCache | null = null;
+  const dropCache = () => {
+    if (cache) tf.dispose([...cache.k, ...cache.v]);
+    cache = null;
+  };
+  /** Last-position logits [n, V] for every choice (finished ones too: the batch keeps its shape). */
+  const nextLogits = (): Float32Array => {
+    const len = choices[0]!.seq.length;
+    let rows: tf.Tensor;
+    if (len <= cfg.contextLength) {
+      // KV cache: the prompt once, then one new token per step.
+      const prev: KvCache | null = cache;
+      const input = prev ? choices.map((c) => [c.seq[len - 1]!]) : choices.map((c) => c.seq);
+      const res = tf.tidy(() => {
+        const r = forwardCached(cfg, weights, tf.tensor2d(input, [n, input[0]!.length], 'int32'), prev, true);
+        return { logits: r.logits.reshape([n, V]), k: r.cache.k, v: r.cache.v };
       });
-      const idx = choices.indexOf(c);
-      if (tok === SPECIAL.end) {
-        c.finish = 'stop';
-        return;
-      }
-      const { emit, stopAt } = c.tracker.push(tok < 256 ? tok : null);
-      if (emit) onToken(idx, emit);
-      if (stopAt !== null) {
-        // Cut ids/logprobs to the bytes before the stop string (bytes are tokens one-to-one).
-        let bytes = c.tracker.keptBytes();
-        let keep = 0;
-        while (keep < c.ids.length && bytes > 0) if (c.ids[keep++]! < 256) bytes--;
-        c.ids.length = keep;
-        c.logprobs.length = keep;
-        c.finish = 'stop';
-      }
-    });
-    // Let other requests (a ping, another completion) interleave between tokens.
-    await new Promise((r) => setImmediate(r));
+      dropCache();
+      cache = { k: res.k, v: res.v, length: len };
+      rows = res.logits;
+    } else {
+      // Past the context: slide a window over the last contextLength tokens (positions restart at 0).
+      dropCache();
+      const window = choices.map((c) => c.seq.slice(-cfg.contextLength));
+      rows = tf.tidy(() => forwardCached(cfg, weights, tf.tensor2d(window, [n, cfg.contextLength], 'int32'), null, true).logits.reshape([n, V]));
+    }
+    const flat = rows.dataSync() as Float32Array;
+    rows.dispose();
+    return flat;
+  };
+  try {
+    for (let step = 0; step < maxTokens && choices.some((c) => c.finish === null); step++) {
+      const flat = nextLogits();
+      choices.forEach((c, idx) => {
+        if (c.finish !== null) {
+          c.seq.push(SPECIAL.pad); // keeps all rows one length; never read back
+          return;
+        }
+        const logp = logSoftmax(flat.subarray(idx * V, (idx + 1) * V));
+        const tok = pickToken(logp, temperature, rand);
+        c.seq.push(tok);
+        c.ids.push(tok);
+        c.logprobs.push({
+          ...tokenEntry(tok, logp[tok]!),
+          top_logprobs: topK(logp, topN).map((id) => tokenEntry(id, logp[id]!)),
+        });
+        if (tok === SPECIAL.end) {
+          c.finish = 'stop';
+          return;
+        }
+        const { emit, stopAt } = c.tracker.push(tok < 256 ? tok : null);
+        if (emit) onToken(idx, emit);
+        if (stopAt !== null) {
+          // Cut ids/logprobs to the bytes before the stop string (bytes are tokens one-to-one).
+          let bytes = c.tracker.keptBytes();
+          let keep = 0;
+          while (keep < c.ids.length && bytes > 0) if (c.ids[keep++]! < 256) bytes--;
+          c.ids.length = keep;
+          c.logprobs.length = keep;
+          c.finish = 'stop';
+        }
+      });
+      // Let other requests (a ping, another completion) interleave between tokens.
+      await new Promise((r) => setImmediate(r));
+    }
+  } finally {
+    dropCache();
   }
   return choices.map((c, idx) => {
     const rest = c.tracker.finish();

@@ -85,9 +85,33 @@ function w(weights: Weights, name: string): tf.Tensor {
   return t;
 }
 
+/** Keys and values of earlier positions, per layer ([B, H, length, hd]), for incremental decoding. */
+export interface KvCache {
+  k: tf.Tensor[];
+  v: tf.Tensor[];
+  length: number;
+}
+
 /** Logits [B, T, V] for int32 token ids [B, T] (T ≤ contextLength). Call inside tf.tidy. */
 export function forward(cfg: ModelConfig, weights: Weights, ids: tf.Tensor2D): tf.Tensor3D {
+  return forwardCached(cfg, weights, ids, null).logits;
+}
+
+/**
+ * The forward pass over new tokens `ids` [B, T] that follow `cache.length` earlier positions (none
+ * when cache is null); returns their logits and the cache extended by them. With `lastOnly` only the
+ * last position's logits are projected (sampling needs nothing else). past + T ≤ contextLength.
+ * Call inside tf.tidy and keep the returned cache.
+ */
+export function forwardCached(
+  cfg: ModelConfig,
+  weights: Weights,
+  ids: tf.Tensor2D,
+  cache: KvCache | null,
+  lastOnly = false,
+): { logits: tf.Tensor3D; cache: KvCache } {
   const [B, T] = ids.shape;
+  const past = cache?.length ?? 0;
   const d = cfg.dModel;
   const H = cfg.nHeads;
   const hd = d / H;
@@ -95,14 +119,19 @@ export function forward(cfg: ModelConfig, weights: Weights, ids: tf.Tensor2D): t
   // Embedding lookup as one-hot × matrix: the wasm backend has no gradient kernel for gather
   // (UnsortedSegmentSum), and at this vocabulary size the matmul costs little.
   const emb = tf.oneHot(ids.reshape([B * T]), cfg.vocabSize).matMul(tokEmb).reshape([B, T, d]);
-  let h = emb.add(w(weights, 'pos_emb').slice([0, 0], [T, d])) as tf.Tensor;
-  // Causal mask: large negative above the diagonal, so position t attends to 0..t only.
-  const mask = tf.linalg.bandPart(tf.ones([T, T]), -1, 0).sub(1).mul(1e9);
+  let h = emb.add(w(weights, 'pos_emb').slice([past, 0], [T, d])) as tf.Tensor;
+  // Causal mask [T, past+T]: new position i (absolute past+i) sees keys j ≤ past+i; large negative elsewhere.
+  const mask = tf.linalg.bandPart(tf.ones([T, past + T]), -1, past).sub(1).mul(1e9);
+  const next: KvCache = { k: [], v: [], length: past + T };
   for (let l = 0; l < cfg.nLayers; l++) {
     const p = `h${l}.`;
     const a = layerNorm(h, w(weights, p + 'ln1_g'), w(weights, p + 'ln1_b')).reshape([B * T, d]);
     const qkv = a.matMul(w(weights, p + 'w_qkv')).add(w(weights, p + 'b_qkv')).reshape([B, T, 3, H, hd]);
-    const [q, k, v] = tf.unstack(qkv.transpose([2, 0, 3, 1, 4])) as [tf.Tensor, tf.Tensor, tf.Tensor]; // each [B,H,T,hd]
+    const [q, kNew, vNew] = tf.unstack(qkv.transpose([2, 0, 3, 1, 4])) as [tf.Tensor, tf.Tensor, tf.Tensor]; // each [B,H,T,hd]
+    const k = cache ? tf.concat([cache.k[l]!, kNew], 2) : kNew;
+    const v = cache ? tf.concat([cache.v[l]!, vNew], 2) : vNew;
+    next.k.push(k);
+    next.v.push(v);
     const att = tf.softmax(tf.matMul(q, k, false, true).mul(1 / Math.sqrt(hd)).add(mask));
     const y = tf.matMul(att, v).transpose([0, 2, 1, 3]).reshape([B * T, d]);
     h = h.add(y.matMul(w(weights, p + 'w_o')).add(w(weights, p + 'b_o')).reshape([B, T, d]));
@@ -110,6 +139,8 @@ export function forward(cfg: ModelConfig, weights: Weights, ids: tf.Tensor2D): t
     const ff = gelu(m.matMul(w(weights, p + 'w_1')).add(w(weights, p + 'b_1'))).matMul(w(weights, p + 'w_2')).add(w(weights, p + 'b_2'));
     h = h.add(ff.reshape([B, T, d]));
   }
-  const out = layerNorm(h, w(weights, 'lnf_g'), w(weights, 'lnf_b')).reshape([B * T, d]);
-  return out.matMul(tokEmb, false, true).reshape([B, T, cfg.vocabSize]) as tf.Tensor3D;
+  const Tout = lastOnly ? 1 : T;
+  if (lastOnly) h = h.slice([0, T - 1, 0], [B, 1, d]);
+  const out = layerNorm(h, w(weights, 'lnf_g'), w(weights, 'lnf_b')).reshape([B * Tout, d]);
+  return { logits: out.matMul(tokEmb, false, true).reshape([B, Tout, cfg.vocabSize]) as tf.Tensor3D, cache: next };
 }
