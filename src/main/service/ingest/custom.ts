@@ -16,6 +16,8 @@ export interface CustomMaps {
   custom_attrs_int: Record<string, number>;
   custom_attrs_float: Record<string, number>;
   custom_attrs_string: Record<string, string>;
+  /** True when a credential attribute was dropped (the raw dump must drop it too). */
+  dropped: boolean;
 }
 
 /** Cuts a string to at most MAX_STRING_BYTES of UTF-8 (marker included), on a character boundary. */
@@ -30,11 +32,15 @@ export function capString(s: string): string {
 const bigintSafe = (_k: string, x: unknown) => (typeof x === 'bigint' ? x.toString() : x);
 
 export function customAttributes(attrs: Obj): CustomMaps {
-  const out: CustomMaps = { custom_attrs_bool: {}, custom_attrs_int: {}, custom_attrs_float: {}, custom_attrs_string: {} };
+  const out: CustomMaps = { custom_attrs_bool: {}, custom_attrs_int: {}, custom_attrs_float: {}, custom_attrs_string: {}, dropped: false };
   let n = 0;
   for (const key in attrs) {
-    if (n >= MAX_CUSTOM_KEYS) break;
-    if (isMappedKey(key) || isDroppedKey(key)) continue;
+    if (isMappedKey(key)) continue;
+    if (isDroppedKey(key)) {
+      out.dropped = true;
+      continue;
+    }
+    if (n >= MAX_CUSTOM_KEYS) continue;
     const v = attrs[key];
     if (v === null || v === undefined) continue;
     switch (typeof v) {

@@ -5,7 +5,7 @@
 import type { SpanKind, SpanRecord, StatusCode } from '../../domain/span.js';
 import { isoFromNs } from '../../domain/time.js';
 import { attributes, field, int, isObj, jsonish, num, readEnum, readId, readTimeNs, str, strList, type Obj } from './lenient.js';
-import { pickAll } from './mapping.js';
+import { isDroppedKey, pickAll } from './mapping.js';
 import { extractContent, type SpanEvent } from './extract.js';
 import { computeCosts } from './costs.js';
 import { customAttributes } from './custom.js';
@@ -168,7 +168,10 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     artifact_refs: strList(pick(a, 'artifact_refs')),
     content_refs: strList(pick(a, 'content_refs')),
     object_refs: strList(pick(a, 'object_refs')),
-    ...custom,
+    custom_attrs_bool: custom.custom_attrs_bool,
+    custom_attrs_int: custom.custom_attrs_int,
+    custom_attrs_float: custom.custom_attrs_float,
+    custom_attrs_string: custom.custom_attrs_string,
     system_instructions: content.system,
     tool_definitions: content.toolDefinitions,
     tool_call_arguments: textOf(toolArgs),
@@ -178,9 +181,15 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     resource_attributes: ctx.resource,
     events: ev.stored,
     links: links(s.links),
-    raw_span_dump: rawDump ?? JSON.stringify(s),
+    raw_span_dump: rawDump ?? JSON.stringify(custom.dropped ? withoutDropped(s) : s),
   };
   return { ok: true, span };
+}
+
+/** The span without credential attributes, for the raw dump. */
+function withoutDropped(s: Obj): Obj {
+  const attrs = Array.isArray(s.attributes) ? s.attributes.filter((kv) => !(isObj(kv) && typeof kv.key === 'string' && isDroppedKey(kv.key))) : s.attributes;
+  return { ...s, attributes: attrs };
 }
 
 /** Tool arguments / results as text: strings kept verbatim, structures as JSON. */
