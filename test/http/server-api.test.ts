@@ -71,6 +71,12 @@ describe('422 over HTTP', () => {
     expect((res.json() as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual(['query', 'bogus']);
   });
 
+  it('a jsonl operation still answers 422 (not a broken 200 stream) for a semantic error', async () => {
+    const res = await postJson(server.url, '/threads/stream_query', { project_id: 'x', sort_by: [{ field: 'no_such_field', direction: 'asc' }] });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.body.detail)).toContain('no_such_field');
+  });
+
   it('names a semantic error of a body field (system.import needs exactly one source)', async () => {
     const res = await postJson(server.url, '/import', { content: '{}', paths: ['/x'] });
     expect(res.status).toBe(422);

@@ -1,6 +1,11 @@
-/** The streamed form of `sse-optional` operations: `data: <json>` per chunk, then `data: [DONE]`. */
+/**
+ * Streamed answers: `sse-optional` operations (`data: <json>` per chunk, then `data: [DONE]`) and
+ * `jsonl` operations (a lazily failing generator still gets its own status).
+ */
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceError, invalid } from '../../src/shared/errors.js';
+import { sendJsonl } from '../../src/main/transport/jsonl.js';
 import { sendSse } from '../../src/main/transport/sse.js';
 
 const app = Fastify();
@@ -19,6 +24,14 @@ beforeAll(async () => {
     })());
     return reply;
   });
+  app.setErrorHandler((err, _req, reply) => reply.code(err instanceof ServiceError ? err.status : 500).send({ detail: err instanceof ServiceError ? err.detail : 'x' }));
+  app.get('/lines', (_req, reply) => sendJsonl(reply, (function* () {
+    yield { a: 1 };
+    yield { a: 2 };
+  })()));
+  app.get('/lazy422', (_req, reply) => sendJsonl(reply, (async function* () {
+    throw invalid(['sort_by', 0, 'field'], "cannot sort by 'x'");
+  })()));
   await app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(() => app.close());
@@ -37,5 +50,19 @@ describe('sendSse', () => {
   it('reports a failure in-band once the stream has started (headers are already sent)', async () => {
     const text = await (await fetch(url('/fails'))).text();
     expect(text).toBe('data: {"n":1}\n\n' + 'data: {"error":{"message":"trainer worker stopped"}}\n\n');
+  });
+});
+
+describe('sendJsonl', () => {
+  it('streams application/jsonl, one document per line', async () => {
+    const res = await fetch(url('/lines'));
+    expect(res.headers.get('content-type')).toMatch(/^application\/jsonl/);
+    expect(await res.text()).toBe('{"a":1}\n{"a":2}\n');
+  });
+
+  it('answers a generator that throws before its first line with that error status and detail', async () => {
+    const res = await fetch(url('/lazy422'));
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({ detail: [{ loc: ['body', 'sort_by', 0, 'field'], msg: "cannot sort by 'x'", type: 'value_error' }] });
   });
 });

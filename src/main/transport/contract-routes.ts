@@ -4,13 +4,13 @@
  * and dispatch is told where each key came from so a 422 `loc` starts with "path", "query" or "body".
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Readable } from 'node:stream';
 import { contract } from '../../shared/contract/index.js';
 import type { OpDef } from '../../shared/contract/define.js';
 import { ServiceError } from '../../shared/errors.js';
 import type { ServiceContext } from '../service/context.js';
 import { dispatch } from './dispatch.js';
 import { coerceQuery } from './query-coerce.js';
+import { sendJsonl } from './jsonl.js';
 import { sendSse } from './sse.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -47,8 +47,7 @@ async function handle(name: string, def: OpDef, request: FastifyRequest, reply: 
   const result = await dispatch(name, input, ctx, { authorization: request.headers.authorization ?? null, locOf });
 
   if (def.stream === 'jsonl') {
-    reply.type('application/jsonl; charset=utf-8');
-    return reply.send(Readable.from(jsonLines(result as Iterable<unknown> | AsyncIterable<unknown>)));
+    return sendJsonl(reply, result as Iterable<unknown> | AsyncIterable<unknown>);
   }
   if (def.stream === 'sse-optional' && isAsyncIterable(result)) {
     await sendSse(reply, result);
@@ -59,8 +58,3 @@ async function handle(name: string, def: OpDef, request: FastifyRequest, reply: 
 
 const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
   v !== null && typeof v === 'object' && typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
-
-/** One JSON document per line, as the handler yields them (nothing is buffered here). */
-async function* jsonLines(items: Iterable<unknown> | AsyncIterable<unknown>): AsyncGenerator<string> {
-  for await (const item of items) yield `${JSON.stringify(item)}\n`;
-}
