@@ -27,9 +27,52 @@ function fingerprint(): string {
   return h.digest('hex').slice(0, 16);
 }
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Serializes work on the shared files across bench processes (several sections may be run at
+ * once by different people): a lock directory holding the owner's pid; a dead owner's lock is taken over.
+ */
+export async function withBenchLock<T>(workDir: string, fn: () => Promise<T>): Promise<T> {
+  fs.mkdirSync(workDir, { recursive: true });
+  const lock = path.join(workDir, '.bench-store.lock');
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let owner = 0;
+      try {
+        owner = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'));
+      } catch {
+        // being created right now
+      }
+      if (owner && !alive(owner)) fs.rmSync(lock, { recursive: true, force: true });
+      else await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** The generated JSONL (≥1M spans), generated when absent or stale. */
 export async function ensureBenchFile(workDir: string): Promise<{ file: string; spans: number; bytes: number }> {
-  fs.mkdirSync(workDir, { recursive: true });
+  return withBenchLock(workDir, () => ensureBenchFileLocked(workDir));
+}
+
+async function ensureBenchFileLocked(workDir: string): Promise<{ file: string; spans: number; bytes: number }> {
   const file = path.join(workDir, BENCH_FILE);
   const meta = path.join(workDir, `${BENCH_FILE}.json`);
   const fp = fingerprint();
@@ -66,27 +109,39 @@ export function importInto(file: string, dataDir: string): ChildFigures {
 
 /** The shared store of the generated file, imported once; later calls reuse it. */
 export async function ensureBenchStore(workDir: string): Promise<{ dataDir: string; spans: number }> {
-  const { file } = await ensureBenchFile(workDir);
-  const dataDir = path.join(workDir, STORE_DIR);
-  const marker = path.join(dataDir, MARKER);
-  const fp = fingerprint();
-  if (fs.existsSync(marker)) {
-    const m = JSON.parse(fs.readFileSync(marker, 'utf8')) as { fp: string; spans: number };
-    if (m.fp === fp) return { dataDir, spans: m.spans };
-  }
-  const r = importInto(file, dataDir);
-  adoptBenchStore(workDir, dataDir, r.spans);
-  return { dataDir, spans: r.spans };
+  return withBenchLock(workDir, async () => {
+    const { file } = await ensureBenchFileLocked(workDir);
+    const dataDir = path.join(workDir, STORE_DIR);
+    const spans = currentStoreSpans(workDir);
+    if (spans !== null) return { dataDir, spans };
+    const r = importInto(file, dataDir);
+    fs.writeFileSync(path.join(dataDir, MARKER), JSON.stringify({ fp: fingerprint(), spans: r.spans }));
+    return { dataDir, spans: r.spans };
+  });
 }
 
-/** Marks an imported data directory as the shared bench store (moving it into place if needed). */
-export function adoptBenchStore(workDir: string, dataDir: string, spans: number): void {
+/** Span count of the shared store when it is complete and current, else null. */
+function currentStoreSpans(workDir: string): number | null {
+  const marker = path.join(workDir, STORE_DIR, MARKER);
+  if (!fs.existsSync(marker)) return null;
+  const m = JSON.parse(fs.readFileSync(marker, 'utf8')) as { fp: string; spans: number };
+  return m.fp === fingerprint() ? m.spans : null;
+}
+
+/**
+ * Offers a freshly imported data directory as the shared bench store: adopted only when there is
+ * no current one (never replaced under a reader), otherwise deleted. Call under withBenchLock.
+ */
+export function offerBenchStore(workDir: string, dataDir: string, spans: number): boolean {
   const target = path.join(workDir, STORE_DIR);
-  if (path.resolve(dataDir) !== path.resolve(target)) {
-    fs.rmSync(target, { recursive: true, force: true });
-    fs.renameSync(dataDir, target);
+  if (currentStoreSpans(workDir) !== null) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    return false;
   }
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.renameSync(dataDir, target);
   fs.writeFileSync(path.join(target, MARKER), JSON.stringify({ fp: fingerprint(), spans }));
+  return true;
 }
 
 async function cli(): Promise<void> {

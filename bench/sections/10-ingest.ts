@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BenchSection } from '../lib/section.js';
-import { adoptBenchStore, ensureBenchFile, importInto, runChild } from '../lib/bench-store.js';
+import { ensureBenchFile, importInto, offerBenchStore, runChild, withBenchLock } from '../lib/bench-store.js';
 
 const mb = (b: number) => (b / 1024 / 1024).toFixed(0);
 
@@ -19,14 +19,15 @@ const section: BenchSection = {
     print('generated file', `${spans} spans, ${mb(bytes)} MB`);
     print('generation / reuse (s)', ((Date.now() - t) / 1000).toFixed(1));
 
-    const floorDir = path.join(workDir, 'floor');
+    // Private directories (with the pid) so two runs at once never share a half-written store.
+    const floorDir = path.join(workDir, `floor-${process.pid}`);
     const floor = runChild('floor', file, path.join(floorDir, 'floor.db'));
     const floorRate = floor.spans / (floor.ms / 1000);
     print('floor: JSON.parse + bare insert spans/s', floorRate.toFixed(0));
     print('floor: spans per CPU-second', (floor.spans / (floor.cpuMs / 1000)).toFixed(0));
     fs.rmSync(floorDir, { recursive: true, force: true });
 
-    const dataDir = path.join(workDir, 'store-import');
+    const dataDir = path.join(workDir, `store-import-${process.pid}`);
     const imp = importInto(file, dataDir);
     const rate = imp.spans / (imp.ms / 1000);
     const dbBytes = ['loupe.db', 'loupe.db-wal'].reduce((n, f) => n + (fs.existsSync(path.join(dataDir, f)) ? fs.statSync(path.join(dataDir, f)).size : 0), 0);
@@ -39,7 +40,8 @@ const section: BenchSection = {
     print('peak RSS of the import (MB)', imp.maxRssMb.toFixed(0), '< 500');
     print('peak RSS of the floor (MB)', floor.maxRssMb.toFixed(0));
     print('database bytes per span', (dbBytes / imp.spans).toFixed(0));
-    adoptBenchStore(workDir, dataDir, imp.spans);
+    const adopted = await withBenchLock(workDir, async () => offerBenchStore(workDir, dataDir, imp.spans));
+    print('became the shared bench store', adopted ? 'yes' : 'no (a current one exists)');
   },
 };
 export default section;
