@@ -15,15 +15,12 @@ import { sendSse } from './sse.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-/** `/v1/models/:id` is fastify syntax already; kept as a function in case the contract grows `{id}`. */
-const fastifyPath = (p: string) => p;
-
 export function registerContractRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   for (const [name, def] of Object.entries(contract) as [string, OpDef][]) {
     for (const url of [def.path, ...(def.aliases ?? [])]) {
       app.route({
         method: def.method,
-        url: fastifyPath(url),
+        url, // contract paths use `:param`, fastify's own syntax
         bodyLimit: def.maxBodyBytes ?? DEFAULT_BODY_LIMIT,
         handler: (request, reply) => handle(name, def, request, reply, ctx),
       });
