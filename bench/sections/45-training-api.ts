@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { startLoupe } from '../../src/main/serve.js';
 import { blankSpan, spanId, traceId } from '../../src/main/service/training/spans.js';
@@ -43,8 +44,12 @@ const section: BenchSection = {
         return performance.now() - t;
       };
       for (let i = 0; i < 5; i++) await query(); // warm-up
+      // Event-loop delay of the server's (main) thread: tells blocking apart from CPU contention.
+      const idleLag = monitorEventLoopDelay({ resolution: 10 });
+      idleLag.enable();
       const idle: number[] = [];
       for (let i = 0; i < 50; i++) idle.push(await query());
+      idleLag.disable();
 
       const model = (await (await post('/v1/preview/models', { project: 'bench', name: 'tiny', base_model: 'loupe-tiny-bytes' })).json()) as { id: string };
       const lines = Array.from({ length: 48 }, (_, i) => JSON.stringify({ messages: [{ role: 'user', content: `Question number ${i}: what is ${i} plus ${i}?` }, { role: 'assistant', content: `The answer is ${2 * i}.` }] }));
@@ -52,6 +57,8 @@ const section: BenchSection = {
       fs.writeFileSync(file, lines.join('\n'));
       const job = (await (await post('/v1/preview/sft-training-jobs', { model_id: model.id, training_data_url: file, config: { batch_size: 8 } })).json()) as { id: string };
       const busy: number[] = [];
+      const busyLag = monitorEventLoopDelay({ resolution: 10 });
+      busyLag.enable();
       const started = performance.now();
       let status = 'QUEUED';
       while (status === 'QUEUED' || status === 'RUNNING') {
@@ -61,12 +68,16 @@ const section: BenchSection = {
         status = j.status;
       }
       const trainedMs = performance.now() - started;
+      busyLag.disable();
       // Shared CI-like machines are noisy: the load average says how much else was running.
       ctx.print('machine load average (1 min) / cores', `${os.loadavg()[0]!.toFixed(1)} / ${os.cpus().length}`);
       ctx.print('agents.query idle p50 / p95', `${ms(pct(idle, 50))} / ${ms(pct(idle, 95))}`);
       ctx.print(`agents.query during SFT (${busy.length} calls) p50`, ms(pct(busy, 50)), '< 50 ms');
       ctx.print('agents.query during SFT p95', ms(pct(busy, 95)), '< 50 ms');
       ctx.print('agents.query during SFT max', ms(Math.max(...busy)));
+      const lag = (h: typeof idleLag) => `${ms(h.percentile(50) / 1e6 - 10)} / ${ms(h.percentile(99) / 1e6 - 10)}`;
+      ctx.print('main-loop delay idle p50 / p99', lag(idleLag));
+      ctx.print('main-loop delay during SFT p50 / p99', lag(busyLag), '< 50 ms');
       ctx.print(`SFT job (${lines.length} examples, 6 steps, loupe-tiny-bytes)`, `${(trainedMs / 1000).toFixed(1)} s (${status})`);
 
       // HTTP completion latency from the trained checkpoint, streamed: first token and 64 tokens.
