@@ -70,6 +70,8 @@ export function createIngestRepo(db: Db): IngestRepo {
   const upsertSpan = db.prepare<unknown[], { id: number; version: number }>(UPSERT_SPAN);
   const upsertDetails = db.prepare(UPSERT_DETAILS);
   const summaries = createSummaryMaintainer(db);
+  // All spans of one ResourceSpans share its attribute object: serialize it once.
+  const resourceJson = new WeakMap<object, string>();
   const spanArgs: unknown[] = new Array(SPAN_COLUMNS.length);
   const detailArgs: unknown[] = new Array(DETAIL_COLUMNS.length);
 
@@ -94,7 +96,9 @@ export function createIngestRepo(db: Db): IngestRepo {
       detailArgs[4] = s.tool_call_result;
       detailArgs[5] = jsonText(s.input_messages);
       detailArgs[6] = jsonText(s.output_messages);
-      detailArgs[7] = JSON.stringify(s.resource_attributes, bigintReplacer);
+      let res = resourceJson.get(s.resource_attributes);
+      if (res === undefined) resourceJson.set(s.resource_attributes, (res = JSON.stringify(s.resource_attributes, bigintReplacer)));
+      detailArgs[7] = res;
       detailArgs[8] = s.events.length ? JSON.stringify(s.events, bigintReplacer) : '[]';
       detailArgs[9] = s.links.length ? JSON.stringify(s.links, bigintReplacer) : '[]';
       detailArgs[10] = s.raw_span_dump;
