@@ -34,14 +34,21 @@ describe('built-in trainer: SFT', () => {
     const steps: StepMetrics[] = [];
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);
-    await engine.sft({
-      baseCheckpointDir: ck('step0'),
-      outCheckpointDir: ck('step1'),
-      examples: qaExamples(30),
-      batchSize: 8,
-      learningRate: 3e-3,
-      onStep: (m) => steps.push(m),
-    });
+    let trained = false;
+    const job = engine
+      .sft({
+        baseCheckpointDir: ck('step0'),
+        outCheckpointDir: ck('step1'),
+        examples: qaExamples(30),
+        batchSize: 8,
+        learningRate: 3e-3,
+        onStep: (m) => steps.push(m),
+      })
+      .then(() => (trained = true));
+    // The worker answers a ping between gradient steps, i.e. before the job is over (system-check).
+    await engine.ping();
+    expect(trained).toBe(false);
+    await job;
     clearInterval(timer);
     // Training runs in the worker: the main event loop served timers throughout.
     expect(ticks).toBeGreaterThan(3);
@@ -94,6 +101,17 @@ describe('built-in trainer: SFT', () => {
     expect(meta.step).toBe(1);
     // Nothing trainable → the weights are unchanged.
     expect(fs.readFileSync(path.join(ck('empty'), 'weights.bin')).equals(fs.readFileSync(path.join(ck('step0'), 'weights.bin')))).toBe(true);
+  });
+
+  it('close() rejects work in flight; the engine can be used again afterwards', async () => {
+    const other = createBuiltinEngine();
+    const job = other.sft({ baseCheckpointDir: ck('step0'), outCheckpointDir: ck('closed'), examples: qaExamples(20), batchSize: 8, learningRate: 1e-3, onStep: () => {} });
+    const rejected = expect(job).rejects.toThrow(/trainer engine closed/);
+    await other.ping();
+    await other.close();
+    await rejected;
+    await other.ping(); // a fresh worker
+    await other.close();
   });
 
   it('names the bad example and role', async () => {
