@@ -99,6 +99,31 @@ describe('POST /v1/traces', () => {
     expect(await spanCount(server.url, 'partial/json')).toBe(1);
   });
 
+  it('reports rejected spans in a protobuf ExportTraceServiceResponse', async () => {
+    // ExportTraceServiceRequest { resource_spans = 1 { scope_spans = 2 { spans = 2 [...] } } }, by wire numbers.
+    const span = (traceId: Buffer, spanId: Buffer, name: string) => {
+      const w = protobuf.Writer.create();
+      w.uint32((1 << 3) | 2).bytes(traceId).uint32((2 << 3) | 2).bytes(spanId).uint32((5 << 3) | 2).string(name);
+      // fixed64 as its two little-endian 32-bit halves (exact for nanosecond times beyond 2^53).
+      const fixed64 = (tag: number, ns: bigint) => w.uint32((tag << 3) | 1).fixed32(Number(ns & 0xffffffffn)).fixed32(Number(ns >> 32n));
+      fixed64(7, 1_700_000_000_000_000_000n);
+      fixed64(8, 1_700_000_001_000_000_000n);
+      return w.finish();
+    };
+    const scope = protobuf.Writer.create();
+    scope.uint32((2 << 3) | 2).bytes(span(Buffer.from('0af7651916cd43dd8448eb211c80319c', 'hex'), Buffer.from('b7ad6b7169203331', 'hex'), 'good'));
+    scope.uint32((2 << 3) | 2).bytes(span(Buffer.from('0af765', 'hex'), Buffer.alloc(0), 'broken'));
+    const rs = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(scope.finish()).finish();
+    const body = Buffer.from(protobuf.Writer.create().uint32((1 << 3) | 2).bytes(rs).finish());
+    const res = await post(body, { 'content-type': 'application/x-protobuf', 'x-project-id': 'partial/pb' });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/x-protobuf');
+    expect(decodeResponse(res.body).rejected).toBe(1);
+    expect(await spanCount(server.url, 'partial/pb')).toBe(1);
+    const exported = await (await fetch(`${server.url}/export`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_id: 'partial/pb' }) })).json();
+    expect(exported.resourceSpans[0].scopeSpans[0].spans[0]).toMatchObject({ name: 'good', traceId: '0af7651916cd43dd8448eb211c80319c', startTimeUnixNano: '1700000000000000000' });
+  });
+
   it('answers 415 for another content type and stores nothing', async () => {
     const res = await post(Buffer.from('hello'), { 'content-type': 'text/plain', 'x-project-id': 'wrong/type' });
     expect(res.status).toBe(415);
