@@ -2,6 +2,7 @@
  * The training API over real HTTP (server on port 0, real trainer): the official openai client,
  * auth on every protected operation, 404/409/422 answers, checkpoint paging, health checks.
  */
+import fs from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { contract } from '../../src/shared/contract/index.js';
@@ -114,7 +115,8 @@ describe('auth', () => {
   test('health and system-check need no key', async () => {
     const h = await s.req('GET', '/v1/health', undefined, null);
     expect(h).toMatchObject({ status: 200, body: { status: 'ok' } });
-    expect(typeof h.body.version).toBe('string');
+    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(h.body.version).toBe(pkg.version);
     // No accelerator on this machine: the gpu_queue check fails with its reason and the whole check is 503.
     const c = await s.req('GET', '/v1/system-check', undefined, null);
     const accel = await s.loupe.ctx.training!.engine.accelerator();

@@ -1,23 +1,11 @@
 /** /v1/health and /v1/system-check (semantics §9.8): real checks, 503 when one fails. */
-import { readFileSync } from 'node:fs';
 import { ServiceError } from '../../../shared/errors.js';
 import type { OpOutput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
 import { errorMessage } from './util.js';
+import { appInfo } from '../../settings/app-root.js';
 
-let version: string | null = null;
-function appVersion(): string {
-  if (version === null) {
-    try {
-      version = (JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-    } catch {
-      version = 'unknown';
-    }
-  }
-  return version;
-}
-
-export const health = (): OpOutput<'training.health'> => ({ status: 'ok', version: appVersion() });
+export const health = (): OpOutput<'training.health'> => ({ status: 'ok', version: appInfo().version });
 
 type Check = { success: boolean; duration: number; error: string | null };
 
