@@ -52,7 +52,13 @@ export class RemoteBackends {
       throw new ServiceError(502, `remote backend "${name}" (${b.base_url}) is unreachable: ${errorMessage(err)}`);
     }
     const text = await res.text();
-    const json = text ? (JSON.parse(text) as unknown) : {};
+    let json: unknown = {};
+    try {
+      json = text ? (JSON.parse(text) as unknown) : {};
+    } catch {
+      // Not this API (a proxy page, another service): report what came back.
+      throw new ServiceError(502, `remote backend "${name}" (${url}) answered ${res.status} with a non-JSON body: ${text.slice(0, 200)}`);
+    }
     if (!res.ok) {
       const detail = (json as { detail?: unknown }).detail;
       const msg = `remote backend "${name}": ${typeof detail === 'string' ? detail : JSON.stringify(detail ?? json)}`;
