@@ -8,7 +8,21 @@ import react from '@vitejs/plugin-react';
 import { resolve } from 'node:path';
 
 export async function buildRenderer(outDir = resolve('out/renderer')): Promise<void> {
+  // Vite and the React plugin pick development React when NODE_ENV is already set to something else
+  // (vitest sets 'test'), which made the e2e timings measure React's dev checks. Build for production.
+  const previous = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await doBuild(outDir);
+  } finally {
+    if (previous === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = previous;
+  }
+}
+
+async function doBuild(outDir: string): Promise<void> {
   await build({
+    mode: 'production',
     root: resolve('src/renderer'),
     base: './',
     plugins: [react()],

@@ -22,6 +22,10 @@ export function Waterfall(props: { tree: Tree; selected: string | null; onSelect
   const index = useMemo(() => new Map(rows.map((n, i) => [n.span.span_id, i])), [rows]);
   const sel = selected ? index.get(selected) ?? -1 : -1;
 
+  // Marks for the timeline e2e test: when rows were first drawn and when every span was in the tree.
+  useEffect(() => { performance.mark('loupe:timeline-first-rows'); }, []);
+  useEffect(() => { performance.mark('loupe:timeline-rows', { detail: tree.count }); }, [tree]);
+
   const scrollRef = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW, overscan: 20 });
   useEffect(() => { if (sel >= 0) v.scrollToIndex(sel, { align: 'auto' }); }, [sel, v]);
@@ -58,15 +62,15 @@ export function Waterfall(props: { tree: Tree; selected: string | null; onSelect
     zoom(e.deltaY < 0 ? 0.8 : 1.25, win.from + frac * (win.to - win.from));
   };
 
-  const marks = ticks(win);
+  const marks = ticks(win, tree.min);
   const zoomed = win.from > tree.min || win.to < tree.max;
   return (
     <div className="wf" data-testid="waterfall" ref={barsRef}>
       <div className="wf-toolbar toolbar">
         <span className="muted" data-testid="wf-count">{tree.count} spans · {fmtDuration((tree.max - tree.min) / 1000)}</span>
         <span style={{ flex: 1 }} />
-        <button onClick={() => zoom(0.5)} title="Zoom in (+)" aria-label="Zoom in">＋</button>
-        <button onClick={() => zoom(2)} title="Zoom out (-)" aria-label="Zoom out">－</button>
+        <button onClick={() => zoom(0.5)} title="Zoom in (+)" aria-label="Zoom in">+</button>
+        <button onClick={() => zoom(2)} title="Zoom out (-)" aria-label="Zoom out">−</button>
         <button onClick={() => setWin({ from: tree.min, to: tree.max })} disabled={!zoomed} title="Fit (0)">Fit</button>
         <button onClick={() => selNode && setWin(zoomWindow({ from: selNode.start, to: Math.max(selNode.end, selNode.start + 1) }, 1.1, (selNode.start + selNode.end) / 2, tree.min, tree.max))} disabled={!selNode}>Zoom to span</button>
         <button onClick={() => setCollapsed(new Set())}>Expand all</button>

@@ -136,12 +136,12 @@ export function spanLabel(s: TimelineSpan): string {
   return s.span_name ?? [s.operation_name, s.agent_name ?? s.tool_name ?? s.request_model].filter(Boolean).join(' ') ?? s.span_id;
 }
 
-/** Tick marks for the ruler: about `count` round steps (1-2-5 × 10^n µs) across the window. */
-export function ticks(w: Window, count = 8): number[] {
+/** Tick marks for the ruler: about `count` round steps (1-2-5 × 10^n µs) after `origin` (the trace start), inside the window. */
+export function ticks(w: Window, origin: number, count = 8): number[] {
   const raw = Math.max(1, (w.to - w.from) / count);
   const pow = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? 10 * pow;
   const out: number[] = [];
-  for (let t = Math.ceil(w.from / step) * step; t <= w.to; t += step) out.push(t);
+  for (let t = origin + Math.ceil((w.from - origin) / step) * step; t <= w.to; t += step) out.push(t);
   return out;
 }

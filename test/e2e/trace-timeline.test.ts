@@ -1,0 +1,139 @@
+/**
+ * The waterfall on a 20,000-span generated trace: it must open and scroll smoothly. Timings are
+ * MEASURED and printed (console.log), never asserted; the assertions check what is on screen (all
+ * spans counted, rows virtualized, collapse/zoom work, the ruler scales).
+ */
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startE2E, type E2E } from './fixture.js';
+import { hash, screenshotBoth } from './helpers.js';
+
+const PROJECT = 'perf/timeline';
+const TRACE = 'f'.repeat(31) + '1';
+const N = 20_000;
+
+/** One trace: a root agent, 200 sub-agents, each with 99 children (LLM calls and tools), deterministic times. */
+function bigTrace(): unknown {
+  const t0 = BigInt(Date.parse('2026-11-01T09:00:00Z')) * 1_000_000n;
+  const ms = (n: number) => BigInt(Math.round(n * 1e6));
+  const spans: unknown[] = [];
+  const id = (i: number) => i.toString(16).padStart(16, '0');
+  const attr = (key: string, v: string) => ({ key, value: { stringValue: v } });
+  spans.push({ traceId: TRACE, spanId: id(1), name: 'invoke_agent planner', kind: 1, startTimeUnixNano: String(t0), endTimeUnixNano: String(t0 + ms(200 * 100 + 10)), attributes: [attr('gen_ai.operation.name', 'invoke_agent'), attr('gen_ai.agent.name', 'planner')], status: {} });
+  let next = 2;
+  for (let a = 0; a < 200; a++) {
+    const aStart = t0 + ms(a * 100 + 5);
+    const agentId = next++;
+    spans.push({ traceId: TRACE, spanId: id(agentId), parentSpanId: id(1), name: `invoke_agent worker-${a % 7}`, kind: 1, startTimeUnixNano: String(aStart), endTimeUnixNano: String(aStart + ms(99)), attributes: [attr('gen_ai.operation.name', 'invoke_agent'), attr('gen_ai.agent.name', `worker-${a % 7}`)], status: {} });
+    for (let c = 0; c < 99 && next <= N; c++) {
+      const tool = c % 3 === 1;
+      const s = aStart + ms(c);
+      spans.push({
+        traceId: TRACE, spanId: id(next++), parentSpanId: id(agentId), name: tool ? 'execute_tool lookup' : 'chat gpt-4o-mini', kind: tool ? 1 : 3,
+        startTimeUnixNano: String(s), endTimeUnixNano: String(s + ms(0.5 + (c % 5) * 0.1)),
+        attributes: tool ? [attr('gen_ai.operation.name', 'execute_tool'), attr('gen_ai.tool.name', 'lookup')] : [attr('gen_ai.operation.name', 'chat'), attr('gen_ai.request.model', 'gpt-4o-mini')],
+        status: c === 50 && a === 3 ? { code: 2, message: 'boom' } : {},
+      });
+    }
+  }
+  return { resourceSpans: [{ resource: { attributes: [attr('service.name', 'perf')] }, scopeSpans: [{ scope: { name: 'gen' }, spans }] }] };
+}
+
+describe('trace timeline', () => {
+  let e: E2E;
+  beforeAll(async () => {
+    e = await startE2E();
+    const body = JSON.stringify(bigTrace());
+    const t = performance.now();
+    const r = await fetch(`${e.loupe.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-project-id': PROJECT }, body });
+    expect(r.status).toBe(200);
+    console.log(`[timeline] ingested ${N} spans (${(body.length / 1e6).toFixed(1)} MB OTLP JSON) in ${Math.round(performance.now() - t)} ms`);
+  }, 180_000);
+  afterAll(async () => e?.close());
+
+  it(`opens a ${N}-span trace and scrolls it (figures printed)`, async () => {
+    const { page } = e;
+    // Measured in the page from navigation start (app boot included) to the timeline drawn.
+    await page.goto(`${e.loupe.url}/${hash(PROJECT, 'traces', TRACE)}`);
+    await page.getByTestId('wf-count').filter({ hasText: `${N} spans` }).waitFor({ timeout: 60_000 });
+    await page.getByTestId('trace-loading').waitFor({ state: 'detached' });
+    await page.getByTestId('wf-row').first().waitFor();
+    // Marks set by the app (Waterfall): startTime is ms since navigation start.
+    const marks = await page.evaluate(() => performance.getEntriesByType('mark').map((m) => ({ name: m.name, t: m.startTime, n: (m as PerformanceMark).detail as number | null })));
+    const first = marks.find((m) => m.name === 'loupe:timeline-first-rows')!;
+    const all = marks.find((m) => m.name === 'loupe:timeline-rows' && m.n === N)!;
+    console.log(`[timeline] ${N}-span trace, from navigation start (app boot included): first rows drawn ${Math.round(first.t)} ms, all ${N} spans in the timeline ${Math.round(all.t)} ms (machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`);
+    const parts = await page.evaluate(() => performance.getEntriesByType('measure').filter((m) => m.name.startsWith('loupe:')).map((m) => `${m.name.slice(6)} ${Math.round(m.duration)} ms`));
+    console.log(`[timeline]   of which: ${parts.join(', ')} (spans-page = request + JSON parse of one 10,000-row page)`);
+
+    // Virtualized: only a window of rows is in the DOM.
+    const domRows = await page.getByTestId('wf-row').count();
+    expect(domRows).toBeLessThan(200);
+    expect(domRows).toBeGreaterThan(10);
+
+    // Scroll the whole list in 40 steps, one per frame, measuring frame intervals.
+    const frames = await page.evaluate(async () => {
+      const long: number[] = [];
+      const obs = new PerformanceObserver((l) => l.getEntries().forEach((en) => long.push(en.duration)));
+      obs.observe({ type: 'longtask' });
+      const el = document.querySelector('[data-testid=wf-scroll]') as HTMLElement;
+      const steps = 40;
+      const times: number[] = [];
+      let last = performance.now();
+      for (let i = 1; i <= steps; i++) {
+        el.scrollTop = (el.scrollHeight - el.clientHeight) * (i / steps);
+        await new Promise((r) => requestAnimationFrame(() => r(null)));
+        const now = performance.now();
+        times.push(now - last);
+        last = now;
+      }
+      obs.disconnect();
+      return { long, times, rowsAtEnd: document.querySelectorAll('[data-testid=wf-row]').length, lastLabel: document.querySelector('[data-testid=wf-row]:last-child')?.textContent ?? '' };
+    });
+    const sorted = [...frames.times].sort((a, b) => a - b);
+    const p = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+    console.log(`[timeline] scroll through ${N} rows in 40 jumps: frame interval median ${p(0.5).toFixed(1)} ms, p95 ${p(0.95).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`);
+    console.log(`[timeline]   long tasks (>50 ms) during those 40 jumps: ${frames.long.length}${frames.long.length ? `, longest ${Math.round(Math.max(...frames.long))} ms` : ''}`);
+    expect(frames.rowsAtEnd).toBeGreaterThan(10);
+
+    // Wheel scrolling (what a user does), measured the same way.
+    const wheel = await page.evaluate(async () => {
+      const el = document.querySelector('[data-testid=wf-scroll]') as HTMLElement;
+      el.scrollTop = 0;
+      const times: number[] = [];
+      let last = performance.now();
+      for (let i = 0; i < 60; i++) {
+        el.scrollBy(0, 600);
+        await new Promise((r) => requestAnimationFrame(() => r(null)));
+        const now = performance.now();
+        times.push(now - last);
+        last = now;
+      }
+      return times;
+    });
+    const w = [...wheel].sort((a, b) => a - b);
+    console.log(`[timeline] 60 scroll-by-600px steps: frame interval median ${w[30]!.toFixed(1)} ms, p95 ${w[57]!.toFixed(1)} ms`);
+
+    // Collapse the root: one row left; expand again.
+    await page.evaluate(() => { (document.querySelector('[data-testid=wf-scroll]') as HTMLElement).scrollTop = 0; });
+    const root = page.locator('[data-testid=wf-row]').first();
+    const tc = performance.now();
+    await root.getByRole('button', { name: 'Collapse' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=wf-row]').length === 1);
+    console.log(`[timeline] collapse root of ${N}: ${Math.round(performance.now() - tc)} ms (incl. driver round trip)`);
+    const te = performance.now();
+    await root.getByRole('button', { name: 'Expand' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=wf-row]').length > 10);
+    console.log(`[timeline] expand root of ${N}: ${Math.round(performance.now() - te)} ms (incl. driver round trip)`);
+
+    // Zoom in twice: the ruler's span shrinks.
+    const ruler = async () => page.locator('.wf-ticks span').allInnerTexts();
+    const before = await ruler();
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await page.waitForFunction((b) => [...document.querySelectorAll('.wf-ticks span')].map((s) => s.textContent).join() !== b, before.join());
+    expect(await ruler()).not.toEqual(before);
+    await page.getByRole('button', { name: 'Fit' }).click();
+    await screenshotBoth(page, 'timeline-20k');
+  }, 180_000);
+});
