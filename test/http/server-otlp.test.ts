@@ -121,7 +121,7 @@ describe('POST /v1/traces', () => {
     expect(decodeResponse(res.body).rejected).toBe(1);
     expect(await spanCount(server.url, 'partial/pb')).toBe(1);
     const exported = (await (await fetch(`${server.url}/export`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ project_id: "partial/pb" }) })).json()) as { resourceSpans: { scopeSpans: { spans: unknown[] }[] }[] };
-    expect(exported.resourceSpans[0].scopeSpans[0].spans[0]).toMatchObject({ name: 'good', traceId: '0af7651916cd43dd8448eb211c80319c', startTimeUnixNano: '1700000000000000000' });
+    expect(exported.resourceSpans[0]?.scopeSpans[0]?.spans[0]).toMatchObject({ name: 'good', traceId: '0af7651916cd43dd8448eb211c80319c', startTimeUnixNano: '1700000000000000000' });
   });
 
   it('answers 415 for another content type and stores nothing', async () => {
