@@ -150,6 +150,7 @@ describe('the renderer at /', () => {
     const index = await fetch(`${server.url}/`, { headers: { accept: 'text/html' } });
     expect(index.headers.get('content-type')).toMatch(/text\/html/);
     expect(await index.text()).toContain('<div id="root">');
+    expect(await (await fetch(`${server.url}/`)).text()).toContain('<div id="root">'); // curl-style, no Accept
     const asset = await fetch(`${server.url}/assets/app-1234.js`);
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
     const route = await fetch(`${server.url}/p/local%2Fdemo/conversations`, { headers: { accept: 'text/html' } });

@@ -35,7 +35,7 @@ export function serveStatic(rendererDir: string | null, request: FastifyRequest,
   const file = path.resolve(root, `.${rel}`);
   // Never leave rendererDir (../ and encoded variants resolve outside root and are refused).
   if (file !== root && !file.startsWith(root + path.sep)) return false;
-  const target = isFile(file) ? file : wantsHtml(request) ? path.join(root, 'index.html') : null;
+  const target = isFile(file) ? file : rel === '/' || wantsHtml(request) ? path.join(root, 'index.html') : null;
   if (!target || !isFile(target)) return false;
   const immutable = target.includes(`${path.sep}assets${path.sep}`);
   reply
