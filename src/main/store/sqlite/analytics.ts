@@ -38,7 +38,7 @@ export function createAnalyticsRepo(db: Db): AnalyticsRepo {
     explainThreads: (req) => {
       const q = threadsSql(req);
       const plan = (sql: string, args: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail);
-      return [...plan(q.page, [...q.where.params, req.limit, req.offset]), ...plan(q.turns, [...q.where.params, 'x']), ...plan(q.all, q.where.params)];
+      return [...plan(q.page, [...q.where.params, req.limit, req.offset]), ...plan(q.turns, [...q.where.params, 'x', 'y']), ...plan(q.all, q.where.params)];
     },
   };
 }

@@ -103,10 +103,14 @@ export function threadsSql(req: ThreadsRequest) {
     page: `SELECT conversation_id, COUNT(*) AS turn_count, MIN(turn_start_ns) / 1000 AS start_us, MAX(root_end_ns) / 1000 AS end_us
          FROM conversation_turns WHERE ${where.sql} GROUP BY conversation_id HAVING MAX(root_end_ns) IS NOT NULL
         ORDER BY ${order} LIMIT ? OFFSET ?`,
-    turns: `SELECT ${TURN_COLS} FROM conversation_turns WHERE ${where.sql} AND conversation_id = ?`,
+    turns: `SELECT conversation_id, ${TURN_COLS} FROM conversation_turns WHERE ${where.sql} AND conversation_id IN (?, ?)`,
     all: `SELECT conversation_id, ${TURN_COLS} FROM conversation_turns WHERE ${where.sql} ORDER BY conversation_id`,
   };
 }
+
+const THREAD_CHUNK = 256;
+const turnsOfMany = (where: string, n: number) =>
+  `SELECT conversation_id, ${TURN_COLS} FROM conversation_turns WHERE ${where} AND conversation_id IN (${Array(n).fill('?').join(', ')})`;
 
 export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsRequest): Generator<ThreadRow> {
   validateThreadSort(req.sort_by);
@@ -114,10 +118,21 @@ export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsRequ
   const { sort, where } = q;
   if (q.inSql) {
     const page = prep(q.page).pluck().all(...where.params, req.limit, req.offset) as string[];
-    const turnsOf = prep(q.turns);
-    for (const id of page) {
-      const t = threadOf(id, turnsOf.all(...where.params, id) as Turn[]);
-      if (t) yield t;
+    // The page's turns are read a chunk of threads at a time: few statements, and the first lines
+    // are ready after one small query.
+    for (let i = 0; i < page.length; i += THREAD_CHUNK) {
+      const ids = page.slice(i, i + THREAD_CHUNK);
+      const rows = prep(turnsOfMany(where.sql, ids.length)).all(...where.params, ...ids) as (Turn & { conversation_id: string })[];
+      const byId = new Map<string, Turn[]>();
+      for (const r of rows) {
+        const list = byId.get(r.conversation_id);
+        if (list) list.push(r);
+        else byId.set(r.conversation_id, [r]);
+      }
+      for (const id of ids) {
+        const t = threadOf(id, byId.get(id) ?? []);
+        if (t) yield t;
+      }
     }
     return;
   }
