@@ -2,7 +2,9 @@
  * ImportPanel — per-file progress bars and the summary of each finished import (imported, replaced,
  * skipped with reasons, errors with line numbers). Props: jobs, demoError, onClose.
  */
+import { Link } from 'react-router-dom';
 import type { FileImport } from './run';
+import { projectPath } from '../hooks/project';
 
 export function ImportPanel(props: { jobs: FileImport[]; demoError: string | null; onClose(): void }) {
   const running = props.jobs.some((j) => j.state === 'queued' || j.state === 'running');
@@ -29,6 +31,12 @@ export function ImportPanel(props: { jobs: FileImport[]; demoError: string | nul
               {Object.keys(j.report.skipped_reasons).length > 0 &&
                 ` (${Object.entries(j.report.skipped_reasons).map(([r, n]) => `${r}: ${n}`).join(', ')})`}
               {j.report.format && <span className="faint"> · {j.report.format}</span>}
+              {j.report.projects.length > 0 && (
+                <div>
+                  into{' '}
+                  {j.report.projects.map((p) => <Link key={p} to={projectPath(p, 'conversations')} className="pill">{p}</Link>)}
+                </div>
+              )}
             </div>
           )}
           {j.report && j.report.error_count > 0 && (

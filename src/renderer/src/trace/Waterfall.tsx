@@ -109,7 +109,12 @@ export function Waterfall(props: { tree: Tree; selected: string | null; onSelect
                 </div>
                 <div className="wf-track">
                   <div className={`wf-bar ${barKind(s)}`} style={{ left: `${left * 100}%`, width: `max(2px, ${width * 100}%)` }} />
-                  <span className="wf-dur" style={{ left: `${Math.min(96, Math.max(0, (left + width) * 100))}%` }}>{fmtDuration((n.end - n.start) / 1000)}</span>
+                  {/* The duration sits after the bar, or inside its right end when the bar reaches the edge. */}
+                  {left + width > 0.9 ? (
+                    <span className="wf-dur inside" style={{ right: `${Math.max(0, (1 - left - width) * 100)}%` }}>{fmtDuration((n.end - n.start) / 1000)}</span>
+                  ) : (
+                    <span className="wf-dur" style={{ left: `${Math.max(0, (left + width) * 100)}%` }}>{fmtDuration((n.end - n.start) / 1000)}</span>
+                  )}
                 </div>
               </div>
             );
