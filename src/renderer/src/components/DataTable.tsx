@@ -3,7 +3,8 @@
  * @tanstack/react-virtual for rows (spacer rows above/below, so sticky headers keep working).
  * Props:
  *  - data: rows; columns: react-table ColumnDef[] (set `meta: { numeric: true }` to right-align,
- *    `size` for a width in px, `enableSorting: false` for unsortable columns)
+ *    `size` for a fixed width in px — columns without `size` share the rest —, `enableSorting: false`
+ *    for unsortable columns)
  *  - sorting / onSortingChange: server-side sort — when given, the table does not sort itself, it
  *    only reports clicks (header click cycles desc → asc → none)
  *  - selected / onSelect: the keyboard-highlighted row index; onOpen(row, index): click or Enter
@@ -83,12 +84,14 @@ export function DataTable<T>(props: DataTableProps<T>) {
   }, [lastIndex, rows.length, onEndReached]);
 
   const colCount = table.getVisibleLeafColumns().length;
+  // react-table fills in a default size (150) for every column, so read which ones the caller sized.
+  const sized = new Set(columns.filter((c) => c.size !== undefined).map((c) => c.id ?? (c as { accessorKey?: string }).accessorKey));
   return (
     <div className="dt" ref={scrollRef} data-testid={props.testId}>
       <table>
         {/* Widths on <col>: with table-layout fixed, sized columns keep their px and the rest share what is left. */}
         <colgroup>
-          {table.getVisibleLeafColumns().map((c) => <col key={c.id} style={{ width: c.columnDef.size ? c.getSize() : undefined }} />)}
+          {table.getVisibleLeafColumns().map((c) => <col key={c.id} style={{ width: sized.has(c.id) ? c.getSize() : undefined }} />)}
         </colgroup>
         <thead>
           {table.getHeaderGroups().map((hg) => (

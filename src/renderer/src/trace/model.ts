@@ -50,6 +50,26 @@ export function isoToUs(iso: string | null): number | null {
   return base * 1000 + Number(frac);
 }
 
+/** Iterative depth-first pass: sets depth, sorts children, counts subtree sizes (no recursion limit on deep traces). */
+function walk(start: Node[], seen: Set<Node>): void {
+  const stack: Array<{ node: Node; depth: number; visited: boolean }> = start.map((n) => ({ node: n, depth: 0, visited: false })).reverse();
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (!top.visited) {
+      top.visited = true;
+      if (seen.has(top.node)) { stack.pop(); continue; } // a parent cycle in bad data
+      seen.add(top.node);
+      top.node.depth = top.depth;
+      // Each span has one parent, so a child already seen is an ancestor: drop that back edge of a cycle.
+      top.node.children = top.node.children.filter((c) => !seen.has(c)).sort(order);
+      for (let i = top.node.children.length - 1; i >= 0; i--) stack.push({ node: top.node.children[i]!, depth: top.depth + 1, visited: false });
+    } else {
+      stack.pop();
+      top.node.size = top.node.children.reduce((n, c) => n + 1 + c.size, 0);
+    }
+  }
+}
+
 const order = (a: Node, b: Node) => a.start - b.start || b.end - a.end || (a.span.span_id < b.span.span_id ? -1 : a.span.span_id > b.span.span_id ? 1 : 0);
 
 export function buildTree(spans: TimelineSpan[]): Tree {
@@ -71,21 +91,15 @@ export function buildTree(spans: TimelineSpan[]): Tree {
     else roots.push(node);
   }
   roots.sort(order);
-  // Iterative depth-first pass: sets depth, sorts children, counts subtree sizes (no recursion limit on deep traces).
-  const stack: Array<{ node: Node; depth: number; visited: boolean }> = roots.map((n) => ({ node: n, depth: 0, visited: false })).reverse();
   const seen = new Set<Node>();
-  while (stack.length) {
-    const top = stack[stack.length - 1]!;
-    if (!top.visited) {
-      top.visited = true;
-      if (seen.has(top.node)) { stack.pop(); continue; } // parent cycles in bad data
-      seen.add(top.node);
-      top.node.depth = top.depth;
-      top.node.children.sort(order);
-      for (let i = top.node.children.length - 1; i >= 0; i--) stack.push({ node: top.node.children[i]!, depth: top.depth + 1, visited: false });
-    } else {
-      stack.pop();
-      top.node.size = top.node.children.reduce((n, c) => n + 1 + c.size, 0);
+  walk(roots, seen);
+  // Spans whose parents form a cycle are reachable from no root: show them as roots too rather than drop them.
+  if (seen.size < byId.size) {
+    const stranded = [...byId.values()].filter((n) => !seen.has(n)).sort(order);
+    for (const n of stranded) {
+      if (seen.has(n)) continue;
+      roots.push(n);
+      walk([n], seen);
     }
   }
   if (!Number.isFinite(min)) { min = 0; max = 0; }
