@@ -13,6 +13,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, type E2E } from './fixture.js';
 import { dropFiles, hash, screenshotBoth } from './helpers.js';
+import type { BrowserDocument } from './browser-globals.js';
+
+// Browser globals inside page.evaluate callbacks (see browser-globals.ts).
+declare const document: BrowserDocument;
 
 const samples = path.resolve(process.cwd(), '../shared/data/otlp-samples');
 const readSample = (name: string) => ({ name, content: readFileSync(path.join(samples, name), 'utf8') });
@@ -44,7 +48,7 @@ describe('conversations', () => {
     const summaries = await page.getByTestId('import-summary').allInnerTexts();
     expect(summaries[0]).toContain('3 imported');
     expect(summaries[1]).toContain('1 imported');
-    const widths = await page.getByTestId('import-progress').evaluateAll((els) => els.map((el) => (el as HTMLElement).style.width));
+    const widths = await page.getByTestId('import-progress').evaluateAll((els) => els.map((el) => (el).style.width));
     expect(widths).toEqual(['100%', '100%']);
     await screenshotBoth(page, 'import');
 

@@ -5,6 +5,11 @@
  */
 import type { Page } from 'playwright-core';
 import { screenshot } from './fixture.js';
+import type { BrowserDataTransfer, BrowserDocument } from './browser-globals.js';
+
+// Browser globals inside page.evaluate callbacks (see browser-globals.ts).
+declare const document: BrowserDocument;
+declare const DataTransfer: { new (): BrowserDataTransfer };
 
 export async function dropFiles(page: Page, files: Array<{ name: string; content: string }>): Promise<void> {
   const dt = await page.evaluateHandle((list) => {

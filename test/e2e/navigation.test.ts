@@ -10,6 +10,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, type E2E } from './fixture.js';
 import { hash, screenshotBoth } from './helpers.js';
+import type { BrowserDocument, BrowserWindow } from './browser-globals.js';
+
+// Browser globals inside page.evaluate callbacks (see browser-globals.ts).
+declare const document: BrowserDocument;
+declare const window: BrowserWindow;
 
 const DEMO = 'local/demo';
 

@@ -7,6 +7,11 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, type E2E } from './fixture.js';
 import { hash, screenshotBoth } from './helpers.js';
+import type { BrowserDocument, RAF } from './browser-globals.js';
+
+// Browser globals inside page.evaluate callbacks (see browser-globals.ts).
+declare const document: BrowserDocument;
+declare const requestAnimationFrame: RAF;
 
 const PROJECT = 'perf/timeline';
 const TRACE = 'f'.repeat(31) + '1';
@@ -59,7 +64,7 @@ describe('trace timeline', () => {
     await page.getByTestId('trace-loading').waitFor({ state: 'detached' });
     await page.getByTestId('wf-row').first().waitFor();
     // Marks set by the app (Waterfall): startTime is ms since navigation start.
-    const marks = await page.evaluate(() => performance.getEntriesByType('mark').map((m) => ({ name: m.name, t: m.startTime, n: (m as PerformanceMark).detail as number | null })));
+    const marks = await page.evaluate(() => performance.getEntriesByType('mark').map((m) => ({ name: m.name, t: m.startTime, n: (m as unknown as { detail: number | null }).detail })));
     const first = marks.find((m) => m.name === 'loupe:timeline-first-rows')!;
     const all = marks.find((m) => m.name === 'loupe:timeline-rows' && m.n === N)!;
     console.log(`[timeline] ${N}-span trace, from navigation start (app boot included): first rows drawn ${Math.round(first.t)} ms, all ${N} spans in the timeline ${Math.round(all.t)} ms (machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`);
@@ -75,8 +80,8 @@ describe('trace timeline', () => {
     const frames = await page.evaluate(async () => {
       const long: number[] = [];
       const obs = new PerformanceObserver((l) => l.getEntries().forEach((en) => long.push(en.duration)));
-      obs.observe({ type: 'longtask' });
-      const el = document.querySelector('[data-testid=wf-scroll]') as HTMLElement;
+      obs.observe({ type: 'longtask' as 'mark' }); // 'longtask' is a browser entry type node's types do not list
+      const el = document.querySelector('[data-testid=wf-scroll]')!;
       const steps = 40;
       const times: number[] = [];
       let last = performance.now();
@@ -98,7 +103,7 @@ describe('trace timeline', () => {
 
     // Wheel scrolling (what a user does), measured the same way.
     const wheel = await page.evaluate(async () => {
-      const el = document.querySelector('[data-testid=wf-scroll]') as HTMLElement;
+      const el = document.querySelector('[data-testid=wf-scroll]')!;
       el.scrollTop = 0;
       const times: number[] = [];
       let last = performance.now();
@@ -115,7 +120,7 @@ describe('trace timeline', () => {
     console.log(`[timeline] 60 scroll-by-600px steps: frame interval median ${w[30]!.toFixed(1)} ms, p95 ${w[57]!.toFixed(1)} ms`);
 
     // Collapse the root: one row left; expand again.
-    await page.evaluate(() => { (document.querySelector('[data-testid=wf-scroll]') as HTMLElement).scrollTop = 0; });
+    await page.evaluate(() => { document.querySelector('[data-testid=wf-scroll]')!.scrollTop = 0; });
     const root = page.locator('[data-testid=wf-row]').first();
     const tc = performance.now();
     await root.getByRole('button', { name: 'Collapse' }).click();
