@@ -148,6 +148,10 @@ describe('format detection and bad input', () => {
     expect(await importFile(freshStore(), write('arr.json', JSON.stringify(reqs)))).toMatchObject({ format: 'otlp-json-array', spans_imported: 11 });
     expect(await importFile(freshStore(), write('pretty.json', JSON.stringify(reqs[0], null, 2)))).toMatchObject({ format: 'otlp-json', spans_imported: 2 });
     expect(await importFile(freshStore(), write('one.jsonl', jsonl([reqs[0]])))).toMatchObject({ format: 'otlp-json', spans_imported: 2 });
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(await importFile(freshStore(), write('bom.json', Buffer.concat([bom, Buffer.from(JSON.stringify(reqs[0], null, 2))])))).toMatchObject({ spans_imported: 2 });
+    expect(await importFile(freshStore(), write('bom.jsonl', Buffer.concat([bom, Buffer.from(jsonl(reqs))])))).toMatchObject({ spans_imported: 11, error_count: 0 });
+    expect(importBuffer(freshStore(), Buffer.concat([bom, Buffer.from(JSON.stringify(reqs[1]))]), { contentType: 'application/json' }).spans_imported).toBe(1);
 
     const delimited = Buffer.concat(pbFiles.flatMap((b) => [Buffer.from([0, 0, 0, 0]).fill(0), b]).map((b, i, all) => (i % 2 === 0 ? lengthOf(all[i + 1]!) : b)));
     expect(await importFile(freshStore(), write('all.binpb', delimited))).toMatchObject({ format: 'otlp-proto-delimited', spans_imported: 11 });

@@ -80,7 +80,8 @@ export function importBuffer(store: Store, body: Buffer, opts: ImportBufferOptio
     importProtoDocument(session, data, 'body');
   } else {
     if (!jsonish) throw new ServiceError(400, `body: not JSON (content type says JSON, first byte is 0x${first.toString(16)})`);
-    importJsonText(session, data.toString('utf8'), hint, 'body');
+    const text = data.toString('utf8');
+    importJsonText(session, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, hint, 'body');
   }
   if (zipped) session.format += '+gzip';
   return session.finish(opts.events);

@@ -25,7 +25,7 @@ function describe(v: unknown): string {
 export function importJsonDocument(session: ImportSession, text: string, where: string): void {
   let v: unknown;
   try {
-    v = JSON.parse(text);
+    v = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
     throw bad(where, `not valid JSON (${(e as Error).message})`);
   }

@@ -126,7 +126,11 @@ class StreamReader {
       else this.mode = looksRaw(chunk) ? 'doc-proto' : 'delimited';
       if (this.mode === 'lines') this.session.format = 'otlp-jsonl';
     }
-    if (this.mode === 'lines') return this.pushText(this.decoder.write(chunk), chunk);
+    if (this.mode === 'lines') {
+      const text = this.decoder.write(chunk);
+      // A UTF-8 byte-order mark (Windows editors) is not JSON whitespace.
+      return this.pushText(this.lineNo === 0 && this.carry === '' && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, chunk);
+    }
     if (this.mode === 'delimited') return this.pushFrames(chunk);
     this.keep(chunk);
   }
