@@ -8,7 +8,9 @@ import { useEffect, useRef } from 'react';
 export const KEYMAP: Array<[string, string]> = [
   ['j / ↓', 'Next row, turn or span'],
   ['k / ↑', 'Previous row, turn or span'],
-  ['Enter', 'Open the selected item'],
+  ['Enter', 'Open the selected item (timeline: fold/unfold)'],
+  ['← / →', 'Timeline: collapse (or go to parent) / expand'],
+  ['+ / - / 0', 'Timeline: zoom in / out / fit'],
   ['/', 'Focus the search box'],
   ['Esc', 'Close the panel or overlay, go back'],
   ['g c', 'Go to conversations'],
