@@ -5,7 +5,8 @@
  * - spans POSTed to /v1/traces appear in the open list live (server-sent data.changed), no reload;
  * - deep links: a trace URL with ?span= opens the timeline with that span's detail panel;
  * - feedback added from the chat view is stored ('feedback.query' returns it);
- * - settings show the data folder, reveal the training key; screenshots in light and dark.
+ * - settings show the data folder, reveal the training key; the theme toggle persists across a reload;
+ *   screenshots in light and dark.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, type E2E } from './fixture.js';
@@ -151,5 +152,16 @@ describe('navigation', () => {
     expect(key).toBe(e.loupe.ctx.apiKey);
     await page.getByRole('button', { name: 'Hide' }).click();
     await screenshotBoth(page, 'settings');
+
+    // The theme toggle overrides the OS setting and is remembered across reloads (UI store, persisted).
+    const themeIs = (t: string) => page.waitForFunction((want) => document.documentElement.dataset.theme === want, t);
+    await themeIs('light');
+    await page.getByTestId('theme-toggle').click();
+    await themeIs('dark');
+    await page.reload();
+    await page.getByTestId('settings-page').waitFor();
+    await themeIs('dark'); // a fresh document: only the persisted preference can make it dark (the OS says light)
+    await page.keyboard.press('t');
+    await themeIs('light');
   }, 90_000);
 });
