@@ -73,7 +73,7 @@ export function ConversationsPage() {
       {error && <div className="error-text">Could not load conversations: {error.message}</div>}
       {!isLoading && !error && rows.length === 0 ? (
         filtered ? <EmptyState title="No conversation matches these filters" actions={false} /> : (
-          <EmptyState title="No conversations yet">Conversations appear here when spans carry a conversation id (gen_ai.conversation.id).</EmptyState>
+          <EmptyState title="No conversations yet">Each conversation (spans sharing gen_ai.conversation.id) and each trace without one appears here as soon as its spans arrive.</EmptyState>
         )
       ) : (
         <DataTable
