@@ -100,15 +100,30 @@ function Preview({ row }: { row: ListRow }) {
   return <PreviewLines id={row.id} first={row.first_message?.text} last={row.last_message?.text} />;
 }
 
-/** Group rows by trace carry no previews; the visible ones (the table is virtualized) read the trace's chat view. */
+/**
+ * Group rows by trace carry no previews. The visible ones (the table is virtualized) read them the way
+ * the server builds conversation previews: the first user text of the earliest model-call span and the
+ * assistant text of the latest one — two one-row span queries, far cheaper than a whole chat view on
+ * a big trace.
+ */
 function TracePreview({ row }: { row: ListRow }) {
   const project = useProject();
-  const { data } = useOp('chat.trace', { project_id: project, trace_id: row.id }, { staleTime: 300_000 });
-  const msgs = data?.messages ?? [];
-  const first = msgs.find((m) => m.type === 'user_message')?.user_message?.text;
-  const last = [...msgs].reverse().find((m) => m.type === 'assistant_message')?.assistant_message?.text;
-  return <PreviewLines id={`trace ${row.id}`} first={first} last={last} />;
+  const q = (direction: 'asc' | 'desc') => ({
+    project_id: project,
+    query: { $expr: { $and: [{ $eq: [{ $getField: 'trace_id' }, { $literal: row.id }] }, { $or: MODEL_OPS.map((op) => ({ $eq: [{ $getField: 'operation_name' }, { $literal: op }] })) }] } },
+    include_details: true,
+    sort_by: [{ field: direction === 'asc' ? 'started_at' : 'ended_at', direction }],
+    limit: 1,
+  });
+  const opts = { staleTime: 300_000 };
+  const firstSpan = useOp('spans.query', q('asc'), opts).data?.spans[0];
+  const lastSpan = useOp('spans.query', q('desc'), opts).data?.spans[0];
+  const first = firstSpan?.input_messages.filter((m) => m.role === 'user').map((m) => m.content).pop();
+  const last = lastSpan?.output_messages.filter((m) => m.role !== 'user').map((m) => m.content).join('\n\n');
+  return <PreviewLines id={`trace ${row.id}`} first={first} last={last || undefined} />;
 }
+
+const MODEL_OPS = ['chat', 'generate_content', 'text_completion'];
 
 function PreviewLines({ id, first, last }: { id: string; first?: string; last?: string }) {
   return (
