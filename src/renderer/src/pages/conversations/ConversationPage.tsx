@@ -41,6 +41,11 @@ export function ConversationPage() {
   const [selected, setSelected] = useState(-1);
   const refs = useRef<Array<HTMLElement | null>>([]);
   const lastCount = useRef(0);
+  // The route reuses this component when only the conversation id changes: start over.
+  useEffect(() => {
+    lastCount.current = 0;
+    setSelected(-1);
+  }, [conversationId, project]);
   // Start on the newest turn; when earlier turns are prepended, keep the same turn selected.
   useEffect(() => {
     const added = turns.length - lastCount.current;
