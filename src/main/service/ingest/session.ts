@@ -9,8 +9,12 @@ import { MAX_LISTED_ERRORS, type ImportReport } from '../../../shared/contract/i
 import { classify, walkRequest } from './otlp.js';
 import type { Obj } from './lenient.js';
 
-/** Spans per transaction: large enough to amortize commit cost, small enough to bound memory. */
-export const BATCH_SPANS = 4096;
+/**
+ * Spans per transaction. Measured on 100k generated spans: 1024, 4096 and 16384 cost the same CPU
+ * (commits are cheap with synchronous=NORMAL), while peak RSS grows with the batch (308 / 357 /
+ * 488 MB); 2048 keeps RSS low and a turn's spans mostly in one batch (summaries refresh a trace once).
+ */
+export const BATCH_SPANS = 2048;
 
 export class ImportSession {
   format = 'unknown';
