@@ -68,25 +68,11 @@ export function tempContext(): ServiceContext & { dir: string } {
   return { store: openStore(dir), events: new EventBus(), dataDir: dir, apiKey: 'test-key', dir };
 }
 
-import { chatOps } from '../../src/shared/contract/chat.js';
-import { feedbackOps } from '../../src/shared/contract/feedback.js';
-import { chatHandlers } from '../../src/main/service/chat/handlers.js';
-import { feedbackHandlers } from '../../src/main/service/feedback/handlers.js';
-import { ServiceError } from '../../src/shared/errors.js';
-import { toValidationIssues } from '../../src/shared/validation.js';
+import { dispatch } from '../../src/main/transport/dispatch.js';
 
-const ops = { ...chatOps, ...feedbackOps };
-const handlers = { ...chatHandlers, ...feedbackHandlers } as Record<string, (input: unknown, ctx: ServiceContext) => unknown>;
-
-/**
- * The dispatch path (zod parse with the contract → 422 detail → handler) for this stream's
- * operations only, so these tests do not depend on other streams' handlers being registered.
- * The HTTP tests go through the real server and dispatch.
- */
-export async function call(name: keyof typeof ops, raw: unknown, ctx: ServiceContext): Promise<unknown> {
-  const parsed = ops[name].input.safeParse(raw ?? {});
-  if (!parsed.success) throw new ServiceError(422, toValidationIssues(parsed.error, raw));
-  return await handlers[name]!(parsed.data, ctx);
+/** The real dispatch path (contract zod parse → 422 detail → handler), as HTTP and IPC call it. */
+export async function call(name: 'chat.conversation' | 'chat.trace' | 'feedback.create' | 'feedback.query', raw: unknown, ctx: ServiceContext): Promise<unknown> {
+  return dispatch(name, raw, ctx);
 }
 
 import { importBuffer } from '../../src/main/service/ingest/buffer.js';
