@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import { once } from 'node:events';
+import { seededRandom } from '../../src/shared/seeded-random.js';
 
 export interface GenerateOptions {
   conversations?: number;
@@ -26,16 +27,6 @@ const WORDS = (
   'subscription cancel upgrade payment card declined status delayed weekend express support policy return'
 ).split(' ');
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0').slice(-len);
 const kv = (key: string, v: string | number | boolean) =>
@@ -51,7 +42,7 @@ export async function generateJsonl(file: string, o: GenerateOptions = {}): Prom
   const conversations = o.conversations ?? 20_000;
   const agents = Array.from({ length: o.agents ?? 50 }, (_, i) => `agent-${String(i).padStart(2, '0')}`);
   const minSpans = o.minSpans ?? 1_000_000;
-  const rand = rng(o.seed ?? 42);
+  const rand = seededRandom(o.seed ?? 42);
   const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const sentence = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
 

@@ -12,15 +12,10 @@ import { dispatch } from '../../src/main/transport/dispatch.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
 import type { BenchSection } from '../lib/section.js';
 import { ensureBenchStore } from '../lib/bench-store.js';
+import { percentileOf as pct } from '../../src/shared/stats.js';
 
 const PROJECT = 'bench/genai';
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const idx = p * (s.length - 1);
-  const lo = Math.floor(idx);
-  return s[lo]! + (s[Math.ceil(idx)]! - s[lo]!) * (idx - lo);
-};
 
 /** Random conversations and traces of the store, from a seeded generator so runs are comparable. */
 function sample(dataDir: string, n: number): { conversations: string[]; traces: string[] } {

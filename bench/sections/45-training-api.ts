@@ -10,11 +10,10 @@ import path from 'node:path';
 import { startLoupe } from '../../src/main/serve.js';
 import { blankSpan, spanId, traceId } from '../../src/main/service/training/spans.js';
 import type { BenchSection } from '../lib/section.js';
+import { percentileOf } from '../../src/shared/stats.js';
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-};
+// Percentiles here take p in 0..100 (as the section prints them).
+const pct = (xs: number[], p: number) => percentileOf(xs, p / 100);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 const section: BenchSection = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, contextOf, detailOf, tempStore } from '../helpers/analytics-call.js';
 import { load, traceHex, type SpanSpec } from '../helpers/analytics-data.js';
-import { percentile } from '../../src/main/store/sqlite/analytics/threads.js';
+import { percentile } from '../../src/shared/stats.js';
 import type { Store } from '../../src/main/store/index.js';
 
 const P = 'acme/threads';

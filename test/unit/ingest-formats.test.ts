@@ -1,26 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { openStore, type Store } from '../../src/main/store/index.js';
+import type { Store } from '../../src/main/store/index.js';
 import { importBuffer, importFile } from '../../src/main/service/ingest/index.js';
 import { ServiceError } from '../../src/shared/errors.js';
 import { jsonl, traceBuilder } from '../helpers/otlp.js';
+import { tempStores } from '../helpers/temp-store.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const samples = path.resolve(repoRoot, '../shared/data/otlp-samples');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-formats-'));
 
-const stores: Store[] = [];
-function freshStore(): Store {
-  const s = openStore(mkdtempSync(path.join(tmpdir(), 'loupe-ingest-')));
-  stores.push(s);
-  return s;
-}
-afterEach(() => stores.splice(0).forEach((s) => s.close()));
+const freshStore = tempStores('loupe-ingest-');
 
 function count(store: Store): number {
   const db = new Database(store.file, { readonly: true });

@@ -1,25 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openStore, type Store } from '../../src/main/store/index.js';
+import type { Store } from '../../src/main/store/index.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { LoupeEvent } from '../../src/shared/events.js';
+import { tempStores } from '../helpers/temp-store.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const samples = path.resolve(repoRoot, '../shared/data/otlp-samples');
 const dialects = readdirSync(samples).filter((f) => f.endsWith('.in.json')).map((f) => f.replace(/\.in\.json$/, ''));
 
-const stores: Store[] = [];
-function freshStore(): Store {
-  const s = openStore(mkdtempSync(path.join(tmpdir(), 'loupe-ingest-')));
-  stores.push(s);
-  return s;
-}
-afterEach(() => stores.splice(0).forEach((s) => s.close()));
+const freshStore = tempStores('loupe-ingest-');
 
 type Row = Record<string, unknown>;
 function rows(store: Store): Row[] {

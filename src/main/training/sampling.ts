@@ -5,17 +5,7 @@
  */
 import { encodeText } from './tokenizer.js';
 
-/** mulberry32: tiny, fast, and good enough to make `seed` reproduce a completion exactly. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../shared/seeded-random.js';
 
 export function logSoftmax(logits: ArrayLike<number>): Float64Array {
   let max = -Infinity;

@@ -6,6 +6,7 @@
  * then computes each thread of the page on its own, so the caller can send each line as soon as it
  * is ready. Sorting by a percentile needs every thread's durations first (one ordered pass).
  */
+import { percentile } from '../../../../shared/stats.js';
 import type { Statement } from 'better-sqlite3';
 import { invalid } from '../../../../shared/errors.js';
 import { isoFromUs } from '../../../domain/time.js';
@@ -33,15 +34,6 @@ export interface ThreadRow {
 
 export const THREAD_SORT = ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms'];
 const SQL_SORT: Record<string, string> = { thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'start_us', last_updated: 'end_us' };
-
-/** Exact percentile with linear interpolation between closest ranks (numpy's default). */
-export function percentile(sorted: number[], p: number): number | null {
-  if (!sorted.length) return null;
-  const idx = p * (sorted.length - 1);
-  const lo = Math.floor(idx);
-  const hi = Math.ceil(idx);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (idx - lo);
-}
 
 interface Turn {
   trace_id: string;
