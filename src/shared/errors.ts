@@ -19,6 +19,8 @@ export class ServiceError extends Error {
   constructor(
     readonly status: number,
     readonly detail: ErrorDetail,
+    /** The answer's own body when it was not `{detail}` (a status result, shared/status-result.ts). */
+    readonly body?: unknown,
   ) {
     super(typeof detail === 'string' ? detail : detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
   }
@@ -41,4 +43,6 @@ export function invalid(field: (string | number)[] | string, msg: string, input?
 export interface WireError {
   status: number;
   detail: ErrorDetail;
+  /** Set when the operation answered a non-2xx status result with its own body. */
+  body?: unknown;
 }

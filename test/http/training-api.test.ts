@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { contract } from '../../src/shared/contract/index.js';
+import { handleIpcCall } from '../../src/main/transport/ipc.js';
 import { startTrainingServer, type TrainingServer } from './training-fixture.js';
 
 let s: TrainingServer;
@@ -117,12 +118,40 @@ describe('auth', () => {
     expect(h).toMatchObject({ status: 200, body: { status: 'ok' } });
     const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(h.body.version).toBe(pkg.version);
-    // No accelerator on this machine: the gpu_queue check fails with its reason and the whole check is 503.
+    // The body is the check object itself whatever the status (semantics §9.8); 503 when one fails.
     const c = await s.req('GET', '/v1/system-check', undefined, null);
     const accel = await s.loupe.ctx.training!.engine.accelerator();
+    expect(Object.keys(c.body).sort()).toEqual(['api', 'cpu_queue', 'database', 'gpu_queue']);
+    expect(c.body).toMatchObject({ api: true, database: true, cpu_queue: { success: true, error: null } });
+    expect(c.body.cpu_queue.duration).toBeGreaterThanOrEqual(0);
+    expect(c.body.gpu_queue).toEqual({ success: accel.available, duration: expect.any(Number), error: accel.available ? null : accel.reason });
     expect(c.status).toBe(accel.available ? 200 : 503);
-    if (!accel.available) expect(c.body.detail).toContain(accel.reason!);
-    if (!accel.available) expect(c.body.detail).toMatch(/database: ok, cpu_queue: ok, gpu_queue: failed/);
+  });
+  test('system-check with the trainer gone: 503 and the check object (not a detail string), over HTTP and IPC', async () => {
+    const ctx = s.loupe.ctx;
+    const training = ctx.training;
+    ctx.training = undefined; // what a server whose trainer failed to start looks like
+    try {
+      const c = await s.req('GET', '/v1/system-check', undefined, null);
+      expect(c.status).toBe(503);
+      expect(c.body.detail).toBeUndefined();
+      expect(c.body).toEqual({
+        api: true,
+        database: true,
+        cpu_queue: { success: false, duration: expect.any(Number), error: 'the trainer is not started' },
+        gpu_queue: { success: false, duration: expect.any(Number), error: 'the trainer is not started' },
+      });
+      // IPC has no status line: an error with the same status, a one-line detail and the body.
+      const ipc = await handleIpcCall(ctx, 'training.systemCheck', {});
+      expect(ipc.ok).toBe(false);
+      if (ipc.ok) return;
+      expect(ipc.error.status).toBe(503);
+      expect(ipc.error.detail).toBe('System check failed — cpu_queue: the trainer is not started; gpu_queue: the trainer is not started');
+      expect(ipc.error.body).toMatchObject({ api: true, database: true, cpu_queue: { success: false, error: 'the trainer is not started' } });
+    } finally {
+      ctx.training = training;
+    }
+    expect((await s.req('GET', '/v1/system-check', undefined, null)).body.cpu_queue.success).toBe(true);
   });
 });
 

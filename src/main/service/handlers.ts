@@ -4,6 +4,7 @@
  */
 import { contract, type OpName, type OpParsedInput, type OpOutput } from '../../shared/contract/index.js';
 import type { ServiceContext } from './context.js';
+import type { StatusResult } from '../../shared/status-result.js';
 import { chatHandlers } from './chat/handlers.js';
 import { feedbackHandlers } from './feedback/handlers.js';
 import { analyticsHandlers } from './analytics/handlers.js';
@@ -11,9 +12,13 @@ import { trainingHandlers } from './training/handlers.js';
 import { systemHandlers } from './system/handlers.js';
 
 type Awaitable<T> = T | Promise<T>;
-/** json ops return the output; jsonl ops yield elements; sse-optional ops may return a stream. */
+/**
+ * json ops return the output (or withStatus(status, output) to answer another status with the same
+ * body); jsonl ops yield elements; sse-optional ops may return a stream.
+ */
 export type HandlerResult<K extends OpName> =
   | Awaitable<OpOutput<K>>
+  | Awaitable<StatusResult<OpOutput<K>>>
   | Awaitable<Iterable<OpOutput<K>> | AsyncIterable<OpOutput<K>>>;
 
 export type Handler<K extends OpName> = (input: OpParsedInput<K>, ctx: ServiceContext) => HandlerResult<K>;

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contract } from '../../shared/contract/index.js';
 import type { OpDef } from '../../shared/contract/define.js';
 import { ServiceError } from '../../shared/errors.js';
+import { isStatusResult } from '../../shared/status-result.js';
 import type { ServiceContext } from '../service/context.js';
 import { dispatch } from './dispatch.js';
 import { coerceQuery } from './query-coerce.js';
@@ -42,6 +43,8 @@ async function handle(name: string, def: OpDef, request: FastifyRequest, reply: 
     return def.method === 'GET' ? 'query' : 'body';
   };
   const result = await dispatch(name, input, ctx, { authorization: request.headers.authorization ?? null, locOf });
+  // A handler that chose its own status (e.g. system-check's 503) sends its body as is.
+  if (isStatusResult(result)) return reply.code(result.status).send(result.body);
 
   if (def.stream === 'jsonl') {
     return sendJsonl(reply, result as Iterable<unknown> | AsyncIterable<unknown>);

@@ -8,6 +8,7 @@
 import { ServiceError, type WireError } from '../../shared/errors.js';
 import type { LoupeEvent } from '../../shared/events.js';
 import type { ServiceContext } from '../service/context.js';
+import { isStatusResult } from '../../shared/status-result.js';
 import { dispatch } from './dispatch.js';
 
 export const CALL_CHANNEL = 'loupe:call';
@@ -19,6 +20,11 @@ export async function handleIpcCall(ctx: ServiceContext, operation: unknown, inp
   try {
     if (typeof operation !== 'string') throw new ServiceError(400, 'operation must be a string naming a contract operation');
     const result = await dispatch(operation, input ?? {}, ctx, { trusted: true });
+    if (isStatusResult(result)) {
+      // No status line over IPC: a non-2xx answer is an error that still carries its body.
+      if (result.status >= 300) return { ok: false, error: { status: result.status, detail: result.message, body: result.body } };
+      return { ok: true, result: result.body };
+    }
     return { ok: true, result: await collect(result) };
   } catch (err) {
     if (err instanceof ServiceError) return { ok: false, error: { status: err.status, detail: err.detail } };

@@ -1,5 +1,5 @@
 /** /v1/health and /v1/system-check (semantics §9.8): real checks, 503 when one fails. */
-import { ServiceError } from '../../../shared/errors.js';
+import { withStatus, type StatusResult } from '../../../shared/status-result.js';
 import type { OpOutput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
 import { errorMessage } from './util.js';
@@ -23,8 +23,11 @@ const TIMEOUT_MS = 5000;
 const withTimeout = <T>(p: Promise<T>, what: string) =>
   Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} did not answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS).unref())]);
 
-/** Body of the check; a failing check answers 503 with the same body as `detail`-free JSON. */
-export async function systemCheck(ctx: ServiceContext): Promise<OpOutput<'training.systemCheck'>> {
+/**
+ * The check object itself, with 503 when a check fails (semantics §9.8): a status result, so HTTP
+ * sends `{api, database, cpu_queue, gpu_queue}` rather than a `{detail}` string.
+ */
+export async function systemCheck(ctx: ServiceContext): Promise<OpOutput<'training.systemCheck'> | StatusResult<OpOutput<'training.systemCheck'>>> {
   let database = false;
   try {
     database = ctx.store.meta.ping();
@@ -43,21 +46,16 @@ export async function systemCheck(ctx: ServiceContext): Promise<OpOutput<'traini
     return a.available ? null : (a.reason ?? 'no accelerator backend');
   });
   const body = { api: true, database, cpu_queue, gpu_queue };
-  if (!database || !cpu_queue.success || !gpu_queue.success) throw new SystemCheckFailed(body);
+  if (!database || !cpu_queue.success || !gpu_queue.success) return withStatus(503, body, failureMessage(body));
   return body;
 }
 
-/**
- * 503 for a failed check. The transports answer `{detail}` with a string, so the message names each
- * failed check with its reason; `body` keeps the full results for in-process callers.
- */
-export class SystemCheckFailed extends ServiceError {
-  constructor(readonly body: OpOutput<'training.systemCheck'>) {
-    const failed = [
-      !body.database && 'database: the store did not answer a query',
-      !body.cpu_queue.success && `cpu_queue: ${body.cpu_queue.error}`,
-      !body.gpu_queue.success && `gpu_queue: ${body.gpu_queue.error}`,
-    ].filter(Boolean);
-    super(503, `System check failed — ${failed.join('; ')} (api: ok, database: ${body.database ? 'ok' : 'failed'}, cpu_queue: ${body.cpu_queue.success ? 'ok' : 'failed'}, gpu_queue: ${body.gpu_queue.success ? 'ok' : 'failed'})`);
-  }
+/** One line naming each failed check with its reason (IPC error detail, logs). */
+function failureMessage(body: OpOutput<'training.systemCheck'>): string {
+  const failed = [
+    !body.database && 'database: the store did not answer a query',
+    !body.cpu_queue.success && `cpu_queue: ${body.cpu_queue.error}`,
+    !body.gpu_queue.success && `gpu_queue: ${body.gpu_queue.error}`,
+  ].filter(Boolean);
+  return `System check failed — ${failed.join('; ')}`;
 }

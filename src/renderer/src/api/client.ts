@@ -10,7 +10,7 @@ import type { LoupeEvent } from '../../../shared/events';
 export async function call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> {
   if (window.api) {
     const res = await window.api.call(name, input);
-    if (!res.ok) throw new ServiceError(res.error.status, res.error.detail);
+    if (!res.ok) throw new ServiceError(res.error.status, res.error.detail, res.error.body);
     return res.result as OpOutput<K>;
   }
   return httpCall(name, input);
@@ -40,7 +40,9 @@ async function httpCall<K extends OpName>(name: K, input: OpInput<K>): Promise<O
   const type = res.headers.get('content-type') ?? '';
   if (!res.ok) {
     const payload = type.includes('json') ? await res.json() : { detail: await res.text() };
-    throw new ServiceError(res.status, payload.detail ?? res.statusText);
+    // A status result (e.g. system-check's 503) has no `detail`: keep its body on the error.
+    if (payload?.detail === undefined) throw new ServiceError(res.status, `${def.method} ${path} answered ${res.status}`, payload);
+    throw new ServiceError(res.status, payload.detail);
   }
   if (def.stream === 'jsonl') {
     const text = await res.text();
