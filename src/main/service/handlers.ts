@@ -10,6 +10,7 @@ import { feedbackHandlers } from './feedback/handlers.js';
 import { analyticsHandlers } from './analytics/handlers.js';
 import { trainingHandlers } from './training/handlers.js';
 import { systemHandlers } from './system/handlers.js';
+import { timelineHandlers } from './timeline/handlers.js';
 
 type Awaitable<T> = T | Promise<T>;
 /**
@@ -30,6 +31,7 @@ export const handlers = {
   ...analyticsHandlers,
   ...trainingHandlers,
   ...systemHandlers,
+  ...timelineHandlers,
 } as Handlers;
 
 export function assertComplete(): void {

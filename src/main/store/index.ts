@@ -13,6 +13,7 @@ import { createAnalyticsRepo, type AnalyticsRepo } from './sqlite/analytics.js';
 import { createTrainingRepo, type TrainingRepo } from './sqlite/training.js';
 import { createMetaRepo, type MetaRepo } from './sqlite/meta.js';
 import { createExportRepo, type ExportRepo } from './sqlite/export.js';
+import { createTimelineRepo, type TimelineRepo } from './sqlite/timeline.js';
 
 export interface Store {
   readonly ingest: IngestRepo;
@@ -23,6 +24,8 @@ export interface Store {
   readonly meta: MetaRepo;
   /** Reads of POST /export (selection → OTLP JSONL). */
   readonly exporter: ExportRepo;
+  /** Reads of the trace waterfall (traces.timeline). */
+  readonly timeline: TimelineRepo;
   /** Path of the database file (for settings display and size figures). */
   readonly file: string;
   close(): void;
@@ -42,6 +45,7 @@ export function openStore(dataDirOrFile: string, opts: OpenOptions = {}): Store 
     training: createTrainingRepo(db),
     meta: createMetaRepo(db),
     exporter: createExportRepo(db),
+    timeline: createTimelineRepo(db),
     file,
     close: () => db.close(),
   };
