@@ -16,7 +16,7 @@ const USAGE = `usage:
   loupe import <files...> [--project P] [--data-dir D] [--json]
   loupe demo   [--data-dir D] [--project P]     load the demo conversations
   loupe key    [--data-dir D]                   print the local training API key
-data dir: --data-dir, else $LOUPE_DATA_DIR, else the platform's app-data folder. port: --port, else $LOUPE_PORT, else ${DEFAULT_PORT}.`;
+data dir: --data-dir, else $LOUPE_DATA_DIR, else the platform's app-data folder. port: --port, else $LOUPE_PORT, else the port saved in Settings (server.port), else ${DEFAULT_PORT}.`;
 
 class UsageError extends Error {}
 
@@ -38,15 +38,16 @@ function parse(args: string[]) {
   }
 }
 
-function portOf(raw: string | undefined): number {
+/** undefined = neither flag nor env: startLoupe then uses the saved setting, else the default. */
+function portOf(raw: string | undefined): number | undefined {
   const text = raw ?? process.env.LOUPE_PORT;
-  if (text === undefined || text === '') return DEFAULT_PORT;
+  if (text === undefined || text === '') return undefined;
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: "${text}" is not a port number (0-65535)`);
   return port;
 }
 
-async function serve(dataDir: string, port: number): Promise<void> {
+async function serve(dataDir: string, port: number | undefined): Promise<void> {
   const running = await startLoupe({ dataDir, port, log: (line) => console.error(line) });
   console.log(`listening on ${running.url}`);
   console.error(`data dir: ${dataDir}`);

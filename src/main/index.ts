@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, ipcMain, shell } from 'electron';
-import { startLoupe, DEFAULT_PORT, type RunningLoupe } from './serve.js';
+import { startLoupe, type RunningLoupe } from './serve.js';
 import { resolveDataDir } from './settings/data-dir.js';
 import { CALL_CHANNEL, forwardEvents, handleIpcCall } from './transport/ipc.js';
 
@@ -47,7 +47,9 @@ function createWindow(running: RunningLoupe): void {
 async function main(): Promise<void> {
   await app.whenReady();
   const dataDir = resolveDataDir({ flag: argValue('--data-dir') });
-  const port = Number(argValue('--port') ?? process.env.LOUPE_PORT ?? DEFAULT_PORT);
+  // flag > env > the port saved in Settings (read by startLoupe) > 4318.
+  const portText = argValue('--port') ?? process.env.LOUPE_PORT;
+  const port = portText ? Number(portText) : undefined;
   loupe = await startLoupe({ dataDir, port, nativeBinding: process.env.LOUPE_NATIVE_BINDING || undefined, log: (l) => console.log(l) });
   console.log(`listening on ${loupe.url}`);
   const running = loupe;

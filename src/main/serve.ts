@@ -10,10 +10,14 @@ import { startTrainingRuntime } from './service/training/runtime.js';
 import { ensureTrainingKey } from './settings/training-key.js';
 import { appInfo, defaultRendererDir } from './settings/app-root.js';
 import { buildHttpServer } from './transport/http.js';
+import { preferredPort } from './service/system/settings.js';
 
 export interface StartOptions {
   dataDir: string;
-  /** 0 = any free port. Default 4318 (OTLP/HTTP), falling back to a free port when taken. */
+  /**
+   * 0 = any free port. When absent: the `server.port` setting saved in Settings, else 4318
+   * (OTLP/HTTP); either way falling back to a free port when taken.
+   */
   port?: number;
   /** Directory of the built renderer to serve at '/'; default out/renderer when present. */
   rendererDir?: string | null;
@@ -39,7 +43,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
     ctx.training = await startTrainingRuntime(ctx);
     const rendererDir = opts.rendererDir === undefined ? defaultRendererDir() : opts.rendererDir;
     const http = buildHttpServer(ctx, { rendererDir, version: appInfo().version, log: opts.log });
-    const port = await http.listen(opts.port ?? DEFAULT_PORT);
+    const port = await http.listen(opts.port ?? preferredPort(ctx, opts.log) ?? DEFAULT_PORT);
     let closing: Promise<void> | null = null;
     return {
       url: `http://127.0.0.1:${port}`,

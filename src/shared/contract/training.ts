@@ -60,11 +60,16 @@ const ModelOut = z.object({
   run_id: z.string(),
 });
 
+/** A listed model (extension, semantics §11): the model plus when it was made and its latest step. */
+const ListedModel = ModelOut.extend({ created_at: z.string(), latest_step: z.number().int().nullable() });
+
+const JobStatus = z.enum(['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED']);
+
 const JobOut = z.object({
   id: z.string(),
   model_id: z.string(),
   kind: z.enum(['rl', 'sft']),
-  status: z.enum(['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED']),
+  status: JobStatus,
   created_at: z.string(),
   training_start: z.string().nullable(),
   training_end: z.string().nullable(),
@@ -120,6 +125,20 @@ export const trainingOps = {
       return_existing: z.boolean().default(false),
     }),
     output: ModelOut,
+  }),
+  'training.listModels': op({
+    method: 'GET',
+    path: '/v1/preview/models',
+    auth: 'key',
+    summary: 'Page of models, newest first by default (exclusive `after` cursor = a model id); optional entity/project filters',
+    input: z.strictObject({
+      entity: z.string().min(1).optional(),
+      project: z.string().min(1).optional(),
+      after: z.string().min(1).optional(),
+      limit: PageLimit,
+      order: z.enum(['asc', 'desc']).default('desc'),
+    }),
+    output: Page(ListedModel),
   }),
   'training.deleteModel': op({
     method: 'DELETE',
@@ -197,6 +216,19 @@ export const trainingOps = {
     summary: 'A training job and its status (QUEUED → RUNNING → COMPLETED | FAILED)',
     input: z.strictObject({ job_id: z.string() }),
     output: JobOut,
+  }),
+  'training.listJobs': op({
+    method: 'GET',
+    path: '/v1/preview/training-jobs',
+    auth: 'key',
+    summary: 'Page of training jobs, newest first (exclusive `after` cursor = a job id); optional model_id/status filters',
+    input: z.strictObject({
+      model_id: z.string().min(1).optional(),
+      status: JobStatus.optional(),
+      after: z.string().min(1).optional(),
+      limit: PageLimit,
+    }),
+    output: Page(JobOut),
   }),
   'training.jobEvents': op({
     method: 'GET',

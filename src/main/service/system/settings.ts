@@ -8,6 +8,8 @@ import type { ServiceContext } from '../context.js';
 import { keyFile } from '../../settings/training-key.js';
 
 const KEY = 'app.settings';
+/** The port Settings saves; read by startLoupe when no --port / LOUPE_PORT was given. */
+export const PORT_SETTING = 'server.port';
 
 function readValues(ctx: ServiceContext): Record<string, string> {
   try {
@@ -37,4 +39,17 @@ export function updateSettings(values: Record<string, string | null>, ctx: Servi
   }
   ctx.store.meta.setSetting(KEY, JSON.stringify(next));
   return settingsView(ctx);
+}
+
+/**
+ * The preferred port saved in Settings, or null when none is set. A value that is not a port
+ * (set through the API by hand) is reported through `warn` and ignored rather than failing startup.
+ */
+export function preferredPort(ctx: ServiceContext, warn?: (line: string) => void): number | null {
+  const raw = readValues(ctx)[PORT_SETTING];
+  if (raw === undefined || raw.trim() === '') return null;
+  const port = Number(raw);
+  if (/^\d+$/.test(raw.trim()) && port >= 1 && port <= 65535) return port;
+  warn?.(`setting ${PORT_SETTING} = "${raw}" is not a port (1-65535); ignoring it`);
+  return null;
 }

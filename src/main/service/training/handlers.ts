@@ -1,7 +1,7 @@
 import type { Handlers, HandlerResult } from '../handlers.js';
 import { chatCompletions } from './inference.js';
-import { createModel, deleteCheckpoints, deleteModel, listCheckpoints } from './models.js';
-import { createRlJob, createSftJob, getJob, jobEvents } from './jobs.js';
+import { createModel, deleteCheckpoints, deleteModel, listCheckpoints, listModels } from './models.js';
+import { createRlJob, createSftJob, getJob, jobEvents, listJobs } from './jobs.js';
 import { logTrajectories } from './log.js';
 import { health, systemCheck } from './health.js';
 import { fromConversations } from './datasets.js';
@@ -12,6 +12,7 @@ export const trainingHandlers = {
   // A body or (stream: true) an async iterable of chunks; HandlerResult spells those as separate promises.
   'training.chatCompletions': (input, ctx) => chatCompletions(input, ctx) as HandlerResult<'training.chatCompletions'>,
   'training.createModel': createModel,
+  'training.listModels': listModels,
   'training.deleteModel': deleteModel,
   'training.deleteCheckpoints': deleteCheckpoints,
   'training.listCheckpoints': listCheckpoints,
@@ -19,6 +20,7 @@ export const trainingHandlers = {
   'training.createSftJob': createSftJob,
   'training.createRlJob': createRlJob,
   'training.getJob': getJob,
+  'training.listJobs': listJobs,
   'training.jobEvents': jobEvents,
   'training.health': () => health(),
   'training.systemCheck': (_input, ctx) => systemCheck(ctx),

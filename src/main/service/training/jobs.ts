@@ -39,7 +39,21 @@ function getJobOr404(ctx: ServiceContext, id: string): JobRow {
 }
 
 export function getJob(input: OpParsedInput<'training.getJob'>, ctx: ServiceContext): OpOutput<'training.getJob'> {
-  const j = getJobOr404(ctx, input.job_id);
+  return jobOut(getJobOr404(ctx, input.job_id));
+}
+
+/**
+ * Extension (semantics §11): jobs newest first. A model_id with no jobs (or a deleted model, whose
+ * jobs stay readable) is an empty page, not a 404.
+ */
+export function listJobs(input: OpParsedInput<'training.listJobs'>, ctx: ServiceContext): OpOutput<'training.listJobs'> {
+  const rows = ctx.store.training.pageJobs({ modelId: input.model_id ?? null, status: input.status ?? null, after: input.after ?? null, limit: input.limit });
+  if (!rows) throw notFound(`Training job ${input.after} (the after cursor) not found`);
+  const data = rows.slice(0, input.limit).map(jobOut);
+  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > input.limit };
+}
+
+function jobOut(j: JobRow): OpOutput<'training.getJob'> {
   return {
     id: j.id,
     model_id: j.model_id,

@@ -5,7 +5,7 @@ import type { OpParsedInput, OpOutput } from '../../../shared/contract/index.js'
 import type { ServiceContext } from '../context.js';
 import type { ModelRow } from '../../store/sqlite/training.js';
 import { parseRemoteBase } from './remote.js';
-import { checkpointDir, modelDir, newId, nowUs, runtimeOf } from './util.js';
+import { checkpointDir, iso, modelDir, newId, nowUs, runtimeOf } from './util.js';
 
 export function getModelOr404(ctx: ServiceContext, id: string): ModelRow {
   const m = ctx.store.training.getModel(id);
@@ -94,6 +94,20 @@ export function listCheckpoints(input: OpParsedInput<'training.listCheckpoints'>
   }
   const rows = repo.pageCheckpoints(m.id, afterStep, input.limit, input.order);
   const data = rows.slice(0, input.limit).map((c) => ({ id: c.id, step: c.step, metrics: c.metrics }));
+  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > input.limit };
+}
+
+/** Extension (semantics §11): the models in the store, a page at a time, so a UI need not remember ids. */
+export function listModels(input: OpParsedInput<'training.listModels'>, ctx: ServiceContext): OpOutput<'training.listModels'> {
+  const rows = ctx.store.training.pageModels({
+    entity: input.entity ?? null,
+    project: input.project ?? null,
+    after: input.after ?? null,
+    limit: input.limit,
+    order: input.order,
+  });
+  if (!rows) throw notFound(`Model ${input.after} (the after cursor) not found`);
+  const data = rows.slice(0, input.limit).map((m) => ({ ...modelOut(m), created_at: iso(m.created_at_us)!, latest_step: m.latest_step }));
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > input.limit };
 }
 

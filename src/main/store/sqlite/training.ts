@@ -15,6 +15,11 @@ export interface ModelRow {
   created_at_us: number;
 }
 
+export interface ListedModelRow extends ModelRow {
+  /** Highest checkpoint step, null when the model has none (a remote model before its sync). */
+  latest_step: number | null;
+}
+
 export interface CheckpointRow {
   id: string;
   model_id: string;
@@ -57,6 +62,12 @@ export interface TrainingRepo {
   insertModel(m: ModelRow): void;
   getModel(id: string): ModelRow | null;
   findModel(entity: string, project: string, name: string): ModelRow | null;
+  /**
+   * One page of models in creation order (`desc` = newest first), optionally of one entity and/or
+   * project; `after` is a model id, exclusive in the page direction. Reads limit + 1 to know
+   * has_more; null when `after` names no model.
+   */
+  pageModels(f: { entity: string | null; project: string | null; after: string | null; limit: number; order: 'asc' | 'desc' }): ListedModelRow[] | null;
   /** Deletes the model and its checkpoint rows; returns the number of checkpoints deleted. */
   deleteModel(id: string): number;
 
@@ -74,6 +85,11 @@ export interface TrainingRepo {
   insertJob(j: Omit<JobRow, 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id'>): void;
   getJob(id: string): JobRow | null;
   updateJob(id: string, patch: Partial<Pick<JobRow, 'status' | 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id'>>): void;
+  /**
+   * One page of jobs, newest first (submission order reversed), optionally of one model and/or
+   * status; `after` is a job id, exclusive. Reads limit + 1; null when `after` names no job.
+   */
+  pageJobs(f: { modelId: string | null; status: JobStatus | null; after: string | null; limit: number }): JobRow[] | null;
   /** Jobs in a status, oldest first (submission order). */
   jobsWithStatus(status: JobStatus, modelId?: string): JobRow[];
 
@@ -116,6 +132,27 @@ export function createTrainingRepo(db: Db): TrainingRepo {
     getModel: (id) => (q('SELECT * FROM training_models WHERE id = ?').get(id) as ModelRow | undefined) ?? null,
     findModel: (entity, project, name) =>
       (q('SELECT * FROM training_models WHERE entity = ? AND project = ? AND name = ?').get(entity, project, name) as ModelRow | undefined) ?? null,
+    pageModels: (f) => {
+      // rowid is creation order (rows are never updated in place). Filters are `@x IS NULL OR`
+      // so one fixed statement per direction serves every combination.
+      let cursor: number | null = null;
+      if (f.after !== null) {
+        cursor = (q('SELECT rowid FROM training_models WHERE id = ?').pluck().get(f.after) as number | undefined) ?? null;
+        if (cursor === null) return null;
+      }
+      const where = `(@entity IS NULL OR entity = @entity) AND (@project IS NULL OR project = @project)`;
+      const latest = '(SELECT MAX(step) FROM training_checkpoints c WHERE c.model_id = m.id) AS latest_step';
+      const sql =
+        f.order === 'asc'
+          ? `SELECT m.*, ${latest} FROM training_models m WHERE ${where} AND m.rowid > @cursor ORDER BY m.rowid ASC LIMIT @n`
+          : `SELECT m.*, ${latest} FROM training_models m WHERE ${where} AND m.rowid < @cursor ORDER BY m.rowid DESC LIMIT @n`;
+      return q(sql).all({
+        entity: f.entity,
+        project: f.project,
+        cursor: cursor ?? (f.order === 'asc' ? -1 : Number.MAX_SAFE_INTEGER),
+        n: f.limit + 1,
+      }) as ListedModelRow[];
+    },
     deleteModel: (id) =>
       db.transaction(() => {
         const n = q('DELETE FROM training_checkpoints WHERE model_id = ?').run(id).changes;
@@ -173,6 +210,17 @@ export function createTrainingRepo(db: Db): TrainingRepo {
         step: next.step,
         remote_job_id: next.remote_job_id,
       });
+    },
+    pageJobs: (f) => {
+      let cursor = Number.MAX_SAFE_INTEGER;
+      if (f.after !== null) {
+        const r = q('SELECT rowid FROM training_jobs WHERE id = ?').pluck().get(f.after) as number | undefined;
+        if (r === undefined) return null;
+        cursor = r;
+      }
+      const sql = `SELECT ${JOB_COLS} FROM training_jobs WHERE (@model IS NULL OR model_id = @model) AND (@status IS NULL OR status = @status)
+                   AND rowid < @cursor ORDER BY rowid DESC LIMIT @n`;
+      return (q(sql).all({ model: f.modelId, status: f.status, cursor, n: f.limit + 1 }) as Raw[]).map(toJob);
     },
     jobsWithStatus: (status, modelId) =>
       (modelId === undefined
