@@ -2,7 +2,8 @@
  * Training end to end through the UI on the real trainer: create a model (the small test base
  * model), make an SFT dataset from a chosen demo conversation ("train on these conversations"),
  * run the job, watch its events arrive live (pushed job.event events, not a refetch), see the loss
- * chart and the new checkpoint, then chat with that checkpoint in the playground.
+ * chart and the new checkpoint, then chat with that checkpoint in the playground. Models and jobs
+ * made outside the page (by a script through the API) are listed from the server like its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, startE2E, type E2E } from './fixture.js';
@@ -22,7 +23,17 @@ describe('training page', () => {
 
   it('creates a model, trains it on a conversation with live events, and chats with the new checkpoint', async () => {
     const { page } = e;
+    // A training script's model and job, made through the API before the page opens.
+    const api = (method: string, p: string, body?: unknown) =>
+      fetch(`${e.loupe.url}${p}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+    const scripted = await api('POST', '/v1/preview/models', { project: 'scripts', name: 'script-model', base_model: 'loupe-test-bytes' });
+    const scriptedJob = await api('POST', '/v1/preview/training-jobs', { model_id: scripted.id, trajectory_groups: [] });
     await page.goto(`${e.loupe.url}/#/p/${encodeURIComponent(PROJECT)}/training`);
+    await page.locator(`[data-testid=model-item][data-model-id="${scripted.id}"]`).filter({ hasText: 'scripts' }).waitFor();
+    await page.locator(`[data-testid=model-item][data-model-id="${scripted.id}"]`).click();
+    await page.getByTestId('tab-jobs').click();
+    await page.locator(`[data-testid=job-item][data-job-id="${scriptedJob.id}"]`).filter({ hasText: 'COMPLETED' }).waitFor();
+    await page.getByTestId('tab-models').click();
     const form = page.getByTestId('create-model-form');
     await form.getByTestId('model-name').fill('e2e-model');
     await form.getByTestId('model-base').fill('loupe-test-bytes');
@@ -59,6 +70,9 @@ describe('training page', () => {
     expect(points).toBe(3);
     expect(await job.getByTestId('job-event').count()).toBe(events.data.length);
     await screenshot(page, 'training-light');
+    // The job just run is listed (from the server) under its model, with its final status.
+    await page.locator(`[data-testid=job-item][data-job-id="${jobId}"]`).filter({ hasText: 'COMPLETED' }).waitFor();
+    expect(await page.getByTestId('job-item').count()).toBe(1);
 
     // The new checkpoint is listed, and the playground answers from it.
     await page.getByTestId('tab-models').click();
@@ -83,6 +97,11 @@ describe('training page', () => {
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Delete model' }).click();
     await page.getByTestId('model-item').filter({ hasText: 'e2e-model' }).waitFor({ state: 'detached' });
+    // A fresh page (nothing remembered in the browser) lists what the server has.
+    await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
+    await page.reload();
+    await page.locator(`[data-testid=model-item][data-model-id="${scripted.id}"]`).waitFor();
+    expect(await page.getByTestId('model-item').count()).toBe(1);
     const gone = await fetch(`${e.loupe.url}/v1/preview/models/${modelId}/checkpoints`, { headers: { authorization: `Bearer ${key}` } });
     expect(gone.status).toBe(404);
   }, 240_000);

@@ -1,21 +1,20 @@
 /**
  * Models: open or create one (training.createModel with return_existing, so opening an existing
- * model by name never duplicates it), the list of known models, and the selected model's checkpoints
- * with their metrics (training.listCheckpoints, newest first).
+ * model by name never duplicates it), deleting one, and the selected model's checkpoints with their
+ * metrics (training.listCheckpoints, newest first). The list itself comes from training.listModels.
  */
 import { useState, type FormEvent } from 'react';
 import { useOp, useOpMutation } from '../../api/query';
-import { useTrainingUi, type KnownModel } from './trainingStore';
+import { refreshTrainingLists, type KnownModel } from './trainingStore';
 
 const BASE_MODELS = ['loupe-tiny-bytes', 'loupe-test-bytes'];
 
-export function CreateModelForm({ onCreated }: { onCreated(m: KnownModel): void }) {
+export function CreateModelForm({ onCreated }: { onCreated(modelId: string): void }) {
   const [entity, setEntity] = useState('local');
   const [project, setProject] = useState('training');
   const [name, setName] = useState('');
   const [base, setBase] = useState(BASE_MODELS[0]!);
   const create = useOpMutation('training.createModel');
-  const addModel = useTrainingUi((s) => s.addModel);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -23,9 +22,8 @@ export function CreateModelForm({ onCreated }: { onCreated(m: KnownModel): void 
       { entity, project, name: name.trim(), base_model: base, return_existing: true },
       {
         onSuccess: (m) => {
-          const known = { id: m.id, entity: m.entity, project: m.project, name: m.name, base_model: m.base_model };
-          addModel(known);
-          onCreated(known);
+          refreshTrainingLists();
+          onCreated(m.id);
           setName('');
         },
       },
@@ -50,10 +48,9 @@ export function CreateModelForm({ onCreated }: { onCreated(m: KnownModel): void 
   );
 }
 
-/** Deletes the model on the server (checkpoints, weight files; queued jobs fail) and forgets it here. */
+/** Deletes the model on the server (checkpoints, weight files; queued jobs fail); the list refreshes. */
 export function DeleteModel({ model, onDeleted }: { model: KnownModel; onDeleted(): void }) {
   const del = useOpMutation('training.deleteModel');
-  const forget = useTrainingUi((s) => s.forgetModel);
   return (
     <>
       <button
@@ -61,7 +58,7 @@ export function DeleteModel({ model, onDeleted }: { model: KnownModel; onDeleted
         disabled={del.isPending}
         onClick={() => {
           if (!window.confirm(`Delete ${model.name}, all its checkpoints and weight files?`)) return;
-          del.mutate({ model_id: model.id }, { onSuccess: () => { forget(model.id); onDeleted(); } });
+          del.mutate({ model_id: model.id }, { onSuccess: () => { refreshTrainingLists(); onDeleted(); } });
         }}
       >
         {del.isPending ? 'Deleting…' : 'Delete model'}

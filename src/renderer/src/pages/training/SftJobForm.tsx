@@ -5,13 +5,12 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useOpMutation } from '../../api/query';
-import { useTrainingUi, type KnownModel } from './trainingStore';
+import { refreshTrainingLists, type KnownModel } from './trainingStore';
 
 export function SftJobForm({ model, dataUrl, setDataUrl, onStarted }: { model: KnownModel; dataUrl: string; setDataUrl(u: string): void; onStarted(jobId: string): void }) {
   const [batch, setBatch] = useState('auto');
   const [lr, setLr] = useState('');
   const create = useOpMutation('training.createSftJob');
-  const addJob = useTrainingUi((s) => s.addJob);
   const lrNum = lr.trim() === '' ? undefined : Number(lr);
   const batchVal: number | 'auto' = batch.trim() === 'auto' || batch.trim() === '' ? 'auto' : Number(batch);
   const badBatch = batchVal !== 'auto' && !(Number.isInteger(batchVal) && batchVal > 0);
@@ -23,7 +22,7 @@ export function SftJobForm({ model, dataUrl, setDataUrl, onStarted }: { model: K
       { model_id: model.id, training_data_url: dataUrl.trim(), config: { batch_size: batchVal, ...(lrNum !== undefined ? { learning_rate: lrNum } : {}) } },
       {
         onSuccess: ({ id }) => {
-          addJob({ id, model_id: model.id, kind: 'sft', created_at: new Date().toISOString(), label: dataUrl.split('/').pop() });
+          refreshTrainingLists();
           onStarted(id);
         },
       },

@@ -1,28 +1,35 @@
 /**
- * Training: models (create/open, checkpoints with metrics), jobs (start SFT from a file or from
- * chosen conversations, status, live events, loss chart) and a playground to chat with any checkpoint.
- * The selected model, job and tab live in the URL (?model=&job=&tab=) so each view is a deep link.
+ * Training: models (listed from the server, create/open, checkpoints with metrics), jobs (listed
+ * from the server, start SFT from a file or from chosen conversations, status, live events, loss
+ * chart) and a playground to chat with any checkpoint. The selected model, job and tab live in the
+ * URL (?model=&job=&tab=) so each view is a deep link; nothing else is kept in the browser.
  */
 import { useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { CreateModelForm, Checkpoints, DeleteModel } from './ModelsPanel';
-import { OpenJob } from './OpenJob';
 import { SftJobForm } from './SftJobForm';
 import { FromConversations } from './FromConversations';
 import { JobView } from './JobView';
 import { Playground } from './Playground';
-import { useTrainingUi } from './trainingStore';
+import { refreshTrainingLists, useJobList, useModelList } from './trainingStore';
+import { useEvents } from '../../api/events';
 import './training.css';
 
 type Tab = 'models' | 'jobs' | 'playground';
 
 export function TrainingPage() {
   const [params, setParams] = useSearchParams();
-  const { models, jobs, forgetModel } = useTrainingUi();
+  const modelList = useModelList();
+  const models = modelList.models;
   const tab = (params.get('tab') as Tab | null) ?? 'models';
   const modelId = params.get('model') ?? models[0]?.id ?? null;
   const model = models.find((m) => m.id === modelId) ?? null;
-  const jobId = params.get('job') ?? jobs.find((j) => j.model_id === modelId)?.id ?? null;
+  // Jobs of the selected model; of every model when none is selected (e.g. all were deleted).
+  const jobList = useJobList(model?.id ?? null);
+  const jobs = jobList.jobs;
+  const jobId = params.get('job') ?? jobs[0]?.id ?? null;
+  // Status changes move jobs between states and add checkpoints: refetch the lists.
+  useEvents((e) => { if (e.type === 'job.status') refreshTrainingLists(); });
   const [dataUrl, setDataUrl] = useState('');
   const [datasetNote, setDatasetNote] = useState<string | null>(null);
 
@@ -49,18 +56,19 @@ export function TrainingPage() {
         <div className="train-grid">
           <section className="panel">
             <div className="panel-head"><strong>Create or open a model</strong></div>
-            <CreateModelForm onCreated={(m) => go({ model: m.id })} />
+            <CreateModelForm onCreated={(id) => go({ model: id, job: null })} />
+            {modelList.error && <div className="error-text" role="alert">{modelList.error.message}</div>}
             <ul className="model-list" data-testid="model-list">
               {models.map((m) => (
                 <li key={m.id} className={m.id === model?.id ? 'selected' : ''}>
-                  <button className="link" onClick={() => go({ model: m.id })} data-testid="model-item">
-                    <strong>{m.name}</strong> <span className="faint">{m.entity}/{m.project} · {m.base_model}</span>
+                  <button className="link" onClick={() => go({ model: m.id, job: null })} data-testid="model-item" data-model-id={m.id}>
+                    <strong>{m.name}</strong> <span className="faint">{m.entity}/{m.project} · {m.base_model} · step {m.latest_step ?? '—'}</span>
                   </button>
-                  <button className="icon" title="Forget this model in this window" onClick={() => forgetModel(m.id)}>×</button>
                 </li>
               ))}
-              {models.length === 0 && <li className="muted">No models yet: create one above.</li>}
+              {!modelList.loading && models.length === 0 && <li className="muted">No models yet: create one above.</li>}
             </ul>
+            {modelList.hasMore && <button onClick={modelList.more}>More models…</button>}
           </section>
           {model && (
             <section className="panel">
@@ -92,17 +100,21 @@ export function TrainingPage() {
                 {datasetNote && <div className="muted">{datasetNote}: the data URL is filled in above.</div>}
               </>
             )}
-            <div className="panel-head"><strong>Jobs</strong></div>
-            <OpenJob onOpened={(id, mid) => go({ job: id, ...(models.some((m) => m.id === mid) ? { model: mid } : {}) })} />
+            <div className="panel-head"><strong>{model ? `Jobs of ${model.name}` : 'Jobs'}</strong></div>
+            {jobList.error && <div className="error-text" role="alert">{jobList.error.message}</div>}
             <ul className="job-list" data-testid="job-list">
-              {jobs.filter((j) => !model || j.model_id === model.id).map((j) => (
+              {jobs.map((j) => (
                 <li key={j.id} className={j.id === jobId ? 'selected' : ''}>
-                  <button className="link" onClick={() => go({ job: j.id })}>
-                    {j.kind.toUpperCase()} <span className="mono">{j.id.slice(0, 8)}</span> <span className="faint">{j.label ?? ''} · {j.created_at.slice(0, 19).replace('T', ' ')}</span>
+                  <button className="link" onClick={() => go({ job: j.id })} data-testid="job-item" data-job-id={j.id}>
+                    {j.kind.toUpperCase()} <span className="mono">{j.id.slice(0, 8)}</span>{' '}
+                    <span className={`pill ${j.status === 'FAILED' ? 'error' : j.status === 'COMPLETED' ? 'ok' : ''}`}>{j.status}</span>{' '}
+                    <span className="faint">{j.created_at.slice(0, 19).replace('T', ' ')}</span>
                   </button>
                 </li>
               ))}
+              {!jobList.loading && jobs.length === 0 && <li className="muted">No jobs yet.</li>}
             </ul>
+            {jobList.hasMore && <button onClick={jobList.more}>More jobs…</button>}
           </section>
           {jobId ? <JobView jobId={jobId} /> : <section className="panel muted">Start a job to see its events and loss here.</section>}
         </div>
