@@ -95,6 +95,41 @@ describe('generateDemo output', () => {
   });
 });
 
+describe('custom attributes (the app\'s own, outside the GenAI conventions)', () => {
+  const chats = spans.filter((s) => op(s) === 'chat');
+  const tools = spans.filter((s) => op(s) === 'execute_tool');
+  const roots = spans.filter((s) => !s.parentSpanId);
+
+  it('app.retry_count (int) on every chat span: mostly 0, some retries, 3 on a failed call', () => {
+    const counts = chats.map((s) => s.attributes.find((a) => a.key === 'app.retry_count')?.value);
+    expect(counts.every((v) => v !== undefined && typeof v.intValue === 'string')).toBe(true);
+    const values = chats.map((s) => attr(s, 'app.retry_count') as number);
+    expect(new Set(values).size).toBeGreaterThanOrEqual(3);
+    expect(values.filter((v) => v === 0).length).toBeGreaterThan(values.length / 2);
+    for (const s of chats.filter((c) => c.status.code === 2)) expect(attr(s, 'app.retry_count')).toBe(3);
+  });
+
+  it('app.customer_tier (string) on chat and root spans: one tier per user, several tiers overall', () => {
+    const tierOf = new Map<string, string>();
+    const userOfConv = new Map(roots.map((r) => [attr(r, 'gen_ai.conversation.id') as string, attr(r, 'svc.user_id') as string]));
+    for (const s of [...roots, ...chats]) {
+      const tier = attr(s, 'app.customer_tier') as string;
+      expect(['free', 'pro', 'enterprise']).toContain(tier);
+      const user = userOfConv.get(attr(s, 'gen_ai.conversation.id') as string)!;
+      expect(tierOf.get(user) ?? tier, user).toBe(tier);
+      tierOf.set(user, tier);
+    }
+    expect(new Set(tierOf.values()).size).toBeGreaterThanOrEqual(2);
+  });
+
+  it('app.cache_hit (bool) on every tool span: both values present, never a hit on a failed call', () => {
+    const hits = tools.map((s) => attr(s, 'app.cache_hit'));
+    expect(hits.every((h) => typeof h === 'boolean')).toBe(true);
+    expect(new Set(hits)).toEqual(new Set([true, false]));
+    for (const s of tools.filter((t) => t.status.code === 2)) expect(attr(s, 'app.cache_hit')).toBe(false);
+  });
+});
+
 describe('loadDemo into a real store', () => {
   let dir: string;
   let store: Store;
@@ -123,5 +158,30 @@ describe('loadDemo into a real store', () => {
     expect(messages.some((m) => m.type === 'context_compacted')).toBe(true);
     // The conversation's rating and note (not the turns' thumbs) come back with include_feedback.
     expect((view.feedback as { feedback_type: string }[] | null)?.map((f) => f.feedback_type).sort()).toEqual(['note', 'rating']);
+  });
+
+  it('distributions over the demo spans see its custom attributes (one retry count per chat span, one cache flag per tool span)', async () => {
+    loadDemo(store, { seed: 7, now: NOW });
+    const r = (await dispatch('spans.query', {
+      project_id: 'local/demo',
+      limit: 1000,
+      group_by: [{ source: 'field', key: 'operation_name', alias: 'op' }],
+      measures: [{ alias: 'n', aggregation: 'count' }],
+      group_distributions: [
+        { alias: 'retries', value: { source: 'custom_attrs_int', key: 'app.retry_count' } },
+        { alias: 'tier', value: { source: 'custom_attrs_string', key: 'app.customer_tier' } },
+        { alias: 'cache', value: { source: 'custom_attrs_bool', key: 'app.cache_hit' } },
+      ],
+    }, ctx, { trusted: true })) as { groups: { group_keys: { op: string | null }; span_count: number; distributions: Record<string, { present_count: number }> }[] };
+    const byOp = new Map(r.groups.map((g) => [g.group_keys.op, g]));
+    const chatN = spans.filter((s) => op(s) === 'chat').length;
+    const toolN = spans.filter((s) => op(s) === 'execute_tool').length;
+    const rootN = spans.filter((s) => !s.parentSpanId).length;
+    expect(byOp.get('chat')!.span_count).toBe(chatN);
+    expect(byOp.get('chat')!.distributions.retries!.present_count).toBe(chatN);
+    expect(byOp.get('chat')!.distributions.tier!.present_count).toBe(chatN);
+    expect(byOp.get('execute_tool')!.distributions.cache!.present_count).toBe(toolN);
+    expect(byOp.get('execute_tool')!.distributions.retries!.present_count).toBe(0);
+    expect(byOp.get('invoke_agent')!.distributions.tier!.present_count).toBe(rootN);
   });
 });

@@ -41,6 +41,22 @@ const MS = 1_000_000n;
 const text = (content: string): Part => ({ type: 'text', content });
 const tokens = (chars: number) => Math.max(1, Math.round(chars / 4));
 
+/**
+ * Custom attribute values are derived from ids the generator already drew (a span id, a user id)
+ * instead of new draws from the seeded generator, so adding them left every id and time of the demo
+ * unchanged.
+ */
+const bucket = (hexId: string, n: number) => parseInt(hexId.slice(0, 8), 16) % n;
+/** Mostly first-try calls, some retried once, a few twice. */
+const RETRIES = [0, 0, 0, 0, 0, 0, 1, 1, 2, 0] as const;
+const TIERS = ['free', 'pro', 'pro', 'enterprise'] as const;
+/** FNV-1a of the user id: one user is on one plan across their conversations. */
+function customerTier(userId: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < userId.length; i++) h = Math.imul(h ^ userId.charCodeAt(i), 0x01000193) >>> 0;
+  return TIERS[h % TIERS.length]!;
+}
+
 export function generateDemo(opts: DemoOptions = {}): DemoData {
   const rng = new Rng(opts.seed ?? 1187);
   const now = BigInt(Math.floor(opts.now ?? Date.now())) * MS;
@@ -91,6 +107,7 @@ class ConversationWriter {
           'gen_ai.usage.input_tokens': run.input,
           'gen_ai.usage.output_tokens': run.output,
           'svc.user_id': this.conv.userId,
+          'app.customer_tier': customerTier(this.conv.userId),
           'error.type': run.error ?? undefined,
           ...(turn.compaction
             ? { 'svc.compaction.summary': turn.compaction.summary, 'svc.compaction.items_before': turn.compaction.itemsBefore, 'svc.compaction.items_after': turn.compaction.itemsAfter }
@@ -167,9 +184,12 @@ class ConversationWriter {
       for (const [k, call] of (step.tools ?? []).entries()) {
         const dur = BigInt(this.rng.int(40, 900)) * MS;
         const id = callIds[k]!;
+        const toolSpanId = this.rng.hex(8);
         this.spans.push({
-          traceId, spanId: this.rng.hex(8), parentSpanId: parentId, name: `execute_tool ${call.name}`, kind: 1, startNs: t + MS, endNs: t + MS + dur,
+          traceId, spanId: toolSpanId, parentSpanId: parentId, name: `execute_tool ${call.name}`, kind: 1, startNs: t + MS, endNs: t + MS + dur,
           attributes: {
+            // A failed call never comes from the result cache.
+            'app.cache_hit': call.error ? false : bucket(toolSpanId, 3) !== 0,
             'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.type': 'function',
             'gen_ai.tool.description': TOOL_DESCRIPTIONS[call.name]?.description, 'gen_ai.tool.call.id': id,
             'gen_ai.tool.call.arguments': JSON.stringify(call.args),
@@ -199,9 +219,14 @@ class ConversationWriter {
     const output = step.error ? 0 : tokens(JSON.stringify(parts).length) + reasoning;
     const cacheRead = input > 1200 ? Math.floor(input * 0.6 / 64) * 64 : 0;
     const dur = BigInt(this.rng.int(350, 1400) + output * 12) * MS;
+    const spanId = this.rng.hex(8);
     this.spans.push({
-      traceId, spanId: this.rng.hex(8), parentSpanId: parentId, name: `chat ${agent.model}`, kind: 3, startNs: t + MS, endNs: t + MS + dur,
+      traceId, spanId, parentSpanId: parentId, name: `chat ${agent.model}`, kind: 3, startNs: t + MS, endNs: t + MS + dur,
       attributes: {
+        // The app's own attributes (custom, outside the GenAI conventions): retries before this call
+        // succeeded (a failed call used up its 3 tries) and the customer's plan.
+        'app.retry_count': step.error ? 3 : RETRIES[bucket(spanId, RETRIES.length)],
+        'app.customer_tier': customerTier(this.conv.userId),
         'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': agent.provider, 'gen_ai.request.model': agent.model,
         'gen_ai.conversation.id': this.conv.id, 'gen_ai.agent.name': agent.name,
         'gen_ai.request.temperature': agent.provider === 'openai' && agent.model.startsWith('o') ? undefined : 0.2,
