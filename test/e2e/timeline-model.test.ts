@@ -7,12 +7,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 
 // Renderer code (tsconfig.web.json, bundler resolution) is loaded at run time; vitest transpiles it.
-interface Span { span_id: string; parent_span_id: string | null; span_name: string | null; operation_name: string | null; agent_name: string | null; tool_name: string | null; request_model: string | null; status_code: string; started_at: string | null; ended_at: string | null }
+interface Span { span_id: string; parent_span_id: string | null; span_name: string | null; operation_name: string | null; agent_name: string | null; tool_name: string | null; request_model: string | null; status_code: string; start_us: number | null; end_us: number | null; input_tokens?: number | null; output_tokens?: number | null; total_cost_usd?: number | null }
 interface Node { span: Span; start: number; end: number; depth: number; children: Node[]; size: number }
 interface Tree { roots: Node[]; byId: Map<string, Node>; min: number; max: number; count: number }
 interface Model {
   isoToUs(iso: string | null): number | null;
   buildTree(spans: Span[]): Tree;
+  spansFromColumns(t: { count: number; origin_us: number | null; columns: Record<string, unknown[]> }): Span[];
   visibleRows(tree: Tree, collapsed: ReadonlySet<string>): Node[];
   barFraction(n: { start: number; end: number }, w: { from: number; to: number }): { left: number; width: number };
   zoomWindow(w: { from: number; to: number }, factor: number, center: number, min: number, max: number): { from: number; to: number };
@@ -23,7 +24,7 @@ let m: Model;
 
 const span = (id: string, parent: string | null, start: string, end: string): Span => ({
   span_id: id, parent_span_id: parent, span_name: id, operation_name: null, agent_name: null, tool_name: null, request_model: null, status_code: 'UNSET',
-  started_at: `2026-11-22T10:00:${start}Z`, ended_at: `2026-11-22T10:00:${end}Z`,
+  start_us: m.isoToUs(`2026-11-22T10:00:${start}Z`), end_us: m.isoToUs(`2026-11-22T10:00:${end}Z`),
 });
 
 describe('timeline model', () => {
@@ -73,6 +74,30 @@ describe('timeline model', () => {
     expect(m.visibleRows(tree, new Set()).map((n) => n.span.span_id)).toEqual(['r', 'a', 'a1', 'b']);
     expect(m.visibleRows(tree, new Set(['a'])).map((n) => n.span.span_id)).toEqual(['r', 'a', 'b']);
     expect(m.visibleRows(tree, new Set(['r'])).map((n) => n.span.span_id)).toEqual(['r']);
+  });
+
+  it('turns the columns of traces.timeline into spans with absolute µs times (nulls kept)', () => {
+    const origin = 1_795_000_000_000_000;
+    const spans = m.spansFromColumns({
+      count: 3, origin_us: origin,
+      columns: {
+        span_id: ['r', 'c', 'open'], parent_span_id: [null, 'r', 'r'], span_name: ['invoke_agent x', 'chat m', 'wait'],
+        operation_name: ['invoke_agent', 'chat', null], agent_name: ['x', null, null], tool_name: [null, null, null],
+        request_model: [null, 'm', null], response_model: [null, 'm-1', null], status_code: ['UNSET', 'ERROR', 'OK'],
+        start_us: [0, 1_500, 2_000], end_us: [9_000, 2_500, null], input_tokens: [null, 10, null], output_tokens: [null, 3, null],
+        total_cost_usd: [null, 0.25, null],
+      },
+    });
+    expect(spans.map((x) => [x.span_id, x.parent_span_id, x.start_us, x.end_us, x.status_code])).toEqual([
+      ['r', null, origin, origin + 9_000, 'UNSET'], ['c', 'r', origin + 1_500, origin + 2_500, 'ERROR'], ['open', 'r', origin + 2_000, null, 'OK'],
+    ]);
+    expect(spans[1]).toMatchObject({ span_name: 'chat m', request_model: 'm', input_tokens: 10, output_tokens: 3, total_cost_usd: 0.25 });
+    const tree = m.buildTree(spans);
+    expect(tree.min).toBe(origin);
+    expect(tree.max).toBe(origin + 9_000);
+    // A span without an end is drawn as a point at its start.
+    expect(tree.byId.get('open')!.end).toBe(origin + 2_000);
+    expect(m.spansFromColumns({ count: 0, origin_us: null, columns: { span_id: [] } })).toEqual([]);
   });
 
   it('maps bars into the window and keeps zoom inside the trace', () => {

@@ -68,8 +68,15 @@ describe('trace timeline', () => {
     const first = marks.find((m) => m.name === 'loupe:timeline-first-rows')!;
     const all = marks.find((m) => m.name === 'loupe:timeline-rows' && m.n === N)!;
     console.log(`[timeline] ${N}-span trace, from navigation start (app boot included): first rows drawn ${Math.round(first.t)} ms, all ${N} spans in the timeline ${Math.round(all.t)} ms (machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`);
-    const parts = await page.evaluate(() => performance.getEntriesByType('measure').filter((m) => m.name.startsWith('loupe:')).map((m) => `${m.name.slice(6)} ${Math.round(m.duration)} ms`));
-    console.log(`[timeline]   of which: ${parts.join(', ')} (spans-page = request + JSON parse of one 10,000-row page)`);
+    const parts = await page.evaluate(() => performance.getEntriesByType('measure').filter((m) => m.name.startsWith('loupe:')).map((m) => `${m.name.slice(6)} ${Math.round(m.duration)} ms (at ${Math.round(m.startTime)} ms)`));
+    console.log(`[timeline]   of which: ${parts.join(', ')} (timeline-request = traces.timeline request + JSON parse)`);
+    // What went over the wire: one traces.timeline response, and no spans.query until a span is selected.
+    const requests = async () => page.evaluate(() => performance.getEntriesByType('resource').map((r) => ({ url: r.name, bytes: (r as unknown as { decodedBodySize: number }).decodedBodySize, ms: r.duration })));
+    const loaded = await requests();
+    const tl = loaded.filter((r) => r.url.endsWith('/app/traces/timeline'));
+    expect(tl).toHaveLength(1);
+    expect(loaded.filter((r) => r.url.endsWith('/agents/spans/query'))).toHaveLength(0);
+    console.log(`[timeline]   traces.timeline response: ${(tl[0]!.bytes / 1e6).toFixed(2)} MB (${Math.round(tl[0]!.bytes / N)} B/span) in ${Math.round(tl[0]!.ms)} ms`);
 
     // Virtualized: only a window of rows is in the DOM.
     const domRows = await page.getByTestId('wf-row').count();
@@ -140,5 +147,15 @@ describe('trace timeline', () => {
     expect(await ruler()).not.toEqual(before);
     await page.getByRole('button', { name: 'Fit' }).click();
     await screenshotBoth(page, 'timeline-20k');
+
+    // Selecting a span fetches that span's details alone (one spans.query), not the trace again.
+    const second = page.locator('[data-testid=wf-row]').nth(1);
+    const secondId = await second.getAttribute('data-span');
+    await second.click();
+    await page.getByTestId('span-detail').getByText('invoke_agent worker-0').first().waitFor();
+    const after = await requests();
+    expect(after.filter((r) => r.url.endsWith('/app/traces/timeline'))).toHaveLength(1);
+    expect(after.filter((r) => r.url.endsWith('/agents/spans/query'))).toHaveLength(1);
+    expect(secondId).toBe('0000000000000002');
   }, 180_000);
 });

@@ -7,9 +7,9 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { barFraction, barKind, spanLabel, ticks, visibleRows, zoomWindow, type Tree, type Window } from './model';
+import { barFraction, barKind, spanLabel, ticks, visibleRows, zoomWindow, type Node, type Tree, type Window } from './model';
 import { useKey } from '../hooks/keys';
-import { fmtDuration } from '../components/format';
+import { fmtCost, fmtDuration, fmtTokens } from '../components/format';
 
 const ROW = 24;
 
@@ -100,7 +100,7 @@ export function Waterfall(props: { tree: Tree; selected: string | null; onSelect
                 data-testid="wf-row"
                 data-span={s.span_id}
               >
-                <div className="wf-name" style={{ paddingLeft: 4 + Math.min(n.depth, 30) * 12 }} title={spanLabel(s)}>
+                <div className="wf-name" style={{ paddingLeft: 4 + Math.min(n.depth, 30) * 12 }} title={rowTitle(n)}>
                   {n.children.length ? (
                     <button className="wf-toggle" aria-label={open ? 'Collapse' : 'Expand'} onClick={(e) => { e.stopPropagation(); toggle(s.span_id); }}>{open ? '▾' : '▸'}</button>
                   ) : <span className="wf-toggle" />}
@@ -126,3 +126,12 @@ export function Waterfall(props: { tree: Tree; selected: string | null; onSelect
 }
 
 const NAME_W = 320;
+
+/** Tooltip of a row's name: label, duration, and tokens/cost when the span has them. */
+function rowTitle(n: Node): string {
+  const s = n.span;
+  const parts = [spanLabel(s), fmtDuration((n.end - n.start) / 1000)];
+  if (s.input_tokens != null || s.output_tokens != null) parts.push(`${fmtTokens(s.input_tokens)} in / ${fmtTokens(s.output_tokens)} out tokens`);
+  if (s.total_cost_usd != null) parts.push(fmtCost(s.total_cost_usd));
+  return parts.join(' · ');
+}

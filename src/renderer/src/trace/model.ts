@@ -13,8 +13,13 @@ export interface TimelineSpan {
   tool_name: string | null;
   request_model: string | null;
   status_code: string;
-  started_at: string | null;
-  ended_at: string | null;
+  /** Microseconds since the epoch (traces.timeline sends them relative to the trace start; the page adds it back). */
+  start_us: number | null;
+  end_us: number | null;
+  /** Shown in the row tooltip; optional so callers without them can still build a tree. */
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  total_cost_usd?: number | null;
 }
 
 export interface Node {
@@ -34,6 +39,37 @@ export interface Tree {
   min: number;
   max: number;
   count: number;
+}
+
+/** The columnar answer of traces.timeline (one array per field, times in µs after `origin_us`). */
+export interface TimelineColumns {
+  count: number;
+  origin_us: number | null;
+  columns: {
+    span_id: string[]; parent_span_id: (string | null)[]; span_name: string[]; operation_name: (string | null)[];
+    agent_name: (string | null)[]; tool_name: (string | null)[]; request_model: (string | null)[]; status_code: string[];
+    start_us: (number | null)[]; end_us: (number | null)[]; input_tokens: (number | null)[]; output_tokens: (number | null)[];
+    total_cost_usd: (number | null)[];
+  };
+}
+
+/** Columns → one object per span, times made absolute again (20,000 spans: a few ms). */
+export function spansFromColumns(t: TimelineColumns): TimelineSpan[] {
+  const c = t.columns;
+  const o = t.origin_us ?? 0;
+  const out: TimelineSpan[] = new Array(t.count);
+  for (let i = 0; i < t.count; i++) {
+    const start = c.start_us[i];
+    const end = c.end_us[i];
+    out[i] = {
+      span_id: c.span_id[i]!, parent_span_id: c.parent_span_id[i] ?? null, span_name: c.span_name[i] ?? null,
+      operation_name: c.operation_name[i] ?? null, agent_name: c.agent_name[i] ?? null, tool_name: c.tool_name[i] ?? null,
+      request_model: c.request_model[i] ?? null, status_code: c.status_code[i] ?? 'UNSET',
+      start_us: start == null ? null : start + o, end_us: end == null ? null : end + o,
+      input_tokens: c.input_tokens[i] ?? null, output_tokens: c.output_tokens[i] ?? null, total_cost_usd: c.total_cost_usd[i] ?? null,
+    };
+  }
+  return out;
 }
 
 /** ISO 8601 with up to 9 fractional digits → microseconds since the epoch (Date.parse keeps only ms). */
@@ -77,8 +113,8 @@ export function buildTree(spans: TimelineSpan[]): Tree {
   let min = Infinity;
   let max = -Infinity;
   for (const span of spans) {
-    const start = isoToUs(span.started_at) ?? isoToUs(span.ended_at) ?? 0;
-    const end = Math.max(start, isoToUs(span.ended_at) ?? start);
+    const start = span.start_us ?? span.end_us ?? 0;
+    const end = Math.max(start, span.end_us ?? start);
     if (start < min) min = start;
     if (end > max) max = end;
     byId.set(span.span_id, { span, start, end, depth: 0, children: [], size: 0 });
