@@ -15,6 +15,8 @@ export default defineConfig({
           cli: resolve(__dirname, 'src/main/cli.ts'),
           // The trainer worker thread (src/main/training/client.ts looks for out/main/trainer-worker.js).
           'trainer-worker': resolve(__dirname, 'src/main/training/worker.ts'),
+          // The ingest parse/normalize thread (src/main/service/ingest/pipeline.ts looks for ingest-worker.js).
+          'ingest-worker': resolve(__dirname, 'src/main/service/ingest/ingest-worker.ts'),
         },
       },
     },

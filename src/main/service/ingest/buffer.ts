@@ -8,7 +8,7 @@ import type { Store } from '../../store/index.js';
 import type { EventBus } from '../events.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError } from '../../../shared/errors.js';
-import { ImportSession } from './session.js';
+import { ImportSession, StoreWriter, completeReport } from './session.js';
 import { firstSignificant, importJsonDocument, importJsonLine, importJsonValue, importProtoDocument, isGzip, rejectIfNoTraceLine } from './document.js';
 
 /** OTLP caps a decompressed body at 64 MiB (semantics §10). */
@@ -66,13 +66,14 @@ export function importBuffer(store: Store, body: Buffer, opts: ImportBufferOptio
   if (enc && enc !== 'identity' && enc !== 'gzip' && enc !== 'x-gzip') {
     throw new ServiceError(415, `Unsupported content encoding "${enc}": send gzip or no encoding`);
   }
-  const session = new ImportSession(store, opts.projectId);
+  const stored = new StoreWriter(store);
+  const session = new ImportSession(stored, opts.projectId);
   session.bytes = body.length;
   const zipped = enc === 'gzip' || enc === 'x-gzip' || isGzip(body);
   const data = zipped ? gunzip(body) : body;
   if (data.length === 0) {
     session.format = hint === 'proto' ? 'otlp-proto' : 'otlp-json';
-    return session.finish(opts.events);
+    return completeReport(session.finish(), stored, opts.events);
   }
   const first = firstSignificant(data);
   const jsonish = first === 0x7b /* { */ || first === 0x5b; /* [ */
@@ -84,7 +85,7 @@ export function importBuffer(store: Store, body: Buffer, opts: ImportBufferOptio
     importJsonText(session, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, hint, 'body');
   }
   if (zipped) session.format += '+gzip';
-  return session.finish(opts.events);
+  return completeReport(session.finish(), stored, opts.events);
 }
 
 /** A JSON document, or JSONL when the content type says so or the text is several JSON lines. */

@@ -12,7 +12,8 @@ import type { Store } from '../../store/index.js';
 import type { EventBus } from '../events.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError } from '../../../shared/errors.js';
-import { ImportSession } from './session.js';
+import { ImportSession, StoreWriter, completeReport } from './session.js';
+import { importFileInWorker } from './pipeline.js';
 import {
   MAX_FRAME_BYTES, firstSignificant, importJsonDocument, importJsonLine, importProtoDocument, importProtoMessage, isGzip, rejectIfNoTraceLine,
 } from './document.js';
@@ -28,6 +29,11 @@ export interface ImportFileOptions {
   projectId?: string;
   events?: EventBus;
   onProgress?: (p: ImportProgress) => void;
+  /**
+   * 'auto' (default): files of WORKER_MIN_BYTES or more are parsed in a worker thread; 'worker' /
+   * 'inline' force one way (tests cover both).
+   */
+  thread?: 'auto' | 'worker' | 'inline';
 }
 
 /** Largest single JSON document or raw protobuf read whole (JSONL and length-prefixed protobuf stream). */
@@ -47,6 +53,27 @@ async function readHead(file: string): Promise<Buffer> {
   }
 }
 
+/** What the reading side needs to know about a file (checked on the caller's thread). */
+export interface FileJob {
+  filePath: string;
+  /** The file name used in messages. */
+  where: string;
+  size: number;
+  zipped: boolean;
+}
+
+/** The read broke off (truncated gzip, I/O error) after `rawBytes`; complete data before it was flushed. */
+export interface BrokenRead {
+  rawBytes: number;
+  cause: string;
+}
+
+/**
+ * Files at least this big are parsed and normalized in a worker thread while this thread writes
+ * (pipeline.ts); smaller ones are not worth starting a thread for (~0.1–0.3 s).
+ */
+export const WORKER_MIN_BYTES = 8 * 1024 * 1024;
+
 export async function importFile(store: Store, filePath: string, opts: ImportFileOptions = {}): Promise<ImportReport> {
   const where = path.basename(filePath);
   let stat: fs.Stats;
@@ -57,38 +84,57 @@ export async function importFile(store: Store, filePath: string, opts: ImportFil
   }
   if (!stat.isFile()) throw new ServiceError(400, `${filePath}: not a file`);
   if (stat.size === 0) throw new ServiceError(400, `${where}: the file is empty`);
-  const zipped = isGzip(await readHead(filePath));
+  const job: FileJob = { filePath, where, size: stat.size, zipped: isGzip(await readHead(filePath)) };
+  const threaded = opts.thread === 'worker' || (opts.thread !== 'inline' && stat.size >= WORKER_MIN_BYTES);
+  if (threaded) return importFileInWorker(store, job, opts);
 
   let rawBytes = 0;
-  const session = new ImportSession(store, opts.projectId, () =>
-    opts.onProgress?.({ bytes: rawBytes, totalBytes: stat.size, spans: session.spans }),
+  const stored = new StoreWriter(store);
+  const session = new ImportSession(stored, opts.projectId, () =>
+    opts.onProgress?.({ bytes: rawBytes, totalBytes: stat.size, spans: stored.inserted + stored.replaced }),
   );
-  const raw = fs.createReadStream(filePath, { highWaterMark: CHUNK });
-  raw.on('data', (c) => (rawBytes += c.length));
-  const input: AsyncIterable<Buffer> = zipped ? raw.pipe(zlib.createGunzip({ chunkSize: CHUNK })) : raw;
+  const broken = await readFileInto(session, job, (n) => (rawBytes = n));
+  const parsed = session.finish();
+  if (broken) throw truncatedError(job, broken, stored.inserted + stored.replaced);
+  const report = completeReport(parsed, stored, opts.events);
+  opts.onProgress?.({ bytes: stat.size, totalBytes: stat.size, spans: stored.inserted + stored.replaced });
+  return report;
+}
 
-  const reader = new StreamReader(session, where);
+/**
+ * Streams the file into `session` (the same code in-thread and in the ingest worker). Throws the
+ * ServiceErrors of a bad input; a read that breaks off is returned (after the complete lines or
+ * messages before the cut were flushed; the broken tail never is) so the caller can say how much
+ * was stored.
+ */
+export async function readFileInto(session: ImportSession, job: FileJob, onBytes: (rawBytes: number) => void): Promise<BrokenRead | null> {
+  let rawBytes = 0;
+  const raw = fs.createReadStream(job.filePath, { highWaterMark: CHUNK });
+  raw.on('data', (c) => onBytes((rawBytes += c.length)));
+  const input: AsyncIterable<Buffer> = job.zipped ? raw.pipe(zlib.createGunzip({ chunkSize: CHUNK })) : raw;
+  const reader = new StreamReader(session, job.where);
   try {
     for await (const chunk of input) reader.push(chunk);
   } catch (e) {
     raw.destroy();
-    // The broken tail (a partial line or message) is never parsed; complete lines before the cut stay.
+    // Complete lines / messages before the failure are kept (JSONL and length-prefixed only).
     if (reader.streaming) session.flush();
     else session.discardPending();
-    const stored = session.finish();
-    const kept = stored.spans_imported + stored.spans_replaced;
-    throw new ServiceError(
-      400,
-      `${where}: ${zipped ? 'gzip data is truncated or corrupt' : 'read failed'} after ${rawBytes} bytes (${(e as Error).message}); ` +
-        (kept ? `${kept} spans from complete data before that point were stored, the broken part was not` : 'nothing was stored'),
-    );
+    if (e instanceof ServiceError) throw e; // the input itself is bad (a line too long, a bogus frame)
+    return { rawBytes, cause: (e as Error).message };
   }
   reader.end();
-  session.bytes = stat.size;
-  if (zipped) session.format += '+gzip';
-  const report = session.finish(opts.events);
-  opts.onProgress?.({ bytes: stat.size, totalBytes: stat.size, spans: session.spans });
-  return report;
+  session.bytes = job.size;
+  if (job.zipped) session.format += '+gzip';
+  return null;
+}
+
+export function truncatedError(job: FileJob, broken: BrokenRead, kept: number): ServiceError {
+  return new ServiceError(
+    400,
+    `${job.where}: ${job.zipped ? 'gzip data is truncated or corrupt' : 'read failed'} after ${broken.rawBytes} bytes (${broken.cause}); ` +
+      (kept ? `${kept} spans from complete data before that point were stored, the broken part was not` : 'nothing was stored'),
+  );
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { SpanRecord } from '../../domain/span.js';
 import type { Store } from '../../store/index.js';
+import type { PreparedSpan, WriteResult } from '../../store/sqlite/ingest.js';
 import type { EventBus } from '../events.js';
 import { MAX_LISTED_ERRORS, type ImportReport } from '../../../shared/contract/import-report.js';
 import { classify, walkRequest } from './otlp.js';
@@ -16,21 +17,61 @@ import type { Obj } from './lenient.js';
  */
 export const BATCH_SPANS = 2048;
 
+/**
+ * Where a session's batches go. In-thread imports write them to the store right away (StoreWriter);
+ * an import parsed in a worker thread posts them to the main thread, which writes and counts them
+ * (pipeline.ts).
+ */
+export interface BatchWriter {
+  write(spans: SpanRecord[]): void;
+}
+
+/** Writes batches to the store, one transaction each, and keeps the stored counts of the report. */
+export class StoreWriter implements BatchWriter {
+  inserted = 0;
+  replaced = 0;
+  readonly projects = new Set<string>();
+
+  constructor(private readonly store: Store) {}
+
+  write(spans: SpanRecord[]): void {
+    this.count(this.store.ingest.writeBatch(spans));
+  }
+
+  /** A batch prepared on the worker thread (pipeline.ts). */
+  writePrepared(rows: PreparedSpan[]): void {
+    this.count(this.store.ingest.writePrepared(rows));
+  }
+
+  private count(r: WriteResult): void {
+    this.inserted += r.inserted;
+    this.replaced += r.replaced;
+    for (const t of r.touched) this.projects.add(t.project_id);
+  }
+}
+
+/** The report without the stored counts (what the parsing side knows). */
+export type ParseReport = Omit<ImportReport, 'spans_imported' | 'spans_replaced' | 'projects'>;
+
+/** Adds the stored counts to a parse report and announces the projects touched. */
+export function completeReport(parsed: ParseReport, stored: StoreWriter, events?: EventBus): ImportReport {
+  const projects = [...stored.projects].sort();
+  for (const p of projects) events?.emit({ type: 'data.changed', project_id: p, tables: ['spans'] });
+  return { ...parsed, spans_imported: stored.inserted, spans_replaced: stored.replaced, projects };
+}
+
 export class ImportSession {
   format = 'unknown';
   bytes = 0;
   spans = 0;
   private batch: SpanRecord[] = [];
   private readonly report = {
-    spans_imported: 0,
-    spans_replaced: 0,
     spans_skipped: 0,
     skipped_reasons: {} as Record<string, number>,
     non_trace_lines_skipped: 0,
     error_count: 0,
     errors: [] as { line: number | null; message: string }[],
   };
-  private readonly projects = new Set<string>();
   /** Trace requests seen (a file with none and only errors is "not trace data"). */
   traceRequests = 0;
   private readonly sink = {
@@ -46,7 +87,7 @@ export class ImportSession {
   };
 
   constructor(
-    private readonly store: Store,
+    private readonly writer: BatchWriter,
     private readonly projectId: string | undefined,
     private readonly onBatch?: () => void,
   ) {}
@@ -87,10 +128,7 @@ export class ImportSession {
     if (!this.batch.length) return;
     const spans = this.batch;
     this.batch = [];
-    const r = this.store.ingest.writeBatch(spans);
-    this.report.spans_imported += r.inserted;
-    this.report.spans_replaced += r.replaced;
-    for (const t of r.touched) this.projects.add(t.project_id);
+    this.writer.write(spans);
     this.onBatch?.();
   }
 
@@ -112,10 +150,9 @@ export class ImportSession {
     return this.batch.length;
   }
 
-  finish(events?: EventBus): ImportReport {
+  /** Writes what is pending and returns the parse side of the report. */
+  finish(): ParseReport {
     this.flush();
-    const projects = [...this.projects].sort();
-    for (const p of projects) events?.emit({ type: 'data.changed', project_id: p, tables: ['spans'] });
-    return { format: this.format, bytes: this.bytes, ...this.report, projects };
+    return { format: this.format, bytes: this.bytes, ...this.report };
   }
 }

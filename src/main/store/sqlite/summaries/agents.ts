@@ -1,6 +1,5 @@
 import type { Db } from '../open.js';
-import type { SpanRecord } from '../../../domain/span.js';
-import type { SummaryMaintainer } from './index.js';
+import type { SummaryMaintainer, SummarySpan } from './index.js';
 import { traceAgentStats, type AgentTraceStats, type TraceSpanRow } from './agent-stats.js';
 
 /**
@@ -57,7 +56,7 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
   );
 
   return {
-    afterWrite(spans: SpanRecord[]) {
+    afterWrite(spans: SummarySpan[]) {
       const traces = new Map<string, { project_id: string; trace_id: string }>();
       for (const s of spans) traces.set(`${s.project_id}\u0000${s.trace_id}`, { project_id: s.project_id, trace_id: s.trace_id });
       const rebuild = new Map<string, { project_id: string; agent_name: string }>();

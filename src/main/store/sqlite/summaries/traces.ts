@@ -7,8 +7,8 @@
  * (service/chat/header.ts), so a summary and a freshly built turn never disagree.
  */
 import type { Db } from '../open.js';
-import type { SpanRecord, StatusCode } from '../../../domain/span.js';
-import type { SummaryMaintainer } from './index.js';
+import type { StatusCode } from '../../../domain/span.js';
+import type { SummaryMaintainer, SummarySpan } from './index.js';
 import { buildTree } from '../../../service/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../../service/chat/header.js';
 import type { HeaderSpan } from '../../../service/chat/span.js';
@@ -94,7 +94,7 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
   }
 
   return {
-    afterWrite(spans: SpanRecord[]) {
+    afterWrite(spans: SummarySpan[]) {
       const byTrace = new Map<string, { project_id: string; trace_id: string; spans: Map<string, HeaderSpan> }>();
       for (const s of spans) {
         const key = `${s.project_id}\u0000${s.trace_id}`;

@@ -1,0 +1,101 @@
+/**
+ * Large file imports on two cores: a worker thread (ingest-worker.ts) reads, parses and normalizes
+ * the file and posts batches of spans already in storage form (prepareSpan: JSON columns as text); this thread only runs the write transactions (upserts
+ * and summaries), so parsing the next batch overlaps writing the previous one.
+ *
+ * Backpressure: the worker may be at most MAX_IN_FLIGHT batches ahead of the writes. Its reader is
+ * synchronous (a batch is flushed from deep inside a line's walk), so it waits with Atomics.wait on
+ * a shared counter that this thread bumps after each committed batch: memory stays bounded whatever
+ * the file size and however slow the disk. Messages arrive in order, so every batch posted before
+ * an error or the end is written before the outcome is reported, exactly as in-thread.
+ */
+import * as fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Store } from '../../store/index.js';
+import type { ImportReport } from '../../../shared/contract/import-report.js';
+import type { PreparedSpan } from '../../store/sqlite/ingest.js';
+import { ServiceError, type ErrorDetail } from '../../../shared/errors.js';
+import { StoreWriter, completeReport, type ParseReport } from './session.js';
+import { truncatedError, type BrokenRead, type FileJob, type ImportFileOptions } from './file.js';
+
+/** Batches posted but not yet committed. 2: one being written, one waiting; the worker parses a third. */
+export const MAX_IN_FLIGHT = 2;
+
+/** Shared Int32 slots: [committed batches, cancelled flag]. */
+export const ACKED = 0;
+export const CANCELLED = 1;
+
+export interface WorkerInput {
+  job: FileJob;
+  projectId?: string;
+  control: SharedArrayBuffer;
+  /** Set when starting from sources: the .ts entry the tsx bootstrap imports. */
+  entry?: string;
+}
+
+export type WorkerMessage =
+  | { type: 'batch'; rows: PreparedSpan[]; rawBytes: number }
+  | { type: 'done'; report: ParseReport; broken: BrokenRead | null }
+  | { type: 'fail'; status: number | null; detail: ErrorDetail };
+
+/**
+ * From sources (vitest, tsx) this module is a .ts file: start the training stream's generic tsx
+ * bootstrap with ingest-worker.ts as its entry. In the electron-vite bundle the worker is its own
+ * entry, `ingest-worker.js`, next to the main entries (this code may sit in a chunk one level down).
+ */
+function workerLaunch(): { file: URL; entry?: string } {
+  const here = import.meta.url;
+  if (/\.[mc]?ts$/.test(fileURLToPath(here))) {
+    return { file: new URL('../../training/worker-bootstrap.mjs', here), entry: new URL('./ingest-worker.ts', here).href };
+  }
+  const candidates = [new URL('./ingest-worker.js', here), new URL('../ingest-worker.js', here)];
+  const found = candidates.find((u) => fs.existsSync(fileURLToPath(u)));
+  if (!found) throw new Error(`ingest worker bundle not found; looked at ${candidates.map((u) => fileURLToPath(u)).join(', ')}`);
+  return { file: found };
+}
+
+export function importFileInWorker(store: Store, job: FileJob, opts: ImportFileOptions): Promise<ImportReport> {
+  const control = new SharedArrayBuffer(8);
+  const slots = new Int32Array(control);
+  const { file, entry } = workerLaunch();
+  const workerData: WorkerInput = { job, projectId: opts.projectId, control, entry };
+  const worker = new Worker(file, { workerData });
+  const stored = new StoreWriter(store);
+  const spans = () => stored.inserted + stored.replaced;
+
+  return new Promise<ImportReport>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      // Wakes a worker waiting for room, then stops it (it may still be reading).
+      Atomics.store(slots, CANCELLED, 1);
+      Atomics.notify(slots, ACKED);
+      void worker.terminate();
+      fn();
+    };
+    worker.on('message', (msg: WorkerMessage) => {
+      if (settled) return;
+      try {
+        if (msg.type === 'batch') {
+          stored.writePrepared(msg.rows);
+          Atomics.add(slots, ACKED, 1);
+          Atomics.notify(slots, ACKED);
+          opts.onProgress?.({ bytes: msg.rawBytes, totalBytes: job.size, spans: spans() });
+        } else if (msg.type === 'done') {
+          if (msg.broken) throw truncatedError(job, msg.broken, spans());
+          const report = completeReport(msg.report, stored, opts.events);
+          opts.onProgress?.({ bytes: job.size, totalBytes: job.size, spans: spans() });
+          settle(() => resolve(report));
+        } else {
+          throw msg.status === null ? new Error(String(msg.detail)) : new ServiceError(msg.status, msg.detail);
+        }
+      } catch (e) {
+        settle(() => reject(e));
+      }
+    });
+    worker.on('error', (e) => settle(() => reject(new Error(`${job.where}: ingest worker failed: ${e.message}`))));
+    worker.on('exit', (code) => settle(() => reject(new Error(`${job.where}: ingest worker exited (code ${code}) before finishing`))));
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * The worker-thread import (service/ingest/pipeline.ts) must store exactly what the in-thread import
+ * stores and report exactly the same: same rows, summaries, counts, errors by line number, and the
+ * same errors for broken or non-trace files. Several batches, so the backpressure path runs.
+ */
+import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import type { Store } from '../../src/main/store/index.js';
+import { importFile, type ImportProgress } from '../../src/main/service/ingest/index.js';
+import { BATCH_SPANS } from '../../src/main/service/ingest/session.js';
+import { MAX_IN_FLIGHT } from '../../src/main/service/ingest/pipeline.js';
+import { ServiceError } from '../../src/shared/errors.js';
+import { generateJsonl } from '../../bench/lib/generate.js';
+import { tempStores } from '../helpers/temp-store.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'loupe-pipeline-'));
+const freshStore = tempStores('loupe-pipeline-');
+
+/** Every table the import writes, in a stable order, without the import time. */
+function dump(store: Store): Record<string, unknown[]> {
+  const db = new Database(store.file, { readonly: true });
+  db.defaultSafeIntegers(true);
+  try {
+    const q = (sql: string) => db.prepare(sql).all();
+    return {
+      spans: q('SELECT * FROM spans ORDER BY project_id, trace_id, span_id').map((r) => ({ ...(r as object), ingested_at_ms: 0 })),
+      details: q('SELECT d.* FROM span_details d JOIN spans s ON s.id = d.span_rowid ORDER BY s.project_id, s.trace_id, s.span_id').map((r) => ({ ...(r as object), span_rowid: 0 })),
+      traces: q('SELECT * FROM trace_summaries ORDER BY project_id, trace_id'),
+      turns: q('SELECT * FROM conversation_turns ORDER BY project_id, conversation_id, trace_id'),
+      agentTraces: q('SELECT * FROM agent_trace_stats ORDER BY project_id, trace_id, agent_name'),
+      agents: q('SELECT * FROM agent_summaries ORDER BY project_id, agent_name'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+async function rejection(p: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ServiceError);
+    return e as ServiceError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('import in a worker thread', () => {
+  it('stores and reports exactly what the in-thread import does (rows, summaries, re-imports, bad lines)', async () => {
+    const gen = path.join(dir, 'gen.jsonl');
+    const g = await generateJsonl(gen, { conversations: 40, agents: 5, minSpans: BATCH_SPANS * (MAX_IN_FLIGHT + 3), seed: 7 });
+    const lines = readFileSync(gen, 'utf8').trimEnd().split('\n');
+    // A corrupt line, a logs line, and the first 50 lines again (replaced spans, summaries recomputed).
+    const text = [...lines.slice(0, 100), '{"resourceSpans": [', JSON.stringify({ resourceLogs: [] }), ...lines.slice(100), ...lines.slice(0, 50)].join('\n') + '\n';
+    const file = path.join(dir, 'mixed.jsonl');
+    writeFileSync(file, text);
+
+    const inline = freshStore();
+    const threaded = freshStore();
+    const a = await importFile(inline, file, { thread: 'inline' });
+    const progress: ImportProgress[] = [];
+    const b = await importFile(threaded, file, { thread: 'worker', onProgress: (p) => progress.push(p) });
+
+    expect(b).toEqual(a);
+    expect(b.spans_imported).toBe(g.spans);
+    expect(b.spans_replaced).toBeGreaterThan(0);
+    expect(b.errors).toEqual([{ line: 101, message: expect.stringMatching(/invalid JSON/) }]);
+    expect(b.non_trace_lines_skipped).toBe(1);
+    expect(dump(threaded)).toEqual(dump(inline));
+    // Progress after every batch, then the final one.
+    expect(progress.length).toBeGreaterThan(MAX_IN_FLIGHT + 2);
+    expect(progress.at(-1)).toEqual({ bytes: text.length, totalBytes: text.length, spans: b.spans_imported + b.spans_replaced });
+  }, 90_000);
+
+  it('gives the same errors as in-thread for a truncated gzip and for a file that is not trace data', async () => {
+    const gen = path.join(dir, 'gen2.jsonl');
+    await generateJsonl(gen, { conversations: 10, agents: 3, minSpans: BATCH_SPANS * 2, seed: 3 });
+    const gz = zlib.gzipSync(readFileSync(gen));
+    const cut = path.join(dir, 'cut.jsonl.gz');
+    writeFileSync(cut, gz.subarray(0, gz.length - 500));
+    const inline = freshStore();
+    const threaded = freshStore();
+    const e1 = await rejection(importFile(inline, cut, { thread: 'inline' }));
+    const e2 = await rejection(importFile(threaded, cut, { thread: 'worker' }));
+    expect(e2.status).toBe(400);
+    expect(e2.message).toMatch(/cut\.jsonl\.gz: gzip data is truncated or corrupt after \d+ bytes .*\d+ spans from complete data before that point were stored/);
+    expect(e2.message).toBe(e1.message);
+    expect(dump(threaded)).toEqual(dump(inline));
+
+    const notes = path.join(dir, 'notes.jsonl');
+    writeFileSync(notes, '{"a":1}\n{"b":2}\n');
+    const e3 = await rejection(importFile(freshStore(), notes, { thread: 'worker' }));
+    expect(e3.status).toBe(400);
+    expect(e3.message).toMatch(/notes\.jsonl: not trace data: no line is an OTLP trace request \(first problem: line 1:/);
+  }, 60_000);
+});
