@@ -7,6 +7,7 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, type E2E } from './fixture.js';
 import { hash, screenshotBoth } from './helpers.js';
+import { bigTrace } from '../helpers/big-trace.js';
 import type { BrowserDocument, RAF } from './browser-globals.js';
 
 // Browser globals inside page.evaluate callbacks (see browser-globals.ts).
@@ -17,38 +18,11 @@ const PROJECT = 'perf/timeline';
 const TRACE = 'f'.repeat(31) + '1';
 const N = 20_000;
 
-/** One trace: a root agent, 200 sub-agents, each with 99 children (LLM calls and tools), deterministic times. */
-function bigTrace(): unknown {
-  const t0 = BigInt(Date.parse('2026-11-01T09:00:00Z')) * 1_000_000n;
-  const ms = (n: number) => BigInt(Math.round(n * 1e6));
-  const spans: unknown[] = [];
-  const id = (i: number) => i.toString(16).padStart(16, '0');
-  const attr = (key: string, v: string) => ({ key, value: { stringValue: v } });
-  spans.push({ traceId: TRACE, spanId: id(1), name: 'invoke_agent planner', kind: 1, startTimeUnixNano: String(t0), endTimeUnixNano: String(t0 + ms(200 * 100 + 10)), attributes: [attr('gen_ai.operation.name', 'invoke_agent'), attr('gen_ai.agent.name', 'planner')], status: {} });
-  let next = 2;
-  for (let a = 0; a < 200; a++) {
-    const aStart = t0 + ms(a * 100 + 5);
-    const agentId = next++;
-    spans.push({ traceId: TRACE, spanId: id(agentId), parentSpanId: id(1), name: `invoke_agent worker-${a % 7}`, kind: 1, startTimeUnixNano: String(aStart), endTimeUnixNano: String(aStart + ms(99)), attributes: [attr('gen_ai.operation.name', 'invoke_agent'), attr('gen_ai.agent.name', `worker-${a % 7}`)], status: {} });
-    for (let c = 0; c < 99 && next <= N; c++) {
-      const tool = c % 3 === 1;
-      const s = aStart + ms(c);
-      spans.push({
-        traceId: TRACE, spanId: id(next++), parentSpanId: id(agentId), name: tool ? 'execute_tool lookup' : 'chat gpt-4o-mini', kind: tool ? 1 : 3,
-        startTimeUnixNano: String(s), endTimeUnixNano: String(s + ms(0.5 + (c % 5) * 0.1)),
-        attributes: tool ? [attr('gen_ai.operation.name', 'execute_tool'), attr('gen_ai.tool.name', 'lookup')] : [attr('gen_ai.operation.name', 'chat'), attr('gen_ai.request.model', 'gpt-4o-mini')],
-        status: c === 50 && a === 3 ? { code: 2, message: 'boom' } : {},
-      });
-    }
-  }
-  return { resourceSpans: [{ resource: { attributes: [attr('service.name', 'perf')] }, scopeSpans: [{ scope: { name: 'gen' }, spans }] }] };
-}
-
 describe('trace timeline', () => {
   let e: E2E;
   beforeAll(async () => {
     e = await startE2E();
-    const body = JSON.stringify(bigTrace());
+    const body = JSON.stringify(bigTrace(TRACE, N));
     const t = performance.now();
     const r = await fetch(`${e.loupe.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-project-id': PROJECT }, body });
     expect(r.status).toBe(200);
