@@ -4,6 +4,7 @@
  * RSS is the import's own (not the generator's or the bench runner's):
  *
  *   tsx bench/lib/bench-store.ts import <file.jsonl> <dataDir>   → one JSON line {spans, ms, maxRssMb}
+ *   tsx bench/lib/bench-store.ts import-inline …                 → same, parsing on the writing thread
  *   tsx bench/lib/bench-store.ts floor  <file.jsonl> <dbFile>    → same, for the floor (parse + bare insert)
  */
 import fs from 'node:fs';
@@ -95,7 +96,7 @@ export interface ChildFigures {
 }
 
 /** Runs this file's CLI in a child process (tsx), returning its figures. */
-export function runChild(mode: 'import' | 'floor', file: string, target: string): ChildFigures {
+export function runChild(mode: 'import' | 'import-inline' | 'floor', file: string, target: string): ChildFigures {
   const tsx = path.resolve(here, '../../node_modules/.bin/tsx');
   const out = execFileSync(tsx, [fileURLToPath(import.meta.url), mode, file, target], { encoding: 'utf8', maxBuffer: 1 << 24 });
   return JSON.parse(out.trim().split('\n').at(-1)!) as ChildFigures;
@@ -149,11 +150,12 @@ async function cli(): Promise<void> {
   const started = performance.now();
   const cpu0 = process.cpuUsage();
   let spans = 0;
-  if (mode === 'import') {
+  if (mode === 'import' || mode === 'import-inline') {
     const { openStore } = await import('../../src/main/store/index.js');
     const { importFile } = await import('../../src/main/service/ingest/index.js');
     const store = openStore(target!);
-    const r = await importFile(store, file!);
+    // import-inline: everything on one thread (no parse worker), for the ingest section's comparison.
+    const r = await importFile(store, file!, { thread: mode === 'import' ? 'auto' : 'inline' });
     store.close();
     spans = r.spans_imported + r.spans_replaced;
   } else if (mode === 'floor') {
