@@ -4,12 +4,13 @@
  * at boot (tamper-evident), as does a gap in the numbering.
  *
  * Numbers are reserved per domain so parallel work never collides:
- *   0001 core spans/feedback · 0002 read summaries (query) · 0003 training
+ *   0001 core spans/feedback · 0002 read summaries (query) · 0003 training · 0005 analytics covering index
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
 import agentSummaries from './0003_agent_summaries.js';
 import training from './0004_training.js';
+import groupCovering from './0005_group_covering.js';
 
 export interface Migration {
   version: number;
@@ -22,4 +23,5 @@ export const migrations: Migration[] = [
   { version: 2, name: 'trace_summaries', sql: traceSummaries },
   { version: 3, name: 'agent_summaries', sql: agentSummaries },
   { version: 4, name: 'training', sql: training },
+  { version: 5, name: 'group_covering', sql: groupCovering },
 ];

@@ -2,7 +2,7 @@ import type { Db } from './open.js';
 import { statementCache } from './analytics/stmt-cache.js';
 import { AGENTS_SQL, agentOrder, queryAgents, type AgentsRequest } from './analytics/agents.js';
 import { listSpans, type ListRequest } from './analytics/spans-list.js';
-import { groupSpans, type GroupRequest } from './analytics/spans-group.js';
+import { groupQuery, groupSpans, type GroupRequest } from './analytics/spans-group.js';
 import { queryThreads, threadsSql, type ThreadRow, type ThreadsRequest } from './analytics/threads.js';
 
 /**
@@ -17,6 +17,8 @@ export interface AnalyticsRepo {
   threads(req: ThreadsRequest): Iterable<ThreadRow>;
   /** EXPLAIN QUERY PLAN details of the agents page query (for the no-full-scan test). */
   explainAgents(req: AgentsRequest): string[];
+  /** EXPLAIN QUERY PLAN details of a group page query (tests check which index it scans). */
+  explainGroup(req: GroupRequest): string[];
   /** EXPLAIN QUERY PLAN details of the threads statements (page, one thread's turns, percentile pass). */
   explainThreads(req: ThreadsRequest): string[];
 }
@@ -34,6 +36,10 @@ export function createAnalyticsRepo(db: Db): AnalyticsRepo {
       const byName = req.filters?.agent_name !== undefined;
       const args = byName ? [req.project_id, req.filters!.agent_name, req.limit, req.offset] : [req.project_id, req.limit, req.offset];
       return (db.prepare(`EXPLAIN QUERY PLAN ${AGENTS_SQL.page(agentOrder(req), byName)}`).all(...args) as { detail: string }[]).map((r) => r.detail);
+    },
+    explainGroup: (req) => {
+      const q = groupQuery(req);
+      return (db.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...q.params) as { detail: string }[]).map((r) => r.detail);
     },
     explainThreads: (req) => {
       const q = threadsSql(req);

@@ -54,9 +54,13 @@ export function groupKeys(refs: GroupRef[]): GroupKey[] {
   });
 }
 
+/** Columns whose distinct values every group row lists (agent_names, agent_versions, …). */
+const LISTED = ['agent_name', 'agent_version', 'provider_name', 'request_model', 'conversation_name'];
+
 const distinct = (json: unknown) => [...new Set((JSON.parse(json as string) as unknown[]).filter((x): x is string => typeof x === 'string' && x !== ''))].sort();
 
-export function groupSpans(prep: (sql: string) => Statement, req: GroupRequest): { groups: Record<string, unknown>[]; total_count: number } {
+/** SQL text and parameters of one group page (and of its group count, used when the page is empty). */
+export function groupQuery(req: GroupRequest) {
   const keys = groupKeys(req.group_by);
   const where = whereOf(req);
   const measures = (req.measures ?? []).map((m, i) => measureSql(m, ['measures', i]));
@@ -85,12 +89,14 @@ export function groupSpans(prep: (sql: string) => Statement, req: GroupRequest):
   });
 
   const order = orderOf(req, keys);
+  const keyed = (column: string) => req.group_by.findIndex((g) => g.source === 'field' && g.key === column);
   const cost = (c: string) => (req.include_costs ? `SUM(s.${c})` : 'NULL');
   const cols = [
     ...keys.map((k, i) => `${k.sql} AS k${i}`),
     'COUNT(*) AS span_count',
     "COUNT(CASE WHEN s.operation_name = 'invoke_agent' THEN 1 END) AS invocation_count",
-    'COUNT(DISTINCT s.conversation_id) AS conversation_count',
+    // A column that is itself a group key has one value per group: no per-group DISTINCT B-tree.
+    `${keyed('conversation_id') >= 0 ? "(s.conversation_id IS NOT NULL)" : 'COUNT(DISTINCT s.conversation_id)'} AS conversation_count`,
     "COUNT(CASE WHEN s.status_code = 'ERROR' THEN 1 END) AS error_count",
     'MIN(s.start_ns) / 1000 AS first_us',
     'MAX(s.start_ns) / 1000 AS last_us',
@@ -101,7 +107,7 @@ export function groupSpans(prep: (sql: string) => Statement, req: GroupRequest):
     `${cost('total_cost_usd')} AS total_cost_usd`,
     `${cost('input_cost_usd')} AS total_input_cost_usd`,
     `${cost('output_cost_usd')} AS total_output_cost_usd`,
-    ...['agent_name', 'agent_version', 'provider_name', 'request_model', 'conversation_name'].map((c) => `json_group_array(DISTINCT s.${c}) AS d_${c}`),
+    ...LISTED.map((c) => (keyed(c) >= 0 ? `json_array(s.${c}) AS d_${c}` : `json_group_array(DISTINCT s.${c}) AS d_${c}`)),
     ...measures.map((m, i) => `${m.sql} AS m${i}`),
     'COUNT(*) OVER () AS total_groups',
   ];
@@ -110,12 +116,16 @@ export function groupSpans(prep: (sql: string) => Statement, req: GroupRequest):
     (having.length ? ` HAVING ${having.join(' AND ')}` : '') +
     ` ORDER BY ${order} LIMIT ? OFFSET ?`;
   const params = [...keys.flatMap((k) => k.params), ...measures.flatMap((m) => m.params), ...where.params, ...havingParams, req.limit, req.offset];
+  const countSql = `SELECT COUNT(*) AS n FROM (SELECT ${keys.map((k, i) => `${k.sql} AS k${i}`).join(', ')}${measures.map((m, i) => `, ${m.sql} AS m${i}`).join('')} FROM spans s WHERE ${where.sql} GROUP BY ${keys.map((_, i) => `k${i}`).join(', ')}${having.length ? ` HAVING ${having.join(' AND ')}` : ''})`;
+  const countParams = [...keys.flatMap((k) => k.params), ...measures.flatMap((m) => m.params), ...where.params, ...havingParams];
+  return { keys, where, sql, params, countSql, countParams };
+}
+
+export function groupSpans(prep: (sql: string) => Statement, req: GroupRequest): { groups: Record<string, unknown>[]; total_count: number } {
+  const { keys, where, sql, params, countSql, countParams } = groupQuery(req);
   const rows = prep(sql).all(...params) as Record<string, unknown>[];
   let total = rows.length ? (rows[0]!.total_groups as number) : 0;
-  if (!rows.length && req.offset > 0) {
-    const countSql = `SELECT COUNT(*) AS n FROM (SELECT ${keys.map((k, i) => `${k.sql} AS k${i}`).join(', ')}${measures.map((m, i) => `, ${m.sql} AS m${i}`).join('')} FROM spans s WHERE ${where.sql} GROUP BY ${keys.map((_, i) => `k${i}`).join(', ')}${having.length ? ` HAVING ${having.join(' AND ')}` : ''})`;
-    total = (prep(countSql).get(...keys.flatMap((k) => k.params), ...measures.flatMap((m) => m.params), ...where.params, ...havingParams) as { n: number }).n;
-  }
+  if (!rows.length && req.offset > 0) total = (prep(countSql).get(...countParams) as { n: number }).n;
 
   const groups = rows.map((r) => ({
     agent_names: distinct(r.d_agent_name),

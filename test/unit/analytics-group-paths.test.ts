@@ -1,0 +1,133 @@
+/**
+ * Pins the fast paths of group mode (migration 0005's covering index, and the group-key shortcuts for
+ * conversation_count and the distinct-name lists) to the general path on the same data: the same
+ * request answered by scanning spans_group_cover, by reading the table (a tautology on a column the
+ * index lacks forces that), and by a plain JS aggregation of the list-mode rows must agree exactly.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, contextOf, tempStore } from '../helpers/analytics-call.js';
+import { load, type SpanSpec } from '../helpers/analytics-data.js';
+import { seededRandom } from '../../src/shared/seeded-random.js';
+import type { Store } from '../../src/main/store/index.js';
+
+const P = 'acme/group-paths';
+let store: Store;
+let ctx: ReturnType<typeof contextOf>;
+
+/** ~300 spans: 4 agent names (one absent), 7 conversations (one absent), models, versions, errors, usage, costs, open spans. */
+function dataset(): SpanSpec[] {
+  const rnd = seededRandom(1234);
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
+  const spans: SpanSpec[] = [];
+  let id = 1;
+  for (let t = 1; t <= 60; t++) {
+    const conversation = pick(['c1', 'c2', 'c3', 'c4', 'c5', 'c6', undefined]);
+    const n = 2 + Math.floor(rnd() * 6);
+    const root = id;
+    for (let i = 0; i < n; i++, id++) {
+      const start = t * 10_000 + i * 100 + Math.floor(rnd() * 50);
+      const usage = rnd() < 0.6;
+      spans.push({
+        trace: t, span: id, parent: i ? root : undefined,
+        op: i ? pick(['chat', 'execute_tool', 'chat']) : 'invoke_agent',
+        agent: pick(['planner', 'coder', 'critic', undefined]),
+        conversation,
+        start, end: rnd() < 0.1 ? null : start + Math.floor(rnd() * 900),
+        status: rnd() < 0.15 ? 'ERROR' : rnd() < 0.5 ? 'OK' : undefined,
+        model: pick(['gpt-4o', 'gpt-4o-mini', undefined]),
+        ...(usage ? { input_tokens: Math.floor(rnd() * 500), output_tokens: rnd() < 0.8 ? Math.floor(rnd() * 80) : undefined } : {}),
+        ...(rnd() < 0.3 ? { cost: Math.round(rnd() * 1000) / 10_000 } : {}),
+        attrs: {
+          ...(rnd() < 0.7 ? { 'gen_ai.agent.version': pick(['1.0', '1.1', '2.0']) } : {}),
+          ...(rnd() < 0.7 ? { 'gen_ai.provider.name': pick(['openai', 'anthropic']) } : {}),
+          ...(conversation && rnd() < 0.8 ? { 'gen_ai.conversation.name': `${conversation} ${pick(['a', 'b'])}` } : {}),
+        },
+      });
+    }
+  }
+  return spans;
+}
+
+beforeAll(() => {
+  store = tempStore();
+  ctx = contextOf(store);
+  load(store, P, dataset());
+});
+afterAll(() => store.close());
+
+const MEASURES = [
+  { alias: 'tokens', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } },
+  { alias: 'p_dur', aggregation: 'avg', value: { key: 'duration_ms', source: 'derived' } },
+  { alias: 'errors', aggregation: 'count_true', value: { key: 'is_error', source: 'derived' } },
+  { alias: 'models', aggregation: 'count_distinct', value: { key: 'request_model', source: 'field' } },
+  { alias: 'max_in', aggregation: 'max', value: { key: 'input_tokens', source: 'field' } },
+];
+/** True for every span (span_name is never NULL), and span_name is not in the covering index. */
+const TABLE_ONLY = { $expr: { $not: { $eq: [{ $getField: 'span_name' }, { $literal: '\u0001never' }] } } };
+const field = (key: string) => ({ key, source: 'field' });
+
+const groupBody = (group_by: { key: string; source: string }[], extra: Record<string, unknown> = {}) => ({
+  project_id: P, group_by, measures: MEASURES, include_costs: true, limit: 1000, sort_by: group_by.map((g) => ({ field: g.key, direction: 'asc' })), ...extra,
+});
+const repoReq = (body: Record<string, unknown>) => ({ offset: 0, ...body }) as never;
+
+describe('group mode fast paths', () => {
+  it('group by agent_name with the bench measures scans the covering index; the table path gives the same rows', async () => {
+    const body = groupBody([field('agent_name')]);
+    expect(store.analytics.explainGroup(repoReq(body)).join('\n')).toMatch(/USING COVERING INDEX spans_group_cover/);
+    expect(store.analytics.explainGroup(repoReq({ ...body, query: TABLE_ONLY })).join('\n')).not.toMatch(/COVERING INDEX/);
+    const fast = await call(ctx, 'spans.query', body);
+    const slow = await call(ctx, 'spans.query', { ...body, query: TABLE_ONLY });
+    expect(fast.groups.length).toBe(4);
+    expect(fast).toEqual(slow);
+  });
+
+  it.each([
+    ['conversation_id', [field('conversation_id')]],
+    ['agent_version', [field('agent_version')]],
+    ['request_model + agent_name', [field('request_model'), field('agent_name')]],
+    ['provider_name + conversation_name', [field('provider_name'), field('conversation_name')]],
+  ])('group by %s: same rows with and without the fast paths', async (_, group_by) => {
+    const body = groupBody(group_by);
+    const fast = await call(ctx, 'spans.query', body);
+    expect(fast.groups.length).toBeGreaterThan(1);
+    expect(fast).toEqual(await call(ctx, 'spans.query', { ...body, query: TABLE_ONLY }));
+  });
+
+  it('agrees with a JS aggregation of the list-mode rows (fixed totals, distinct lists, measures)', async () => {
+    const rows = (await call(ctx, 'spans.query', { project_id: P, include_costs: true, limit: 10000 })).spans as Record<string, any>[];
+    expect(rows.length).toBeGreaterThan(200);
+    for (const key of ['agent_name', 'conversation_id', 'agent_version']) {
+      const got = (await call(ctx, 'spans.query', groupBody([field(key)]))).groups as Record<string, any>[];
+      const byKey = new Map<unknown, Record<string, any>[]>();
+      for (const r of rows) byKey.set(r[key], [...(byKey.get(r[key]) ?? []), r]);
+      expect(got.map((g) => g.group_keys[key])).toEqual([...byKey.keys()].sort((a, b) => (a === null ? -1 : b === null ? 1 : String(a) < String(b) ? -1 : 1)));
+      for (const g of got) {
+        const rs = byKey.get(g.group_keys[key])!;
+        const list = (c: string) => [...new Set(rs.map((r) => r[c]).filter((v) => typeof v === 'string' && v !== ''))].sort();
+        const sum = (f: (r: Record<string, any>) => number | null | undefined) => rs.reduce((a, r) => a + (f(r) ?? 0), 0);
+        const us = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+        const durs = rs.filter((r) => r.ended_at !== null).map((r) => us(r.ended_at)! - us(r.started_at)!);
+        const withTokens = rs.filter((r) => r.input_tokens !== null || r.output_tokens !== null);
+        expect(g).toMatchObject({
+          span_count: rs.length,
+          conversation_count: new Set(rs.map((r) => r.conversation_id).filter((c) => c !== null)).size,
+          invocation_count: rs.filter((r) => r.operation_name === 'invoke_agent').length,
+          error_count: rs.filter((r) => r.status_code === 'ERROR').length,
+          agent_names: list('agent_name'), agent_versions: list('agent_version'), provider_names: list('provider_name'),
+          request_models: list('request_model'), conversation_names: list('conversation_name'),
+          total_input_tokens: sum((r) => r.input_tokens), total_output_tokens: sum((r) => r.output_tokens),
+          total_duration_ms: sum((r) => (r.ended_at !== null ? us(r.ended_at)! - us(r.started_at)! : 0)),
+          first_seen: rs.map((r) => r.started_at).sort()[0], last_seen: rs.map((r) => r.started_at).sort().at(-1),
+        });
+        expect(g.metrics.tokens).toBe(withTokens.length ? sum((r) => (r.input_tokens ?? 0) + (r.output_tokens ?? 0)) : null);
+        expect(g.metrics.errors).toBe(rs.filter((r) => r.status_code === 'ERROR').length);
+        expect(g.metrics.p_dur).toBeCloseTo(durs.reduce((a, b) => a + b, 0) / durs.length, 9);
+        expect(g.metrics.models).toBe(new Set(rs.map((r) => r.request_model).filter((m) => m !== null)).size);
+        const costs = rs.map((r) => r.total_cost_usd).filter((c) => c !== null) as number[];
+        if (costs.length) expect(g.total_cost_usd).toBeCloseTo(costs.reduce((a, b) => a + b, 0), 12);
+        else expect(g.total_cost_usd).toBeNull();
+      }
+    }
+  });
+});
