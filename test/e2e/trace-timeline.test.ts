@@ -1,7 +1,8 @@
 /**
- * The waterfall on a 20,000-span generated trace: it must open and scroll smoothly. Timings are
- * MEASURED and printed (console.log), never asserted; the assertions check what is on screen (all
- * spans counted, rows virtualized, collapse/zoom work, the ruler scales).
+ * The waterfall on a 20,000-span generated trace: it must open and scroll smoothly (issue 5: all
+ * spans in under 2 s). Timings are MEASURED and printed (console.log), never asserted; the assertions
+ * check what is on screen (all spans counted, rows virtualized, collapse/zoom work, the ruler scales)
+ * and what went over the wire (one traces.timeline request; span details only for the selected span).
  */
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
