@@ -24,6 +24,8 @@ function smallTrace() {
   t.span('still running', { parent: root, at: 2000, durationMs: null });
   // An orphan: its parent never arrived. The op returns the stored parent id; the waterfall makes it a root.
   t.span('orphan', { parent: 'cccccccccccccccc', at: 2500, durationMs: 10 });
+  // A span with no times at all (exporters do send these): listed last, with null times.
+  t.spans().push({ traceId: t.traceId, spanId: '0000000000000009', parentSpanId: root.spanId, name: 'no times', kind: 1, attributes: [], status: {} });
   return t;
 }
 
@@ -46,13 +48,13 @@ describe('traces.timeline', () => {
     const r = await timeline({ project_id: P, trace_id: small.traceId });
     expect(r.status).toBe(200);
     const { columns: c, count, origin, origin_us } = r.body;
-    expect(count).toBe(7);
+    expect(count).toBe(8);
     expect(origin).toBe('2026-11-22T10:00:00.000000Z');
     expect(origin_us).toBe(Date.parse('2026-11-22T10:00:00Z') * 1000);
-    for (const k of Object.keys(c)) expect(c[k], k).toHaveLength(7);
-    expect(c.span_name).toEqual(['invoke_agent Support', 'chat gpt-4o-mini', 'execute_tool lookup', 'tie a', 'tie b', 'still running', 'orphan']);
-    expect(c.start_us).toEqual([0, 10_500, 900_000, 1_000_000, 1_000_000, 2_000_000, 2_500_000]);
-    expect(c.end_us).toEqual([3_000_000, 810_500, 950_000, 1_001_000, 1_001_000, null, 2_510_000]);
+    for (const k of Object.keys(c)) expect(c[k], k).toHaveLength(8);
+    expect(c.span_name).toEqual(['invoke_agent Support', 'chat gpt-4o-mini', 'execute_tool lookup', 'tie a', 'tie b', 'still running', 'orphan', 'no times']);
+    expect(c.start_us).toEqual([0, 10_500, 900_000, 1_000_000, 1_000_000, 2_000_000, 2_500_000, null]);
+    expect(c.end_us).toEqual([3_000_000, 810_500, 950_000, 1_001_000, 1_001_000, null, 2_510_000, null]);
     expect(c.status_code[2]).toBe('ERROR');
     expect(c.tool_name[2]).toBe('lookup');
     expect(c.agent_name[0]).toBe('Support');
@@ -65,7 +67,7 @@ describe('traces.timeline', () => {
       query: { $expr: { $eq: [{ $getField: 'trace_id' }, { $literal: small.traceId }] } },
     });
     expect(q.status).toBe(200);
-    expect(q.body.spans).toHaveLength(7);
+    expect(q.body.spans).toHaveLength(8);
     const us = (iso: string | null) => (iso == null ? null : Date.parse(iso) * 1000 + Number(iso.slice(23, 26)) - origin_us);
     for (const row of q.body.spans) {
       const i = c.span_id.indexOf(row.span_id);
@@ -86,7 +88,7 @@ describe('traces.timeline', () => {
     expect(o.body.count).toBe(1);
     expect(o.body.columns.span_name).toEqual(['other trace']);
     const elsewhere = await timeline({ project_id: 'acme/elsewhere', trace_id: small.traceId });
-    expect(elsewhere.body.count).toBe(7);
+    expect(elsewhere.body.count).toBe(8);
     const none = await timeline({ project_id: P, trace_id: 'f'.repeat(32) });
     expect(none.status).toBe(200);
     expect(none.body).toMatchObject({ count: 0, origin_us: null, origin: null });

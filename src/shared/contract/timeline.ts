@@ -24,7 +24,7 @@ export const TimelineColumns = z.object({
   request_model: str,
   response_model: str,
   status_code: col(z.enum(['UNSET', 'OK', 'ERROR'])),
-  /** Microseconds after `origin_us`; null when the span has no start (or end) time. */
+  /** Microseconds after `origin_us` (after the epoch when that is null); null when the span has no start (or end) time. */
   start_us: num,
   end_us: num,
   input_tokens: num,
