@@ -98,6 +98,11 @@ describe('timeline model', () => {
     // A span without an end is drawn as a point at its start.
     expect(tree.byId.get('open')!.end).toBe(origin + 2_000);
     expect(m.spansFromColumns({ count: 0, origin_us: null, columns: { span_id: [] } })).toEqual([]);
+    // A span with no times sits at the trace start instead of stretching the window back to the epoch.
+    const untimed = m.buildTree([...spans, { ...spans[2]!, span_id: 'untimed', start_us: null, end_us: null }]);
+    expect([untimed.min, untimed.max]).toEqual([origin, origin + 9_000]);
+    expect(untimed.byId.get('untimed')).toMatchObject({ start: origin, end: origin });
+    expect(m.buildTree([{ ...spans[0]!, start_us: null, end_us: null }])).toMatchObject({ min: 0, max: 0, count: 1 });
   });
 
   it('maps bars into the window and keeps zoom inside the trace', () => {

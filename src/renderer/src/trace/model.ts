@@ -112,13 +112,19 @@ export function buildTree(spans: TimelineSpan[]): Tree {
   const byId = new Map<string, Node>();
   let min = Infinity;
   let max = -Infinity;
+  const untimed: Node[] = [];
   for (const span of spans) {
-    const start = span.start_us ?? span.end_us ?? 0;
-    const end = Math.max(start, span.end_us ?? start);
-    if (start < min) min = start;
-    if (end > max) max = end;
-    byId.set(span.span_id, { span, start, end, depth: 0, children: [], size: 0 });
+    const start = span.start_us ?? span.end_us;
+    const node: Node = { span, start: start ?? 0, end: Math.max(start ?? 0, span.end_us ?? start ?? 0), depth: 0, children: [], size: 0 };
+    if (start == null) untimed.push(node);
+    else {
+      if (node.start < min) min = node.start;
+      if (node.end > max) max = node.end;
+    }
+    byId.set(span.span_id, node);
   }
+  // A span with no time at all is drawn as a point at the trace start, not at the epoch (which would squash every bar).
+  if (Number.isFinite(min)) for (const n of untimed) n.start = n.end = min;
   const roots: Node[] = [];
   for (const node of byId.values()) {
     const parent = node.span.parent_span_id ? byId.get(node.span.parent_span_id) : undefined;
