@@ -5,10 +5,12 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, ipcMain, shell } from 'electron';
+import { app, BrowserWindow, ipcMain, Menu, shell } from 'electron';
 import { startLoupe, type RunningLoupe } from './serve.js';
 import { resolveDataDir } from './settings/data-dir.js';
-import { CALL_CHANNEL, forwardEvents, handleIpcCall } from './transport/ipc.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall } from './transport/ipc.js';
+import { appMenuTemplate } from './app-menu.js';
+import type { LoupeEvent, UiCommand } from '../shared/events.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let loupe: RunningLoupe | null = null;
@@ -44,6 +46,24 @@ function createWindow(running: RunningLoupe): void {
   void win.loadURL(process.env.ELECTRON_RENDERER_URL ?? `${running.url}/`);
 }
 
+/**
+ * Menu → renderer: the command goes to the focused window over the event channel (not the event bus,
+ * so browsers on the same server are not affected). A menu click is a user gesture but IPC does not
+ * carry it, and Chromium opens a file picker only with one, so the window is first given a transient
+ * user activation (executeJavaScript with userGesture), then sent the command.
+ */
+function sendUiCommand(command: UiCommand): void {
+  const win = BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0];
+  if (!win || win.webContents.isDestroyed()) return;
+  const event: LoupeEvent = { type: 'ui.command', command };
+  void win.webContents
+    .executeJavaScript('0', true)
+    .catch(() => undefined)
+    .then(() => {
+      if (!win.webContents.isDestroyed()) win.webContents.send(EVENT_CHANNEL, event);
+    });
+}
+
 async function main(): Promise<void> {
   await app.whenReady();
   const dataDir = resolveDataDir({ flag: argValue('--data-dir') });
@@ -54,6 +74,7 @@ async function main(): Promise<void> {
   console.log(`listening on ${loupe.url}`);
   const running = loupe;
   ipcMain.handle(CALL_CHANNEL, (_event, operation, input) => handleIpcCall(running.ctx, operation, input));
+  Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(sendUiCommand)));
   createWindow(running);
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow(running);

@@ -7,6 +7,14 @@ export type LoupeEvent =
   | { type: 'data.changed'; project_id: string; tables: string[] }
   | { type: 'import.progress'; import_id: string; file: string; bytes: number; total_bytes: number | null; spans: number; done: boolean }
   | { type: 'job.event'; job_id: string; model_id: string; event: { id: string; type: string; data: Record<string, unknown>; created_at: string } }
-  | { type: 'job.status'; job_id: string; model_id: string; status: string };
+  | { type: 'job.status'; job_id: string; model_id: string; status: string }
+  /**
+   * A command from the desktop app's menu (File → Import…, Load demo data; View → Toggle theme),
+   * sent by Electron main to its own window only; the renderer acts as if the user pressed the button.
+   */
+  | { type: 'ui.command'; command: UiCommand };
+
+export const UI_COMMANDS = ['import', 'load-demo', 'toggle-theme'] as const;
+export type UiCommand = (typeof UI_COMMANDS)[number];
 
 export type LoupeEventType = LoupeEvent['type'];

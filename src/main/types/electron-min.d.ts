@@ -8,6 +8,8 @@ declare module 'electron' {
   interface WebContents {
     send(channel: string, ...args: unknown[]): void;
     isDestroyed(): boolean;
+    /** userGesture true: the script runs as if the user had just acted (file pickers may open). */
+    executeJavaScript(code: string, userGesture?: boolean): Promise<unknown>;
     setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;
     on(event: 'will-navigate', listener: (event: { preventDefault(): void }, url: string) => void): void;
   }
@@ -21,6 +23,7 @@ declare module 'electron' {
   export class BrowserWindow {
     constructor(options?: BrowserWindowOptions);
     static getAllWindows(): BrowserWindow[];
+    static getFocusedWindow(): BrowserWindow | null;
     webContents: WebContents;
     loadURL(url: string): Promise<void>;
     once(event: 'ready-to-show', listener: () => void): void;
@@ -38,6 +41,18 @@ declare module 'electron' {
     handle(channel: string, listener: (event: { sender: WebContents }, ...args: unknown[]) => unknown): void;
   };
   export const shell: { openExternal(url: string): Promise<void> };
+  export interface MenuItemConstructorOptions {
+    label?: string;
+    role?: string;
+    type?: 'normal' | 'separator' | 'submenu';
+    accelerator?: string;
+    submenu?: MenuItemConstructorOptions[];
+    click?: () => void;
+  }
+  export class Menu {
+    static buildFromTemplate(template: MenuItemConstructorOptions[]): Menu;
+    static setApplicationMenu(menu: Menu | null): void;
+  }
   export interface IpcRendererEvent {
     sender: unknown;
   }

@@ -1,6 +1,7 @@
 /**
- * Shell — sidebar + the current page (<Outlet/>), global keys (? / t i g-c), the keyboard help
- * overlay, and remembering the URL's project as the last one used.
+ * Shell — sidebar + the current page (<Outlet/>), global keys (? / t i g-c), the desktop menu's
+ * commands (ui.command events), the keyboard help overlay, and remembering the URL's project as the
+ * last one used.
  */
 import { useEffect, useRef, useState } from 'react';
 import { Outlet, useNavigate } from 'react-router-dom';
@@ -8,7 +9,8 @@ import { Sidebar } from './Sidebar';
 import { KeyboardHelp } from '../components/KeyboardHelp';
 import { focusSearch, useEscapeBinding, useKey } from '../hooks/keys';
 import { projectPath, useProject } from '../hooks/project';
-import { resolveTheme, useUi } from '../stores/ui';
+import { useUi } from '../stores/ui';
+import { toggleTheme, useUiCommands } from './uiCommands';
 import { useAppActions } from '../components/EmptyState';
 
 export function Shell() {
@@ -16,7 +18,7 @@ export function Shell() {
   const setProject = useUi((s) => s.setProject);
   const [help, setHelp] = useState(false);
   const navigate = useNavigate();
-  const { openImport } = useAppActions();
+  const { openImport, loadDemo } = useAppActions();
   const gPressed = useRef(0);
 
   useEffect(() => setProject(project), [project, setProject]);
@@ -24,10 +26,8 @@ export function Shell() {
   useEscapeBinding();
   useKey('?', () => setHelp((h) => !h));
   useKey('/', () => focusSearch());
-  useKey('t', () => {
-    const ui = useUi.getState();
-    ui.setTheme(resolveTheme(ui.theme) === 'dark' ? 'light' : 'dark');
-  });
+  useKey('t', () => toggleTheme());
+  useUiCommands({ openImport, loadDemo });
   useKey('i', () => openImport());
   useKey('g', () => { gPressed.current = Date.now(); });
   useKey('c', () => {
