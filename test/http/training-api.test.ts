@@ -152,6 +152,10 @@ describe('auth', () => {
       ctx.training = training;
     }
     expect((await s.req('GET', '/v1/system-check', undefined, null)).body.cpu_queue.success).toBe(true);
+    // /openapi.json documents the 503 with the same schema as the 200.
+    const doc = (await s.req('GET', '/openapi.json', undefined, null)).body;
+    const get = doc.paths['/v1/system-check'].get;
+    expect(get.responses['503'].content['application/json'].schema).toEqual(get.responses['200'].content['application/json'].schema);
   });
 });
 

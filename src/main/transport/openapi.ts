@@ -46,6 +46,9 @@ export function buildOpenApi(version: string): Record<string, unknown> {
           description: 'OK',
           content: { [def.stream === 'jsonl' ? 'application/jsonl' : 'application/json']: { schema: toSchema(def.output, 'output') } },
         },
+        ...Object.fromEntries(
+          (def.alsoAnswers ?? []).map((a) => [String(a.status), { description: a.description, content: { 'application/json': { schema: toSchema(def.output, 'output') } } }]),
+        ),
         '422': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } },
       },
     };

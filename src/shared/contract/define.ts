@@ -30,6 +30,11 @@ export interface OpDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.
   aliases?: string[];
   /** Body cap in bytes for this operation (default 1 MiB for query operations). */
   maxBodyBytes?: number;
+  /**
+   * Other statuses answered with the `output` body itself (a handler's withStatus result,
+   * shared/status-result.ts), e.g. system-check's 503; documented in /openapi.json.
+   */
+  alsoAnswers?: { status: number; description: string }[];
 }
 
 export const op = <I extends z.ZodType, O extends z.ZodType>(def: OpDef<I, O>): OpDef<I, O> => def;

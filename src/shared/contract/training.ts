@@ -251,6 +251,7 @@ export const trainingOps = {
     path: '/v1/system-check',
     auth: 'none',
     summary: 'Database, trainer worker and accelerator checks; 503 when one fails',
+    alsoAnswers: [{ status: 503, description: 'A check failed; the body is the same check object' }],
     input: z.strictObject({}),
     output: z.object({
       api: z.boolean(),
