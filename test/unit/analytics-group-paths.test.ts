@@ -5,13 +5,21 @@
  * index lacks forces that), and by a plain JS aggregation of the list-mode rows must agree exactly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, contextOf, tempStore } from '../helpers/analytics-call.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call, contextOf } from '../helpers/analytics-call.js';
 import { load, type SpanSpec } from '../helpers/analytics-data.js';
 import { seededRandom } from '../../src/shared/seeded-random.js';
-import type { Store } from '../../src/main/store/index.js';
+import { openStore, type Store } from '../../src/main/store/index.js';
+import { openDatabase, type Db } from '../../src/main/store/sqlite/open.js';
+import { statementCache } from '../../src/main/store/sqlite/analytics/stmt-cache.js';
+import { countSource } from '../../src/main/store/sqlite/analytics/scan-choice.js';
+import { whereOf } from '../../src/main/store/sqlite/analytics/filters.js';
 
 const P = 'acme/group-paths';
 let store: Store;
+let db: Db;
 let ctx: ReturnType<typeof contextOf>;
 
 /** ~300 spans: 4 agent names (one absent), 7 conversations (one absent), models, versions, errors, usage, costs, open spans. */
@@ -41,6 +49,7 @@ function dataset(): SpanSpec[] {
           ...(rnd() < 0.7 ? { 'gen_ai.agent.version': pick(['1.0', '1.1', '2.0']) } : {}),
           ...(rnd() < 0.7 ? { 'gen_ai.provider.name': pick(['openai', 'anthropic']) } : {}),
           ...(conversation && rnd() < 0.8 ? { 'gen_ai.conversation.name': `${conversation} ${pick(['a', 'b'])}` } : {}),
+          ...(rnd() < 0.5 ? { tier: pick(['gold', 'silver']) } : {}),
         },
       });
     }
@@ -48,12 +57,21 @@ function dataset(): SpanSpec[] {
   return spans;
 }
 
+const SMALL = 'acme/small';
+
 beforeAll(() => {
-  store = tempStore();
+  const file = join(mkdtempSync(join(tmpdir(), 'loupe-group-paths-')), 'loupe.db');
+  store = openStore(file);
+  db = openDatabase(file); // a second connection, to ask which plan a count takes
   ctx = contextOf(store);
   load(store, P, dataset());
+  // A second project holding a few percent of the table: its counts keep the project index.
+  load(store, SMALL, dataset().slice(0, 12).map((sp) => ({ ...sp, trace: Number(sp.trace) + 1000 })));
 });
-afterAll(() => store.close());
+afterAll(() => {
+  db.close();
+  store.close();
+});
 
 const MEASURES = [
   { alias: 'tokens', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } },
@@ -71,7 +89,7 @@ const groupBody = (group_by: { key: string; source: string }[], extra: Record<st
 });
 const repoReq = (body: Record<string, unknown>) => ({ offset: 0, ...body }) as never;
 
-describe('group mode fast paths', () => {
+describe('fast paths of the spans query', () => {
   it('group by agent_name with the bench measures scans the covering index; the table path gives the same rows', async () => {
     const body = groupBody([field('agent_name')]);
     expect(store.analytics.explainGroup(repoReq(body)).join('\n')).toMatch(/USING COVERING INDEX spans_group_cover/);
@@ -128,6 +146,25 @@ describe('group mode fast paths', () => {
         if (costs.length) expect(g.total_cost_usd).toBeCloseTo(costs.reduce((a, b) => a + b, 0), 12);
         else expect(g.total_cost_usd).toBeNull();
       }
+    }
+  });
+
+  it('list total_count with a custom-attribute filter is the number of matching rows, by table scan (big project) or index (small one)', async () => {
+    const prep = statementCache(db);
+    const custom = { $expr: { $eq: [{ $getField: 'tier' }, { $literal: 'gold' }] } };
+    expect(countSource(prep, P, whereOf({ project_id: P, query: custom }).sql)).toBe('spans s NOT INDEXED');
+    expect(countSource(prep, SMALL, whereOf({ project_id: SMALL, query: custom }).sql)).toBe('spans s');
+    expect(countSource(prep, P, whereOf({ project_id: P }).sql)).toBe('spans s');
+    const agent = { $expr: { $and: [custom.$expr, { $eq: [{ $getField: 'gen_ai.agent.name' }, { $literal: 'coder' }] }] } };
+    expect(countSource(prep, P, whereOf({ project_id: P, query: agent }).sql)).toBe('spans s');
+    for (const project_id of [P, SMALL]) {
+      const all = (await call(ctx, 'spans.query', { project_id, limit: 10000, custom_attr_columns: [{ key: 'tier', source: 'custom_attrs_string' }] })).spans;
+      const gold = all.filter((r: Record<string, any>) => r.custom_attrs_string.tier === 'gold').length;
+      expect(gold).toBeGreaterThan(0);
+      const r = await call(ctx, 'spans.query', { project_id, limit: 1, query: { $expr: { $eq: [{ $getField: 'tier' }, { $literal: 'gold' }] } } });
+      expect(r.total_count).toBe(gold);
+      const notGold = await call(ctx, 'spans.query', { project_id, limit: 1, query: { $expr: { $not: { $eq: [{ $getField: 'tier' }, { $literal: 'gold' }] } } } });
+      expect(notGold.total_count).toBe(all.length - gold);
     }
   });
 });

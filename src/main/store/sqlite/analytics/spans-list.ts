@@ -4,6 +4,7 @@ import { invalid } from '../../../../shared/errors.js';
 import { isoFromUs } from '../../../domain/time.js';
 import { CUSTOM_SOURCES, DIRECT_COLUMNS, SORTABLE_LIST, isCustomSource, jsonPathOf, type CustomSource } from './columns.js';
 import { whereOf, type SpanFilter } from './filters.js';
+import { countSource } from './scan-choice.js';
 
 export interface ListRequest extends SpanFilter {
   custom_attr_columns?: { key: string; source?: string }[];
@@ -79,7 +80,7 @@ export function listSpans(prep: (sql: string) => Statement, req: ListRequest): {
   const from = req.include_details ? 'spans s LEFT JOIN span_details d ON d.span_rowid = s.id' : 'spans s';
   const rows = prep(`SELECT ${cols.join(', ')} FROM ${from} WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
     .all(...where.params, ...order.params, req.limit, req.offset) as Record<string, unknown>[];
-  const total = prep(`SELECT COUNT(*) AS n FROM spans s WHERE ${where.sql}`).get(...where.params) as { n: number };
+  const total = prep(`SELECT COUNT(*) AS n FROM ${countSource(prep, req.project_id, where.sql)} WHERE ${where.sql}`).get(...where.params) as { n: number };
   return { spans: rows.map((r) => toRow(r, custom, req)), total_count: total.n };
 }
 
