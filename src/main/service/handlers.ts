@@ -18,8 +18,7 @@ type Awaitable<T> = T | Promise<T>;
  * body); jsonl ops yield elements; sse-optional ops may return a stream.
  */
 export type HandlerResult<K extends OpName> =
-  | Awaitable<OpOutput<K>>
-  | Awaitable<StatusResult<OpOutput<K>>>
+  | Awaitable<OpOutput<K> | StatusResult<OpOutput<K>>>
   | Awaitable<Iterable<OpOutput<K>> | AsyncIterable<OpOutput<K>>>;
 
 export type Handler<K extends OpName> = (input: OpParsedInput<K>, ctx: ServiceContext) => HandlerResult<K>;
