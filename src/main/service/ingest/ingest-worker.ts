@@ -9,7 +9,7 @@ import { ServiceError } from '../../../shared/errors.js';
 import { ImportSession, type BatchWriter } from './session.js';
 import { readFileInto } from './file.js';
 import { prepareSpan } from '../../store/sqlite/ingest.js';
-import { ACKED, CANCELLED, MAX_IN_FLIGHT, type WorkerInput, type WorkerMessage } from './pipeline.js';
+import { ACKED, CANCELLED, MAX_IN_FLIGHT, PIPELINE_BATCH_SPANS, type WorkerInput, type WorkerMessage } from './pipeline.js';
 
 const input = workerData as WorkerInput;
 const port = parentPort!;
@@ -35,7 +35,7 @@ const toMain: BatchWriter = {
 };
 
 try {
-  const session = new ImportSession(toMain, input.projectId);
+  const session = new ImportSession(toMain, input.projectId, undefined, PIPELINE_BATCH_SPANS);
   const broken = await readFileInto(session, input.job, (n) => (rawBytes = n));
   post({ type: 'done', report: session.finish(), broken });
 } catch (e) {

@@ -25,6 +25,13 @@ import { truncatedError, type BrokenRead, type FileJob, type ImportFileOptions }
  */
 export const MAX_IN_FLIGHT = 1;
 
+/**
+ * Spans per batch when parsing in the worker. Two heaps (and serialized messages between them) are
+ * alive at once, so batches are halved: 1024 instead of 2048 cut peak RSS on 100k spans from 458 to
+ * 397 MB for ~9% more write time on the main thread (a turn split over two batches is summarized twice).
+ */
+export const PIPELINE_BATCH_SPANS = 1024;
+
 /** Shared Int32 slots: [committed batches, cancelled flag]. */
 export const ACKED = 0;
 export const CANCELLED = 1;

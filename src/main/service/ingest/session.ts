@@ -78,7 +78,7 @@ export class ImportSession {
     span: (s: SpanRecord) => {
       this.batch.push(s);
       this.spans++;
-      if (this.batch.length >= BATCH_SPANS) this.flush();
+      if (this.batch.length >= this.batchSpans) this.flush();
     },
     skip: (reason: string) => {
       this.report.spans_skipped++;
@@ -90,6 +90,7 @@ export class ImportSession {
     private readonly writer: BatchWriter,
     private readonly projectId: string | undefined,
     private readonly onBatch?: () => void,
+    private readonly batchSpans = BATCH_SPANS,
   ) {}
 
   /**
