@@ -20,12 +20,19 @@ import { tempStores } from '../helpers/temp-store.js';
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-pipeline-'));
 const freshStore = tempStores('loupe-pipeline-');
 
+/**
+ * REAL columns to 12 significant digits: agent summaries add costs batch by batch, and the worker's
+ * batches are smaller, so float sums may differ in the last bits (integers are exact: safeIntegers).
+ */
+const rounded = (r: unknown) =>
+  Object.fromEntries(Object.entries(r as object).map(([k, v]) => [k, typeof v === 'number' ? Number(v.toPrecision(12)) : v]));
+
 /** Every table the import writes, in a stable order, without the import time. */
 function dump(store: Store): Record<string, unknown[]> {
   const db = new Database(store.file, { readonly: true });
   db.defaultSafeIntegers(true);
   try {
-    const q = (sql: string) => db.prepare(sql).all();
+    const q = (sql: string) => db.prepare(sql).all().map(rounded);
     return {
       spans: q('SELECT * FROM spans ORDER BY project_id, trace_id, span_id').map((r) => ({ ...(r as object), ingested_at_ms: 0 })),
       details: q('SELECT d.* FROM span_details d JOIN spans s ON s.id = d.span_rowid ORDER BY s.project_id, s.trace_id, s.span_id').map((r) => ({ ...(r as object), span_rowid: 0 })),
