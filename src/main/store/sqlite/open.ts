@@ -26,9 +26,11 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  // Bigger page cache and mmap make the read side of large stores much faster; both are per connection.
+  // A 64 MiB page cache and a 64 MiB mmap window, per connection. Measured on the 1M-span bench store:
+  // a 256 MiB window put the import's peak RSS at 571 MB (over the 500 MB goal) and sped up no query
+  // (chat, agents, spans list, group-by and threads figures equal within noise at 64 MiB; import 447 MB).
   db.pragma('cache_size = -65536');
-  db.pragma('mmap_size = 268435456');
+  db.pragma('mmap_size = 67108864');
   db.pragma('temp_store = MEMORY');
   if (!opts.readonly) migrate(db);
   return db;
