@@ -80,10 +80,20 @@ export interface E2E {
 }
 
 /** Starts a server on a fresh data dir and opens a page on it. `theme` sets the stored preference. */
-export async function startE2E(opts: { theme?: 'light' | 'dark' } = {}): Promise<E2E> {
+/**
+ * Loads the demo data through the same operation the UI's "Load demo data" button calls
+ * (POST /app/demo); fails the test when the server refuses.
+ */
+export async function loadDemo(url: string): Promise<void> {
+  const res = await fetch(`${url}/app/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  if (res.status !== 200) throw new Error(`loading demo data answered ${res.status}: ${await res.text()}`);
+}
+
+export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean } = {}): Promise<E2E> {
   await ensureRendererBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'loupe-e2e-'));
   const loupe = await startLoupe({ dataDir, port: 0, rendererDir: RENDERER_DIR, log: () => {} });
+  if (opts.demo) await loadDemo(loupe.url);
   const browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme: opts.theme ?? 'light' });
   const page = await context.newPage();

@@ -15,9 +15,7 @@ const fmtMetric = (v: number | null) => (v === null ? '–' : Number.isInteger(v
 describe('spans explorer', () => {
   let e: E2E;
   beforeAll(async () => {
-    e = await startE2E();
-    const demo = await fetch(`${e.loupe.url}/app/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(demo.status).toBe(200);
+    e = await startE2E({ demo: true });
   }, 180_000);
   afterAll(async () => e?.close());
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadDemo } from './fixture.js';
 import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
 
 // The builder is renderer code (tsconfig.web.json, bundler resolution); the node project cannot list
@@ -38,8 +39,7 @@ describe('filter builder $expr on the real spans query', () => {
   beforeAll(async () => {
     ({ exprFromRows, literalOf, parseExprText } = (await import(/* @vite-ignore */ EXPR_MODULE)) as ExprModule);
     loupe = await startLoupe({ dataDir: mkdtempSync(join(tmpdir(), 'loupe-expr-')), port: 0, rendererDir: null, log: () => {} });
-    const demo = await fetch(`${loupe.url}/app/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(demo.status).toBe(200);
+    await loadDemo(loupe.url);
     all = await query({});
     expect(all.length).toBeGreaterThan(50);
   }, 60_000);

@@ -18,9 +18,7 @@ async function threads(url: string, body: unknown): Promise<Thread[]> {
 describe('threads page', () => {
   let e: E2E;
   beforeAll(async () => {
-    e = await startE2E();
-    const demo = await fetch(`${e.loupe.url}/app/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(demo.status).toBe(200);
+    e = await startE2E({ demo: true });
   }, 180_000);
   afterAll(async () => e?.close());
 

@@ -14,9 +14,7 @@ describe('training page', () => {
   let e: E2E;
   let key: string;
   beforeAll(async () => {
-    e = await startE2E();
-    const demo = await fetch(`${e.loupe.url}/app/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(demo.status).toBe(200);
+    e = await startE2E({ demo: true });
     key = ((await (await fetch(`${e.loupe.url}/app/key`)).json()) as { key: string }).key;
   }, 180_000);
   afterAll(async () => e?.close());
