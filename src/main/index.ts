@@ -8,12 +8,15 @@ import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, ipcMain, Menu, shell } from 'electron';
 import { startLoupe, type RunningLoupe } from './serve.js';
 import { resolveDataDir } from './settings/data-dir.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall } from './transport/ipc.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, isAppUrl } from './transport/ipc.js';
 import { appMenuTemplate } from './app-menu.js';
 import type { LoupeEvent, UiCommand } from '../shared/events.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let loupe: RunningLoupe | null = null;
+
+/** The origin the window loads: the loopback server, or Vite's dev server under `electron-vite dev`. */
+const appUrl = (running: RunningLoupe) => process.env.ELECTRON_RENDERER_URL ?? `${running.url}/`;
 
 function argValue(flag: string): string | undefined {
   const i = process.argv.indexOf(flag);
@@ -42,8 +45,14 @@ function createWindow(running: RunningLoupe): void {
     void shell.openExternal(url);
     return { action: 'deny' };
   });
+  // The window stays on the app's origin; anything else opens in the user's browser (see isAppUrl).
+  win.webContents.on('will-navigate', (event, url) => {
+    if (isAppUrl(url, appUrl(running))) return;
+    event.preventDefault();
+    void shell.openExternal(url);
+  });
   win.once('ready-to-show', () => win.show());
-  void win.loadURL(process.env.ELECTRON_RENDERER_URL ?? `${running.url}/`);
+  void win.loadURL(appUrl(running));
 }
 
 /**
@@ -73,7 +82,12 @@ async function main(): Promise<void> {
   loupe = await startLoupe({ dataDir, port, nativeBinding: process.env.LOUPE_NATIVE_BINDING || undefined, log: (l) => console.log(l) });
   console.log(`listening on ${loupe.url}`);
   const running = loupe;
-  ipcMain.handle(CALL_CHANNEL, (_event, operation, input) => handleIpcCall(running.ctx, operation, input));
+  ipcMain.handle(CALL_CHANNEL, (event, operation, input) => {
+    if (!isAppUrl(event.senderFrame?.url, appUrl(running))) {
+      return { ok: false, error: { status: 403, detail: 'IPC calls are answered only for the app itself' } };
+    }
+    return handleIpcCall(running.ctx, operation, input);
+  });
   Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(sendUiCommand)));
   createWindow(running);
   app.on('activate', () => {

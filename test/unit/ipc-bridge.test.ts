@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall } from '../../src/main/transport/ipc.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, isAppUrl } from '../../src/main/transport/ipc.js';
 import type { LoupeEvent } from '../../src/shared/events.js';
 import { contract } from '../../src/shared/contract/index.js';
 
@@ -72,5 +72,23 @@ describe('forwardEvents', () => {
     stop();
     ctx.events.emit({ type: 'data.changed', project_id: 'q', tables: ['spans'] });
     expect(sent).toEqual([[EVENT_CHANNEL, { type: 'data.changed', project_id: 'p', tables: ['spans'] }]]);
+  });
+});
+
+describe('isAppUrl (IPC sender check and navigation guard of the desktop shell)', () => {
+  const app = 'http://127.0.0.1:4318';
+  it.each([
+    ['http://127.0.0.1:4318/#/p/local%2Fdemo/conversations', true],
+    ['http://127.0.0.1:4318', true],
+    ['http://127.0.0.1:4319/', false],
+    ['http://localhost:4318/', false],
+    ['https://127.0.0.1:4318/', false],
+    ['http://evil.example/', false],
+    ['file:///etc/passwd', false],
+    ['not a url', false],
+    ['', false],
+    [null, false],
+  ])('%s → %s', (url, expected) => {
+    expect(isAppUrl(url, app)).toBe(expected);
   });
 });

@@ -44,6 +44,21 @@ async function collect(result: unknown): Promise<unknown> {
   return result;
 }
 
+/**
+ * Whether a URL belongs to the app's own origin (the loopback server the window loads). Used for
+ * both doors of the desktop shell: IPC calls are answered only for frames of this origin, and the
+ * window never navigates elsewhere — a foreign page must never see `window.api`, which is trusted
+ * (training key not needed).
+ */
+export function isAppUrl(url: string | null | undefined, appUrl: string): boolean {
+  if (!url) return false;
+  try {
+    return new URL(url).origin === new URL(appUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
 /** Forwards every service event to one renderer; returns the unsubscribe function. */
 export function forwardEvents(ctx: ServiceContext, send: (channel: string, event: LoupeEvent) => void): () => void {
   return ctx.events.on((event) => send(EVENT_CHANNEL, event));

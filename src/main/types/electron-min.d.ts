@@ -38,7 +38,7 @@ declare module 'electron' {
     getPath(name: 'userData'): string;
   };
   export const ipcMain: {
-    handle(channel: string, listener: (event: { sender: WebContents }, ...args: unknown[]) => unknown): void;
+    handle(channel: string, listener: (event: { sender: WebContents; senderFrame: { url: string } | null }, ...args: unknown[]) => unknown): void;
   };
   export const shell: { openExternal(url: string): Promise<void> };
   export interface MenuItemConstructorOptions {
