@@ -1,6 +1,6 @@
 /**
- * Calls an analytics operation the way dispatch does (contract zod parse → 422 detail, then the
- * handler) on a real store in a temp directory. Used by the unit tests; the HTTP tests go through
+ * Calls an analytics operation through the real dispatch (contract zod parse → 422 detail, then the
+ * handler), collecting streamed rows, on a real store in a temp directory. Used by the unit tests; the HTTP tests go through
  * a real server instead.
  */
 import { mkdtempSync } from 'node:fs';
@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyticsOps } from '../../src/shared/contract/analytics.js';
 import { ServiceError, type ValidationIssue } from '../../src/shared/errors.js';
-import { toValidationIssues } from '../../src/shared/validation.js';
-import { analyticsHandlers } from '../../src/main/service/analytics/handlers.js';
+import { dispatch } from '../../src/main/transport/dispatch.js';
 import { EventBus } from '../../src/main/service/events.js';
 import { openStore, type Store } from '../../src/main/store/index.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
@@ -25,9 +24,7 @@ export function contextOf(store: Store): ServiceContext {
 type Name = keyof typeof analyticsOps;
 
 export async function call(ctx: ServiceContext, name: Name, raw: unknown): Promise<any> {
-  const parsed = analyticsOps[name].input.safeParse(raw);
-  if (!parsed.success) throw new ServiceError(422, toValidationIssues(parsed.error, raw));
-  const out = await (analyticsHandlers[name] as (i: unknown, c: ServiceContext) => unknown)(parsed.data, ctx);
+  const out = await dispatch(name, raw, ctx);
   if (out && typeof out === 'object' && Symbol.asyncIterator in out) {
     const rows: unknown[] = [];
     for await (const r of out as AsyncIterable<unknown>) rows.push(r);

@@ -3,7 +3,7 @@
  * (agent, operation, conversation, times, usage, custom attributes, messages), imported through
  * the real ingest path (importBuffer), so every test reads data exactly as users' files land.
  */
-import { importBuffer } from '../../src/main/service/ingest/index.js';
+import { importRequest, keyValues, messagesJson, otlpRequest } from './otlp.js';
 import type { Store } from '../../src/main/store/index.js';
 
 export interface SpanSpec {
@@ -32,12 +32,6 @@ export const traceHex = (t: number | string) => (typeof t === 'number' ? t.toStr
 export const spanHex = (s: number | string) => (typeof s === 'number' ? s.toString(16).padStart(16, '0') : s);
 const ns = (ms: number) => (BigInt(Math.round(ms * 1000)) * 1000n + BigInt(BASE_MS) * 1_000_000n).toString();
 
-function value(v: string | number | boolean) {
-  if (typeof v === 'string') return { stringValue: v };
-  if (typeof v === 'boolean') return { boolValue: v };
-  return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
-}
-
 function otlpSpan(s: SpanSpec) {
   const attrs: Record<string, string | number | boolean> = { ...(s.attrs ?? {}) };
   if (s.agent) attrs['gen_ai.agent.name'] = s.agent;
@@ -47,10 +41,8 @@ function otlpSpan(s: SpanSpec) {
   if (s.output_tokens !== undefined) attrs['gen_ai.usage.output_tokens'] = s.output_tokens;
   if (s.model) attrs['gen_ai.request.model'] = s.model;
   if (s.cost !== undefined) attrs['gen_ai.usage.cost'] = s.cost;
-  const parts = (msgs: { role: string; content: string }[]) =>
-    JSON.stringify(msgs.map((m) => ({ role: m.role, parts: [{ type: 'text', content: m.content }] })));
-  if (s.input) attrs['gen_ai.input.messages'] = parts(s.input);
-  if (s.output) attrs['gen_ai.output.messages'] = parts(s.output);
+  if (s.input) attrs['gen_ai.input.messages'] = messagesJson(s.input);
+  if (s.output) attrs['gen_ai.output.messages'] = messagesJson(s.output);
   return {
     traceId: traceHex(s.trace),
     spanId: spanHex(s.span),
@@ -59,17 +51,15 @@ function otlpSpan(s: SpanSpec) {
     kind: 1,
     startTimeUnixNano: ns(s.start),
     ...(s.end === null ? {} : { endTimeUnixNano: ns(s.end ?? s.start + 10) }),
-    attributes: Object.entries(attrs).map(([key, v]) => ({ key, value: value(v) })),
+    attributes: keyValues(attrs),
     status: s.status ? { code: s.status === 'ERROR' ? 2 : 1 } : {},
   };
 }
 
 export function otlp(spans: SpanSpec[]) {
-  return { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'test' }, spans: spans.map(otlpSpan) }] }] };
+  return otlpRequest(spans.map(otlpSpan), { resource: {}, scope: { name: 'test' } });
 }
 
 export function load(store: Store, projectId: string, spans: SpanSpec[]) {
-  const report = importBuffer(store, Buffer.from(JSON.stringify(otlp(spans))), { contentType: 'application/json', projectId });
-  if (report.error_count) throw new Error(`import failed: ${JSON.stringify(report.errors)}`);
-  return report;
+  return importRequest(store, projectId, otlp(spans));
 }

@@ -9,6 +9,8 @@
  *   await importBuffer(store, Buffer.from(JSON.stringify(t.request())), { contentType: 'application/json' });
  */
 import { createHash } from 'node:crypto';
+import { importBuffer } from '../../src/main/service/ingest/index.js';
+import type { Store } from '../../src/main/store/index.js';
 
 export type AttrValue = string | number | boolean | bigint | null | AttrValue[] | { [k: string]: AttrValue };
 export type Attrs = Record<string, AttrValue | undefined>;
@@ -160,3 +162,14 @@ export function chatAttributes(o: {
 
 /** JSONL text (collector file exporter style) of several requests. */
 export const jsonl = (requests: unknown[]): string => requests.map((r) => JSON.stringify(r)).join('\n') + '\n';
+
+/**
+ * Imports one OTLP JSON request into a project through the same ingest path stock exporters use,
+ * and fails loudly unless every span of it was stored (a test must never read half its data).
+ */
+export function importRequest(store: Store, projectId: string, request: ReturnType<typeof otlpRequest>) {
+  const sent = request.resourceSpans.reduce((n, rs) => n + rs.scopeSpans.reduce((m, ss) => m + ss.spans.length, 0), 0);
+  const report = importBuffer(store, Buffer.from(JSON.stringify(request)), { contentType: 'application/json', projectId });
+  if (report.error_count || report.spans_imported + report.spans_replaced !== sent) throw new Error(`import: ${JSON.stringify(report)}`);
+  return report;
+}

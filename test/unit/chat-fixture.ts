@@ -75,8 +75,7 @@ export async function call(name: 'chat.conversation' | 'chat.trace' | 'feedback.
   return dispatch(name, raw, ctx);
 }
 
-import { importBuffer } from '../../src/main/service/ingest/buffer.js';
-import { chatAttributes, otlpRequest, traceBuilder, type Attrs } from '../helpers/otlp.js';
+import { chatAttributes, importRequest, otlpRequest, traceBuilder, type Attrs } from '../helpers/otlp.js';
 import type { Store } from '../../src/main/store/index.js';
 
 /** 16-hex span id from a short label ('4a' → '000000000000004a'). */
@@ -113,7 +112,5 @@ export function otlpTurn(o: { trace_id: string; conversation_id: string | null; 
 
 /** Imports OTLP JSON spans into a project through the ingest path stock exporters use. */
 export function importOtlp(store: Store, project: string, spans: Record<string, unknown>[], resource?: Attrs) {
-  const report = importBuffer(store, Buffer.from(JSON.stringify(otlpRequest(spans, { resource }))), { contentType: 'application/json', projectId: project });
-  if (report.spans_imported + report.spans_replaced !== spans.length) throw new Error(`import: ${JSON.stringify(report)}`);
-  return report;
+  return importRequest(store, project, otlpRequest(spans, { resource }));
 }
