@@ -14,11 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, type E2E } from './fixture.js';
 import { dropFiles, hash, screenshotBoth } from './helpers.js';
 import type { BrowserDocument } from './browser-globals.js';
+import { samplesDir } from '../helpers/paths.js';
 
 // Browser globals inside page.evaluate callbacks (see browser-globals.ts).
 declare const document: BrowserDocument;
 
-const samples = path.resolve(process.cwd(), '../shared/data/otlp-samples');
+const samples = samplesDir;
 const readSample = (name: string) => ({ name, content: readFileSync(path.join(samples, name), 'utf8') });
 
 async function api<T>(e: E2E, p: string, body: unknown): Promise<T> {

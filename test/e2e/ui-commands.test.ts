@@ -7,8 +7,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2E, type E2E } from './fixture.js';
+import { samplesDir } from '../helpers/paths.js';
 
-const samples = path.resolve(process.cwd(), '../shared/data/otlp-samples');
+const samples = samplesDir;
 
 describe('ui.command events', () => {
   let e: E2E;

@@ -2,13 +2,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
 import { load, type SpanSpec } from '../helpers/analytics-data.js';
+import { samplesDir } from '../helpers/paths.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const samples = path.resolve(repoRoot, '../shared/data/otlp-samples');
+const samples = samplesDir;
 const P = 'acme/http';
 let app: RunningLoupe;
 

@@ -6,12 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
 import { chatAttributes, traceBuilder } from '../helpers/otlp.js';
+import { samplesDir } from '../helpers/paths.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const samples = path.resolve(repoRoot, '../shared/data/otlp-samples');
+const samples = samplesDir;
 const P = 'acme/http';
 let app: RunningLoupe;
 

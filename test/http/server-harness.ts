@@ -3,11 +3,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startLoupe, type RunningLoupe, type StartOptions } from '../../src/main/serve.js';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const samplesDir = path.resolve(repoRoot, '../shared/data/otlp-samples');
+export { repoRoot, samplesDir } from '../helpers/paths.js';
 
 export const tempDir = (prefix = 'loupe-server-') => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 

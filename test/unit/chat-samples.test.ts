@@ -1,14 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { importBuffer } from '../../src/main/service/ingest/buffer.js';
 import { call, tempContext } from './chat-fixture.js';
+import { samplesDir } from '../helpers/paths.js';
 
 // Each sample emitter records the same exchange; every file of the samples folder (JSON, protobuf and the
 // collector-style JSONL) is read back through the trace chat view (issue 3 Done-when).
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const samples = path.resolve(repoRoot, '../shared/data/otlp-samples');
+const samples = samplesDir;
 const jsonFiles = readdirSync(samples).filter((f) => f.endsWith('.json'));
 const traceIdsOf = (jsonFile: string) =>
   [...new Set([...readFileSync(path.join(samples, jsonFile), 'utf8').matchAll(/"traceId":"([0-9a-fA-F]{32})"/g)].map((m) => m[1]!.toLowerCase()))];

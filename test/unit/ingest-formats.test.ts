@@ -4,15 +4,14 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { fileURLToPath } from 'node:url';
 import type { Store } from '../../src/main/store/index.js';
 import { importBuffer, importFile } from '../../src/main/service/ingest/index.js';
 import { ServiceError } from '../../src/shared/errors.js';
 import { jsonl, traceBuilder } from '../helpers/otlp.js';
 import { tempStores } from '../helpers/temp-store.js';
+import { samplesDir } from '../helpers/paths.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const samples = path.resolve(repoRoot, '../shared/data/otlp-samples');
+const samples = samplesDir;
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-formats-'));
 
 const freshStore = tempStores('loupe-ingest-');

@@ -2,15 +2,14 @@ import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Store } from '../../src/main/store/index.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { LoupeEvent } from '../../src/shared/events.js';
 import { tempStores } from '../helpers/temp-store.js';
+import { samplesDir } from '../helpers/paths.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const samples = path.resolve(repoRoot, '../shared/data/otlp-samples');
+const samples = samplesDir;
 const dialects = readdirSync(samples).filter((f) => f.endsWith('.in.json')).map((f) => f.replace(/\.in\.json$/, ''));
 
 const freshStore = tempStores('loupe-ingest-');
