@@ -4,12 +4,11 @@
  * progress (gradient steps, streamed tokens) arrives as messages for the same id. Nothing here loads
  * TensorFlow.js, so the main event loop never runs model code.
  */
-import * as fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { BASE_MODELS } from './config.js';
 import type { ChatMessage, CompletionRequest, GeneratedChoice, StepMetrics, TrainerEngine } from './engine.js';
 import type { WorkerMemory, WorkerOp, WorkerReply } from './protocol.js';
+import { workerLaunch } from '../worker-launch.js';
 
 interface Pending {
   resolve(v: unknown): void;
@@ -18,29 +17,13 @@ interface Pending {
   onToken?: (index: number, text: string) => void;
 }
 
-/**
- * Where the worker code is. From sources (vitest, tsx) this module is a .ts file: start the .mjs
- * bootstrap that registers tsx and imports worker.ts. In the electron-vite bundle the worker is its own
- * entry, `trainer-worker.js`, next to the main entries (this code may sit in a chunk one level down).
- */
-function workerLaunch(): { file: URL; workerData?: unknown } {
-  const here = import.meta.url;
-  if (/\.[mc]?ts$/.test(fileURLToPath(here))) {
-    return { file: new URL('./worker-bootstrap.mjs', here), workerData: { entry: new URL('./worker.ts', here).href } };
-  }
-  const candidates = [new URL('./trainer-worker.js', here), new URL('../trainer-worker.js', here)];
-  const found = candidates.find((u) => fs.existsSync(fileURLToPath(u)));
-  if (!found) throw new Error(`trainer worker bundle not found; looked at ${candidates.map((u) => fileURLToPath(u)).join(', ')}`);
-  return { file: found };
-}
-
 class WorkerSlot {
   private worker: Worker | null = null;
   readonly pending = new Map<number, Pending>();
 
   private start(): Worker {
-    const { file, workerData } = workerLaunch();
-    const w = new Worker(file, { workerData });
+    const { file, entry } = workerLaunch(new URL('./worker.ts', import.meta.url), 'trainer-worker.js');
+    const w = new Worker(file, { workerData: { entry } });
     w.unref();
     w.on('message', (msg: WorkerReply) => this.onMessage(msg));
     w.on('error', (e) => this.fail(w, `trainer worker crashed: ${e.message}`));

@@ -9,8 +9,6 @@
  * the file size and however slow the disk. Messages arrive in order, so every batch posted before
  * an error or the end is written before the outcome is reported, exactly as in-thread.
  */
-import * as fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Store } from '../../store/index.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
@@ -18,6 +16,7 @@ import type { PreparedSpan } from '../../store/sqlite/ingest.js';
 import { ServiceError, type ErrorDetail } from '../../../shared/errors.js';
 import { StoreWriter, completeReport, type ParseReport } from './session.js';
 import { truncatedError, type BrokenRead, type FileJob, type ImportFileOptions } from './file.js';
+import { workerLaunch } from '../../worker-launch.js';
 
 /**
  * Batches posted but not yet committed. 1 is already full overlap (the worker parses batch n+1 while
@@ -49,26 +48,10 @@ export type WorkerMessage =
   | { type: 'done'; report: ParseReport; broken: BrokenRead | null }
   | { type: 'fail'; status: number | null; detail: ErrorDetail };
 
-/**
- * From sources (vitest, tsx) this module is a .ts file: start the training stream's generic tsx
- * bootstrap with ingest-worker.ts as its entry. In the electron-vite bundle the worker is its own
- * entry, `ingest-worker.js`, next to the main entries (this code may sit in a chunk one level down).
- */
-function workerLaunch(): { file: URL; entry?: string } {
-  const here = import.meta.url;
-  if (/\.[mc]?ts$/.test(fileURLToPath(here))) {
-    return { file: new URL('../../training/worker-bootstrap.mjs', here), entry: new URL('./ingest-worker.ts', here).href };
-  }
-  const candidates = [new URL('./ingest-worker.js', here), new URL('../ingest-worker.js', here)];
-  const found = candidates.find((u) => fs.existsSync(fileURLToPath(u)));
-  if (!found) throw new Error(`ingest worker bundle not found; looked at ${candidates.map((u) => fileURLToPath(u)).join(', ')}`);
-  return { file: found };
-}
-
 export function importFileInWorker(store: Store, job: FileJob, opts: ImportFileOptions): Promise<ImportReport> {
   const control = new SharedArrayBuffer(8);
   const slots = new Int32Array(control);
-  const { file, entry } = workerLaunch();
+  const { file, entry } = workerLaunch(new URL('./ingest-worker.ts', import.meta.url), 'ingest-worker.js');
   const workerData: WorkerInput = { job, projectId: opts.projectId, control, entry };
   const worker = new Worker(file, { workerData });
   const stored = new StoreWriter(store);
