@@ -10,6 +10,7 @@ import { ensureTrainingKey } from './settings/training-key.js';
 import { openStore } from './store/index.js';
 import { importFile, type ImportReport } from './service/ingest/index.js';
 import { loadDemo } from './demo/load.js';
+import { errorMessage } from '../shared/errors.js';
 
 const USAGE = `usage:
   loupe serve  [--data-dir D] [--port P]        run the headless server (UI in the browser)
@@ -153,7 +154,7 @@ main(process.argv.slice(2)).then(
       console.error(`loupe: ${err.message}\n${USAGE}`);
       process.exitCode = 2;
     } else {
-      console.error(`loupe: ${err instanceof Error ? err.message : String(err)}`);
+      console.error(`loupe: ${errorMessage(err)}`);
       process.exitCode = 1;
     }
   },

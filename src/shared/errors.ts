@@ -39,6 +39,9 @@ export function invalid(field: (string | number)[] | string, msg: string, input?
   return new ServiceError(422, [{ loc, msg, type, ...(input === undefined ? {} : { input }) }]);
 }
 
+/** The message of anything thrown (Error or not), for reports and logs. */
+export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
 /** The wire form of an error, as carried over IPC (HTTP uses status + body). */
 export interface WireError {
   status: number;

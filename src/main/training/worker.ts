@@ -16,6 +16,7 @@ import type { WorkerReply, WorkerRequest } from './protocol.js';
 import { rl, sft } from './train.js';
 import { scoreCompletion } from './score.js';
 import type { ChatMessage } from './engine.js';
+import { errorMessage } from '../../shared/errors.js';
 
 const port = parentPort;
 if (!port) throw new Error('the trainer worker must run in a worker thread');
@@ -127,6 +128,6 @@ async function handle(req: WorkerRequest): Promise<unknown> {
 port.on('message', (req: WorkerRequest) => {
   handle(req).then(
     (value) => send({ id: req.id, type: 'result', value }),
-    (e: unknown) => send({ id: req.id, type: 'error', message: e instanceof Error ? e.message : String(e) }),
+    (e: unknown) => send({ id: req.id, type: 'error', message: errorMessage(e) }),
   );
 });

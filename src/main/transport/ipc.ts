@@ -5,7 +5,7 @@
  * app's own code, so the training key is not needed). Results are plain data: jsonl operations
  * become arrays and streams are collected, because structured clone cannot carry iterators.
  */
-import { ServiceError, type WireError } from '../../shared/errors.js';
+import { errorMessage, ServiceError, type WireError } from '../../shared/errors.js';
 import type { LoupeEvent } from '../../shared/events.js';
 import type { ServiceContext } from '../service/context.js';
 import { isStatusResult } from '../../shared/status-result.js';
@@ -28,7 +28,7 @@ export async function handleIpcCall(ctx: ServiceContext, operation: unknown, inp
     return { ok: true, result: await collect(result) };
   } catch (err) {
     if (err instanceof ServiceError) return { ok: false, error: { status: err.status, detail: err.detail } };
-    return { ok: false, error: { status: 500, detail: err instanceof Error ? err.message : String(err) } };
+    return { ok: false, error: { status: 500, detail: errorMessage(err) } };
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { ServiceError } from '../../../shared/errors.js';
+import { errorMessage } from '../../../shared/errors.js';
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
 import { importBuffer, importFile, type ImportReport } from '../ingest/index.js';
@@ -27,7 +27,7 @@ export async function runImport(input: Input, ctx: ServiceContext): Promise<{ fi
   try {
     return { files: [{ file: input.file_name, report: importBuffer(ctx.store, body, { projectId: input.project_id, events: ctx.events }), error: null }] };
   } catch (err) {
-    return { files: [{ file: input.file_name, report: null, error: messageOf(err) }] };
+    return { files: [{ file: input.file_name, report: null, error: errorMessage(err) }] };
   }
 }
 
@@ -45,8 +45,7 @@ async function importOnePath(file: string, projectId: string | undefined, ctx: S
     return { file, report, error: null };
   } catch (err) {
     progress(0, null, 0, true);
-    return { file, report: null, error: messageOf(err) };
+    return { file, report: null, error: errorMessage(err) };
   }
 }
 
-const messageOf = (err: unknown) => (err instanceof ServiceError || err instanceof Error ? err.message : String(err));

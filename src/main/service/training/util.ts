@@ -37,4 +37,4 @@ export function averageMetrics(list: Record<string, number | undefined>[]): Reco
   return Object.fromEntries([...sum].map(([k, { s, n }]) => [k, s / n]));
 }
 
-export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+export { errorMessage } from '../../../shared/errors.js';
