@@ -1,8 +1,7 @@
 /** A real Loupe server on port 0 in a temp data dir, plus a small JSON client for the training API. */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
+import type { RunningLoupe } from '../../src/main/serve.js';
+import { startTestServer, tempDir } from './server-harness.js';
 
 export interface TrainingServer {
   loupe: RunningLoupe;
@@ -16,8 +15,8 @@ export interface TrainingServer {
 
 /** `dataDir` reuses a directory (restart tests); `keep` leaves it in place on close. */
 export async function startTrainingServer(opts: { dataDir?: string; keep?: boolean } = {}): Promise<TrainingServer> {
-  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-training-'));
-  const loupe = await startLoupe({ dataDir, port: 0, rendererDir: null });
+  const loupe = await startTestServer({ dataDir: opts.dataDir ?? tempDir('loupe-training-') });
+  const dataDir = loupe.dataDir;
   const key = loupe.ctx.apiKey;
   const req: TrainingServer['req'] = async (method, p, body, k = key) => {
     const res = await fetch(`${loupe.url}${p}`, {
