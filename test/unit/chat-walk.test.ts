@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildMessages, MAX_DEPTH } from '../../src/main/service/chat/walk.js';
-import { buildTurn } from '../../src/main/service/chat/turn.js';
-import { pickRoot, turnHeader } from '../../src/main/service/chat/header.js';
+import { buildMessages, MAX_DEPTH } from '../../src/main/domain/chat/walk.js';
+import { buildTurn } from '../../src/main/domain/chat/turn.js';
+import { pickRoot, turnHeader } from '../../src/main/domain/chat/header.js';
 import { ChatMessage, Turn } from '../../src/shared/contract/chat.js';
 import { agentTurn, ms, msg, span } from './chat-fixture.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/shared/errors.js';
 import { FeedbackRecord } from '../../src/shared/contract/common.js';
-import { parseSvcRef, svcRef } from '../../src/main/service/feedback/ref.js';
+import { parseSvcRef, svcRef } from '../../src/main/domain/refs.js';
 import { call, tempContext } from './chat-fixture.js';
 
 const ctx = tempContext();

@@ -4,8 +4,8 @@
  */
 import type { ConversationChat, Turn } from '../../../shared/contract/chat.js';
 import type { Store } from '../../store/index.js';
-import type { ChatSpan } from './span.js';
-import { buildTurn, type TurnFeedback } from './turn.js';
+import type { ChatSpan } from '../../domain/chat/span.js';
+import { buildTurn, type TurnFeedback } from '../../domain/chat/turn.js';
 
 function feedbackOf(store: Store, projectId: string, traceId: string, spans: readonly ChatSpan[]): TurnFeedback {
   return {

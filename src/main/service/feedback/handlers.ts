@@ -1,6 +1,6 @@
 import type { Handlers } from '../handlers.js';
 import { invalid } from '../../../shared/errors.js';
-import { parseSvcRef } from './ref.js';
+import { parseSvcRef } from '../../domain/refs.js';
 
 /** Handlers of the feedback operations (contract/feedback.ts, semantics §8). */
 export const feedbackHandlers = {

@@ -1,5 +1,5 @@
 import type { Db } from './open.js';
-import type { ChatSpan } from '../../service/chat/span.js';
+import type { ChatSpan } from '../../domain/chat/span.js';
 import type { SpanMessage, StatusCode } from '../../domain/span.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from './open.js';
 import type { FeedbackRecord } from '../../../shared/contract/common.js';
 import { isoFromUs, nsFromIso } from '../../domain/time.js';
-import { svcRef, type TargetKind } from '../../service/feedback/ref.js';
+import { svcRef, type TargetKind } from '../../domain/refs.js';
 
 /** SQL of the feedback domain (semantics §8). Exported texts let a test pin their query plans. */
 export const FEEDBACK_SQL = {

@@ -4,14 +4,14 @@
  * all of the trace's spans. A trace seen for the first time is summarized from the batch itself
  * (bulk imports write whole turns, so this skips a read per trace); a trace that already has a
  * summary is re-read through the unique key. The header rules are the chat view's own
- * (service/chat/header.ts), so a summary and a freshly built turn never disagree.
+ * (domain/chat/header.ts), so a summary and a freshly built turn never disagree.
  */
 import type { Db } from '../open.js';
 import type { StatusCode } from '../../../domain/span.js';
 import type { SummaryMaintainer, SummarySpan } from './index.js';
-import { buildTree } from '../../../service/chat/tree.js';
-import { spansOfConversation, turnHeader } from '../../../service/chat/header.js';
-import type { HeaderSpan } from '../../../service/chat/span.js';
+import { buildTree } from '../../../domain/chat/tree.js';
+import { spansOfConversation, turnHeader } from '../../../domain/chat/header.js';
+import type { HeaderSpan } from '../../../domain/chat/span.js';
 
 export const TRACE_SUMMARY_SQL = {
   lightSpans: `SELECT trace_id, span_id, parent_span_id, span_name, CAST(start_ns AS TEXT) AS start_ns, CAST(end_ns AS TEXT) AS end_ns,

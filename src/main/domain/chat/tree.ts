@@ -4,7 +4,7 @@
  * only spans that carry usage and have no descendant carrying usage, because agent and workflow
  * spans often repeat their children's tokens.
  */
-import { carriesUsage } from '../../domain/span.js';
+import { carriesUsage } from '../span.js';
 import { compareSpans, type HeaderSpan } from './span.js';
 
 type TreeSpan = Pick<HeaderSpan, 'span_id' | 'parent_span_id' | 'start_ns' | 'end_ns'>;

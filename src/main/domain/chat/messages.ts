@@ -3,7 +3,7 @@
  * constructors that guarantee every key is present and exactly one payload is set.
  */
 import type { FeedbackRecord, StatusCode } from '../../../shared/contract/common.js';
-import type { SpanMessage } from '../../domain/span.js';
+import type { SpanMessage } from '../span.js';
 
 export type MessageType = 'user_message' | 'assistant_message' | 'tool_call' | 'agent_handoff' | 'agent_start' | 'context_compacted';
 

@@ -2,7 +2,7 @@
  * The span fields the chat views read: a subset of SpanRecord, so tests (and the store) can hand
  * whole records in. Kept as one type so the walk, the header rules and the summary maintainer agree.
  */
-import type { SpanRecord } from '../../domain/span.js';
+import type { SpanRecord } from '../span.js';
 
 export type ChatSpan = Pick<
   SpanRecord,

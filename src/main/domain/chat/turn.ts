@@ -3,7 +3,7 @@
  */
 import type { FeedbackRecord } from '../../../shared/contract/common.js';
 import type { Turn } from '../../../shared/contract/chat.js';
-import { isoFromNs } from '../../domain/time.js';
+import { isoFromNs } from '../time.js';
 import { turnHeader } from './header.js';
 import { buildTree } from './tree.js';
 import { buildMessages } from './walk.js';

@@ -2,8 +2,8 @@
  * The message-building walk of semantics §4.3: one ordered timeline from the span tree of a turn.
  * Pure: spans in, messages out (feedback is attached by the caller).
  */
-import { isoFromNs } from '../../domain/time.js';
-import type { SpanMessage } from '../../domain/span.js';
+import { isoFromNs } from '../time.js';
+import type { SpanMessage } from '../span.js';
 import { buildTree, subtree, usageTotals, type SpanTree } from './tree.js';
 import { durationMs, nameSuffix, type ChatSpan } from './span.js';
 import { message, messageText, reasoningFromParts, type ChatMessage, type MessageHead } from './messages.js';

@@ -1,0 +1,455 @@
+/**
+ * The store port: what Loupe's services need from storage, and nothing about how a backend keeps it.
+ *
+ * - `TraceStore` holds everything recorded about spans (writes, chat reads, analytics, timeline,
+ *   export, search, retention). Adapters: SQLite (store/sqlite/, the embedded default) and
+ *   ClickHouse (store/clickhouse/, for teams).
+ * - `AppStore` holds the app's own records (feedback, settings, training). It always lives in the
+ *   local data folder on SQLite, even when the TraceStore is ClickHouse: training checkpoints are
+ *   files in that folder and their rows must stay next to them (docs/decisions).
+ *
+ * Everything is async (a read may run on a worker thread or another machine). Reads take an
+ * optional AbortSignal: when it fires the adapter stops the work if it can and rejects with
+ * `StoreAbortedError`. Results are typed from the contract (src/shared/contract/) wherever the
+ * contract has the shape; plans come from domain/plans.ts. Services and transports import this
+ * file and the factory in store/index.ts, never an adapter.
+ */
+import type { z } from 'zod';
+import type { AgentSummary, GroupRow, SpanRow, Thread } from '../../shared/contract/analytics.js';
+import type { FeedbackRecord } from '../../shared/contract/common.js';
+import type { TimelineColumns } from '../../shared/contract/timeline.js';
+import type { SpanRecord } from '../domain/span.js';
+import type { ChatSpan } from '../domain/chat/span.js';
+import type { TargetKind } from '../domain/refs.js';
+import type { AgentsPlan, ConversationRow, ConversationsPlan, SpansGroupPlan, SpansListPlan, ThreadsPlan } from '../domain/plans.js';
+
+export interface ReadOptions {
+  /** Fires when the caller no longer wants the answer (HTTP client gone, IPC call cancelled). */
+  signal?: AbortSignal;
+}
+
+// ================================================================ errors the transports map
+
+/** Base of the errors a store raises on purpose; anything else is a bug (500). */
+export class StoreError extends Error {
+  override name = 'StoreError';
+}
+
+/** The store cannot take this request now (writer locked, read pool saturated); retry later (503). */
+export class StoreBusyError extends StoreError {
+  override name = 'StoreBusyError';
+  constructor(message: string, readonly retryAfterSeconds = 1) {
+    super(message);
+  }
+}
+
+/** The disk or the store's size cap is full; nothing of the request was stored (503). */
+export class StoreFullError extends StoreError {
+  override name = 'StoreFullError';
+  constructor(message: string, readonly retryAfterSeconds = 60) {
+    super(message);
+  }
+}
+
+/** A remote store (ClickHouse) does not answer; retry later (503). */
+export class StoreUnavailableError extends StoreError {
+  override name = 'StoreUnavailableError';
+  constructor(message: string, readonly retryAfterSeconds = 5) {
+    super(message);
+  }
+}
+
+/** The read's AbortSignal fired; nobody is waiting for the answer. */
+export class StoreAbortedError extends StoreError {
+  override name = 'AbortError';
+  constructor(message = 'read cancelled by the caller') {
+    super(message);
+  }
+}
+
+// ================================================================ trace store: shapes
+
+/** Outcome of one batch write. */
+export interface WriteResult {
+  /** Spans whose (project, trace, span) key was new. */
+  inserted: number;
+  /** Spans that replaced a stored span with the same key (re-import). */
+  replaced: number;
+  /** (project, trace) pairs touched, so live views can refresh just those. */
+  touched: { project_id: string; trace_id: string }[];
+}
+
+/**
+ * A batch of spans already encoded for one adapter, made by `encodeSpans` (store/index.ts) on
+ * another thread (the ingest worker) so the writing thread does less. Opaque outside the adapter
+ * that made it; `adapter` names it and a store refuses a batch made for another.
+ */
+export interface EncodedBatch {
+  readonly adapter: string;
+  readonly count: number;
+  readonly payload: unknown;
+}
+
+/** A page of a conversation's turns (newest first, by turn start then trace id, both descending). */
+export interface TurnPage {
+  /** Trace ids of the page's turns, newest first. */
+  trace_ids: string[];
+  /** Turns of the whole conversation. */
+  total_turns: number;
+  /** Sum of the turn costs of the whole conversation; null when no turn has a cost. */
+  total_cost_usd: number | null;
+}
+
+/** Which traces `POST /export` writes. */
+export interface ExportSelection {
+  project_id: string;
+  /** Traces holding at least one span of these conversations. */
+  conversation_ids?: string[];
+  trace_ids?: string[];
+}
+
+/** One span of an export, as received. */
+export interface ExportSpan {
+  scope_name: string | null;
+  scope_version: string | null;
+  /**
+   * The span's resource attributes as JSON text of a flat map. Spans of one resource carry the same
+   * text, so the exporter can group them into one ResourceSpans by comparing texts.
+   */
+  resource_attributes: string;
+  /** The span as received, OTLP JSON text. */
+  raw_span: string;
+}
+
+/** One full-text match (the same meaning as `$search`). */
+export interface SearchHit {
+  project_id: string;
+  trace_id: string;
+  span_id: string;
+  conversation_id: string | null;
+  /** A short excerpt of the matched text around the first match. */
+  snippet: string;
+}
+
+export interface SearchQuery {
+  project_id: string;
+  /** Trimmed, non-empty; matched as a case-insensitive substring. */
+  text: string;
+  limit: number;
+}
+
+/**
+ * Spans to delete. Summaries (agents, conversations, threads, trace headers) stay exact: a trace
+ * loses all its spans or none, and the summaries of what was touched are recomputed.
+ */
+export type DeleteSelection =
+  | { kind: 'project'; project_id: string }
+  | { kind: 'traces'; project_id: string; trace_ids: string[] }
+  /** Traces whose last span started before this instant (ns), in one project or all. */
+  | { kind: 'older_than'; project_id: string | null; before_ns: bigint }
+  /** Oldest traces first until the store's file is at most this many bytes. */
+  | { kind: 'size_cap'; max_bytes: number };
+
+export interface DeleteResult {
+  deleted_spans: number;
+  deleted_traces: number;
+  /** Projects that lost spans (for data.changed). */
+  projects: string[];
+  /** Bytes the store occupies after the delete (and whatever compaction it runs). */
+  store_bytes: number;
+}
+
+export interface StorageStats {
+  /** Bytes the whole store occupies (file plus WAL for SQLite). */
+  total_bytes: number;
+  /** Per project: spans and an estimate of the bytes they occupy (shares of the total by stored size). */
+  projects: { project_id: string; span_count: number; bytes: number }[];
+}
+
+export type ProjectRow = { project_id: string; span_count: number; last_activity: string | null };
+
+export type SpanRowOut = z.output<typeof SpanRow>;
+export type GroupRowOut = z.output<typeof GroupRow>;
+export type AgentRowOut = z.output<typeof AgentSummary>;
+export type ThreadRowOut = z.output<typeof Thread>;
+
+// ================================================================ trace store
+
+export interface TraceStore {
+  /** 'sqlite' | 'clickhouse': names the adapter (EncodedBatch.adapter, logs, settings). */
+  readonly adapter: string;
+  /** Where the data is, for Settings: a file path, or a URL without credentials. */
+  readonly location: string;
+
+  // ---- writes (one writer; each call atomic and idempotent by (project, trace, span))
+
+  /** Upserts a batch: either all of it is stored (summaries included) or none. */
+  writeSpans(spans: SpanRecord[]): Promise<WriteResult>;
+  /** The same for a batch encoded on another thread (see EncodedBatch). */
+  writeEncoded(batch: EncodedBatch): Promise<WriteResult>;
+
+  // ---- chat views (semantics §4)
+
+  /** Every span of a trace, light and heavy fields the chat walk reads; [] for an unknown trace. */
+  traceSpans(projectId: string, traceId: string, opts?: ReadOptions): Promise<ChatSpan[]>;
+  /** A page of a conversation's turns with its turn count and total cost. */
+  conversationTurns(
+    q: { project_id: string; conversation_id: string; limit: number; offset: number },
+    opts?: ReadOptions,
+  ): Promise<TurnPage>;
+  /**
+   * The spans of several turns of one conversation in one call: for each trace id (same order),
+   * its spans that belong to the conversation: untagged or tagged with this conversation (§4.1).
+   */
+  conversationTurnSpans(projectId: string, conversationId: string, traceIds: readonly string[], opts?: ReadOptions): Promise<ChatSpan[][]>;
+
+  // ---- lists and analytics (plans are validated by the service; adapters only compile them)
+
+  /** The conversations list (issue 8 item 3), read from per-conversation summaries. */
+  conversations(plan: ConversationsPlan, opts?: ReadOptions): Promise<{ conversations: ConversationRow[]; total_count: number }>;
+  /** Agents with their totals (semantics §6), read from per-agent summaries. */
+  agents(plan: AgentsPlan, opts?: ReadOptions): Promise<{ agents: AgentRowOut[]; total_count: number }>;
+  /** Spans query, list mode (semantics §7). */
+  listSpans(plan: SpansListPlan, opts?: ReadOptions): Promise<{ spans: SpanRowOut[]; total_count: number }>;
+  /** Spans query, group mode (semantics §7), with distributions and conversation previews. */
+  groupSpans(plan: SpansGroupPlan, opts?: ReadOptions): Promise<{ groups: GroupRowOut[]; total_count: number }>;
+  /**
+   * Threads (semantics §5), yielded as they are computed so the first lines can leave early.
+   * Breaking out of the iteration (or the signal) stops the read.
+   */
+  threads(plan: ThreadsPlan, opts?: ReadOptions): AsyncIterable<ThreadRowOut>;
+  /**
+   * Every span of one trace for the waterfall, light columns only, in the contract's columnar form,
+   * ordered by start (spans without one last) then span_id. start_us/end_us are µs since the
+   * epoch here (the service re-bases them on the trace's first start).
+   */
+  timeline(projectId: string, traceId: string, opts?: ReadOptions): Promise<z.output<typeof TimelineColumns>>;
+  /** Full-text search over message texts and attribute values, best matches first. */
+  search(q: SearchQuery, opts?: ReadOptions): Promise<SearchHit[]>;
+
+  // ---- export (POST /export): one trace at a time, so no read stays open while a response streams
+
+  /** Trace ids of a selection, ascending. */
+  exportTraceIds(sel: ExportSelection, opts?: ReadOptions): Promise<string[]>;
+  /** Spans of one trace as received, by start then span id. */
+  exportTraceSpans(projectId: string, traceId: string, opts?: ReadOptions): Promise<ExportSpan[]>;
+
+  // ---- retention and housekeeping
+
+  /** Deletes a selection of spans (whole traces), keeping every summary exact. */
+  deleteSpans(sel: DeleteSelection): Promise<DeleteResult>;
+  /** Size of the store, per project. */
+  storageStats(opts?: ReadOptions): Promise<StorageStats>;
+  /** Projects with span counts, most recently active first. */
+  projects(opts?: ReadOptions): Promise<ProjectRow[]>;
+  /** True when the store answers a trivial query (system-check). */
+  ping(opts?: ReadOptions): Promise<boolean>;
+  /** Stops readers and the writer; pending reads reject. */
+  close(): Promise<void>;
+}
+
+// ================================================================ app store: shapes
+
+/** A feedback record to store. Omitted optional fields take the interface's empty values. */
+export interface NewFeedback {
+  project_id: string;
+  target_kind: TargetKind;
+  target_id: string;
+  feedback_type: string;
+  payload?: Record<string, unknown>;
+  id?: string;
+  creator?: string | null;
+  /** ISO date-time; default now. */
+  created_at?: string | null;
+  svc_user_id?: string | null;
+  runnable_ref?: string | null;
+  call_ref?: string | null;
+  trigger_ref?: string | null;
+  annotation_ref?: string | null;
+  scorer_tags?: string[];
+  scorer_tag_reasons?: Record<string, string>;
+  scorer_tag_confidences?: Record<string, number>;
+  scorer_ratings?: Record<string, number>;
+  scorer_rating_reasons?: Record<string, string>;
+  scorer_rating_confidences?: Record<string, number>;
+}
+
+/** Fields of a stored record an edit may change (the UI's thumbs and note); target and id stay. */
+export type FeedbackPatch = Partial<Omit<NewFeedback, 'project_id' | 'target_kind' | 'target_id' | 'id' | 'created_at'>>;
+
+export interface FeedbackFilter {
+  project_id: string;
+  target_kind?: TargetKind | null;
+  target_id?: string | null;
+  feedback_type?: string | null;
+  limit: number;
+  offset: number;
+}
+
+export interface FeedbackStore {
+  /** Stores one record and returns it as the interface shows it. */
+  insert(f: NewFeedback): Promise<FeedbackRecord>;
+  /** Feedback of many targets of one kind, grouped by target id (oldest first within a target). */
+  forTargets(projectId: string, kind: TargetKind, ids: readonly string[]): Promise<Map<string, FeedbackRecord[]>>;
+  /** A page of feedback, newest first, and the number of matches. */
+  query(f: FeedbackFilter): Promise<{ feedback: FeedbackRecord[]; total_count: number }>;
+  /** Changes a record of the project; null when it has no record with this id. */
+  update(projectId: string, id: string, patch: FeedbackPatch): Promise<FeedbackRecord | null>;
+  /** Deletes a record of the project; false when there was none. */
+  remove(projectId: string, id: string): Promise<boolean>;
+}
+
+export interface SettingsStore {
+  get(key: string): Promise<string | null>;
+  /** Sets (string) or removes (null) several settings in one transaction. */
+  set(values: Record<string, string | null>): Promise<void>;
+}
+
+export interface ModelRow {
+  id: string;
+  entity: string;
+  project: string;
+  name: string;
+  base_model: string;
+  run_id: string;
+  backend: string | null;
+  remote_model_id: string | null;
+  created_at_us: number;
+}
+
+export interface ListedModelRow extends ModelRow {
+  /** Highest checkpoint step, null when the model has none (a remote model before its sync). */
+  latest_step: number | null;
+}
+
+export interface CheckpointRow {
+  id: string;
+  model_id: string;
+  step: number;
+  metrics: Record<string, number>;
+  created_at_us: number;
+}
+
+export type JobStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+export interface JobRow {
+  id: string;
+  model_id: string;
+  kind: 'rl' | 'sft';
+  status: JobStatus;
+  payload: unknown;
+  created_at_us: number;
+  training_start_us: number | null;
+  training_end_us: number | null;
+  error_message: string | null;
+  step: number | null;
+  remote_job_id: string | null;
+}
+
+export interface JobEventRow {
+  id: string;
+  job_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at_us: number;
+}
+
+export interface BackendRow {
+  name: string;
+  base_url: string;
+  api_key: string;
+}
+
+export type JobPatch = Partial<Pick<JobRow, 'status' | 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id'>>;
+
+/**
+ * Training records (semantics §9): today's TrainingRepo, async, with intention-named writes where
+ * several rows must change together instead of a transaction spanning calls.
+ */
+export interface TrainingStore {
+  insertModel(m: ModelRow): Promise<void>;
+  /** A new model and its first checkpoint (step 0), visible together. */
+  createModel(m: ModelRow, first: CheckpointRow): Promise<void>;
+  getModel(id: string): Promise<ModelRow | null>;
+  findModel(entity: string, project: string, name: string): Promise<ModelRow | null>;
+  /**
+   * One page of models in creation order (`desc` = newest first), optionally of one entity and/or
+   * project; `after` is a model id, exclusive in the page direction. Reads limit + 1 to know
+   * has_more; null when `after` names no model.
+   */
+  pageModels(f: { entity: string | null; project: string | null; after: string | null; limit: number; order: 'asc' | 'desc' }): Promise<ListedModelRow[] | null>;
+  /** Deletes the model and its checkpoint rows; returns the number of checkpoints deleted. */
+  deleteModel(id: string): Promise<number>;
+
+  insertCheckpoint(c: CheckpointRow): Promise<void>;
+  latestCheckpoint(modelId: string): Promise<CheckpointRow | null>;
+  checkpointByStep(modelId: string, step: number): Promise<CheckpointRow | null>;
+  checkpointById(modelId: string, id: string): Promise<CheckpointRow | null>;
+  listCheckpoints(modelId: string): Promise<CheckpointRow[]>;
+  /** One page ordered by step; `afterStep` is exclusive in the page direction. Reads limit + 1 to know has_more. */
+  pageCheckpoints(modelId: string, afterStep: number | null, limit: number, order: 'asc' | 'desc'): Promise<CheckpointRow[]>;
+  setCheckpointMetrics(id: string, metrics: Record<string, number>): Promise<void>;
+  /** Deletes the given steps together; returns the steps that existed. */
+  deleteCheckpointSteps(modelId: string, steps: number[]): Promise<number[]>;
+  /**
+   * Makes the model's checkpoint rows equal to `list` (a remote backend's): steps not in it are
+   * deleted, new ones inserted, existing ones get the listed metrics. One transaction.
+   */
+  mirrorCheckpoints(modelId: string, list: { id: string; step: number; metrics: Record<string, number> }[], createdAtUs: number): Promise<void>;
+
+  insertJob(j: Omit<JobRow, 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id'>): Promise<void>;
+  getJob(id: string): Promise<JobRow | null>;
+  updateJob(id: string, patch: JobPatch): Promise<void>;
+  /**
+   * One page of jobs, newest first (submission order reversed), optionally of one model and/or
+   * status; `after` is a job id, exclusive. Reads limit + 1; null when `after` names no job.
+   */
+  pageJobs(f: { modelId: string | null; status: JobStatus | null; after: string | null; limit: number }): Promise<JobRow[] | null>;
+  /** Jobs in a status, oldest first (submission order). */
+  jobsWithStatus(status: JobStatus, modelId?: string): Promise<JobRow[]>;
+  /**
+   * A job's successful end, visible at once: its new checkpoint (when it made one), its terminal
+   * event (when given), and the job row COMPLETED with `patch` (end time, step).
+   */
+  completeJob(jobId: string, end: { checkpoint: CheckpointRow | null; event: JobEventRow | null; patch: JobPatch }): Promise<void>;
+  /** A job's failure, visible at once: the job row FAILED with `patch` and its training_failed event. */
+  failJob(jobId: string, end: { event: JobEventRow; patch: JobPatch }): Promise<void>;
+
+  insertEvent(e: JobEventRow): Promise<void>;
+  /** Ascending page after the event with id `after` (exclusive); reads limit + 1. Null when `after` is unknown. */
+  pageEvents(jobId: string, after: string | null, limit: number): Promise<JobEventRow[] | null>;
+  eventsOfType(jobId: string, type: string): Promise<JobEventRow[]>;
+
+  putBackend(b: BackendRow): Promise<void>;
+  removeBackend(name: string): Promise<void>;
+  getBackend(name: string): Promise<BackendRow | null>;
+  listBackends(): Promise<BackendRow[]>;
+  /** Training settings in one transaction: settings values (set/remove), backends removed, then put. */
+  applySettings(change: { settings: Record<string, string | null>; remove: string[]; put: BackendRow[] }): Promise<void>;
+  /**
+   * What `/log` stores besides the rollout spans (written to the TraceStore first; re-writing them
+   * is idempotent): the latest checkpoint's merged metrics and one reward feedback per trajectory,
+   * in one transaction. Returns the stored feedback.
+   */
+  recordRollouts(r: { checkpoint: { id: string; metrics: Record<string, number> } | null; feedback: NewFeedback[] }): Promise<FeedbackRecord[]>;
+}
+
+// ================================================================ app store
+
+export interface AppStore {
+  readonly feedback: FeedbackStore;
+  readonly settings: SettingsStore;
+  readonly training: TrainingStore;
+  /** The SQLite file of the app's records (in the data folder). */
+  readonly file: string;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Both stores of a running Loupe, as the factory (store/index.ts) opens them. */
+export interface Stores {
+  readonly traces: TraceStore;
+  readonly app: AppStore;
+  /** Closes both (the trace store first: its readers may hold the shared file). */
+  close(): Promise<void>;
+}
