@@ -17,6 +17,10 @@ const workDir = process.env.LOUPE_BENCH_DIR ?? join(here, '.data');
 for (const f of files) {
   if (filters.length && !filters.some((x) => f.includes(x))) continue;
   const mod = (await import(pathToFileURL(join(here, 'sections', f)).href)) as { default: BenchSection };
+  if (mod.default.explicitOnly && !filters.length) {
+    console.log(`\n=== ${mod.default.title} (${f}): skipped — runs only when named (npm run bench -- ${f.replace(/^\d+-|\.ts$/g, '')})`);
+    continue;
+  }
   console.log(`\n=== ${mod.default.title} (${f})`);
   const started = Date.now();
   await mod.default.run({ workDir, print: (k, v, target) => console.log(`  ${k.padEnd(44)} ${String(v).padStart(14)}${target ? `   (target ${target})` : ''}`) });

@@ -21,7 +21,7 @@ const STORE_DIR = 'store-1m';
 const MARKER = 'bench-store.json';
 
 /** Changes when the generator or the schema changes, so a stale store is rebuilt. */
-function fingerprint(): string {
+export function fingerprint(): string {
   const h = createHash('sha256');
   h.update(fs.readFileSync(path.join(here, 'generate.ts')));
   for (const m of migrations) h.update(`${m.version}:${m.name}:${m.sql}`);

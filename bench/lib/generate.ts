@@ -6,6 +6,8 @@
  * messages, tokens, request parameters and a few custom attributes. Deterministic for a seed.
  */
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { seededRandom } from '../../src/shared/seeded-random.js';
 
@@ -160,3 +162,19 @@ export async function generateJsonl(file: string, o: GenerateOptions = {}): Prom
   await once(out, 'finish');
   return { spans, lines, bytes };
 }
+
+/**
+ * CLI, for streaming a workload without keeping it: `tsx bench/lib/generate.ts <path> <minSpans> [seed]`
+ * writes the JSONL to `path` (a FIFO the importer reads, in the scale section) and prints one JSON
+ * line {spans, lines, bytes, ms, cpuMs} when done.
+ */
+async function cli(): Promise<void> {
+  const [file, minSpans, seed] = process.argv.slice(2);
+  const started = performance.now();
+  const cpu0 = process.cpuUsage();
+  const r = await generateJsonl(file!, { minSpans: Number(minSpans), seed: seed === undefined ? undefined : Number(seed) });
+  const cpu = process.cpuUsage(cpu0);
+  console.log(JSON.stringify({ ...r, ms: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000 }));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await cli();

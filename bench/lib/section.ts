@@ -7,5 +7,7 @@ export interface BenchContext {
 
 export interface BenchSection {
   title: string;
+  /** Runs only when named on the command line (`npm run bench -- scale`), never in a plain `npm run bench`. */
+  explicitOnly?: boolean;
   run(ctx: BenchContext): Promise<void>;
 }

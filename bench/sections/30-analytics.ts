@@ -9,19 +9,10 @@ import { dispatch } from '../../src/main/transport/dispatch.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
 import type { BenchSection } from '../lib/section.js';
 import { ensureBenchStore } from '../lib/bench-store.js';
-import { percentileOf as pct } from '../../src/shared/stats.js';
+import { timeOp } from '../lib/timing.js';
+import { groupByAgent } from '../lib/ui-requests.js';
 
 const PROJECT = 'bench/genai';
-
-
-async function drain(result: unknown): Promise<number> {
-  if (result && typeof result === 'object' && Symbol.asyncIterator in result) {
-    let n = 0;
-    for await (const line of result as AsyncIterable<unknown>) n += JSON.stringify(line).length > 0 ? 1 : 0;
-    return n;
-  }
-  return JSON.stringify(result).length;
-}
 
 const section: BenchSection = {
   title: 'Analytics: threads, agents, spans query on the 1M-span store',
@@ -31,21 +22,11 @@ const section: BenchSection = {
     const store = openStore(dataDir);
     const ctx: ServiceContext = { store, events: new EventBus(), dataDir, apiKey: 'bench' };
     const time = async (name: string, body: unknown, runs: number, target: string, op = 'spans.query') => {
-      await drain(await dispatch(op, body, ctx, { trusted: true })); // warm the page cache and statement cache
-      const ms: number[] = [];
-      const cpu: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const t = performance.now();
-        const c = process.cpuUsage();
-        await drain(await dispatch(op, body, ctx, { trusted: true }));
-        const u = process.cpuUsage(c);
-        ms.push(performance.now() - t);
-        cpu.push((u.user + u.system) / 1000);
-      }
-      print(`${name} p50 (ms)`, pct(ms, 0.5).toFixed(1), target);
-      print(`${name} p95 (ms)`, pct(ms, 0.95).toFixed(1));
+      const t = await timeOp(ctx, op, body, runs);
+      print(`${name} p50 (ms)`, t.p50.toFixed(1), target);
+      print(`${name} p95 (ms)`, t.p95.toFixed(1));
       // The machine is shared: CPU time says what the query costs when wall time mostly says the load.
-      print(`${name} CPU p50 (ms)`, pct(cpu, 0.5).toFixed(1));
+      print(`${name} CPU p50 (ms)`, t.cpuP50.toFixed(1));
     };
     try {
       const agents = (await dispatch('agents.query', { project_id: PROJECT }, ctx)) as { total_count: number };
@@ -55,15 +36,7 @@ const section: BenchSection = {
       await time('spans list page (100, newest first)', { project_id: PROJECT }, 20, '≤ 50 ms');
       await time('spans list page, agent filter', { project_id: PROJECT, query: { $expr: { $eq: [{ $getField: 'gen_ai.agent.name' }, { $literal: 'agent-07' }] } } }, 20, '≤ 50 ms');
       await time('spans list page, custom attr filter', { project_id: PROJECT, query: { $expr: { $eq: [{ $getField: 'app.region' }, { $literal: 'eu-west-1' }] } }, custom_attr_columns: [{ key: 'app.region', source: 'custom_attrs_string' }] }, 10, '≤ 50 ms');
-      await time('group by agent_name, 3 measures', {
-        project_id: PROJECT,
-        group_by: [{ key: 'agent_name', source: 'field' }],
-        measures: [
-          { alias: 'tokens', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } },
-          { alias: 'p_dur', aggregation: 'avg', value: { key: 'duration_ms', source: 'derived' } },
-          { alias: 'errors', aggregation: 'count_true', value: { key: 'is_error', source: 'derived' } },
-        ],
-      }, 5, '≤ 1 s');
+      await time('group by agent_name, 3 measures', groupByAgent(PROJECT), 5, '≤ 1 s');
       await time('threads, all conversations (limit 10000)', { project_id: PROJECT, limit: 10000 }, 5, '≤ 1 s', 'threads.query');
       await time('threads sorted by p99 (all computed)', { project_id: PROJECT, limit: 100, sort_by: [{ field: 'p99_turn_duration_ms', direction: 'desc' }] }, 5, '≤ 1 s', 'threads.query');
     } finally {

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -103,5 +104,26 @@ describe('import in a worker thread', () => {
     const e3 = await rejection(importFile(freshStore(), notes, { thread: 'worker' }));
     expect(e3.status).toBe(400);
     expect(e3.message).toMatch(/notes\.jsonl: not trace data: no line is an OTLP trace request \(first problem: line 1:/);
+  }, 60_000);
+
+  it('reads a pipe (a FIFO, as `loupe import /dev/stdin`) as it reads the file, plain or gzip', async () => {
+    const gen = path.join(dir, 'gen3.jsonl');
+    await generateJsonl(gen, { conversations: 10, agents: 3, minSpans: BATCH_SPANS * 2, seed: 5 });
+    const plain = readFileSync(gen);
+    const fromFile = freshStore();
+    const expected = await importFile(fromFile, gen, { thread: 'inline' });
+    for (const [name, body, format] of [['plain', plain, 'otlp-jsonl'], ['gzip', zlib.gzipSync(plain), 'otlp-jsonl+gzip']] as const) {
+      const fifo = path.join(dir, `${name}.fifo`);
+      execFileSync('mkfifo', [fifo]);
+      // Opening a FIFO for writing waits for its reader: the import below is that reader.
+      const writer = createWriteStream(fifo);
+      writer.end(body);
+      const store = freshStore();
+      const progress: ImportProgress[] = [];
+      const r = await importFile(store, fifo, { onProgress: (p) => progress.push(p) });
+      expect({ name, ...r }).toEqual({ name, ...expected, format, bytes: body.length });
+      expect(dump(store)).toEqual(dump(fromFile));
+      expect(progress.at(-1)).toEqual({ bytes: body.length, totalBytes: body.length, spans: r.spans_imported });
+    }
   }, 60_000);
 });

@@ -58,8 +58,10 @@ export interface FileJob {
   filePath: string;
   /** The file name used in messages. */
   where: string;
-  size: number;
-  zipped: boolean;
+  /** Bytes of a regular file; null for a pipe (`loupe import /dev/stdin`, a FIFO), whose length is known at its end. */
+  size: number | null;
+  /** Gzip magic at the start; null for a pipe, which cannot be peeked at: decided from its first bytes while reading. */
+  zipped: boolean | null;
 }
 
 /** The read broke off (truncated gzip, I/O error) after `rawBytes`; complete data before it was flushed. */
@@ -82,22 +84,26 @@ export async function importFile(store: Store, filePath: string, opts: ImportFil
   } catch (e) {
     throw new ServiceError(400, `${filePath}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  if (!stat.isFile()) throw new ServiceError(400, `${filePath}: not a file`);
-  if (stat.size === 0) throw new ServiceError(400, `${where}: the file is empty`);
-  const job: FileJob = { filePath, where, size: stat.size, zipped: isGzip(await readHead(filePath)) };
-  const threaded = opts.thread === 'worker' || (opts.thread !== 'inline' && stat.size >= WORKER_MIN_BYTES);
+  // A pipe (a FIFO, /dev/stdin, `<(zcat …)`) streams like a file whose size is known only at its end.
+  const pipe = stat.isFIFO() || stat.isCharacterDevice() || stat.isSocket();
+  if (!stat.isFile() && !pipe) throw new ServiceError(400, `${filePath}: not a file`);
+  if (!pipe && stat.size === 0) throw new ServiceError(400, `${where}: the file is empty`);
+  const job: FileJob = pipe
+    ? { filePath, where, size: null, zipped: null }
+    : { filePath, where, size: stat.size, zipped: isGzip(await readHead(filePath)) };
+  const threaded = opts.thread === 'worker' || (opts.thread !== 'inline' && (pipe || stat.size >= WORKER_MIN_BYTES));
   if (threaded) return importFileInWorker(store, job, opts);
 
   let rawBytes = 0;
   const stored = new StoreWriter(store);
   const session = new ImportSession(stored, opts.projectId, () =>
-    opts.onProgress?.({ bytes: rawBytes, totalBytes: stat.size, spans: stored.inserted + stored.replaced }),
+    opts.onProgress?.({ bytes: rawBytes, totalBytes: job.size, spans: stored.inserted + stored.replaced }),
   );
   const broken = await readFileInto(session, job, (n) => (rawBytes = n));
   const parsed = session.finish();
   if (broken) throw truncatedError(job, broken, stored.inserted + stored.replaced);
   const report = completeReport(parsed, stored, opts.events);
-  opts.onProgress?.({ bytes: stat.size, totalBytes: stat.size, spans: stored.inserted + stored.replaced });
+  opts.onProgress?.({ bytes: session.bytes, totalBytes: session.bytes, spans: stored.inserted + stored.replaced });
   return report;
 }
 
@@ -111,7 +117,8 @@ export async function readFileInto(session: ImportSession, job: FileJob, onBytes
   let rawBytes = 0;
   const raw = fs.createReadStream(job.filePath, { highWaterMark: CHUNK });
   raw.on('data', (c) => onBytes((rawBytes += c.length)));
-  const input: AsyncIterable<Buffer> = job.zipped ? raw.pipe(zlib.createGunzip({ chunkSize: CHUNK })) : raw;
+  let zipped = job.zipped;
+  const input: AsyncIterable<Buffer> = zipped ? raw.pipe(zlib.createGunzip({ chunkSize: CHUNK })) : zipped === null ? sniffGzip(raw, (z) => (zipped = z)) : raw;
   const reader = new StreamReader(session, job.where);
   try {
     for await (const chunk of input) reader.push(chunk);
@@ -124,9 +131,42 @@ export async function readFileInto(session: ImportSession, job: FileJob, onBytes
     return { rawBytes, cause: (e as Error).message };
   }
   reader.end();
-  session.bytes = job.size;
-  if (job.zipped) session.format += '+gzip';
+  session.bytes = job.size ?? rawBytes;
+  if (zipped) session.format += '+gzip';
   return null;
+}
+
+/**
+ * A pipe's chunks, gunzipped when its first bytes are the gzip magic (a pipe cannot be peeked at
+ * before reading, as a file's head is). `decided` learns which it was.
+ */
+async function* sniffGzip(raw: AsyncIterable<Buffer>, decided: (zipped: boolean) => void): AsyncGenerator<Buffer> {
+  const it = raw[Symbol.asyncIterator]();
+  let head = Buffer.alloc(0);
+  while (head.length < 2) {
+    const r = await it.next();
+    if (r.done) break;
+    head = Buffer.concat([head, r.value]);
+  }
+  const rest = { [Symbol.asyncIterator]: () => it };
+  if (!isGzip(head)) {
+    decided(false);
+    if (head.length) yield head;
+    yield* rest;
+    return;
+  }
+  decided(true);
+  const gunzip = zlib.createGunzip({ chunkSize: CHUNK });
+  void (async () => {
+    try {
+      gunzip.write(head);
+      for await (const c of rest) if (!gunzip.write(c)) await new Promise((r) => gunzip.once('drain', r));
+      gunzip.end();
+    } catch (e) {
+      gunzip.destroy(e as Error);
+    }
+  })();
+  yield* gunzip;
 }
 
 export function truncatedError(job: FileJob, broken: BrokenRead, kept: number): ServiceError {

@@ -79,7 +79,7 @@ export function importFileInWorker(store: Store, job: FileJob, opts: ImportFileO
         } else if (msg.type === 'done') {
           if (msg.broken) throw truncatedError(job, msg.broken, spans());
           const report = completeReport(msg.report, stored, opts.events);
-          opts.onProgress?.({ bytes: job.size, totalBytes: job.size, spans: spans() });
+          opts.onProgress?.({ bytes: report.bytes, totalBytes: report.bytes, spans: spans() });
           settle(() => resolve(report));
         } else {
           throw msg.status === null ? new Error(String(msg.detail)) : new ServiceError(msg.status, msg.detail);
