@@ -103,7 +103,8 @@ describe('POST /agents/traces/chat over HTTP', () => {
     expect(a).toHaveLength(1);
     expect(a[0].assistant_message).toMatchObject({ text: 'mirrored answer', input_tokens: 70, output_tokens: 7 });
     expect([r.body.total_input_tokens, r.body.total_output_tokens, r.body.total_duration_ms]).toEqual([70, 7, 2000]);
-    expect(r.body.messages[0]).toMatchObject({ type: 'user_message', span_id: null, user_message: { text: 'hi', content_refs: [] } });
+    // The top-level agent's input is the user's message (its span is named).
+    expect(r.body.messages[0]).toMatchObject({ type: 'user_message', span_id: expect.any(String), user_message: { text: 'hi', content_refs: [] } });
   });
 
   it('unknown trace → empty view', async () => {

@@ -16,7 +16,8 @@ describe('chat walk (semantics §4.3)', () => {
     expect(m[0]!.agent_name).toBe('User');
     expect(m[1]!.agent_start).toEqual({ model: 'gpt-4o', system_instructions: null, tool_definitions: null, status: 'UNSET' });
     expect(m[2]!.assistant_message!.model).toBe('gpt-4o-2024-08-06');
-    expect(m[2]!.assistant_message!.text).toContain('lookup_order');
+    // The model call that asked for the tool keeps its bubble (model, tokens) without text; the call itself is the tool span's.
+    expect(m[2]!.assistant_message!.text).toBe('');
     expect(m[3]!.tool_call).toMatchObject({ tool_name: 'lookup_order', tool_arguments: '{"id":"A-1187"}', tool_result: '{"eta":"tomorrow"}', duration_ms: 100 });
     // The second chat call's input ends with a tool message: no new user message; the agent's mirrored output is not repeated.
     expect(m.filter((x) => x.type === 'user_message')).toHaveLength(1);
@@ -63,7 +64,7 @@ describe('chat walk (semantics §4.3)', () => {
       expect: ['user_message', 'assistant_message', 'assistant_message', 'user_message', 'assistant_message'],
     },
     {
-      name: 'agent_handoff is never emitted',
+      name: 'a tool call shown by a tool span is not repeated from the model output; no handoff in a one-agent turn',
       spans: agentTurn({ trace_id: 'h'.repeat(32), start: 0 }),
       expect: ['user_message', 'agent_start', 'assistant_message', 'tool_call', 'assistant_message'],
     },
@@ -80,7 +81,7 @@ describe('chat walk (semantics §4.3)', () => {
     ];
     const m = buildMessages(spans);
     expect(m.map((x) => x.type)).toEqual(['user_message', 'agent_start', 'assistant_message']);
-    expect(m[0]!.span_id).toBeNull(); // synthesized from the agent span's input
+    expect(m[0]!.span_id).toBe('a'); // the top-level agent's input is the user's message
     const a = m[2]!.assistant_message!;
     expect(a).toMatchObject({ text: 'final answer', input_tokens: 100, output_tokens: 15, reasoning_tokens: 3, total_cost_usd: 0.75, duration_ms: 100 });
     const turn = buildTurn('x', spans);
@@ -98,13 +99,15 @@ describe('chat walk (semantics §4.3)', () => {
     const m = buildMessages(spans);
     expect(m.map((x) => [x.type, x.agent_name, x.agent_version])).toEqual([
       ['agent_start', 'Planner', '2'],
+      // The sub-agent's task is the Planner speaking to it, not the user (issue 10).
+      ['agent_handoff', 'Planner', '2'],
       ['agent_start', 'researcher-7', null],
-      ['user_message', 'User', null],
       ['assistant_message', 'researcher-7', null],
       ['tool_call', 'Planner', '2'],
       // An invoke_agent without name or id inherits the label (its own name suffix is the last resort).
       ['assistant_message', 'Planner', '2'],
     ]);
+    expect(m[1]!.agent_handoff).toEqual({ from_agent: 'Planner', to_agent: 'researcher-7', text: 'find it' });
   });
 
   it('the span-name suffix labels a nameless top-level agent', () => {

@@ -85,6 +85,11 @@ const PAYLOADS: Record<string, Table> = {
   agent_handoff: {},
   context_compacted: { compaction_summary: 's?', compaction_items_before: 'i?', compaction_items_after: 'i?' },
 };
+// Extensions beyond interface.md (issue 10, docs/chat.md): a failed span's error in its bubble; the reserved handoff payload filled in.
+const ERROR_EXTENSION: Table = { error_type: 's?', error_message: 's?' };
+const PAYLOAD_EXTENSIONS: Record<string, Table> = {
+  assistant_message: ERROR_EXTENSION, tool_call: ERROR_EXTENSION, agent_handoff: { from_agent: 's?', to_agent: 's?', text: 's?' },
+};
 const MESSAGE: Table = {
   type: 'message_type', span_id: 's?', agent_name: 's?', agent_version: 's?', status_code: 'e?', started_at: 'd?',
   user_message: 'o?', assistant_message: 'o?', tool_call: 'o?', agent_start: 'o?', agent_handoff: 'o?', context_compacted: 'o?', feedback: 'a?',
@@ -234,7 +239,7 @@ describe('contract walk: response shapes', () => {
     const message = elementOf(shapeOf(turn).messages!);
     checkTable(message, MESSAGE, 'Message');
     checkTable(elementOf(shapeOf(message).feedback!), FEEDBACK, 'Message.feedback[]');
-    for (const [k, t] of Object.entries(PAYLOADS)) checkTable(shapeOf(message)[k]!, t, `payload ${k}`);
+    for (const [k, t] of Object.entries(PAYLOADS)) checkTable(shapeOf(message)[k]!, { ...t, ...PAYLOAD_EXTENSIONS[k] }, `payload ${k}`);
     for (const t of ['user_message', 'assistant_message', 'tool_call', 'agent_handoff', 'agent_start', 'context_compacted']) {
       expect(shapeOf(message).type!.safeParse(t).success, t).toBe(true);
     }

@@ -2,7 +2,10 @@
  * OTLP/HTTP receiver (semantics §10): `POST /v1/traces` takes protobuf or JSON, optionally gzip,
  * imports it through the same importer as files, and answers in the content type it received with
  * partial-success counts. `/v1/logs` and `/v1/metrics` answer 200 and are ignored so an SDK that
- * exports all three signals to the default endpoint keeps working.
+ * exports all three signals to the default endpoint keeps working. Langfuse's SDKs post the same
+ * OTLP to `/api/public/otel/v1/traces` with a Basic auth header of their keys: the path is served
+ * too and the header ignored (the server answers loopback only), so such an app needs only its
+ * host changed to reach Loupe.
  *
  * Registered in its own fastify scope because its content-type parsers differ from the JSON API:
  * bodies arrive as raw bytes and are decoded by the importer.
@@ -16,13 +19,16 @@ import { encodeOtlpProtoResponse, importBuffer } from '../service/ingest/index.j
 /** 64 MiB after decompression (semantics §10). */
 export const OTLP_MAX_BYTES = 64 * 1024 * 1024;
 
+/** The OTLP path, and the one the Langfuse SDKs export to (`LANGFUSE_HOST` + this). */
+export const TRACE_PATHS = ['/v1/traces', '/api/public/otel/v1/traces'] as const;
+
 const PROTO_TYPES = new Set(['application/x-protobuf', 'application/protobuf']);
 
 export function registerOtlpRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: OTLP_MAX_BYTES }, (_req, body, done) => done(null, body));
-    scope.post('/v1/traces', { bodyLimit: OTLP_MAX_BYTES }, (request, reply) => receiveTraces(request, reply, ctx));
+    for (const p of TRACE_PATHS) scope.post(p, { bodyLimit: OTLP_MAX_BYTES }, (request, reply) => receiveTraces(request, reply, ctx));
     for (const signal of ['logs', 'metrics']) {
       scope.post(`/v1/${signal}`, { bodyLimit: OTLP_MAX_BYTES }, (request, reply) => {
         const proto = PROTO_TYPES.has(mediaType(request));

@@ -10,6 +10,14 @@ const Refs = z.array(z.string());
 const Int = z.number().int();
 
 export const UserPayload = z.object({ text: z.string(), content_refs: Refs });
+/**
+ * Extension (issue 10): the error of a failed span or tool, for its bubble. Both null when the span
+ * did not fail (error_type may be set on its own when the emitter names an error without failing).
+ */
+const ErrorFields = {
+  error_type: z.string().nullable(),
+  error_message: z.string().nullable(),
+};
 export const AssistantPayload = z.object({
   text: z.string(),
   model: z.string().nullable(),
@@ -23,6 +31,7 @@ export const AssistantPayload = z.object({
   duration_ms: Int.nullable(),
   status: StatusCode.nullable(),
   content_refs: Refs,
+  ...ErrorFields,
 });
 export const ToolCallPayload = z.object({
   tool_name: z.string().nullable(),
@@ -31,6 +40,7 @@ export const ToolCallPayload = z.object({
   duration_ms: Int.nullable(),
   status: StatusCode.nullable(),
   content_refs: Refs,
+  ...ErrorFields,
 });
 export const AgentStartPayload = z.object({
   model: z.string().nullable(),
@@ -38,8 +48,17 @@ export const AgentStartPayload = z.object({
   tool_definitions: z.string().nullable(),
   status: StatusCode.nullable(),
 });
-/** Reserved for a future agent-to-agent handoff event: an empty object; never emitted today. */
-export const AgentHandoffPayload = z.object({});
+/**
+ * The interface reserves this payload (an empty object) for agent-to-agent handoffs. Extension
+ * (issue 10, docs/decisions/0002-chat-speakers.md): emitted when an agent hands a sub-agent its task;
+ * the message's agent_name is the speaker (the delegating agent), `to_agent` the one addressed, `text`
+ * the task (null when the emitter recorded none).
+ */
+export const AgentHandoffPayload = z.object({
+  from_agent: z.string().nullable(),
+  to_agent: z.string().nullable(),
+  text: z.string().nullable(),
+});
 export const CompactionPayload = z.object({
   compaction_summary: z.string().nullable(),
   compaction_items_before: Int.nullable(),

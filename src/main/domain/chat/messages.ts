@@ -8,12 +8,20 @@ import type { SpanMessage } from '../span.js';
 export type MessageType = 'user_message' | 'assistant_message' | 'tool_call' | 'agent_handoff' | 'agent_start' | 'context_compacted';
 
 export interface UserPayload { text: string; content_refs: string[] }
-export interface AssistantPayload {
+/**
+ * Extension (issue 10, docs/chat.md): the error of a failed span or tool, shown in its bubble.
+ * `error_type` is the span's error.type (or exception type); `error_message` its status message
+ * (or exception message) when the span failed.
+ */
+export interface ErrorFields { error_type: string | null; error_message: string | null }
+/** Extension: who handed what to whom (the reserved payload of the interface, filled in). */
+export interface HandoffPayload { from_agent: string | null; to_agent: string | null; text: string | null }
+export interface AssistantPayload extends ErrorFields {
   text: string; model: string | null; reasoning_content: string | null; reasoning_tokens: number | null;
   input_tokens: number | null; output_tokens: number | null; input_cost_usd: number | null; output_cost_usd: number | null;
   total_cost_usd: number | null; duration_ms: number | null; status: StatusCode | null; content_refs: string[];
 }
-export interface ToolCallPayload {
+export interface ToolCallPayload extends ErrorFields {
   tool_name: string | null; tool_arguments: string | null; tool_result: string | null; duration_ms: number | null;
   status: StatusCode | null; content_refs: string[];
 }
@@ -31,14 +39,14 @@ export interface ChatMessage {
   assistant_message: AssistantPayload | null;
   tool_call: ToolCallPayload | null;
   agent_start: AgentStartPayload | null;
-  agent_handoff: Record<string, never> | null;
+  agent_handoff: HandoffPayload | null;
   context_compacted: CompactionPayload | null;
   feedback: FeedbackRecord[] | null;
 }
 
 type Payloads = {
   user_message: UserPayload; assistant_message: AssistantPayload; tool_call: ToolCallPayload;
-  agent_start: AgentStartPayload; context_compacted: CompactionPayload;
+  agent_start: AgentStartPayload; context_compacted: CompactionPayload; agent_handoff: HandoffPayload;
 };
 
 export interface MessageHead {
@@ -59,18 +67,16 @@ export function message<T extends keyof Payloads>(type: T, head: MessageHead, pa
   } as ChatMessage;
 }
 
-/** Text of one normalized message: its content, else its parts rendered (text joined, tool calls as JSON). */
+/**
+ * What a message says: its text parts joined by a newline. Tool calls and tool results are never
+ * part of it (they are shown as tool calls). A message stored without parts falls back to its content.
+ */
 export function messageText(m: SpanMessage): string {
-  if (m.content) return m.content;
   const parts = Array.isArray(m.parts) ? m.parts : [];
+  if (!parts.length) return m.content ?? '';
   return parts
-    .map((p) => {
-      if (p.type === 'text' && typeof p.content === 'string') return p.content;
-      if (p.type === 'tool_call') return JSON.stringify({ id: p.id ?? null, name: p.name ?? null, arguments: p.arguments ?? null });
-      if (p.type === 'tool_call_response') return typeof p.response === 'string' ? p.response : JSON.stringify(p.response ?? null);
-      return '';
-    })
-    .filter(Boolean)
+    .filter((p) => p.type === 'text' && typeof p.content === 'string' && p.content)
+    .map((p) => p.content as string)
     .join('\n');
 }
 

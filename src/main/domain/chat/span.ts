@@ -7,6 +7,7 @@ import type { SpanRecord } from '../span.js';
 export type ChatSpan = Pick<
   SpanRecord,
   | 'trace_id' | 'span_id' | 'parent_span_id' | 'span_name' | 'start_ns' | 'end_ns' | 'status_code'
+  | 'status_message' | 'error_type' | 'tool_call_id'
   | 'operation_name' | 'provider_name' | 'agent_id' | 'agent_name' | 'agent_version' | 'conversation_id'
   | 'request_model' | 'response_model' | 'tool_name' | 'reasoning_content'
   | 'compaction_summary' | 'compaction_items_before' | 'compaction_items_after' | 'svc_user_id'

@@ -1,12 +1,22 @@
 /**
  * The message-building walk of semantics §4.3: one ordered timeline from the span tree of a turn.
- * Pure: spans in, messages out (feedback is attached by the caller).
+ * Pure: spans in, messages out (feedback is attached by the caller). Where this walk goes beyond
+ * §4.3 (issue 10; docs/chat.md "Decisions" and docs/decisions/0002-chat-speakers.md):
+ * - a sub-agent invoked by another agent is handed its task by that agent: an `agent_handoff`
+ *   message spoken by the parent, never a user message; the user's own message of the turn is
+ *   taken from the top-level agent's input;
+ * - tool calls that only exist in a model's output (no tool span) are shown as `tool_call`
+ *   messages, their results found in later inputs by call id; tool calls and tool results are never
+ *   rendered into assistant text;
+ * - wrapper spans (chains, workflows, unknown kinds) show their input once as the turn's question and
+ *   their output only at the top of the walk when nothing inside answered;
+ * - a failed span or tool carries its error (type, message) in its bubble.
  */
 import { isoFromNs } from '../time.js';
-import type { SpanMessage } from '../span.js';
+import type { MessagePart, SpanMessage } from '../span.js';
 import { buildTree, subtree, usageTotals, type SpanTree } from './tree.js';
 import { durationMs, nameSuffix, type ChatSpan } from './span.js';
-import { message, messageText, reasoningFromParts, type ChatMessage, type MessageHead } from './messages.js';
+import { message, messageText, reasoningFromParts, type ChatMessage, type ErrorFields, type MessageHead } from './messages.js';
 
 export const MAX_DEPTH = 200;
 
@@ -18,7 +28,11 @@ const opOf = (s: ChatSpan): string => {
   return '';
 };
 
+/** Operations that are one call to a model: they speak for the model (assistant text, tool calls). */
+const MODEL_OPS = new Set(['chat', 'text_completion', 'generate_content', 'completion', 'generation']);
+
 const isUser = (m: SpanMessage) => m.role?.toLowerCase() === 'user';
+const isTool = (m: SpanMessage) => m.role?.toLowerCase() === 'tool';
 
 /** Text of the trailing run of user-role input messages (the new user input of this call), or null. */
 export function trailingUserText(input: readonly SpanMessage[]): string | null {
@@ -39,17 +53,70 @@ function lastUserText(input: readonly SpanMessage[]): string | null {
   return null;
 }
 
-/** Assistant text of a span: its non-user output messages' texts joined by a blank line. */
+/** Assistant text of a span: its assistant-side output messages' texts joined by a blank line (tool calls and results excluded). */
 export function outputText(output: readonly SpanMessage[]): string {
-  return output.filter((m) => !isUser(m)).map(messageText).filter(Boolean).join('\n\n');
+  return output.filter((m) => !isUser(m) && !isTool(m)).map(messageText).filter(Boolean).join('\n\n');
+}
+
+const jsonText = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
+
+const errorOf = (s: ChatSpan): ErrorFields =>
+  s.status_code === 'ERROR' ? { error_type: s.error_type ?? null, error_message: s.status_message ?? null } : { error_type: s.error_type ?? null, error_message: null };
+
+/** Where the walk is: the agent label in effect, and (inside a sub-agent) the agent that handed it its task. */
+interface Ctx {
+  agent: string | null;
+  version: string | null;
+  inAgent: boolean;
+  /** The delegating agent when inside a sub-agent; null at the top of the turn. */
+  from: { agent: string | null; version: string | null } | null;
+  /** Last user-role text shown in this context (the user's message, or the sub-agent's task). */
+  seen: { text: string | null };
+}
+
+/** Tool spans of the turn, so model outputs do not show a call twice. */
+class ToolIndex {
+  private readonly ids = new Set<string>();
+  private readonly names = new Map<string, number>();
+  readonly results = new Map<string, string>();
+
+  constructor(spans: readonly ChatSpan[]) {
+    for (const s of spans) {
+      if (opOf(s) === 'execute_tool') {
+        if (s.tool_call_id) this.ids.add(s.tool_call_id);
+        else if (s.tool_name) this.names.set(s.tool_name, (this.names.get(s.tool_name) ?? 0) + 1);
+        if (s.tool_call_id && s.tool_name) this.names.set(`${s.tool_name}\u0000id`, (this.names.get(`${s.tool_name}\u0000id`) ?? 0) + 1);
+      }
+      for (const m of [...s.input_messages, ...s.output_messages]) {
+        for (const p of Array.isArray(m.parts) ? m.parts : []) {
+          if (p.type === 'tool_call_response' && typeof p.id === 'string' && p.id && !this.results.has(p.id)) this.results.set(p.id, jsonText(p.response) ?? '');
+        }
+      }
+    }
+  }
+
+  /** True when a tool span shows this call: same call id, or same tool name when ids cannot be compared. */
+  covers(p: MessagePart): boolean {
+    if (typeof p.id === 'string' && p.id && this.ids.has(p.id)) return true;
+    const name = typeof p.name === 'string' ? p.name : '';
+    for (const key of [name, ...(p.id ? [] : [`${name}\u0000id`])]) {
+      const n = this.names.get(key) ?? 0;
+      if (n > 0) {
+        this.names.set(key, n - 1);
+        return true;
+      }
+    }
+    return false;
+  }
 }
 
 export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpan> = buildTree(spans)): ChatMessage[] {
   const out: ChatMessage[] = [];
-  const visited: ChatSpan[] = [];
-  let lastUser: string | null = null;
+  const topLevel: ChatSpan[] = [];
+  const tools = new ToolIndex(spans);
   let assistants = 0;
   let lastAssistantText: string | null = null;
+  let userShown = false;
 
   const head = (s: ChatSpan, agent: string | null, version: string | null): MessageHead => ({
     span_id: s.span_id,
@@ -59,14 +126,33 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     started_at: s.start_ns == null ? null : isoFromNs(s.start_ns),
   });
 
-  const emitAssistant = (s: ChatSpan, agent: string | null, version: string | null, usage: ReturnType<typeof usageTotals> | null) => {
+  const emitUser = (s: ChatSpan, text: string | null, ctx: Ctx) => {
+    if (!text || text === ctx.seen.text) return;
+    ctx.seen.text = text;
+    if (ctx.from) {
+      // Inside a sub-agent, "user" input is what the delegating agent told it.
+      out.push(message('agent_handoff', head(s, ctx.from.agent, ctx.from.version), { from_agent: ctx.from.agent, to_agent: ctx.agent, text }));
+      return;
+    }
+    out.push(message('user_message', head(s, 'User', null), { text, content_refs: [] }));
+    userShown = true;
+  };
+
+  /**
+   * Assistant bubble of a span: its text, reasoning, error, or (text '') the model call that only
+   * asked for tools, so each model call keeps its model, tokens and cost in the timeline.
+   */
+  const emitAssistant = (s: ChatSpan, ctx: Ctx, usage: ReturnType<typeof usageTotals> | null): boolean => {
     const text = outputText(s.output_messages);
-    if (!text) return;
+    const reasoning = s.reasoning_content ?? reasoningFromParts(s.output_messages);
+    const failed = s.status_code === 'ERROR';
+    const calls = s.output_messages.some((m) => !isUser(m) && !isTool(m) && Array.isArray(m.parts) && m.parts.some((p) => p.type === 'tool_call'));
+    if (!text && !reasoning && !failed && !calls) return false;
     out.push(
-      message('assistant_message', head(s, agent, version), {
+      message('assistant_message', head(s, ctx.agent, ctx.version), {
         text,
         model: s.response_model ?? s.request_model,
-        reasoning_content: s.reasoning_content ?? reasoningFromParts(s.output_messages),
+        reasoning_content: reasoning,
         reasoning_tokens: usage ? usage.reasoning_tokens : s.reasoning_tokens,
         input_tokens: usage ? usage.input_tokens : s.input_tokens,
         output_tokens: usage ? usage.output_tokens : s.output_tokens,
@@ -76,78 +162,137 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
         duration_ms: durationMs(s.start_ns, s.end_ns),
         status: s.status_code,
         content_refs: s.content_refs ?? [],
+        ...errorOf(s),
       }),
     );
     assistants++;
-    lastAssistantText = text;
+    if (text) lastAssistantText = text;
+    return true;
   };
 
-  const walkChildren = (s: ChatSpan, agent: string | null, version: string | null, depth: number) => {
-    for (const c of tree.children.get(s.span_id) ?? []) visit(c, agent, version, depth + 1);
-  };
-
-  const visit = (s: ChatSpan, label: string | null, version: string | null, depth: number): void => {
-    if (depth > MAX_DEPTH) return;
-    visited.push(s);
-    const op = opOf(s);
-    if (op === 'invoke_agent') {
-      const own = s.agent_name ?? s.agent_id;
-      const agent = own ?? label ?? nameSuffix(s.span_name, 'invoke_agent');
-      const ver = s.agent_version ?? (own == null ? version : null);
-      const instructions = s.system_instructions.filter(Boolean).join('\n');
-      if (own != null || s.request_model != null || instructions || s.tool_definitions) {
-        out.push(message('agent_start', head(s, agent, ver), {
-          model: s.request_model,
-          system_instructions: instructions || null,
-          tool_definitions: s.tool_definitions,
-          status: s.status_code,
+  /** Tool calls (and stray tool results) a model call produced that no tool span shows. */
+  const emitModelToolCalls = (s: ChatSpan, ctx: Ctx) => {
+    for (const m of s.output_messages) {
+      for (const p of Array.isArray(m.parts) ? m.parts : []) {
+        const call = p.type === 'tool_call' && !tools.covers(p);
+        const stray = p.type === 'tool_call_response' && !(typeof p.id === 'string' && p.id);
+        if (!call && !stray) continue;
+        out.push(message('tool_call', head(s, ctx.agent, ctx.version), {
+          tool_name: typeof p.name === 'string' && p.name ? p.name : null,
+          tool_arguments: call ? jsonText(p.arguments) : null,
+          tool_result: call ? (typeof p.id === 'string' && p.id ? tools.results.get(p.id) ?? null : null) : jsonText(p.response),
+          duration_ms: null,
+          status: null,
+          content_refs: [],
+          error_type: null,
+          error_message: null,
         }));
       }
-      if (s.compaction_summary || (s.compaction_items_before ?? 0) > 0) {
-        out.push(message('context_compacted', head(s, agent, ver), {
-          compaction_summary: s.compaction_summary,
-          compaction_items_before: s.compaction_items_before,
-          compaction_items_after: s.compaction_items_after,
-        }));
-      }
-      const before = assistants;
-      walkChildren(s, agent, ver, depth);
-      // An agent span usually mirrors its last model call's output: emit it only when nothing inside did.
-      if (assistants === before) emitAssistant(s, agent, ver, usageTotals(subtree(tree, s), tree));
-      return;
     }
-    const agent = label ?? s.agent_name;
-    const ver = label != null ? version : s.agent_version;
+  };
+
+  const walkChildren = (s: ChatSpan, ctx: Ctx, depth: number) => {
+    const underAgent = opOf(s) === 'invoke_agent';
+    for (const c of tree.children.get(s.span_id) ?? []) visit(c, ctx, depth + 1, underAgent);
+  };
+
+  /** The task a sub-agent was given: its own input, else the first input one of its model calls shows. */
+  const taskOf = (s: ChatSpan): string | null => {
+    const own = trailingUserText(s.input_messages) ?? lastUserText(s.input_messages);
+    if (own) return own;
+    const stack = [...(tree.children.get(s.span_id) ?? [])].reverse();
+    while (stack.length) {
+      const c = stack.pop()!;
+      const op = opOf(c);
+      if (op === 'invoke_agent' && (c.agent_name ?? c.agent_id) != null && (c.agent_name ?? c.agent_id) !== (s.agent_name ?? s.agent_id)) continue;
+      if (op !== 'execute_tool') {
+        const t = trailingUserText(c.input_messages);
+        if (t) return t;
+      }
+      stack.push(...[...(tree.children.get(c.span_id) ?? [])].reverse());
+    }
+    return null;
+  };
+
+  const visitAgent = (s: ChatSpan, ctx: Ctx, depth: number, top: boolean): void => {
+    const own = s.agent_name ?? s.agent_id;
+    const agent = own ?? ctx.agent ?? nameSuffix(s.span_name, 'invoke_agent');
+    const ver = s.agent_version ?? (own == null ? ctx.version : null);
+    const sub = ctx.inAgent && own != null && own !== ctx.agent;
+    let inner: Ctx;
+    if (sub) {
+      const task = taskOf(s);
+      out.push(message('agent_handoff', head(s, ctx.agent, ctx.version), { from_agent: ctx.agent, to_agent: agent, text: task }));
+      inner = { agent, version: ver, inAgent: true, from: { agent: ctx.agent, version: ctx.version }, seen: { text: task } };
+    } else {
+      inner = { ...ctx, agent, version: ver, inAgent: true };
+    }
+    const instructions = s.system_instructions.filter(Boolean).join('\n');
+    if (own != null || s.request_model != null || instructions || s.tool_definitions) {
+      out.push(message('agent_start', head(s, agent, ver), {
+        model: s.request_model,
+        system_instructions: instructions || null,
+        tool_definitions: s.tool_definitions,
+        status: s.status_code,
+      }));
+    }
+    if (s.compaction_summary || (s.compaction_items_before ?? 0) > 0) {
+      out.push(message('context_compacted', head(s, agent, ver), {
+        compaction_summary: s.compaction_summary,
+        compaction_items_before: s.compaction_items_before,
+        compaction_items_after: s.compaction_items_after,
+      }));
+    }
+    // The user's own message of the turn: what the top-level agent was asked.
+    if (!sub && top) emitUser(s, trailingUserText(s.input_messages), inner);
+    const before = assistants;
+    walkChildren(s, inner, depth);
+    // An agent span usually mirrors its last model call's output: emit it only when nothing inside did.
+    if (assistants === before) emitAssistant(s, inner, usageTotals(subtree(tree, s), tree));
+  };
+
+  const visit = (s: ChatSpan, ctx: Ctx, depth: number, underAgent: boolean): void => {
+    if (depth > MAX_DEPTH) return;
+    const top = ctx.from === null;
+    if (top) topLevel.push(s);
+    const op = opOf(s);
+    if (op === 'invoke_agent') return visitAgent(s, ctx, depth, top);
+    const here: Ctx = ctx.inAgent ? ctx : { ...ctx, agent: ctx.agent ?? s.agent_name, version: ctx.agent != null ? ctx.version : s.agent_version };
     if (op === 'execute_tool') {
-      out.push(message('tool_call', head(s, agent, ver), {
+      out.push(message('tool_call', head(s, here.agent, here.version), {
         tool_name: s.tool_name ?? nameSuffix(s.span_name, 'execute_tool'),
         tool_arguments: s.tool_call_arguments,
         tool_result: s.tool_call_result,
         duration_ms: durationMs(s.start_ns, s.end_ns),
         status: s.status_code,
         content_refs: s.content_refs ?? [],
+        ...errorOf(s),
       }));
-      walkChildren(s, agent, ver, depth);
+      walkChildren(s, here, depth);
       return;
     }
+    const model = MODEL_OPS.has(op);
     const userText = trailingUserText(s.input_messages);
-    if (userText && userText !== lastUser) {
-      out.push(message('user_message', { ...head(s, 'User', null) }, { text: userText, content_refs: [] }));
-      lastUser = userText;
-    }
+    // A wrapper's input is shown once, as the turn's question; every model call's new user input is shown.
+    if (model || here.from || !userShown) emitUser(s, userText, here);
     const before = assistants;
-    walkChildren(s, agent, ver, depth);
-    // Decision (docs/chat.md): a wrapper span (e.g. Vercel's ai.generateText) repeating the output of
-    // a call inside it is the same message; emit it once, like a mirrored agent output.
-    if (assistants > before && outputText(s.output_messages) === lastAssistantText) return;
-    emitAssistant(s, agent, ver, null);
+    walkChildren(s, here, depth);
+    if (model) {
+      // Decision (docs/chat.md): a call repeating the answer just shown inside it is the same message.
+      if (!(assistants > before && outputText(s.output_messages) === lastAssistantText)) emitAssistant(s, here, null);
+      emitModelToolCalls(s, here);
+      return;
+    }
+    // Wrappers answer only at the top of the walk (or right under an agent) when nothing inside did.
+    if (assistants === before && (depth === 1 || underAgent || s.status_code === 'ERROR')) emitAssistant(s, here, null);
   };
 
-  for (const r of tree.roots) visit(r, null, null, 1);
+  const start: Ctx = { agent: null, version: null, inAgent: false, from: null, seen: { text: null } };
+  for (const r of tree.roots) visit(r, start, 1, false);
 
   if (!out.some((m) => m.type === 'user_message')) {
-    const agents = visited.filter((s) => opOf(s) === 'invoke_agent');
-    const others = visited.filter((s) => opOf(s) !== 'invoke_agent');
+    const agents = topLevel.filter((s) => opOf(s) === 'invoke_agent');
+    const others = topLevel.filter((s) => opOf(s) !== 'invoke_agent' && opOf(s) !== 'execute_tool');
     for (const group of [agents, others]) {
       const found = [...group].reverse().find((s) => lastUserText(s.input_messages));
       if (found) {

@@ -1,9 +1,11 @@
 /**
  * THE dialect mapping table: span column → ordered source attribute keys (first present wins).
  * Covers current OTel GenAI, deprecated OTel GenAI, OpenLLMetry (traceloop), OpenInference,
- * Vercel AI SDK (`ai.*`) and Loupe's own `svc.*` keys. A source may carry a value mapper (enum
- * renames, `openai.chat` → `openai`); a mapper returning null means "try the next source".
- * Messages, tool definitions and events need structure, so they live in messages.ts / tools.ts.
+ * Vercel AI SDK (`ai.*`), Pydantic AI / Logfire, Google ADK (`gcp.vertex.agent.*`), the Langfuse
+ * SDK (`langfuse.*`) and Loupe's own `svc.*` keys. A source may carry a value mapper (enum
+ * renames, `openai.chat` → `openai`, a field of a JSON attribute); a mapper returning null means
+ * "try the next source". Messages, tool definitions and events need structure, so they live in
+ * messages.ts / extract.ts (docs/ingest.md lists every carrier with a sample).
  */
 
 import { isObj, jsonish } from './lenient.js';
@@ -40,11 +42,23 @@ const invocation = (k: string) => (v: unknown) => {
   const j = jsonish(v);
   return isObj(j) ? (j[k] ?? null) : null;
 };
+/** A numeric field of a JSON-object attribute (Langfuse `usage_details` / `cost_details`). */
+const jsonField = (...keys: string[]) => (v: unknown) => {
+  const j = jsonish(v);
+  if (!isObj(j)) return null;
+  for (const k of keys) if (j[k] !== undefined && j[k] !== null) return j[k];
+  return null;
+};
 const opName = (v: unknown) => (typeof v === 'string' && v ? (OPERATION_RENAMES[v] ?? v) : null);
 
 const OPENINFERENCE_KINDS: Record<string, string> = {
   llm: 'chat', tool: 'execute_tool', agent: 'invoke_agent', retriever: 'retrieval', embedding: 'embeddings',
   chain: 'chain', reranker: 'rerank', guardrail: 'guardrail', evaluator: 'evaluator',
+};
+/** Langfuse observation types (`span` and `event` say nothing about the operation). */
+const LANGFUSE_TYPES: Record<string, string> = {
+  generation: 'chat', agent: 'invoke_agent', tool: 'execute_tool', chain: 'chain', retriever: 'retrieval',
+  embedding: 'embeddings', evaluator: 'evaluator', guardrail: 'guardrail',
 };
 const TRACELOOP_KINDS: Record<string, string> = { agent: 'invoke_agent', tool: 'execute_tool', workflow: 'workflow', task: 'task' };
 const LLM_REQUEST_TYPES: Record<string, string> = { chat: 'chat', completion: 'text_completion', embedding: 'embeddings', rerank: 'rerank' };
@@ -63,6 +77,7 @@ export const MAPPING = {
     { key: 'traceloop.span.kind', map: table(TRACELOOP_KINDS) },
     { key: 'llm.request.type', map: table(LLM_REQUEST_TYPES) },
     { key: 'ai.operationId', map: table(VERCEL_OPS) },
+    { key: 'langfuse.observation.type', map: table(LANGFUSE_TYPES) },
   ],
   provider_name: [
     { key: 'gen_ai.provider.name', map: lower },
@@ -72,16 +87,20 @@ export const MAPPING = {
     { key: 'ai.model.provider', map: vercelProvider },
   ],
   agent_id: ['gen_ai.agent.id'],
-  agent_name: ['gen_ai.agent.name', 'agent.name', 'ai.telemetry.functionId'],
+  agent_name: ['gen_ai.agent.name', 'agent.name', 'agent_name', 'ai.telemetry.functionId'],
   agent_version: ['gen_ai.agent.version'],
   agent_description: ['gen_ai.agent.description'],
   conversation_id: [
     'gen_ai.conversation.id', 'session.id', 'traceloop.association.properties.session_id',
     'traceloop.association.properties.conversation_id', 'ai.telemetry.metadata.sessionId', 'ai.telemetry.metadata.conversationId',
+    'langfuse.session.id', 'gcp.vertex.agent.session_id',
   ],
   conversation_name: ['gen_ai.conversation.name'],
-  request_model: ['gen_ai.request.model', 'llm.request.model', 'ai.model.id', { key: 'llm.invocation_parameters', map: invocation('model') }, 'llm.model_name'],
-  response_model: ['gen_ai.response.model', 'ai.response.model', 'llm.response.model', 'llm.model_name'],
+  request_model: [
+    'gen_ai.request.model', 'llm.request.model', 'ai.model.id', { key: 'llm.invocation_parameters', map: invocation('model') }, 'llm.model_name',
+    'langfuse.observation.model.name', 'model_name',
+  ],
+  response_model: ['gen_ai.response.model', 'ai.response.model', 'llm.response.model', 'llm.model_name', 'langfuse.observation.model.name'],
   response_id: ['gen_ai.response.id', 'ai.response.id'],
   output_type: ['gen_ai.output.type'],
   error_type: ['error.type', 'exception.type'],
@@ -91,13 +110,13 @@ export const MAPPING = {
   tool_type: ['gen_ai.tool.type'],
   tool_call_id: ['gen_ai.tool.call.id', 'ai.toolCall.id', 'tool_call.id'],
   tool_description: ['gen_ai.tool.description', 'tool.description'],
-  tool_call_arguments: ['gen_ai.tool.call.arguments', 'ai.toolCall.args', 'ai.toolCall.input'],
-  tool_call_result: ['gen_ai.tool.call.result', 'ai.toolCall.result', 'ai.toolCall.output'],
-  reasoning_content: ['svc.reasoning_content', 'gen_ai.reasoning.content'],
+  tool_call_arguments: ['gen_ai.tool.call.arguments', 'ai.toolCall.args', 'ai.toolCall.input', 'tool_arguments', 'gcp.vertex.agent.tool_call_args'],
+  tool_call_result: ['gen_ai.tool.call.result', 'ai.toolCall.result', 'ai.toolCall.output', 'tool_response', 'gcp.vertex.agent.tool_response'],
+  reasoning_content: ['svc.reasoning_content', 'gen_ai.reasoning.content', 'ai.response.reasoningText', 'ai.response.reasoning'],
   compaction_summary: ['svc.compaction.summary'],
   compaction_items_before: ['svc.compaction.items_before'],
   compaction_items_after: ['svc.compaction.items_after'],
-  svc_user_id: ['svc.user_id', 'user.id', 'enduser.id', 'traceloop.association.properties.user_id', 'ai.telemetry.metadata.userId'],
+  svc_user_id: ['svc.user_id', 'user.id', 'enduser.id', 'langfuse.user.id', 'traceloop.association.properties.user_id', 'ai.telemetry.metadata.userId'],
   svc_run_id: ['svc.run_id'],
   svc_run_step: ['svc.run_step'],
   svc_run_step_end: ['svc.run_step_end'],
@@ -110,8 +129,14 @@ export const MAPPING = {
   ],
   request_seed: ['gen_ai.request.seed', 'ai.settings.seed'],
   request_choice_count: ['gen_ai.request.choice.count'],
-  input_tokens: ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'ai.usage.inputTokens', 'ai.usage.promptTokens'],
-  output_tokens: ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'ai.usage.outputTokens', 'ai.usage.completionTokens'],
+  input_tokens: [
+    'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'ai.usage.inputTokens', 'ai.usage.promptTokens',
+    { key: 'langfuse.observation.usage_details', map: jsonField('input', 'prompt_tokens', 'input_tokens') },
+  ],
+  output_tokens: [
+    'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'ai.usage.outputTokens', 'ai.usage.completionTokens',
+    { key: 'langfuse.observation.usage_details', map: jsonField('output', 'completion_tokens', 'output_tokens') },
+  ],
   reasoning_tokens: ['gen_ai.usage.reasoning_tokens', 'gen_ai.usage.reasoning.output_tokens', 'llm.token_count.completion_details.reasoning', 'ai.usage.reasoningTokens'],
   cache_creation_input_tokens: [
     'gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_write.input_tokens', 'gen_ai.usage.cache_creation_input_tokens',
@@ -121,9 +146,9 @@ export const MAPPING = {
     'gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'llm.token_count.prompt_details.cache_read',
     'ai.usage.cachedInputTokens',
   ],
-  total_cost_usd: ['gen_ai.usage.cost', 'llm.cost.total', 'gen_ai.cost.total_cost'],
-  input_cost_usd: ['gen_ai.cost.input_cost', 'llm.cost.prompt'],
-  output_cost_usd: ['gen_ai.cost.output_cost', 'llm.cost.completion'],
+  total_cost_usd: ['gen_ai.usage.cost', 'llm.cost.total', 'gen_ai.cost.total_cost', { key: 'langfuse.observation.cost_details', map: jsonField('total') }],
+  input_cost_usd: ['gen_ai.cost.input_cost', 'llm.cost.prompt', { key: 'langfuse.observation.cost_details', map: jsonField('input') }],
+  output_cost_usd: ['gen_ai.cost.output_cost', 'llm.cost.completion', { key: 'langfuse.observation.cost_details', map: jsonField('output') }],
   cache_read_cost_usd: ['gen_ai.cost.cache_read_cost'],
   cache_creation_cost_usd: ['gen_ai.cost.cache_creation_cost', 'gen_ai.cost.cache_write_cost'],
   finish_reasons: ['gen_ai.response.finish_reasons', 'ai.response.finishReason', 'llm.finish_reason'],
@@ -144,6 +169,9 @@ export const STRUCTURED_KEYS = [
   'gen_ai.prompt', 'gen_ai.completion', 'input.value', 'input.mime_type', 'output.value', 'output.mime_type',
   'ai.prompt', 'ai.prompt.messages', 'ai.prompt.tools', 'ai.response.text', 'ai.response.toolCalls', 'ai.response.reasoning',
   'svc.project_id', 'llm.input_messages', 'llm.output_messages',
+  'pydantic_ai.all_messages', 'all_messages_events', 'final_result', 'gcp.vertex.agent.llm_request', 'gcp.vertex.agent.llm_response',
+  'langfuse.observation.input', 'langfuse.observation.output', 'langfuse.trace.input', 'langfuse.trace.output',
+  'traceloop.entity.input', 'traceloop.entity.output',
 ];
 /** Indexed (flattened) dialect keys consumed by messages.ts / tools.ts, matched by prefix. */
 export const CONSUMED_PREFIXES = [

@@ -1,9 +1,18 @@
 /**
  * Messages of every dialect normalized to `{role, content, finish_reason, parts}` (semantics §3):
  * content = text parts joined by a newline, tool calls rendered as JSON; parts kept in the OTel GenAI
- * parts shape (`text`, `tool_call`, `tool_call_response`, `reasoning`) for the chat view.
- * Accepted message shapes: OTel parts (`{role, parts}`), OpenAI chat (`content` + `tool_calls`),
- * Vercel AI SDK content arrays (`tool-call`, `tool-result`), Anthropic blocks (`tool_use`, `tool_result`).
+ * parts shape (`text`, `tool_call`, `tool_call_response`, `reasoning`, `blob`/`uri`/`file` as sent)
+ * for the chat view. Accepted message shapes (docs/ingest.md has a sample of each):
+ * - OTel GenAI parts (`{role, parts}`), OpenAI chat (`content` + `tool_calls`, `tool_call_id`,
+ *   `function_call`), OpenAI Responses items (`function_call`, `function_call_output`, `message`);
+ * - Vercel AI SDK content arrays (`tool-call`, `tool-result` with `output: {type, value}`);
+ * - Anthropic blocks (`tool_use`, `tool_result`, `thinking`), Bedrock/Strands blocks (`toolUse`,
+ *   `toolResult`, `reasoningContent`), Google GenAI / ADK (`{role: 'model', parts: [{text},
+ *   {function_call}, {function_response}]}`);
+ * - LangChain messages, plain (`{type: 'human', content}`) or serialized
+ *   (`{lc: 1, id: [..., 'AIMessage'], kwargs}`).
+ * Framework role names map to the interface's: model/ai/bot → assistant, human → user,
+ * function → tool, developer → system.
  */
 import type { MessagePart, SpanMessage } from '../../domain/span.js';
 import { isObj, jsonish, str, type Obj } from './lenient.js';
@@ -11,37 +20,90 @@ import { isObj, jsonish, str, type Obj } from './lenient.js';
 const bigintSafe = (_k: string, x: unknown) => (typeof x === 'bigint' ? x.toString() : x);
 const toText = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : JSON.stringify(v, bigintSafe));
 
+const ROLES: Record<string, string> = {
+  user: 'user', human: 'user', humanmessage: 'user',
+  assistant: 'assistant', ai: 'assistant', model: 'assistant', bot: 'assistant', aimessage: 'assistant', aimessagechunk: 'assistant',
+  system: 'system', developer: 'system', systemmessage: 'system',
+  tool: 'tool', function: 'tool', ipython: 'tool', toolmessage: 'tool', functionmessage: 'tool',
+};
+
+/** A framework's role name as the interface's role (unknown names kept, lower-cased). */
+export function normalizeRole(role: unknown): string | null {
+  const r = str(role);
+  if (!r) return null;
+  const l = r.toLowerCase();
+  return ROLES[l] ?? l;
+}
+
 function toolCall(id: unknown, name: unknown, args: unknown): MessagePart {
   return { type: 'tool_call', id: str(id), name: str(name) ?? '', arguments: jsonish(args) ?? null };
+}
+
+function toolResponse(id: unknown, response: unknown, name?: unknown): MessagePart {
+  const n = str(name);
+  return { type: 'tool_call_response', id: str(id), ...(n ? { name: n } : {}), response: jsonish(response) ?? null };
+}
+
+/** Vercel AI SDK 5 tool outputs are `{type: 'json' | 'text' | 'error-text' ..., value}`. */
+const unwrapOutput = (o: unknown): unknown => (isObj(o) && typeof o.type === 'string' && 'value' in o ? o.value : o);
+
+/** Tool-result content given as blocks (`[{type: 'text', text}]`, `[{text}]`, `[{json}]`) → text or value. */
+function blockContent(c: unknown): unknown {
+  if (!Array.isArray(c)) return c;
+  const texts = c.map((b) => (isObj(b) ? (typeof b.text === 'string' ? b.text : b.json !== undefined ? toText(b.json) : null) : typeof b === 'string' ? b : null));
+  return texts.every((t) => t !== null) ? texts.join('\n') : c;
+}
+
+/** A part object without a `type` (Google GenAI / ADK, Bedrock / Strands content blocks). */
+function untypedPart(p: Obj): MessagePart | null {
+  const fc = p.function_call ?? p.functionCall;
+  if (isObj(fc)) return toolCall(fc.id, fc.name, fc.args ?? fc.arguments);
+  const fr = p.function_response ?? p.functionResponse;
+  if (isObj(fr)) return toolResponse(fr.id, fr.response, fr.name);
+  if (isObj(p.toolUse)) return toolCall(p.toolUse.toolUseId, p.toolUse.name, p.toolUse.input);
+  if (isObj(p.toolResult)) return toolResponse(p.toolResult.toolUseId, blockContent(p.toolResult.content));
+  if (isObj(p.reasoningContent)) {
+    const rt = p.reasoningContent.reasoningText;
+    return { type: 'reasoning', content: toText(isObj(rt) ? rt.text : rt) };
+  }
+  if (typeof p.text === 'string') return { type: p.thought === true ? 'reasoning' : 'text', content: p.text };
+  if (typeof p.content === 'string') return { type: 'text', content: p.content };
+  return null;
 }
 
 /** One content item of any dialect as a part (null when it carries nothing). */
 function part(p: unknown): MessagePart | null {
   if (typeof p === 'string') return { type: 'text', content: p };
   if (!isObj(p)) return null;
-  const t = typeof p.type === 'string' ? p.type : 'text';
+  if (typeof p.type !== 'string') return untypedPart(p);
+  const t = p.type;
   switch (t) {
     case 'text':
     case 'input_text':
     case 'output_text':
       return { type: 'text', content: toText(p.content ?? p.text) };
     case 'tool_call':
-      return toolCall(p.id, p.name, p.arguments);
+      return isObj(p.function) ? toolCall(p.id, p.function.name, p.function.arguments) : toolCall(p.id, p.name, p.arguments ?? p.args);
     case 'tool-call':
       return toolCall(p.toolCallId, p.toolName, p.args ?? p.input);
     case 'tool_use':
+    case 'server_tool_use':
       return toolCall(p.id, p.name, p.input);
     case 'function':
       return isObj(p.function) ? toolCall(p.id, p.function.name, p.function.arguments) : null;
+    case 'function_call':
+      return toolCall(p.call_id ?? p.id, p.name, p.arguments);
     case 'tool_call_response':
-      return { type: 'tool_call_response', id: str(p.id), response: jsonish(p.response ?? p.result) ?? null };
+      return toolResponse(p.id, p.response ?? p.result, p.name);
+    case 'function_call_output':
+      return toolResponse(p.call_id ?? p.id, p.output);
     case 'tool-result':
-      return { type: 'tool_call_response', id: str(p.toolCallId), response: jsonish(p.result ?? p.output) ?? null };
+      return toolResponse(p.toolCallId, unwrapOutput(p.result ?? p.output), p.toolName);
     case 'tool_result':
-      return { type: 'tool_call_response', id: str(p.tool_use_id), response: jsonish(p.content) ?? null };
+      return toolResponse(p.tool_use_id, blockContent(p.content));
     case 'reasoning':
     case 'thinking':
-      return { type: 'reasoning', content: toText(p.content ?? p.text ?? p.thinking) };
+      return { type: 'reasoning', content: toText(p.content ?? p.text ?? p.thinking ?? (Array.isArray(p.summary) ? blockContent(p.summary) : undefined)) };
     default:
       return { ...p, type: t };
   }
@@ -58,21 +120,47 @@ export function contentOf(parts: MessagePart[]): string {
   return out.join('\n');
 }
 
+/** LangChain's serialized form `{lc: 1, type: 'constructor', id: [..., 'AIMessage'], kwargs}` → its kwargs with a role. */
+function unwrapLangChain(m: Obj): Obj {
+  if (m.lc === undefined || !isObj(m.kwargs)) return m;
+  const cls = Array.isArray(m.id) ? String(m.id[m.id.length - 1] ?? '') : '';
+  return { role: m.kwargs.role ?? m.kwargs.type ?? cls, ...m.kwargs };
+}
+
+/** Role of a message object: `role`, else LangChain's `type`, else an event name's role. */
+function roleOf(inner: Obj, defaultRole: string): string {
+  const r = normalizeRole(inner.role) ?? (typeof inner.type === 'string' && ROLES[inner.type.toLowerCase()] ? ROLES[inner.type.toLowerCase()] : null);
+  return r ?? defaultRole;
+}
+
 /** One message of any dialect, normalized. */
 export function normalizeMessage(m: unknown, defaultRole: string): SpanMessage | null {
-  if (typeof m === 'string') return { role: defaultRole, content: m, finish_reason: '', parts: [{ type: 'text', content: m }] };
+  if (typeof m === 'string') return { role: normalizeRole(defaultRole) ?? defaultRole, content: m, finish_reason: '', parts: [{ type: 'text', content: m }] };
   if (!isObj(m)) return null;
+  // OpenAI Responses input/output items that are not messages.
+  if (m.type === 'function_call' || m.type === 'function_call_output' || m.type === 'reasoning') {
+    const p = part(m);
+    if (!p) return null;
+    const role = m.type === 'function_call_output' ? 'tool' : 'assistant';
+    return { role, content: contentOf([p]), finish_reason: '', parts: [p] };
+  }
   // gen_ai.choice events and chat-completion choices wrap the message.
-  const inner = isObj(m.message) ? m.message : m;
-  const role = str(inner.role) ?? defaultRole;
+  const inner = unwrapLangChain(isObj(m.message) ? m.message : m);
+  const role = roleOf(inner, normalizeRole(defaultRole) ?? defaultRole);
   const parts: MessagePart[] = [];
-  const c = inner.parts ?? inner.content ?? inner.contents;
+  const c = inner.parts ?? inner.content ?? inner.contents ?? (typeof inner.text === 'string' ? inner.text : undefined);
   if (Array.isArray(c)) {
     for (const x of c) {
       const p = part(isObj(x) && isObj(x.message_content) ? x.message_content : x);
       if (p) parts.push(p);
     }
-  } else if (c !== undefined && c !== null && c !== '') parts.push({ type: 'text', content: toText(c) });
+  } else if (c !== undefined && c !== null && c !== '') {
+    const j = typeof c === 'string' ? c : jsonish(c);
+    if (isObj(j) && role !== 'tool' && (j.text !== undefined || j.function_call !== undefined || j.toolUse !== undefined)) {
+      const p = part(j);
+      if (p) parts.push(p);
+    } else parts.push({ type: 'text', content: toText(c) });
+  }
   const calls = inner.tool_calls ?? inner.toolCalls;
   if (Array.isArray(calls)) {
     for (const tc of calls) {
@@ -83,9 +171,10 @@ export function normalizeMessage(m: unknown, defaultRole: string): SpanMessage |
     }
   }
   if (isObj(inner.function_call)) parts.push(toolCall(null, inner.function_call.name, inner.function_call.arguments));
-  const toolCallId = str(inner.tool_call_id);
-  if (role === 'tool' && toolCallId && parts.length === 1 && parts[0]!.type === 'text') {
-    parts[0] = { type: 'tool_call_response', id: toolCallId, response: jsonish(parts[0]!.content) ?? null };
+  // A tool-role message carrying plain content is the tool's result.
+  const toolCallId = str(inner.tool_call_id ?? inner.toolCallId ?? (role === 'tool' ? inner.id : undefined));
+  if (role === 'tool' && parts.length === 1 && parts[0]!.type === 'text') {
+    parts[0] = toolResponse(toolCallId, parts[0]!.content, inner.name);
   }
   const finish = str(m.finish_reason ?? m.finishReason ?? inner.finish_reason) ?? '';
   return { role, content: contentOf(parts), finish_reason: finish, parts };
@@ -96,7 +185,9 @@ export function normalizeMessages(v: unknown, defaultRole: string): SpanMessage[
   const j = jsonish(v);
   const list = Array.isArray(j) ? j : isObj(j) && Array.isArray(j.messages) ? j.messages : j === null || j === undefined ? [] : [j];
   const out: SpanMessage[] = [];
-  for (const m of list) {
+  // LangChain chat-model inputs are a batch: `[[m1, m2, ...]]`.
+  const flat = list.length === 1 && Array.isArray(list[0]) ? (list[0] as unknown[]) : list;
+  for (const m of flat) {
     const n = normalizeMessage(m, defaultRole);
     if (n) out.push(n);
   }

@@ -50,6 +50,39 @@ function links(list: unknown): unknown[] {
   }));
 }
 
+/** Generic value carriers of tool spans, in order: OpenInference, Langfuse, OpenLLMetry. */
+const TOOL_INPUTS = ['input.value', 'langfuse.observation.input', 'traceloop.entity.input'];
+const TOOL_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output'];
+
+/** Operations named by a span-name prefix when no attribute names one. */
+const NAME_OPS = /^(invoke_agent|execute_tool|chat|create_agent|embeddings|text_completion|generate_content)(?:\s|$)/;
+/** Attributes that mark a Pydantic AI agent run (older versions set no operation name). */
+const AGENT_RUN_KEYS = ['pydantic_ai.all_messages', 'all_messages_events', 'final_result'];
+
+/**
+ * The operation: the mapping table's, else the span-name prefix, else Google ADK's `call_llm`,
+ * else what the attributes show (an agent run's history, a tool name on an otherwise plain span).
+ */
+function operationOf(a: Obj, name: string, mapped: string | null, toolName: string | null): string | null {
+  if (mapped) return mapped;
+  const m = NAME_OPS.exec(name);
+  if (m) return m[1]!;
+  if (name === 'call_llm') return 'chat';
+  if (AGENT_RUN_KEYS.some((k) => a[k] != null)) return 'invoke_agent';
+  if (toolName) return 'execute_tool';
+  if (name.startsWith('ai.toolCall')) return 'execute_tool';
+  return null;
+}
+
+/** Error type and message from an `exception` span event (or Langfuse's status message). */
+function exceptionOf(events: SpanEvent[], a: Obj): { type: string | null; message: string | null } {
+  const e = events.find((x) => x.name === 'exception');
+  return {
+    type: e ? str(e.attributes['exception.type']) : null,
+    message: (e ? str(e.attributes['exception.message']) : null) ?? str(a['langfuse.observation.status_message']),
+  };
+}
+
 const suffixAfter = (name: string, prefix: string): string | null => (name.startsWith(prefix) ? name.slice(prefix.length).trim() || null : null);
 
 export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Normalized {
@@ -64,24 +97,27 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   const name = str(s.name) ?? '';
   const status = isObj(s.status) ? s.status : {};
 
-  let operation = pick(a, 'operation_name') as string | null;
-  if (!operation) {
-    const m = /^(invoke_agent|execute_tool|chat|create_agent|embeddings|text_completion|generate_content)(?:\s|$)/.exec(name);
-    operation = m ? m[1]! : null;
-  }
+  const operation = operationOf(a, name, pick(a, 'operation_name') as string | null, str(pick(a, 'tool_name')));
   let agent_name = str(pick(a, 'agent_name'));
   if (!agent_name) agent_name = suffixAfter(name, 'invoke_agent ');
   let tool_name = str(pick(a, 'tool_name'));
-  if (!tool_name && operation === 'execute_tool') tool_name = suffixAfter(name, 'execute_tool ');
+  // A tool span named for its tool (OpenInference TOOL, Langfuse tool observations, `execute_tool X`).
+  if (!tool_name && operation === 'execute_tool') tool_name = suffixAfter(name, 'execute_tool ') ?? (name && name !== 'execute_tool' ? name : null);
   let toolArgs = pick(a, 'tool_call_arguments');
   let toolResult = pick(a, 'tool_call_result');
-  if (operation === 'execute_tool') {
-    // OpenInference TOOL spans carry arguments and result as input.value / output.value.
-    toolArgs ??= a['input.value'] ?? null;
-    toolResult ??= a['output.value'] ?? null;
+  const isTool = operation === 'execute_tool';
+  if (isTool) {
+    // Tool spans carry arguments and result as their generic input / output values.
+    for (const k of TOOL_INPUTS) toolArgs ??= a[k] ?? null;
+    for (const k of TOOL_OUTPUTS) toolResult ??= a[k] ?? null;
   }
 
-  const content = extractContent(a, ev.events);
+  const content = extractContent(a, ev.events, { valueCarriers: !isTool });
+  if (isTool) {
+    // Event-form tool spans (Strands: gen_ai.tool.message in, gen_ai.choice out).
+    toolArgs ??= content.input.length ? content.input.map((m) => m.content).join('\n') || null : null;
+    toolResult ??= content.output.length ? content.output.map((m) => m.content).join('\n') || null : null;
+  }
   const provider_name = str(pick(a, 'provider_name'));
   const request_model = str(pick(a, 'request_model'));
   const response_model = str(pick(a, 'response_model'));
@@ -109,6 +145,9 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     if (r.length) reasoning = r.join('\n');
   }
   const custom = customAttributes(a);
+  const failure = exceptionOf(ev.events, a);
+  let statusCode = readEnum(status.code, 'STATUS_CODE_', CODES, 'UNSET');
+  if (statusCode === 'UNSET' && String(a['langfuse.observation.level'] ?? '').toUpperCase() === 'ERROR') statusCode = 'ERROR';
   const rawFinish = pick(a, 'finish_reasons');
   const finish_reasons = rawFinish !== null ? strList(rawFinish) : content.output.map((m) => m.finish_reason).filter(Boolean);
 
@@ -121,8 +160,8 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     span_kind: readEnum(s.kind, 'SPAN_KIND_', KINDS, 'UNSPECIFIED'),
     start_ns: readTimeNs(field(s, 'startTimeUnixNano', 'start_time_unix_nano')),
     end_ns: readTimeNs(field(s, 'endTimeUnixNano', 'end_time_unix_nano')),
-    status_code: readEnum(status.code, 'STATUS_CODE_', CODES, 'UNSET'),
-    status_message: str(status.message),
+    status_code: statusCode,
+    status_message: str(status.message) ?? failure.message,
     service_name: ctx.service_name,
     scope_name: ctx.scope_name,
     scope_version: ctx.scope_version,
@@ -138,7 +177,7 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     response_model,
     response_id: str(pick(a, 'response_id')),
     output_type: str(pick(a, 'output_type')),
-    error_type: str(pick(a, 'error_type')),
+    error_type: str(pick(a, 'error_type')) ?? failure.type,
     server_address: str(pick(a, 'server_address')),
     server_port: int(pick(a, 'server_port')),
     tool_name,

@@ -23,7 +23,7 @@ export const SQL = {
 
 function spanColumns(): string {
   return `s.trace_id, s.span_id, s.parent_span_id, s.span_name, CAST(s.start_ns AS TEXT) AS start_ns, CAST(s.end_ns AS TEXT) AS end_ns,
-    s.status_code, s.operation_name, s.provider_name, s.agent_id, s.agent_name, s.agent_version, s.conversation_id,
+    s.status_code, s.status_message, s.error_type, s.tool_call_id, s.operation_name, s.provider_name, s.agent_id, s.agent_name, s.agent_version, s.conversation_id,
     s.request_model, s.response_model, s.tool_name, s.reasoning_content, s.compaction_summary, s.compaction_items_before,
     s.compaction_items_after, s.svc_user_id, s.input_tokens, s.output_tokens, s.reasoning_tokens,
     s.cache_creation_input_tokens, s.cache_read_input_tokens, s.input_cost_usd, s.output_cost_usd, s.total_cost_usd,
