@@ -227,6 +227,8 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     } else {
       inner = { ...ctx, agent, version: ver, inAgent: true };
     }
+    // The user's own message of the turn (what the top-level agent was asked) comes first.
+    if (!sub && top) emitUser(s, trailingUserText(s.input_messages), inner);
     const instructions = s.system_instructions.filter(Boolean).join('\n');
     if (own != null || s.request_model != null || instructions || s.tool_definitions) {
       out.push(message('agent_start', head(s, agent, ver), {
@@ -243,8 +245,6 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
         compaction_items_after: s.compaction_items_after,
       }));
     }
-    // The user's own message of the turn: what the top-level agent was asked.
-    if (!sub && top) emitUser(s, trailingUserText(s.input_messages), inner);
     const before = assistants;
     walkChildren(s, inner, depth);
     // An agent span usually mirrors its last model call's output: emit it only when nothing inside did.
