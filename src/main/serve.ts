@@ -11,6 +11,7 @@ import { ensureTrainingKey } from './settings/training-key.js';
 import { appInfo, defaultRendererDir } from './settings/app-root.js';
 import { buildHttpServer } from './transport/http.js';
 import { preferredPort } from './service/system/settings.js';
+import { watchExternalWrites } from './service/system/external-writes.js';
 
 export interface StartOptions {
   dataDir: string;
@@ -44,6 +45,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
     const rendererDir = opts.rendererDir === undefined ? defaultRendererDir() : opts.rendererDir;
     const http = buildHttpServer(ctx, { rendererDir, version: appInfo().version, log: opts.log });
     const port = await http.listen(opts.port ?? preferredPort(ctx, opts.log) ?? DEFAULT_PORT);
+    const stopWatching = watchExternalWrites(ctx);
     let closing: Promise<void> | null = null;
     return {
       url: `http://127.0.0.1:${port}`,
@@ -51,6 +53,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
       ctx,
       close: () =>
         (closing ??= (async () => {
+          stopWatching();
           await http.app.close();
           await ctx.training?.close();
           store.close();

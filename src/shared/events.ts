@@ -4,7 +4,8 @@
  * Delivered over IPC (`onEvent`) in Electron and as server-sent events on `GET /events` over HTTP.
  */
 export type LoupeEvent =
-  | { type: 'data.changed'; project_id: string; tables: string[] }
+  /** `project_id: null`: another process changed the data folder and which project is unknown (refresh all). */
+  | { type: 'data.changed'; project_id: string | null; tables: string[] }
   | { type: 'import.progress'; import_id: string; file: string; bytes: number; total_bytes: number | null; spans: number; done: boolean }
   | { type: 'job.event'; job_id: string; model_id: string; event: { id: string; type: string; data: Record<string, unknown>; created_at: string } }
   | { type: 'job.status'; job_id: string; model_id: string; status: string }

@@ -89,24 +89,40 @@ export async function loadDemo(url: string): Promise<void> {
   if (res.status !== 200) throw new Error(`loading demo data answered ${res.status}: ${await res.text()}`);
 }
 
-export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean } = {}): Promise<E2E> {
+/** The two window sizes every view is checked at (issue 12): a laptop and a small window. */
+export const VIEWPORTS = [
+  { width: 1440, height: 900 },
+  { width: 1024, height: 700 },
+] as const;
+export type Viewport = { width: number; height: number };
+export const vpName = (v: Viewport) => `${v.width}x${v.height}`;
+
+/** Another page on the same browser with its own context (storage, viewport, colour scheme). */
+export async function openPage(e: E2E, viewport: Viewport, theme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const context = await e.browser.newContext({ viewport, colorScheme: theme });
+  return context.newPage();
+}
+
+export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean; viewport?: Viewport } = {}): Promise<E2E> {
   await ensureRendererBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'loupe-e2e-'));
   const loupe = await startLoupe({ dataDir, port: 0, rendererDir: RENDERER_DIR, log: () => {} });
   if (opts.demo) await loadDemo(loupe.url);
   const browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme: opts.theme ?? 'light' });
+  const context = await browser.newContext({ viewport: opts.viewport ?? VIEWPORTS[0], colorScheme: opts.theme ?? 'light' });
   const page = await context.newPage();
-  return {
+  const e: E2E = {
     loupe,
     browser,
     page,
     dataDir,
+    // Closes the server the fixture holds now (a test may restart it on the same port).
     close: async () => {
       await browser.close();
-      await loupe.close();
+      await e.loupe.close();
     },
   };
+  return e;
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

@@ -33,3 +33,11 @@ export async function screenshotBoth(page: Page, name: string, ready?: () => Pro
 }
 
 export const hash = (project: string, ...rest: string[]) => `#/p/${encodeURIComponent(project)}/${rest.map(encodeURIComponent).join('/')}`;
+
+/** Collects console errors and uncaught page errors (CSP reports included) from now on. */
+export function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (err) => errors.push(err.message));
+  return errors;
+}

@@ -119,6 +119,27 @@ describe('spans.query group mode', () => {
     expect(page2).toMatchObject({ groups: [], total_count: 4 }); // offset past the end still counts the groups
   });
 
+  it('groups by a dotted custom attribute key without an alias: the alias is derived (app.customer_tier → app_customer_tier)', async () => {
+    const D = 'acme/dotted';
+    load(store, D, [
+      { trace: 7, span: 1, op: 'chat', start: 0, end: 10, attrs: { 'app.customer_tier': 'gold' } },
+      { trace: 7, span: 2, op: 'chat', start: 20, end: 30, attrs: { 'app.customer_tier': 'gold' } },
+      { trace: 8, span: 3, op: 'chat', start: 40, end: 50, attrs: { 'app.customer_tier': 'silver' } },
+    ]);
+    const r = await call(ctx, 'spans.query', {
+      project_id: D,
+      group_by: [{ key: 'app.customer_tier', source: 'custom_attrs_string' }],
+      sort_by: [{ field: 'app_customer_tier', direction: 'asc' }],
+    });
+    expect(r.groups.map((g: { group_keys: Record<string, unknown>; span_count: number }) => [g.group_keys, g.span_count])).toEqual([
+      [{ app_customer_tier: 'gold' }, 2],
+      [{ app_customer_tier: 'silver' }, 1],
+    ]);
+    // An alias the request gives is still checked as written.
+    const bad = await detailOf(ctx, 'spans.query', { project_id: D, group_by: [{ key: 'app.customer_tier', source: 'custom_attrs_string', alias: 'app.customer_tier' }] });
+    expect(bad[0]).toMatchObject({ loc: ['body', 'group_by', 0, 'alias'] });
+  });
+
   it('numeric distributions: equal-width bins over min..max, last bin inclusive; one bin when min = max', async () => {
     const r = await q({
       group_by: [{ key: 'conversation_id', source: 'field' }],

@@ -12,6 +12,7 @@ import { useApplyTheme } from './shell/useTheme';
 import { ImportProvider } from './import/ImportProvider';
 import { DEFAULT_PROJECT, projectPath } from './hooks/project';
 import { useUi } from './stores/ui';
+import { NotFoundPage } from './pages/notfound/NotFoundPage';
 
 export function App() {
   useApplyTheme();
@@ -24,6 +25,7 @@ export function App() {
             <Route path="/p/:project" element={<Shell />}>
               <Route index element={<Navigate to="conversations" replace />} />
               {routes.map((r) => <Route key={r.path} path={r.path} element={r.element} />)}
+              <Route path="*" element={<NotFoundPage />} />
             </Route>
             <Route path="*" element={<ToProject />} />
           </Routes>
@@ -33,10 +35,17 @@ export function App() {
   );
 }
 
-/** `#/` or a bare `#/agents` → the same view inside the last used project. */
+/** First path segments of the views (`conversations`, `traces`, `training`…). */
+const VIEW_NAMES = new Set(routes.map((r) => r.path.split('/')[0]!));
+
+/**
+ * `#/` or a bare `#/agents` → the same view inside the last used project. Anything else is not a
+ * view: the not-found page (redirecting it into a project would match nothing there either, and loop).
+ */
 function ToProject() {
   const { pathname } = useLocation();
   const project = useUi((s) => s.project) ?? DEFAULT_PROJECT;
   const rest = pathname.replace(/^\/+/, '');
+  if (rest && !VIEW_NAMES.has(rest.split('/')[0]!)) return <NotFoundPage />;
   return <Navigate to={`${projectPath(project)}/${rest || 'conversations'}`} replace />;
 }

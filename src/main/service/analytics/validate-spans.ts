@@ -5,11 +5,11 @@
 import { invalid } from '../../../shared/errors.js';
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import { SpanRow, GroupRow } from '../../../shared/contract/analytics.js';
+import { ALIAS_PATTERN as ALIAS, defaultGroupAlias } from '../../../shared/group-alias.js';
 
 export type SpansInput = OpParsedInput<'spans.query'>;
 
 export const MAX_DISTRIBUTIONS = 20;
-const ALIAS = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const CUSTOM = ['custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool'];
 const ROW_FIELDS = new Set([...Object.keys(SpanRow.shape), ...Object.keys(GroupRow.shape)]);
 
@@ -37,7 +37,7 @@ export function validateSpansQuery(q: SpansInput): void {
   });
   const groupAliases = new Set<string>();
   q.group_by?.forEach((g, i) => {
-    const alias = g.alias ?? g.key;
+    const alias = g.alias ?? defaultGroupAlias(g.key);
     if (!ALIAS.test(alias)) throw invalid(['group_by', i, 'alias'], 'alias must match [A-Za-z_][A-Za-z0-9_]*', alias);
     if (groupAliases.has(alias)) throw invalid(['group_by', i, 'alias'], `duplicate group alias '${alias}'`, alias);
     groupAliases.add(alias);

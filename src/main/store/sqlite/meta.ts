@@ -8,6 +8,15 @@ export interface MetaRepo {
   listProjects(): { project_id: string; span_count: number; last_start_ns: bigint | null }[];
   getSetting(key: string): string | null;
   setSetting(key: string, value: string): void;
+  /**
+   * SQLite's `PRAGMA data_version` on this connection: it changes when ANOTHER connection (the CLI, a
+   * second app on the same data folder) commits, never for this connection's own writes.
+   */
+  dataVersion(): number;
+  /** The largest span rowid (new and replaced spans get larger ones); 0 when empty. */
+  lastSpanRowid(): number;
+  /** Projects of the spans stored after rowid `after` (a rowid range scan: only the new rows are read). */
+  projectsWrittenAfter(after: number): string[];
 }
 
 export function createMetaRepo(db: Db): MetaRepo {
@@ -17,6 +26,8 @@ export function createMetaRepo(db: Db): MetaRepo {
     .safeIntegers(true);
   const getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
   const setSetting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+  const lastRowid = db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM spans').pluck();
+  const writtenAfter = db.prepare('SELECT DISTINCT project_id FROM spans WHERE id > ?').pluck();
   return {
     ping: () => (ping.get() as { ok: number }).ok === 1,
     listProjects: () =>
@@ -27,5 +38,8 @@ export function createMetaRepo(db: Db): MetaRepo {
       })),
     getSetting: (key) => (getSetting.get(key) as string | undefined) ?? null,
     setSetting: (key, value) => void setSetting.run(key, value),
+    dataVersion: () => db.pragma('data_version', { simple: true }) as number,
+    lastSpanRowid: () => lastRowid.get() as number,
+    projectsWrittenAfter: (after) => writtenAfter.all(after) as string[],
   };
 }

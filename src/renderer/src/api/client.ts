@@ -6,6 +6,7 @@
 import { contract, type OpName, type OpInput, type OpOutput } from '../../../shared/contract/index';
 import { ServiceError } from '../../../shared/errors';
 import type { LoupeEvent } from '../../../shared/events';
+import { reportReachable, reportUnreachable, unreachableError } from './connection';
 
 export async function call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> {
   if (window.api) {
@@ -36,19 +37,35 @@ async function httpCall<K extends OpName>(name: K, input: OpInput<K>): Promise<O
     headers['content-type'] = 'application/json';
     body = JSON.stringify(rest);
   }
-  const res = await fetch(url, { method: def.method, headers, body });
+  let res: Response;
+  try {
+    res = await fetch(url, { method: def.method, headers, body });
+  } catch {
+    // The browser's own text ("Failed to fetch") says nothing useful: say what happened, and let the
+    // connection module pause queries until the server answers again (api/connection.ts).
+    reportUnreachable();
+    throw unreachableError();
+  }
+  reportReachable();
   const type = res.headers.get('content-type') ?? '';
   if (!res.ok) {
-    const payload = type.includes('json') ? await res.json() : { detail: await res.text() };
-    // A status result (e.g. system-check's 503) has no `detail`: keep its body on the error.
-    if (payload?.detail === undefined) throw new ServiceError(res.status, `${def.method} ${path} answered ${res.status}`, payload);
-    throw new ServiceError(res.status, payload.detail);
+    const payload: { detail?: unknown } | null = type.includes('json') ? await res.json().catch(() => null) : null;
+    // A status result (e.g. system-check's 503) or a non-JSON answer has no `detail`: keep its body on the error.
+    if (!payload || (typeof payload.detail !== 'string' && !Array.isArray(payload.detail))) {
+      throw new ServiceError(res.status, `the server answered ${res.status} ${res.statusText || ''}`.trim(), payload ?? undefined);
+    }
+    throw new ServiceError(res.status, payload.detail as ServiceError['detail']);
   }
-  if (def.stream === 'jsonl') {
-    const text = await res.text();
-    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l)) as OpOutput<K>;
+  try {
+    if (def.stream === 'jsonl') {
+      const text = await res.text();
+      return text.split('\n').filter(Boolean).map((l) => JSON.parse(l)) as OpOutput<K>;
+    }
+    return (await res.json()) as OpOutput<K>;
+  } catch {
+    // The connection dropped mid-answer, or the body is not what the contract says.
+    throw new ServiceError(res.status, `the answer to ${name} could not be read`);
   }
-  return (await res.json()) as OpOutput<K>;
 }
 
 /**
@@ -67,10 +84,23 @@ function localKey(): Promise<string> {
   return keyPromise;
 }
 
-/** Subscribes to push events (IPC in Electron, server-sent events over HTTP). */
-export function onEvent(listener: (event: LoupeEvent) => void): () => void {
+/**
+ * Subscribes to push events (IPC in Electron, server-sent events over HTTP). `onReopen` runs when the
+ * event stream comes back after a break (the browser reconnects by itself): events were missed then.
+ */
+export function onEvent(listener: (event: LoupeEvent) => void, onReopen?: () => void): () => void {
   if (window.api) return window.api.onEvent(listener);
   const source = new EventSource('/events');
+  let opened = false;
   source.onmessage = (m) => listener(JSON.parse(m.data) as LoupeEvent);
+  source.onopen = () => {
+    reportReachable();
+    if (opened) onReopen?.();
+    opened = true;
+  };
+  // The stream broke: check the server (the probe decides; a stream can also break on a healthy server).
+  source.onerror = () => {
+    if (source.readyState !== EventSource.OPEN) void fetch('/v1/health', { cache: 'no-store' }).catch(() => reportUnreachable());
+  };
   return () => source.close();
 }

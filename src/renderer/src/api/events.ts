@@ -5,7 +5,7 @@
 import { useEffect, useRef } from 'react';
 import type { LoupeEvent } from '../../../shared/events';
 import { onEvent } from './client';
-import { handleEvent } from './query';
+import { handleEvent, refetchEverything } from './query';
 
 const listeners = new Set<(e: LoupeEvent) => void>();
 let unsubscribe: (() => void) | null = null;
@@ -15,7 +15,7 @@ function ensureSubscribed(): void {
   unsubscribe = onEvent((e) => {
     handleEvent(e);
     for (const l of listeners) l(e);
-  });
+  }, refetchEverything);
 }
 
 export function subscribe(listener: (e: LoupeEvent) => void): () => void {

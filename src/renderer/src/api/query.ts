@@ -7,12 +7,25 @@ import { QueryClient, useMutation, useQuery, keepPreviousData, type UseQueryOpti
 import type { OpInput, OpName, OpOutput } from '../../../shared/contract/index';
 import { call } from './client';
 import type { LoupeEvent } from '../../../shared/events';
+import { isUnreachable, onReconnect } from './connection';
 
 export const queryClient = new QueryClient({
   defaultOptions: {
-    queries: { staleTime: 30_000, retry: 1, refetchOnWindowFocus: false },
+    queries: {
+      staleTime: 30_000,
+      // A server that is away is waited for (the retry pauses while offline and resumes when the
+      // connection module sees it again); any other failure is retried once, then shown.
+      retry: (count, error) => isUnreachable(error) || count < 1,
+      refetchOnWindowFocus: false,
+    },
   },
 });
+
+/** The server is back: everything may have changed while it was away (and push events were missed). */
+export function refetchEverything(): void {
+  void queryClient.invalidateQueries();
+}
+onReconnect(refetchEverything);
 
 type QueryOpts<K extends OpName> = Omit<UseQueryOptions<OpOutput<K>, Error>, 'queryKey' | 'queryFn'>;
 
@@ -38,7 +51,7 @@ export function useOpMutation<K extends OpName>(name: K, invalidates: OpName[] =
 }
 
 /** Projects whose queries must be refetched, batched so an import of 50 batches refetches a few times, not 50. */
-const pending = new Set<string>();
+const pending = new Set<string | null>();
 let timer: ReturnType<typeof setTimeout> | null = null;
 const REFRESH_BATCH_MS = 300;
 
@@ -50,8 +63,9 @@ function flush(): void {
     predicate: (q) => {
       const input = q.queryKey[1] as { project_id?: unknown } | null | undefined;
       const pid = input && typeof input === 'object' ? input.project_id : undefined;
-      // Queries without a project (projects list, settings) refresh on any change.
-      return typeof pid !== 'string' || projects.has(pid);
+      // Queries without a project (projects list, settings) refresh on any change; a change of unknown
+      // project (another process wrote, api events.ts) refreshes everything.
+      return typeof pid !== 'string' || projects.has(pid) || projects.has(null);
     },
   });
 }

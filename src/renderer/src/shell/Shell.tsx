@@ -12,6 +12,7 @@ import { projectPath, useProject } from '../hooks/project';
 import { useUi } from '../stores/ui';
 import { toggleTheme, useUiCommands } from './uiCommands';
 import { useAppActions } from '../components/EmptyState';
+import { OfflineBanner } from './OfflineBanner';
 
 export function Shell() {
   const project = useProject();
@@ -39,6 +40,7 @@ export function Shell() {
     <div className="shell">
       <Sidebar onHelp={() => setHelp(true)} />
       <main className="main">
+        <OfflineBanner />
         <Outlet />
       </main>
       <KeyboardHelp open={help} onClose={() => setHelp(false)} />

@@ -11,6 +11,7 @@ import { JsonView, parseMaybeJson } from '../components/JsonView';
 import { fmtCost, fmtDuration } from '../components/format';
 import { isoToUs } from './model';
 import { FeedbackControl } from '../chat/Feedback';
+import { ErrorNote } from '../components/ErrorNote';
 
 const HEAVY = new Set(['raw_span_dump', 'input_messages', 'output_messages', 'custom_attrs_bool', 'custom_attrs_float', 'custom_attrs_int', 'custom_attrs_string', 'tool_definitions', 'tool_call_arguments', 'tool_call_result', 'system_instructions', 'reasoning_content']);
 
@@ -32,7 +33,7 @@ export function SpanDetail(props: { project: string; traceId: string; spanId: st
       </div>
       <div className="detail-body">
         {isLoading && <div className="faint">Loading…</div>}
-        {error && <div className="error-text">{error.message}</div>}
+        <ErrorNote error={error} what="the span" />
         {data && !span && <div className="faint">Span {props.spanId} was not found.</div>}
         {span && <SpanBody span={span} />}
       </div>

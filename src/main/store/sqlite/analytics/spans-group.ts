@@ -8,6 +8,7 @@ import { whereOf, type SpanFilter } from './filters.js';
 import { measureSql, type MeasureSpec } from './measures.js';
 import { distributions, type DistributionSpec } from './distributions.js';
 import { previews } from './previews.js';
+import { defaultGroupAlias } from '../../../../shared/group-alias.js';
 
 export interface GroupRef {
   key: string;
@@ -43,7 +44,7 @@ export interface GroupKey {
 export function groupKeys(refs: GroupRef[]): GroupKey[] {
   return refs.map((g, i) => {
     const loc = ['group_by', i];
-    const alias = g.alias ?? g.key;
+    const alias = g.alias ?? defaultGroupAlias(g.key);
     if (g.source === 'field') {
       if (!GROUPABLE.includes(g.key)) throw invalid([...loc, 'key'], `cannot group by '${g.key}'; allowed: ${GROUPABLE.join(', ')}`, g.key);
       return { alias, sql: `s.${g.key}`, params: [], bool: false };

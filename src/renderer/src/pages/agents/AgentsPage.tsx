@@ -12,6 +12,7 @@ import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens } from '../../components/format';
 import type { OpOutput } from '../../../../shared/contract/index';
+import { ErrorNote } from '../../components/ErrorNote';
 
 type Agent = OpOutput<'agents.query'>['agents'][number];
 const col = createColumnHelper<Agent>();
@@ -56,7 +57,7 @@ export function AgentsPage() {
           <span className="muted" data-testid="agents-total">{q.data ? `${q.data.total_count} agents` : ''}</span>
         </div>
       </div>
-      {q.error && <div className="error-text" role="alert">{q.error.message}</div>}
+      <ErrorNote error={q.error} what="agents" />
       {q.data && agents.length === 0 && !search ? (
         <EmptyState title="No agents yet">Agents appear once spans with an agent name are imported.</EmptyState>
       ) : (

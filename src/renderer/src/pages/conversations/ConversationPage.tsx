@@ -15,6 +15,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { fmtCost } from '../../components/format';
 import { useEscape, useListKeys } from '../../hooks/keys';
 import { projectPath, useProject } from '../../hooks/project';
+import { ErrorNote } from '../../components/ErrorNote';
 
 /** Turns per page: small enough that a page of long agent turns renders quickly. */
 export const TURN_PAGE = 10;
@@ -74,12 +75,12 @@ export function ConversationPage() {
       <div className="page-head">
         <Link to={projectPath(project, 'conversations')}>← Conversations</Link>
         <h1 className="mono" style={{ fontSize: 15 }}>{conversationId}</h1>
-        <span className="muted" data-testid="turn-count">{total} turn{total === 1 ? '' : 's'}</span>
+        {first && <span className="muted" data-testid="turn-count">{total} turn{total === 1 ? '' : 's'}</span>}
         {first?.total_cost_usd !== null && first?.total_cost_usd !== undefined && <span className="muted">{fmtCost(first.total_cost_usd)}</span>}
         <FeedbackBadges items={first?.feedback} />
         <FeedbackControl project={project} kind="conversation" id={conversationId} />
       </div>
-      {q.error && <div className="error-text">Could not load the conversation: {q.error.message}</div>}
+      <ErrorNote error={q.error} what="the conversation" />
       {q.isSuccess && total === 0 && <EmptyState title="This conversation has no turns" actions={false}>No spans carry conversation id {conversationId} in project {project}.</EmptyState>}
       <div className="chat" data-testid="chat">
         {q.hasNextPage && (

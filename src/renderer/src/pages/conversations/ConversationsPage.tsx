@@ -14,6 +14,7 @@ import { projectPath, useProject } from '../../hooks/project';
 import { useUi } from '../../stores/ui';
 import { listQueries, mergeRows, type ListFilters, type ListRow } from './listQuery';
 import { ListFilterBar } from './ListFilterBar';
+import { ErrorNote } from '../../components/ErrorNote';
 
 const PAGE = 200;
 
@@ -70,7 +71,7 @@ export function ConversationsPage() {
         <span className="muted" data-testid="conversation-count">{isLoading ? 'loading…' : `${total} conversation${total === 1 ? '' : 's'}`}</span>
       </div>
       <ListFilterBar project={project} filters={filters} onChange={(f) => { setFilters(f); setSelected(0); setLimit(PAGE); }} />
-      {error && <div className="error-text">Could not load conversations: {error.message}</div>}
+      <ErrorNote error={error} what="conversations" />
       {!isLoading && !error && rows.length === 0 ? (
         filtered ? <EmptyState title="No conversation matches these filters" actions={false} /> : (
           <EmptyState title="No conversations yet">Each conversation (spans sharing gen_ai.conversation.id) and each trace without one appears here as soon as its spans arrive.</EmptyState>

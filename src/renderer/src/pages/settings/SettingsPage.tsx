@@ -8,6 +8,7 @@ import { useOp, useOpMutation } from '../../api/query';
 import { trainingKey } from '../../api/client';
 import { resolveTheme, useUi, type ThemePref } from '../../stores/ui';
 import { TrainerBackends } from './TrainerBackends';
+import { ErrorNote } from '../../components/ErrorNote';
 
 const PORT_KEY = 'server.port';
 
@@ -21,7 +22,7 @@ export function SettingsPage() {
   return (
     <div className="page settings" data-testid="settings-page">
       <div className="page-head"><h1>Settings</h1></div>
-      {settings.error && <div className="error-text">{settings.error.message}</div>}
+      <ErrorNote error={settings.error} what="settings" />
       <section className="panel settings-section">
         <h2>Server</h2>
         <dl className="kv">

@@ -5,6 +5,7 @@
  */
 import { useState } from 'react';
 import { useOp, useOpMutation } from '../../api/query';
+import { ErrorNote } from '../../components/ErrorNote';
 
 export function TrainerBackends() {
   const settings = useOp('training.getSettings', {});
@@ -13,7 +14,7 @@ export function TrainerBackends() {
   const s = settings.data;
   return (
     <>
-      {settings.error && <div className="error-text">{settings.error.message}</div>}
+      <ErrorNote error={settings.error} what="settings" />
       <label>
         <input type="checkbox" checked={s?.record_completions ?? false} disabled={!s} onChange={(e) => update.mutate({ record_completions: e.target.checked })} /> Record chat completions as traces
       </label>

@@ -21,6 +21,8 @@ function fmtMetric(v: number | null | undefined): string {
 export interface GroupTableProps {
   rows: GroupRow[];
   keyAliases: string[];
+  /** Header text per key alias (the key itself); the alias when absent. */
+  keyLabels?: Record<string, string>;
   measureAliases: string[];
   distAliases: string[];
   sorting: SortingState;
@@ -33,7 +35,7 @@ export function GroupTable(p: GroupTableProps) {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const cols: ColumnDef<GroupRow, any>[] = [];
     for (const a of p.keyAliases) {
-      cols.push(col.accessor((r) => r.group_keys[a], { id: a, header: a, cell: (c) => <strong data-testid={`gk-${a}`}>{c.getValue() === null || c.getValue() === undefined ? '(none)' : String(c.getValue())}</strong> }));
+      cols.push(col.accessor((r) => r.group_keys[a], { id: a, header: p.keyLabels?.[a] ?? a, cell: (c) => <strong data-testid={`gk-${a}`}>{c.getValue() === null || c.getValue() === undefined ? '(none)' : String(c.getValue())}</strong> }));
     }
     for (const a of p.measureAliases) {
       cols.push(col.accessor((r) => r.metrics[a], { id: a, header: a, meta: { numeric: true }, cell: (c) => <span data-testid={`m-${a}`} data-value={c.getValue() ?? ''}>{fmtMetric(c.getValue())}</span> }));
@@ -53,7 +55,7 @@ export function GroupTable(p: GroupTableProps) {
       col.accessor('last_seen', { header: 'Last seen', size: 190, cell: (c) => fmtTime(c.getValue()) }),
     );
     return cols;
-  }, [p.keyAliases, p.measureAliases, p.distAliases]);
+  }, [p.keyAliases, p.keyLabels, p.measureAliases, p.distAliases]);
 
   return (
     <DataTable

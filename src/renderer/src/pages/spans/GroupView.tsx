@@ -10,6 +10,7 @@ import { GroupBuilder } from './GroupBuilder';
 import { GroupTable } from './GroupTable';
 import { groupRequestPart, type GroupSpec } from './groupModel';
 import { defaultGroupSpec, useSpansUi } from './spansStore';
+import { ErrorNote } from '../../components/ErrorNote';
 
 const LIMIT = 1000;
 
@@ -35,7 +36,10 @@ export function GroupView({ project, filterPart, onDrill }: { project: string; f
   );
   const hasKeys = 'group_by' in groupPart;
   const q = useOp('spans.query', hasKeys ? request : null);
-  const keyAliases = ((groupPart.group_by as { alias: string }[] | undefined) ?? []).map((k) => k.alias);
+  const keyRefs = (groupPart.group_by as { alias: string; key: string }[] | undefined) ?? [];
+  const keyAliases = keyRefs.map((k) => k.alias);
+  // Headers show the key as the user typed it (`app.customer_tier`), not its derived alias.
+  const keyLabels = useMemo(() => Object.fromEntries(((groupPart.group_by as { alias: string; key: string }[] | undefined) ?? []).map((k) => [k.alias, k.key])), [groupPart]);
   const measureAliases = ((groupPart.measures as { alias: string }[] | undefined) ?? []).map((m) => m.alias);
   const distAliases = ((groupPart.group_distributions as { alias: string }[] | undefined) ?? []).map((d) => d.alias);
 
@@ -45,18 +49,19 @@ export function GroupView({ project, filterPart, onDrill }: { project: string; f
       <div className="toolbar">
         <button className="primary" onClick={() => setSaved(project, draft)} disabled={!dirty} data-testid="apply-group">Apply</button>
         {dirty && <button onClick={() => setDraft(applied)}>Discard changes</button>}
-        <span className="muted" data-testid="groups-total">{q.data ? `${q.data.total_count} groups` : hasKeys ? 'Loading…' : 'Choose a group key'}</span>
+        <span className="muted" data-testid="groups-total">{q.data ? `${q.data.total_count} groups` : q.error ? 'No result' : hasKeys ? 'Loading…' : 'Choose a group key'}</span>
         <details className="request-box">
           <summary>Request</summary>
           <pre className="mono" data-testid="group-request">{JSON.stringify(request, null, 2)}</pre>
           <button onClick={() => void navigator.clipboard?.writeText(curlFor(request))}>Copy as curl</button>
         </details>
       </div>
-      {q.error && <div className="error-text" role="alert" data-testid="group-error">{q.error.message}</div>}
+      <ErrorNote error={q.error} what="groups" testId="group-error" />
       {hasKeys && (
         <GroupTable
           rows={q.data?.groups ?? []}
           keyAliases={keyAliases}
+          keyLabels={keyLabels}
           measureAliases={measureAliases}
           distAliases={distAliases}
           sorting={sorting}

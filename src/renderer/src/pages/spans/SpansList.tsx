@@ -12,6 +12,7 @@ import { useUi } from '../../stores/ui';
 import { ColumnChooser } from './ColumnChooser';
 import { DEFAULT_VISIBLE, spanColumns, type SpanRow } from './columns';
 import { customColumnId, NO_COLUMNS, useSpansUi } from './spansStore';
+import { ErrorNote } from '../../components/ErrorNote';
 
 const PAGE_SIZES = [50, 100, 500, 1000];
 
@@ -74,7 +75,7 @@ export function SpansList({ project, filterPart }: { project: string; filterPart
           {PAGE_SIZES.map((n) => <option key={n} value={n}>{n} / page</option>)}
         </select>
       </div>
-      {q.error && <div className="error-text" role="alert">{q.error.message}</div>}
+      <ErrorNote error={q.error} what="spans" />
       <DataTable
         data={rows}
         columns={ordered}

@@ -4,6 +4,7 @@
  * rebuilt exactly — the e2e test posts the same request to /agents/spans/query and compares numbers.
  */
 import type { Expr } from './expr';
+import { ALIAS_PATTERN, defaultGroupAlias } from '../../../../shared/group-alias';
 
 export type ValueSource = 'field' | 'derived' | 'custom_attrs_string' | 'custom_attrs_int' | 'custom_attrs_float' | 'custom_attrs_bool';
 export type KeySource = 'field' | 'custom_attrs_string' | 'custom_attrs_int' | 'custom_attrs_float' | 'custom_attrs_bool';
@@ -32,7 +33,7 @@ export interface GroupSpec {
 export const emptyGroupSpec = (): GroupSpec => ({ keys: [], measures: [], filters: [], distributions: [] });
 
 /** Valid alias per §7: identifier-shaped. */
-export const isAlias = (s: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(s);
+export const isAlias = (s: string): boolean => ALIAS_PATTERN.test(s);
 
 function cleanMeasure(m: Measure): Measure {
   const out: Measure = { alias: m.alias, aggregation: m.aggregation };
@@ -46,7 +47,7 @@ export function groupRequestPart(spec: GroupSpec): Record<string, unknown> {
   const keys = spec.keys.filter((k) => k.key.trim());
   if (keys.length === 0) return {};
   const part: Record<string, unknown> = {
-    group_by: keys.map((k) => ({ source: k.source, key: k.key, alias: k.alias?.trim() || k.key })),
+    group_by: keys.map((k) => ({ source: k.source, key: k.key, alias: k.alias?.trim() || defaultGroupAlias(k.key) })),
   };
   const measures = spec.measures.filter((m) => isAlias(m.alias));
   if (measures.length) part.measures = measures.map(cleanMeasure);

@@ -13,6 +13,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { fmtDuration, fmtTime } from '../../components/format';
 import type { OpOutput } from '../../../../shared/contract/index';
 import { toIso } from '../spans/timeRange';
+import { ErrorNote } from '../../components/ErrorNote';
 
 type Thread = OpOutput<'threads.query'>;
 const col = createColumnHelper<Thread>();
@@ -63,7 +64,7 @@ export function ThreadsPage() {
           <span className="muted" data-testid="threads-count">{q.data ? `${threads.length}${more ? '+' : ''} threads` : ''}</span>
         </div>
       </div>
-      {q.error && <div className="error-text" role="alert">{q.error.message}</div>}
+      <ErrorNote error={q.error} what="threads" />
       {q.data && threads.length === 0 && !filter ? (
         <EmptyState title="No threads yet">Threads are conversations: spans carrying a conversation id.</EmptyState>
       ) : (

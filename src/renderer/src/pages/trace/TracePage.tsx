@@ -15,6 +15,7 @@ import { projectPath, useProject } from '../../hooks/project';
 import { buildTree, spansFromColumns, type TimelineSpan } from '../../trace/model';
 import { SpanDetail } from '../../trace/SpanDetail';
 import { Waterfall } from '../../trace/Waterfall';
+import { ErrorNote } from '../../components/ErrorNote';
 
 export function TracePage() {
   const project = useProject();
@@ -49,7 +50,7 @@ export function TracePage() {
           <button role="tab" className={tab === 'chat' ? 'active' : ''} aria-selected={tab === 'chat'} onClick={() => setParam('tab', 'chat')}>Chat</button>
         </div>
       </div>
-      {spans.error && <div className="error-text">Could not load spans: {spans.error.message}</div>}
+      <ErrorNote error={spans.error} what="the spans" />
       {!spans.loading && !spans.error && spans.rows.length === 0 ? (
         <EmptyState title="No spans in this trace" actions={false}>Trace {traceId} has no spans in project {project}.</EmptyState>
       ) : (
@@ -59,7 +60,7 @@ export function TracePage() {
               spans.rows.length > 0 && <Waterfall tree={tree} selected={spanId} onSelect={(id) => setParam('span', id)} />
             ) : (
               <div className="trace-chat">
-                {chat.error && <div className="error-text">{chat.error.message}</div>}
+                <ErrorNote error={chat.error} what="the chat" />
                 {chat.data && <div className="chat"><TurnView turn={chat.data} project={project} showTraceLink={false} onSpan={(id) => setParam('span', id)} /></div>}
               </div>
             )}
