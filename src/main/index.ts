@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, ipcMain, Menu, shell } from 'electron';
 import { startLoupe, type RunningLoupe } from './serve.js';
 import { resolveDataDir } from './settings/data-dir.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, isAppUrl } from './transport/ipc.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, isAppUrl, isWebUrl } from './transport/ipc.js';
 import { appMenuTemplate } from './app-menu.js';
 import type { LoupeEvent, UiCommand } from '../shared/events.js';
 
@@ -42,14 +42,14 @@ function createWindow(running: RunningLoupe): void {
   win.on('closed', stop);
   // Links to other sites open in the user's browser, never inside the app window.
   win.webContents.setWindowOpenHandler(({ url }) => {
-    void shell.openExternal(url);
+    if (isWebUrl(url)) void shell.openExternal(url);
     return { action: 'deny' };
   });
   // The window stays on the app's origin; anything else opens in the user's browser (see isAppUrl).
   win.webContents.on('will-navigate', (event, url) => {
     if (isAppUrl(url, appUrl(running))) return;
     event.preventDefault();
-    void shell.openExternal(url);
+    if (isWebUrl(url)) void shell.openExternal(url);
   });
   win.once('ready-to-show', () => win.show());
   void win.loadURL(appUrl(running));

@@ -16,6 +16,9 @@ export type ErrorDetail = string | ValidationIssue[];
 
 /** Thrown by services and dispatch; transports turn it into a status code and `{detail}` body. */
 export class ServiceError extends Error {
+  /** Sent as `Retry-After` (seconds) with 429 and 503: OTLP exporters retry those, and drop on 500. */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly status: number,
     readonly detail: ErrorDetail,
@@ -31,7 +34,13 @@ export const unauthorized = (msg = 'Missing or invalid API key') => new ServiceE
 export const notFound = (msg: string) => new ServiceError(404, msg);
 export const conflict = (msg: string) => new ServiceError(409, msg);
 export const payloadTooLarge = (msg: string) => new ServiceError(413, msg);
-export const unavailable = (msg: string) => new ServiceError(503, msg);
+export const unavailable = (msg: string, retryAfterSeconds?: number) => withRetry(new ServiceError(503, msg), retryAfterSeconds);
+export const tooManyRequests = (msg: string, retryAfterSeconds: number) => withRetry(new ServiceError(429, msg), retryAfterSeconds);
+
+function withRetry(err: ServiceError, seconds: number | undefined): ServiceError {
+  if (seconds !== undefined) err.retryAfterSeconds = seconds;
+  return err;
+}
 
 /** A semantic 422 the schema cannot see (unknown sort field, bad group-by...). `field` is under "body". */
 export function invalid(field: (string | number)[] | string, msg: string, input?: unknown, type = 'value_error'): ServiceError {
@@ -46,6 +55,8 @@ export const errorMessage = (err: unknown): string => (err instanceof Error ? er
 export interface WireError {
   status: number;
   detail: ErrorDetail;
+  /** Seconds to wait before trying again (429, 503). */
+  retry_after?: number;
   /** Set when the operation answered a non-2xx status result with its own body. */
   body?: unknown;
 }

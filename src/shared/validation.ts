@@ -1,5 +1,12 @@
 import type { z } from 'zod';
 import type { ValidationIssue } from './errors.js';
+import { echoable } from './bounded.js';
+
+/**
+ * At most this many problems are listed in one 422; the rest are counted in a last entry. A body of
+ * 250k bad sort entries answered a 26 MB error and stalled the server 5.5 s (issue 13.7).
+ */
+export const MAX_LISTED_ISSUES = 20;
 
 /**
  * Zod issues → the FastAPI/pydantic `detail` entries the interface documents, so scripts written
@@ -12,7 +19,12 @@ export function toValidationIssues(
   locOf: (key: string | number | undefined) => string = () => 'body',
 ): ValidationIssue[] {
   const out: ValidationIssue[] = [];
+  let more = 0;
   for (const issue of error.issues) {
+    if (out.length >= MAX_LISTED_ISSUES) {
+      more += issue.code === 'unrecognized_keys' ? issue.keys.length : 1;
+      continue;
+    }
     const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
     const at = (p: (string | number)[]) => [locOf(p[0]), ...p];
     const input = valueAt(raw, path);
@@ -68,7 +80,11 @@ export function toValidationIssues(
         out.push({ loc: at(path), msg: issue.message, type: issue.code === 'custom' ? 'value_error' : String(issue.code), input });
     }
   }
-  return out;
+  const listed = out.slice(0, MAX_LISTED_ISSUES);
+  more += out.length - listed.length;
+  for (const issue of listed) if ('input' in issue) issue.input = echoable(issue.input);
+  if (more > 0) listed.push({ loc: [locOf(undefined)], msg: `and ${more} more problems not listed`, type: 'too_many_errors', ctx: { not_listed: more } });
+  return listed;
 }
 
 function typeMessage(expected: string, input: unknown): [string, string] {

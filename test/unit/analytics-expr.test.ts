@@ -93,10 +93,16 @@ describe('hostile and malformed expressions are 422 or plain data, never SQL', (
   });
 
   it('refuses a deeply nested or huge expression with 422, not a crash', async () => {
-    let deep: Record<string, unknown> = { $eq: [f('agent_name'), l('x')] };
-    for (let i = 0; i < 5000; i++) deep = { $not: [deep] };
-    const d1 = await detailOf(ctx, 'spans.query', { project_id: P, query: { $expr: deep } });
+    const nest = (levels: number) => {
+      let deep: Record<string, unknown> = { $eq: [f('agent_name'), l('x')] };
+      for (let i = 0; i < levels; i++) deep = { $not: [deep] };
+      return deep;
+    };
+    const d1 = await detailOf(ctx, 'spans.query', { project_id: P, query: { $expr: nest(40) } });
     expect(d1[0]!.type).toBe('expression_too_deep');
+    // Thousands of levels are refused before validation, by dispatch's depth guard (issue 13.8).
+    const d0 = await detailOf(ctx, 'spans.query', { project_id: P, query: { $expr: nest(5000) } });
+    expect(d0[0]!.type).toBe('too_deep');
     const wide = { $or: Array.from({ length: 20000 }, (_, i) => ({ $eq: [f('agent_name'), l(`a${i}`)] })) };
     const d2 = await detailOf(ctx, 'spans.query', { project_id: P, query: { $expr: wide } });
     expect(d2[0]!.type).toBe('expression_too_large');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, isAppUrl } from '../../src/main/transport/ipc.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, isAppUrl, isWebUrl } from '../../src/main/transport/ipc.js';
 import type { LoupeEvent } from '../../src/shared/events.js';
 import { contract } from '../../src/shared/contract/index.js';
 
@@ -90,5 +90,20 @@ describe('isAppUrl (IPC sender check and navigation guard of the desktop shell)'
     [null, false],
   ])('%s → %s', (url, expected) => {
     expect(isAppUrl(url, app)).toBe(expected);
+  });
+});
+
+describe('isWebUrl (what the desktop shell may hand to shell.openExternal, issue 13.9)', () => {
+  it.each([
+    ['https://example.com/docs', true],
+    ['http://127.0.0.1:4318/', true],
+    ['file:///etc/passwd', false],
+    ['smb://host/share', false],
+    ['javascript:alert(1)', false],
+    ['vscode://open?file=/x', false],
+    ['ms-msdt:/id', false],
+    ['not a url', false],
+  ])('%s → %s', (url, expected) => {
+    expect(isWebUrl(url)).toBe(expected);
   });
 });

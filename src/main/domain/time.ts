@@ -18,11 +18,22 @@ export function isoFromUs(us: bigint | number): string {
   return `${base.slice(0, 23)}${String(rest).padStart(3, '0')}Z`;
 }
 
+/** Times are stored as signed 64-bit nanoseconds: 1677-09-21 … 2262-04-11. */
+const INT64_MAX = 2n ** 63n - 1n;
+const clampNs = (ns: bigint): bigint => (ns > INT64_MAX ? INT64_MAX : ns < -INT64_MAX ? -INT64_MAX : ns);
+
 /**
  * Nanoseconds from an ISO 8601 string; a string without an offset is UTC. Keeps sub-millisecond
- * digits (up to nanoseconds) that Date.parse would drop. Returns null when unparseable.
+ * digits (up to nanoseconds) that Date.parse would drop. Returns null when unparseable. A date
+ * outside the int64 range (year 9999 as "no upper bound") is clamped to its end, so a filter on it
+ * means what it says (nothing is after it) instead of failing to bind (issue 13.2).
  */
 export function nsFromIso(s: string): bigint | null {
+  const ns = parseIsoNs(s);
+  return ns === null ? null : clampNs(ns);
+}
+
+function parseIsoNs(s: string): bigint | null {
   const m = /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?\s*(Z|z|[+-]\d{2}:?\d{2})?$/.exec(s.trim());
   if (!m) {
     const t = Date.parse(s);

@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { contract, type OpName } from '../../shared/contract/index.js';
 import { ServiceError, unauthorized } from '../../shared/errors.js';
 import { toValidationIssues } from '../../shared/validation.js';
+import { nestedDeeperThan } from '../../shared/bounded.js';
 import { handlers } from '../service/handlers.js';
 import type { ServiceContext } from '../service/context.js';
 
@@ -21,6 +22,9 @@ export function isOpName(name: string): name is OpName {
   return Object.prototype.hasOwnProperty.call(contract, name);
 }
 
+/** Deepest input accepted: above what any operation means (a `$expr` filter may nest 32 operators, ~66 JSON levels; its compiler names that limit). */
+export const MAX_INPUT_DEPTH = 128;
+
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** Constant-time comparison of the bearer key (style: lock the loopback door). */
@@ -34,6 +38,13 @@ export async function dispatch(name: string, rawInput: unknown, ctx: ServiceCont
   if (!isOpName(name)) throw new ServiceError(404, `Unknown operation: ${name}`);
   const def = contract[name];
   if (def.auth === 'key' && !meta.trusted && !checkKey(meta.authorization, ctx.apiKey)) throw unauthorized();
+  // zod walks input recursively: a body nested thousands of levels deep would overflow its stack
+  // (and the error's own serialization). No operation's input legitimately nests this deep.
+  if (nestedDeeperThan(rawInput, MAX_INPUT_DEPTH)) {
+    throw new ServiceError(422, [
+      { loc: [meta.locOf?.(undefined) ?? 'body'], msg: `Input is nested more than ${MAX_INPUT_DEPTH} levels deep`, type: 'too_deep', ctx: { max_depth: MAX_INPUT_DEPTH } },
+    ]);
+  }
   const parsed = def.input.safeParse(rawInput ?? {});
   if (!parsed.success) throw new ServiceError(422, toValidationIssues(parsed.error, rawInput, meta.locOf));
   const handler = handlers[name] as (input: unknown, c: ServiceContext) => unknown;

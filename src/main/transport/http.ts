@@ -39,6 +39,21 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
       const body = '{"detail":"Bad Request"}';
       socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
     },
+    // Errors the router raises before any route runs (bad %-encoding, an over-long path segment)
+    // leave in the API's {"detail"} shape too, not fastify's own.
+    frameworkErrors: (error, _request, reply) => {
+      const status = (error as FastifyError).statusCode ?? 400;
+      void (reply as FastifyReply).code(status >= 400 && status < 500 ? status : 400).send({ detail: error.message });
+    },
+  });
+
+  // No page of another site may frame the UI (clickjacking), nor sniff a JSON answer as script.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('x-frame-options', 'DENY');
+    reply.header('content-security-policy', "frame-ancestors 'none'");
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    return payload;
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -92,7 +107,10 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
 }
 
 function sendError(error: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply, log?: (line: string) => void) {
-  if (error instanceof ServiceError) return reply.code(error.status).send({ detail: error.detail });
+  if (error instanceof ServiceError) {
+    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+    return reply.code(error.status).send({ detail: error.detail });
+  }
   const code = (error as FastifyError).code;
   const status = (error as FastifyError).statusCode;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -27,7 +27,9 @@ export async function handleIpcCall(ctx: ServiceContext, operation: unknown, inp
     }
     return { ok: true, result: await collect(result) };
   } catch (err) {
-    if (err instanceof ServiceError) return { ok: false, error: { status: err.status, detail: err.detail } };
+    if (err instanceof ServiceError) {
+      return { ok: false, error: { status: err.status, detail: err.detail, ...(err.retryAfterSeconds === undefined ? {} : { retry_after: err.retryAfterSeconds }) } };
+    }
     return { ok: false, error: { status: 500, detail: errorMessage(err) } };
   }
 }
@@ -54,6 +56,19 @@ export function isAppUrl(url: string | null | undefined, appUrl: string): boolea
   if (!url) return false;
   try {
     return new URL(url).origin === new URL(appUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a link may be handed to the OS (shell.openExternal): http and https only. Any other scheme
+ * (file:, smb:, a custom protocol handler) could open a local file or start a program (issue 13.9).
+ */
+export function isWebUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:';
   } catch {
     return false;
   }

@@ -32,6 +32,8 @@ export function serveStatic(rendererDir: string | null, request: FastifyRequest,
   } catch {
     return false;
   }
+  // A NUL byte is never part of a file name (and fs throws on it): not found, not a 500.
+  if (rel.includes('\0')) return false;
   const file = path.resolve(root, `.${rel}`);
   // Never leave rendererDir (../ and encoded variants resolve outside root and are refused).
   if (file !== root && !file.startsWith(root + path.sep)) return false;

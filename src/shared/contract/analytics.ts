@@ -141,7 +141,7 @@ export const analyticsOps = {
     input: z.strictObject({
       project_id: ProjectId,
       filter: z
-        .strictObject({ after_datetime: DateTimeIn.optional(), before_datetime: DateTimeIn.optional(), thread_ids: z.array(z.string()).optional() })
+        .strictObject({ after_datetime: DateTimeIn.optional(), before_datetime: DateTimeIn.optional(), thread_ids: z.array(z.string()).max(10_000).optional() })
         .optional(),
       limit: Limit(10000, 100),
       offset: Offset,

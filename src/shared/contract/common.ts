@@ -13,7 +13,8 @@ export const DateTimeIn = z.string().refine((s) => !Number.isNaN(Date.parse(/[zZ
 });
 
 export const SortDirection = z.enum(['asc', 'desc']);
-export const SortBy = z.array(z.strictObject({ field: z.string(), direction: SortDirection.default('desc') }));
+/** At most 32 sort keys: more is never meant, and the bound lets validation stop at once (zod checks an array's length before its items). */
+export const SortBy = z.array(z.strictObject({ field: z.string(), direction: SortDirection.default('desc') })).max(32);
 
 export const Limit = (max: number, dflt: number) => z.number().int().min(0).max(max).default(dflt);
 export const Offset = z.number().int().min(0).default(0);

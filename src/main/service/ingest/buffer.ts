@@ -10,6 +10,7 @@ import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError } from '../../../shared/errors.js';
 import { ImportSession, StoreWriter, completeReport } from './session.js';
 import { firstSignificant, importJsonDocument, importJsonLine, importJsonValue, importProtoDocument, isGzip, rejectIfNoTraceLine } from './document.js';
+import { dict } from '../../../shared/dict.js';
 
 /** OTLP caps a decompressed body at 64 MiB (semantics §10). */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -23,7 +24,7 @@ export interface ImportBufferOptions {
 
 type Hint = 'json' | 'jsonl' | 'proto' | 'sniff';
 
-const CONTENT_TYPES: Record<string, Hint> = {
+const CONTENT_TYPES: Record<string, Hint> = dict({
   'application/json': 'json',
   'text/json': 'json',
   'application/jsonl': 'jsonl',
@@ -36,7 +37,7 @@ const CONTENT_TYPES: Record<string, Hint> = {
   'application/octet-stream': 'sniff',
   'application/gzip': 'sniff',
   'application/x-gzip': 'sniff',
-};
+});
 
 export function contentHint(contentType: string | undefined): Hint {
   const ct = (contentType ?? '').split(';')[0]!.trim().toLowerCase();

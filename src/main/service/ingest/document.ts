@@ -57,7 +57,9 @@ export function importJsonLine(session: ImportSession, line: string, lineNo: num
     session.error(lineNo, `invalid JSON (${(e as Error).message})`);
     return;
   }
+  session.line = lineNo;
   const kind = session.request(v);
+  session.line = null;
   if (kind === 'other-signal') session.nonTrace();
   else if (kind === 'not-otlp') session.error(lineNo, `not an OTLP request: expected "resourceSpans", found ${describe(v)}`);
 }
@@ -72,7 +74,9 @@ export function importProtoMessage(session: ImportSession, buf: Uint8Array, wher
     if (frame !== null) return session.error(frame, `not an OTLP protobuf ExportTraceServiceRequest${at}: ${(e as Error).message}`);
     throw bad(where, `not trace data: neither JSON nor an OTLP protobuf ExportTraceServiceRequest (${(e as Error).message})`);
   }
+  session.line = frame;
   session.request(req);
+  session.line = null;
 }
 
 /** A whole protobuf body: raw, or length-prefixed messages. Rejects bytes that are neither. */

@@ -6,9 +6,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SpanRecord } from '../../domain/span.js';
 import { ServiceError } from '../../../shared/errors.js';
-import { ImportSession, type BatchWriter } from './session.js';
+import { ImportSession, type BatchWriter, type Reject } from './session.js';
 import { readFileInto } from './file.js';
-import { prepareSpan } from '../../store/sqlite/ingest.js';
+import { prepareSpan, type PreparedSpan } from '../../store/sqlite/ingest.js';
 import { ACKED, CANCELLED, MAX_IN_FLIGHT, PIPELINE_BATCH_SPANS, type WorkerInput, type WorkerMessage } from './pipeline.js';
 
 const input = workerData as WorkerInput;
@@ -22,8 +22,18 @@ let posted = 0;
 class Cancelled extends Error {}
 
 const toMain: BatchWriter = {
-  write(spans: SpanRecord[]) {
-    post({ type: 'batch', rows: spans.map(prepareSpan), rawBytes });
+  write(spans: SpanRecord[], lines: (number | null)[], reject: Reject) {
+    const rows: PreparedSpan[] = [];
+    const rowLines: (number | null)[] = [];
+    spans.forEach((s, i) => {
+      try {
+        rows.push(prepareSpan(s)); // serializes JSON columns: a tree too deep fails here, for this span only
+        rowLines.push(lines[i] ?? null);
+      } catch (e) {
+        reject(i, e);
+      }
+    });
+    post({ type: 'batch', rows, lines: rowLines, rawBytes });
     posted++;
     for (;;) {
       const acked = Atomics.load(slots, ACKED);

@@ -4,6 +4,10 @@
  * AnyValue trees, and JSON strings holding JSON. Each returns null for "absent", never throws.
  */
 
+import { nestedDeeperThan } from '../../../shared/bounded.js';
+
+export { nestedDeeperThan };
+
 export type Obj = Record<string, unknown>;
 
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -87,11 +91,21 @@ export function readEnum<T extends string>(v: unknown, prefix: string, names: re
 }
 
 /**
+ * How deep AnyValue trees (arrayValue / kvlistValue inside each other) are read. Real attributes nest
+ * a few levels; a hostile or broken exporter can nest thousands, which would overflow the stack of
+ * this recursive reader (and of JSON.stringify later) and cost the whole request. Deeper values are
+ * kept as a marker string, so the span and its other attributes are still stored.
+ */
+export const MAX_ANY_VALUE_DEPTH = 32;
+export const TOO_DEEP_MARKER = `[value nested deeper than ${MAX_ANY_VALUE_DEPTH} levels was dropped]`;
+
+/**
  * An OTLP AnyValue as a plain JS value: strings, booleans, numbers (int64 beyond 2^53 as bigint),
  * arrays and objects for arrayValue / kvlistValue, base64 text for bytes. `{}` (empty) → null.
  */
-export function anyValue(v: unknown): unknown {
-  if (!isObj(v)) return v === undefined ? null : v; // a bare JSON value (some hand-written files)
+export function anyValue(v: unknown, depth = 0): unknown {
+  if (!isObj(v)) return v === undefined ? null : bareValue(v, depth); // a bare JSON value (some hand-written files)
+  if (depth >= MAX_ANY_VALUE_DEPTH) return TOO_DEEP_MARKER;
   let x: unknown;
   if ((x = field(v, 'stringValue', 'string_value')) !== undefined) return x;
   if ((x = field(v, 'intValue', 'int_value')) !== undefined) return readIntValue(x);
@@ -99,11 +113,11 @@ export function anyValue(v: unknown): unknown {
   if ((x = field(v, 'boolValue', 'bool_value')) !== undefined) return x === true || x === 'true';
   if ((x = field(v, 'arrayValue', 'array_value')) !== undefined) {
     const vals = isObj(x) ? x.values : undefined;
-    return Array.isArray(vals) ? vals.map(anyValue) : [];
+    return Array.isArray(vals) ? vals.map((e) => anyValue(e, depth + 1)) : [];
   }
   if ((x = field(v, 'kvlistValue', 'kvlist_value')) !== undefined) {
     const vals = isObj(x) ? x.values : undefined;
-    return Array.isArray(vals) ? attributes(vals) : {};
+    return Array.isArray(vals) ? attributes(vals, depth + 1) : {};
   }
   if ((x = field(v, 'bytesValue', 'bytes_value')) !== undefined) {
     return x instanceof Uint8Array ? Buffer.from(x).toString('base64') : x;
@@ -111,13 +125,18 @@ export function anyValue(v: unknown): unknown {
   return null;
 }
 
+/** A bare JSON value is kept as it is, unless it nests past the limit (then the marker). */
+function bareValue(v: unknown, depth: number): unknown {
+  return typeof v === 'object' && v !== null && nestedDeeperThan(v, MAX_ANY_VALUE_DEPTH - depth) ? TOO_DEEP_MARKER : v;
+}
+
 /** An OTLP KeyValue list as an object (later duplicates win, as in the SDKs). */
-export function attributes(list: unknown): Obj {
+export function attributes(list: unknown, depth = 0): Obj {
   const out: Obj = {};
   if (!Array.isArray(list)) return out;
   for (const kv of list) {
     if (!isObj(kv) || typeof kv.key !== 'string') continue;
-    out[kv.key] = anyValue(kv.value);
+    out[kv.key] = anyValue(kv.value, depth);
   }
   return out;
 }

@@ -4,7 +4,7 @@
  */
 import type { SpanKind, SpanRecord, StatusCode } from '../../domain/span.js';
 import { isoFromNs } from '../../domain/time.js';
-import { attributes, field, int, isObj, jsonish, num, readEnum, readId, readTimeNs, str, strList, type Obj } from './lenient.js';
+import { TOO_DEEP_MARKER, attributes, field, int, isObj, jsonish, nestedDeeperThan, num, readEnum, readId, readTimeNs, str, strList, type Obj } from './lenient.js';
 import { isDroppedKey, pickAll } from './mapping.js';
 import { extractContent, type SpanEvent } from './extract.js';
 import { computeCosts } from './costs.js';
@@ -24,7 +24,19 @@ export interface SpanContext {
 const KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'] as const satisfies readonly SpanKind[];
 const CODES = ['UNSET', 'OK', 'ERROR'] as const satisfies readonly StatusCode[];
 
-export type Normalized = { ok: true; span: SpanRecord } | { ok: false; reason: string };
+/** `reject`: the span is real but cannot be stored (reported with its line, not just counted). */
+export type Normalized = { ok: true; span: SpanRecord } | { ok: false; reason: string; reject?: boolean };
+
+/**
+ * Times are stored as signed 64-bit nanoseconds (SQLite INTEGER). OTLP's fixed64 is unsigned, so a
+ * time at or after 2^63 ns (after 2262-04-11) is legal on the wire but cannot be stored or ordered:
+ * that span is rejected by name rather than failing its whole batch (issue 13.2).
+ */
+export const MAX_TIME_NS = 2n ** 63n - 1n;
+const storable = (ns: bigint | null) => ns === null || (ns <= MAX_TIME_NS && ns >= -MAX_TIME_NS);
+
+/** Raw dumps and attribute trees nest at most this deep (see lenient.ts MAX_ANY_VALUE_DEPTH). */
+const MAX_DUMP_DEPTH = 128;
 
 function events(list: unknown): { events: SpanEvent[]; stored: unknown[] } {
   const evs: SpanEvent[] = [];
@@ -36,7 +48,7 @@ function events(list: unknown): { events: SpanEvent[]; stored: unknown[] } {
     const attrs = attributes(e.attributes);
     const t = readTimeNs(field(e, 'timeUnixNano', 'time_unix_nano'));
     evs.push({ name, attributes: attrs });
-    stored.push({ name, time: t === null ? null : isoFromNs(t), attributes: attrs });
+    stored.push({ name, time: t === null || !storable(t) ? null : isoFromNs(t), attributes: attrs });
   }
   return { events: evs, stored };
 }
@@ -90,6 +102,10 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   if (!trace_id) return { ok: false, reason: 'missing or invalid trace_id' };
   const span_id = readId(field(s, 'spanId', 'span_id'), 8);
   if (!span_id) return { ok: false, reason: 'missing or invalid span_id' };
+  const start_ns = readTimeNs(field(s, 'startTimeUnixNano', 'start_time_unix_nano'));
+  const end_ns = readTimeNs(field(s, 'endTimeUnixNano', 'end_time_unix_nano'));
+  if (!storable(start_ns)) return { ok: false, reject: true, reason: 'start_time_unix_nano out of range (at or after 2^63 ns, i.e. after 2262-04-11)' };
+  if (!storable(end_ns)) return { ok: false, reject: true, reason: 'end_time_unix_nano out of range (at or after 2^63 ns, i.e. after 2262-04-11)' };
   const a = attributes(s.attributes);
   const m = pickAll(a);
   const pick = (_a: unknown, col: keyof typeof m): unknown => m[col] ?? null;
@@ -158,8 +174,8 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     parent_span_id: readId(field(s, 'parentSpanId', 'parent_span_id'), 8),
     span_name: name,
     span_kind: readEnum(s.kind, 'SPAN_KIND_', KINDS, 'UNSPECIFIED'),
-    start_ns: readTimeNs(field(s, 'startTimeUnixNano', 'start_time_unix_nano')),
-    end_ns: readTimeNs(field(s, 'endTimeUnixNano', 'end_time_unix_nano')),
+    start_ns,
+    end_ns,
     status_code: statusCode,
     status_message: str(status.message) ?? failure.message,
     service_name: ctx.service_name,
@@ -220,9 +236,25 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     resource_attributes: ctx.resource,
     events: ev.stored,
     links: links(s.links),
-    raw_span_dump: rawDump ?? JSON.stringify(custom.dropped ? withoutDropped(s) : s),
+    raw_span_dump: rawDump ?? dumpSpan(custom.dropped ? withoutDropped(s) : s),
   };
   return { ok: true, span };
+}
+
+/**
+ * The span as received, as JSON. A span nested deeper than MAX_DUMP_DEPTH (thousands of kvlist
+ * levels overflow JSON.stringify's stack) is dumped with the deep parts replaced by a marker, the
+ * same marker its attributes carry (lenient.ts), so the span is still stored.
+ */
+function dumpSpan(s: Obj): string {
+  return JSON.stringify(nestedDeeperThan(s, MAX_DUMP_DEPTH) ? prune(s, MAX_DUMP_DEPTH) : s);
+}
+
+function prune(v: unknown, depth: number): unknown {
+  if (typeof v !== 'object' || v === null) return v;
+  if (depth <= 0) return TOO_DEEP_MARKER;
+  if (Array.isArray(v)) return v.map((x) => prune(x, depth - 1));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, prune(x, depth - 1)]));
 }
 
 /** The span without credential attributes, for the raw dump. */

@@ -5,7 +5,8 @@
  */
 import type { SpanRecord } from '../../domain/span.js';
 import { attributes, field, isObj, str, type Obj } from './lenient.js';
-import { DEFAULT_PROJECT, normalizeSpan, type SpanContext } from './normalize.js';
+import { DEFAULT_PROJECT, normalizeSpan, type Normalized, type SpanContext } from './normalize.js';
+import { errorMessage } from '../../../shared/errors.js';
 
 export type Kind = 'traces' | 'other-signal' | 'not-otlp';
 
@@ -18,7 +19,10 @@ export function classify(v: unknown): Kind {
 
 export interface WalkSink {
   span(s: SpanRecord): void;
+  /** A span without what makes it a span (ids): counted by reason. */
   skip(reason: string): void;
+  /** A real span that cannot be stored (bad time, unreadable): counted and reported with its line. */
+  reject?(s: Obj, reason: string): void;
 }
 
 /**
@@ -53,10 +57,20 @@ export function walkRequest(req: Obj, projectId: string | undefined, sink: WalkS
           sink.skip('span is not an object');
           continue;
         }
-        const n = normalizeSpan(s, ctx, rawDump?.(s));
+        // One span that cannot be read never costs the others of its request (issue 13.2).
+        let n: Normalized;
+        try {
+          n = normalizeSpan(s, ctx, rawDump?.(s));
+        } catch (e) {
+          reject(sink, s, `could not be read (${errorMessage(e)})`);
+          continue;
+        }
         if (n.ok) sink.span(n.span);
+        else if (n.reject) reject(sink, s, n.reason);
         else sink.skip(n.reason);
       }
     }
   }
 }
+
+const reject = (sink: WalkSink, s: Obj, reason: string) => (sink.reject ? sink.reject(s, reason) : sink.skip(reason));

@@ -44,7 +44,7 @@ export interface WorkerInput {
 }
 
 export type WorkerMessage =
-  | { type: 'batch'; rows: PreparedSpan[]; rawBytes: number }
+  | { type: 'batch'; rows: PreparedSpan[]; lines: (number | null)[]; rawBytes: number }
   | { type: 'done'; report: ParseReport; broken: BrokenRead | null }
   | { type: 'fail'; status: number | null; detail: ErrorDetail };
 
@@ -72,7 +72,7 @@ export function importFileInWorker(store: Store, job: FileJob, opts: ImportFileO
       if (settled) return;
       try {
         if (msg.type === 'batch') {
-          stored.writePrepared(msg.rows);
+          stored.writePrepared(msg.rows, msg.lines);
           Atomics.add(slots, ACKED, 1);
           Atomics.notify(slots, ACKED);
           opts.onProgress?.({ bytes: msg.rawBytes, totalBytes: job.size, spans: spans() });

@@ -8,7 +8,14 @@ import type { PreparedSpan, WriteResult } from '../../store/sqlite/ingest.js';
 import type { EventBus } from '../events.js';
 import { MAX_LISTED_ERRORS, type ImportReport } from '../../../shared/contract/import-report.js';
 import { classify, walkRequest } from './otlp.js';
-import type { Obj } from './lenient.js';
+import { field, str, type Obj } from './lenient.js';
+import { errorMessage } from '../../../shared/errors.js';
+
+/** "<span_id> of trace <trace_id>" as given (cut short), for messages about a span not stored. */
+function spanLabel(s: Obj): string {
+  const cut = (v: unknown) => (str(v) ?? '?').slice(0, 40);
+  return `${cut(field(s, 'spanId', 'span_id'))} of trace ${cut(field(s, 'traceId', 'trace_id'))}`;
+}
 
 /**
  * Spans per transaction. Measured on 100k generated spans: 1024, 4096 and 16384 cost the same CPU
@@ -23,7 +30,47 @@ export const BATCH_SPANS = 2048;
  * (pipeline.ts).
  */
 export interface BatchWriter {
-  write(spans: SpanRecord[]): void;
+  /**
+   * Writes a batch. A span that cannot be stored (a value SQLite refuses, a tree too deep to
+   * serialize) is handed to `reject` by its index and the rest are written; a failure of the store
+   * itself (busy, full, read-only, damaged) is thrown, never blamed on a span.
+   */
+  write(spans: SpanRecord[], lines: (number | null)[], reject: Reject): void;
+}
+
+export type Reject = (index: number, err: unknown) => void;
+
+/**
+ * Failures of the store rather than of one row: these fail the request (503 and friends) and must
+ * not turn into "span skipped". Row-level failures (a value out of range, a constraint, malformed
+ * JSON in one row) are everything else.
+ */
+const STORE_FAILURES = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CORRUPT|NOTADB|CANTOPEN|NOMEM|PERM|INTERRUPT|ABORT|PROTOCOL|AUTH)/;
+export function isStoreFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && STORE_FAILURES.test(code);
+}
+
+/**
+ * Runs `writeAll` on the batch; when it fails for a row-level reason, writes the spans one by one
+ * (each its own transaction) so only the spans SQLite refuses are lost.
+ */
+export function writeEach<T>(items: T[], write: (batch: T[]) => WriteResult, reject: Reject, count: (r: WriteResult) => void): void {
+  try {
+    count(write(items));
+    return;
+  } catch (e) {
+    if (isStoreFailure(e)) throw e;
+    if (items.length === 1) return reject(0, e);
+  }
+  items.forEach((item, i) => {
+    try {
+      count(write([item]));
+    } catch (e) {
+      if (isStoreFailure(e)) throw e;
+      reject(i, e);
+    }
+  });
 }
 
 /** Writes batches to the store, one transaction each, and keeps the stored counts of the report. */
@@ -34,13 +81,17 @@ export class StoreWriter implements BatchWriter {
 
   constructor(private readonly store: Store) {}
 
-  write(spans: SpanRecord[]): void {
-    this.count(this.store.ingest.writeBatch(spans));
+  /** Spans refused by the store (row-level), with the line they came from when known. */
+  readonly rejected: { line: number | null; message: string }[] = [];
+
+  write(spans: SpanRecord[], _lines: (number | null)[], reject: Reject): void {
+    writeEach(spans, (b) => this.store.ingest.writeBatch(b), reject, (r) => this.count(r));
   }
 
-  /** A batch prepared on the worker thread (pipeline.ts). */
-  writePrepared(rows: PreparedSpan[]): void {
-    this.count(this.store.ingest.writePrepared(rows));
+  /** A batch prepared on the worker thread (pipeline.ts); `lines` = the line of each row. */
+  writePrepared(rows: PreparedSpan[], lines: (number | null)[] = []): void {
+    const reject: Reject = (i, e) => this.rejected.push({ line: lines[i] ?? null, message: `span could not be stored (${errorMessage(e)})` });
+    writeEach(rows, (b) => this.store.ingest.writePrepared(b), reject, (r) => this.count(r));
   }
 
   private count(r: WriteResult): void {
@@ -57,14 +108,29 @@ export type ParseReport = Omit<ImportReport, 'spans_imported' | 'spans_replaced'
 export function completeReport(parsed: ParseReport, stored: StoreWriter, events?: EventBus): ImportReport {
   const projects = [...stored.projects].sort();
   for (const p of projects) events?.emit({ type: 'data.changed', project_id: p, tables: ['spans'] });
-  return { ...parsed, spans_imported: stored.inserted, spans_replaced: stored.replaced, projects };
+  const report = { ...parsed, skipped_reasons: { ...parsed.skipped_reasons }, errors: [...parsed.errors] };
+  // Rows refused on the writing side of a worker import (pipeline.ts) join the parse side's counts.
+  for (const r of stored.rejected) {
+    report.spans_skipped++;
+    report.skipped_reasons[STORE_REJECT_REASON] = (report.skipped_reasons[STORE_REJECT_REASON] ?? 0) + 1;
+    report.error_count++;
+    if (report.errors.length < MAX_LISTED_ERRORS) report.errors.push(r);
+  }
+  return { ...report, spans_imported: stored.inserted, spans_replaced: stored.replaced, projects };
 }
+
+/** The skip reason of spans the store refused (the message with the cause goes to `errors`). */
+export const STORE_REJECT_REASON = 'span could not be stored';
 
 export class ImportSession {
   format = 'unknown';
   bytes = 0;
   spans = 0;
   private batch: SpanRecord[] = [];
+  /** The input line (JSONL) or message (length-prefixed protobuf) of each span in `batch`. */
+  private batchLines: (number | null)[] = [];
+  /** Where the spans being walked come from, for reports; set by the readers. */
+  line: number | null = null;
   private readonly report = {
     spans_skipped: 0,
     skipped_reasons: {} as Record<string, number>,
@@ -77,14 +143,21 @@ export class ImportSession {
   private readonly sink = {
     span: (s: SpanRecord) => {
       this.batch.push(s);
+      this.batchLines.push(this.line);
       this.spans++;
       if (this.batch.length >= this.batchSpans) this.flush();
     },
-    skip: (reason: string) => {
-      this.report.spans_skipped++;
-      this.report.skipped_reasons[reason] = (this.report.skipped_reasons[reason] ?? 0) + 1;
+    skip: (reason: string) => this.skipped(reason),
+    reject: (raw: Obj, reason: string) => {
+      this.skipped(reason.replace(/ \(.*$/s, ''));
+      this.error(this.line, `span ${spanLabel(raw)}: ${reason}`);
     },
   };
+
+  private skipped(reason: string): void {
+    this.report.spans_skipped++;
+    this.report.skipped_reasons[reason] = (this.report.skipped_reasons[reason] ?? 0) + 1;
+  }
 
   constructor(
     private readonly writer: BatchWriter,
@@ -128,8 +201,14 @@ export class ImportSession {
   flush(): void {
     if (!this.batch.length) return;
     const spans = this.batch;
+    const lines = this.batchLines;
     this.batch = [];
-    this.writer.write(spans);
+    this.batchLines = [];
+    this.writer.write(spans, lines, (i, e) => {
+      this.spans--;
+      this.skipped(STORE_REJECT_REASON);
+      this.error(lines[i] ?? null, `span ${spans[i]!.span_id} of trace ${spans[i]!.trace_id} could not be stored (${errorMessage(e)})`);
+    });
     this.onBatch?.();
   }
 
@@ -137,6 +216,7 @@ export class ImportSession {
   discardPending(): void {
     this.spans -= this.batch.length;
     this.batch = [];
+    this.batchLines = [];
   }
 
   get errorCount(): number {

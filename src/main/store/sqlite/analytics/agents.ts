@@ -2,6 +2,7 @@
 import type { Statement } from 'better-sqlite3';
 import { invalid } from '../../../../shared/errors.js';
 import { isoFromUs } from '../../../domain/time.js';
+import { dict } from '../../../../shared/dict.js';
 
 export interface AgentsRequest {
   project_id: string;
@@ -12,11 +13,11 @@ export interface AgentsRequest {
   sort_by?: { field: string; direction: 'asc' | 'desc' }[];
 }
 
-const SORT: Record<string, string> = {
+const SORT: Record<string, string> = dict({
   last_seen: 'last_ns', first_seen: 'first_ns', invocation_count: 'invocation_count', span_count: 'span_count',
   total_input_tokens: 'input_tokens', total_output_tokens: 'output_tokens', error_count: 'error_count',
   total_duration_ms: 'duration_ns', agent_name: 'agent_name', total_cost_usd: 'cost_usd',
-};
+});
 
 export const AGENTS_SQL = {
   page: (order: string, byName: boolean) =>

@@ -3,6 +3,7 @@
  * the fixed SQL text that reads them. Every identifier that reaches SQL comes from these tables;
  * user input only selects an entry, so nothing a client sends is ever pasted into SQL text.
  */
+import { dict } from '../../../../shared/dict.js';
 export type ValType = 'string' | 'int' | 'float' | 'bool' | 'time';
 
 export interface ColumnDef {
@@ -29,16 +30,16 @@ const FLOAT_COLS = [
 /** Heavy text kept in span_details; filterable through a correlated lookup (never read by list pages). */
 const DETAIL_COLS = ['tool_call_arguments', 'tool_call_result', 'tool_definitions'];
 
-export const DIRECT_COLUMNS: Record<string, ColumnDef> = Object.fromEntries([
+export const DIRECT_COLUMNS: Record<string, ColumnDef> = dict(Object.fromEntries([
   ...STRING_COLS.map((c) => [c, { sql: `s.${c}`, type: 'string' as ValType }]),
   ...INT_COLS.map((c) => [c, { sql: `s.${c}`, type: 'int' as ValType }]),
   ...FLOAT_COLS.map((c) => [c, { sql: `s.${c}`, type: 'float' as ValType }]),
   ...DETAIL_COLS.map((c) => [c, { sql: `(SELECT d.${c} FROM span_details d WHERE d.span_rowid = s.id)`, type: 'string' as ValType }]),
   ['started_at', { sql: 's.start_ns', type: 'time' }],
   ['ended_at', { sql: 's.end_ns', type: 'time' }],
-]);
+]));
 
-export const DERIVED: Record<string, ColumnDef> = {
+export const DERIVED: Record<string, ColumnDef> = dict({
   duration_ms: { sql: '(CASE WHEN s.end_ns >= s.start_ns THEN (s.end_ns - s.start_ns) / 1000000 END)', type: 'int' },
   total_tokens: {
     sql: '(CASE WHEN s.input_tokens IS NULL AND s.output_tokens IS NULL THEN NULL ELSE IFNULL(s.input_tokens, 0) + IFNULL(s.output_tokens, 0) END)',
@@ -47,10 +48,10 @@ export const DERIVED: Record<string, ColumnDef> = {
   is_error: { sql: "(s.status_code = 'ERROR')", type: 'bool' },
   is_invocation: { sql: "(s.operation_name IS 'invoke_agent')", type: 'bool' },
   total_cost_usd: { sql: 's.total_cost_usd', type: 'float' },
-};
+});
 
 /** OpenTelemetry GenAI (and common) attribute names → columns, so filters can use the names users know. */
-export const SEMANTIC: Record<string, string> = {
+export const SEMANTIC: Record<string, string> = dict({
   'gen_ai.agent.name': 'agent_name', 'agent.name': 'agent_name', 'gen_ai.agent.id': 'agent_id', 'gen_ai.agent.version': 'agent_version',
   'gen_ai.agent.description': 'agent_description', 'gen_ai.operation.name': 'operation_name', 'gen_ai.provider.name': 'provider_name',
   'gen_ai.system': 'provider_name', 'gen_ai.request.model': 'request_model', 'gen_ai.response.model': 'response_model',
@@ -63,7 +64,7 @@ export const SEMANTIC: Record<string, string> = {
   'gen_ai.request.max_tokens': 'request_max_tokens', 'gen_ai.request.seed': 'request_seed', 'svc.user_id': 'svc_user_id',
   'svc.run_id': 'svc_run_id', 'svc.run_step': 'svc_run_step', name: 'span_name', 'status.code': 'status_code',
   start_time: 'started_at', end_time: 'ended_at',
-};
+});
 
 export const CUSTOM_SOURCES = ['custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool'] as const;
 export type CustomSource = (typeof CUSTOM_SOURCES)[number];

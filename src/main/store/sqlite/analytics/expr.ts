@@ -7,6 +7,7 @@
 import { invalid } from '../../../../shared/errors.js';
 import { nsFromIso } from '../../../domain/time.js';
 import { CUSTOM_TYPE, DERIVED, DIRECT_COLUMNS, SEMANTIC, isCustomSource, jsonPathOf, type ValType } from './columns.js';
+import { dict } from '../../../../shared/dict.js';
 
 export const MAX_DEPTH = 32;
 export const MAX_NODES = 2000;
@@ -23,7 +24,7 @@ type Operand =
   | { kind: 'bare'; name: string }
   | { kind: 'sql'; sql: string; params: unknown[]; type: ValType };
 
-const COMPARE: Record<string, string> = { $eq: '=', $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
+const COMPARE: Record<string, string> = dict({ $eq: '=', $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' });
 const OPS = new Set(['$and', '$or', '$not', '$eq', '$gt', '$gte', '$lt', '$lte', '$in', '$contains']);
 
 /** A custom attribute read as SQL: json_extract of the map column with the key's path bound. */

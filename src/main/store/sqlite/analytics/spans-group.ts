@@ -9,6 +9,7 @@ import { measureSql, type MeasureSpec } from './measures.js';
 import { distributions, type DistributionSpec } from './distributions.js';
 import { previews } from './previews.js';
 import { defaultGroupAlias } from '../../../../shared/group-alias.js';
+import { dict } from '../../../../shared/dict.js';
 
 export interface GroupRef {
   key: string;
@@ -26,13 +27,13 @@ export interface GroupRequest extends SpanFilter {
   sort_by?: { field: string; direction: 'asc' | 'desc' }[];
 }
 
-export const FIXED_SORT: Record<string, string> = {
+export const FIXED_SORT: Record<string, string> = dict({
   span_count: 'span_count', invocation_count: 'invocation_count', conversation_count: 'conversation_count', error_count: 'error_count',
   first_seen: 'first_us', last_seen: 'last_us', total_duration_ms: 'total_duration_ms', total_input_tokens: 'total_input_tokens',
   total_output_tokens: 'total_output_tokens', total_reasoning_tokens: 'total_reasoning_tokens',
   total_cache_creation_input_tokens: 'total_cache_creation_input_tokens', total_cache_read_input_tokens: 'total_cache_read_input_tokens',
   total_cost_usd: 'total_cost_usd', total_input_cost_usd: 'total_input_cost_usd', total_output_cost_usd: 'total_output_cost_usd',
-};
+});
 
 export interface GroupKey {
   alias: string;

@@ -10,6 +10,7 @@ import { percentile } from '../../../../shared/stats.js';
 import type { Statement } from 'better-sqlite3';
 import { invalid } from '../../../../shared/errors.js';
 import { isoFromUs } from '../../../domain/time.js';
+import { dict } from '../../../../shared/dict.js';
 
 export interface ThreadsRequest {
   project_id: string;
@@ -33,7 +34,7 @@ export interface ThreadRow {
 }
 
 export const THREAD_SORT = ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms'];
-const SQL_SORT: Record<string, string> = { thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'start_us', last_updated: 'end_us' };
+const SQL_SORT: Record<string, string> = dict({ thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'start_us', last_updated: 'end_us' });
 
 interface Turn {
   trace_id: string;
