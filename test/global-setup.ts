@@ -1,5 +1,13 @@
 // Runs once before all test files. Kept tiny: suites that need a built renderer build it in
-// their own beforeAll via test/helpers/build.ts so unit runs stay fast.
-export default function setup(): void {
+// their own beforeAll via test/helpers/build.ts so unit runs stay fast. The ClickHouse server is
+// started lazily by the first test file that needs one (test/helpers/clickhouse.ts); the teardown
+// returned here stops it.
+import { clickhouseRunFolder, OWNER_ENV, RUN_DIR_ENV } from './helpers/clickhouse.js';
+
+export default function setup(): () => Promise<void> {
   process.env.LOUPE_TEST = '1';
+  const ch = clickhouseRunFolder();
+  process.env[RUN_DIR_ENV] = ch.dir;
+  process.env[OWNER_ENV] = String(process.pid);
+  return ch.teardown;
 }

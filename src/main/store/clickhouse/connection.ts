@@ -1,0 +1,193 @@
+/**
+ * One connection to a ClickHouse server through the official client (@clickhouse/client, HTTP).
+ * Kept within what ClickHouse 18.16 (Debian's package) understands as well as current servers:
+ *
+ *  - no client-side settings the old server lacks (response compression stays off: it would add
+ *    enable_http_compression, harmless but pointless on a LAN; the JSON formats used are the ones
+ *    18.16 has: JSONEachRow in and out, never JSONCompactEachRow);
+ *  - values as server-side query parameters when the server has them, else literals (sql.ts);
+ *  - 64-bit integers come back quoted (the server's default), so nanosecond times stay exact.
+ */
+import { Readable } from 'node:stream';
+import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
+import { z } from 'zod';
+import { render, sql, type ParamMode, type Sql } from './sql.js';
+
+export interface ClickHouseConfig {
+  /** http(s)://host:port of the HTTP interface. */
+  url: string;
+  username: string;
+  password: string;
+  database: string;
+}
+
+const DB_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `clickhouse://user:pass@host:8123/db` (or `clickhouses://` for HTTPS) → connection settings.
+ * User defaults to `default`, port to 8123 (8443 with TLS), database to `loupe`. Credentials may be
+ * percent-encoded. Throws an Error naming what is wrong.
+ */
+export function parseStoreUrl(text: string): ClickHouseConfig {
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    throw new Error(`store URL ${JSON.stringify(text)} is not a URL; expected clickhouse://user:password@host:8123/database`);
+  }
+  const tls = u.protocol === 'clickhouses:' || u.protocol === 'https:';
+  if (!['clickhouse:', 'clickhouses:', 'http:', 'https:'].includes(u.protocol)) {
+    throw new Error(`store URL scheme ${u.protocol} is not supported; expected clickhouse:// (or clickhouses:// for TLS)`);
+  }
+  if (!u.hostname) throw new Error('store URL has no host; expected clickhouse://user:password@host:8123/database');
+  const path = decodeURIComponent(u.pathname.replace(/^\/+|\/+$/g, ''));
+  const database = path || 'loupe';
+  if (!DB_NAME.test(database)) throw new Error(`store URL database ${JSON.stringify(database)} must be a plain name (letters, digits, _)`);
+  const port = u.port || (tls ? '8443' : '8123');
+  return {
+    url: `${tls ? 'https' : 'http'}://${u.hostname}:${port}`,
+    username: decodeURIComponent(u.username) || 'default',
+    password: decodeURIComponent(u.password),
+    database,
+  };
+}
+
+/** The store URL without its password (for logs, Settings and errors). */
+export function redactStoreUrl(text: string): string {
+  try {
+    const u = new URL(text);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable store URL)';
+  }
+}
+
+export interface ServerInfo {
+  version: string;
+  /** [major, minor] of the server version (18.16 → [18, 16]). */
+  major: number;
+  minor: number;
+  paramMode: ParamMode;
+}
+
+const versionRow = z.object({ v: z.string() });
+
+/** Settings sent with every query: big literal IN-lists on 18.16 need more than the 256 KiB default. */
+const QUERY_SETTINGS = { max_query_size: '67108864' } as const;
+
+export class ClickHouse {
+  private constructor(
+    private readonly client: ClickHouseClient,
+    readonly config: ClickHouseConfig,
+    readonly server: ServerInfo,
+  ) {}
+
+  /** Connects (creating the database when missing) and detects what the server supports. */
+  static async connect(config: ClickHouseConfig, opts: { createDatabase?: boolean } = {}): Promise<ClickHouse> {
+    if (!DB_NAME.test(config.database)) throw new Error(`ClickHouse database name ${JSON.stringify(config.database)} must be letters, digits and _`);
+    const base = {
+      url: config.url,
+      username: config.username,
+      password: config.password,
+      application: 'loupe',
+      request_timeout: 300_000,
+      max_open_connections: 16,
+      log: { level: ClickHouseLogLevel.OFF },
+    };
+    if (opts.createDatabase !== false) {
+      const admin = createClient({ ...base, database: 'default' });
+      try {
+        await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${config.database}` });
+      } catch (e) {
+        throw new Error(`ClickHouse at ${config.url}: ${describe(e)}`);
+      } finally {
+        await admin.close();
+      }
+    }
+    const client = createClient({ ...base, database: config.database, clickhouse_settings: QUERY_SETTINGS });
+    const rows = await (await client.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' })).json();
+    const v = versionRow.parse(rows[0]).v;
+    const [major = 0, minor = 0] = v.split('.').map(Number);
+    const paramMode = await detectParams(client);
+    return new ClickHouse(client, config, { version: v, major, minor, paramMode });
+  }
+
+  /** Rows of a SELECT as objects (JSONEachRow; 64-bit integers arrive as strings). */
+  async rows<T = Record<string, unknown>>(q: Sql, opts: { signal?: AbortSignal } = {}): Promise<T[]> {
+    const r = render(q, this.server.paramMode);
+    try {
+      const rs = await this.client.query({ query: r.query, query_params: r.query_params, format: 'JSONEachRow', abort_signal: opts.signal });
+      return (await rs.json()) as T[];
+    } catch (e) {
+      throw wrap(e, r.query);
+    }
+  }
+
+  /** A statement without a result (DDL, ALTER, OPTIMIZE, INSERT … SELECT). */
+  async command(q: Sql): Promise<void> {
+    const r = render(q, this.server.paramMode);
+    try {
+      await this.client.command({ query: r.query, query_params: r.query_params });
+    } catch (e) {
+      throw wrap(e, r.query);
+    }
+  }
+
+  /**
+   * Inserts rows already encoded as JSONEachRow text (one object per line). The adapter encodes rows
+   * itself: bigint nanoseconds and int64 attributes are written as exact digits, which JSON.stringify cannot do.
+   */
+  async insertJsonEachRow(table: string, body: string): Promise<void> {
+    if (!DB_NAME.test(table)) throw new TypeError(`not a table name: ${table}`);
+    if (!body) return;
+    try {
+      const res = await this.client.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from([Buffer.from(body)]) });
+      for await (const _ of res.stream) {
+        // drain: the server answers an empty body
+      }
+    } catch (e) {
+      throw wrap(e, `INSERT INTO ${table}`);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/** Query parameters exist from ClickHouse 19.x on; asking the server beats parsing version numbers. */
+async function detectParams(client: ClickHouseClient): Promise<ParamMode> {
+  if (process.env.LOUPE_CLICKHOUSE_PARAMS === 'literal') return 'literal';
+  try {
+    const rs = await client.query({ query: 'SELECT {probe:UInt8} AS x', query_params: { probe: 1 }, format: 'JSONEachRow' });
+    const rows = (await rs.json()) as { x: number }[];
+    return rows[0]?.x === 1 ? 'server' : 'literal';
+  } catch {
+    return 'literal';
+  }
+}
+
+function describe(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  // 18.16 messages: "Code: 62, e.displayText() = DB::Exception: …, e.what() = DB::Exception"
+  return msg.replace(/, e\.what\(\) = DB::Exception\s*$/, '').replace('e.displayText() = ', '').trim();
+}
+
+export class ClickHouseError extends Error {
+  constructor(
+    message: string,
+    readonly query: string,
+  ) {
+    super(message);
+  }
+}
+
+function wrap(e: unknown, query: string): Error {
+  if (e instanceof Error && e.name === 'AbortError') return e;
+  const head = query.replace(/\s+/g, ' ').slice(0, 160);
+  return new ClickHouseError(`ClickHouse: ${describe(e)} (in: ${head}${query.length > 160 ? '…' : ''})`, query);
+}
+
+/** `sql` re-exported so callers need one import for building and running statements. */
+export { sql };

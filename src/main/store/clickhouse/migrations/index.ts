@@ -1,0 +1,19 @@
+/**
+ * The ordered ClickHouse schema migrations (store/clickhouse/migrate.ts applies them). A migration is
+ * a list of statements (ClickHouse runs one statement per request); each must be idempotent, because
+ * ClickHouse has no transactions: a run interrupted half-way is finished by running it again. The
+ * SHA-256 of the statements is recorded when applied and checked at every open, as for SQLite.
+ */
+import spans from './0001_spans.js';
+import summaries from './0002_summaries.js';
+
+export interface ChMigration {
+  version: number;
+  name: string;
+  statements: readonly string[];
+}
+
+export const chMigrations: ChMigration[] = [
+  { version: 1, name: 'spans', statements: spans },
+  { version: 2, name: 'summaries', statements: summaries },
+];
