@@ -45,7 +45,7 @@ const section: BenchSection = {
     print('store spans', spans);
     const ids = sample(dataDir, 400);
     const store = openStore(dataDir);
-    const ctx: ServiceContext = { store, events: new EventBus(), dataDir, apiKey: 'bench' };
+    const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
     const measure = async (name: string, op: 'chat.conversation' | 'chat.trace', bodies: Record<string, unknown>[], target: string) => {
       for (const b of bodies.slice(0, 20)) await dispatch(op, b, ctx, { trusted: true }); // warm statement and page caches
       const ms: number[] = [];

@@ -20,7 +20,7 @@ const section: BenchSection = {
     const { dataDir, spans } = await ensureBenchStore(workDir);
     print('store spans', spans);
     const store = openStore(dataDir);
-    const ctx: ServiceContext = { store, events: new EventBus(), dataDir, apiKey: 'bench' };
+    const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
     const time = async (name: string, body: unknown, runs: number, target: string, op = 'spans.query') => {
       const t = await timeOp(ctx, op, body, runs);
       print(`${name} p50 (ms)`, t.p50.toFixed(1), target);

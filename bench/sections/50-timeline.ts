@@ -41,7 +41,7 @@ const section: BenchSection = {
     try {
       const report = importBuffer(store, Buffer.from(JSON.stringify(bigTrace(TRACE, N))), { contentType: 'application/json', projectId: PROJECT });
       print('spans imported', report.spans_imported);
-      const ctx: ServiceContext = { store, events: new EventBus(), dataDir, apiKey: 'bench' };
+      const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
       await measure(ctx, 'traces.timeline', [{ project_id: PROJECT, trace_id: TRACE }], 3); // warm statement and page caches
       const tl = await measure(ctx, 'traces.timeline', [{ project_id: PROJECT, trace_id: TRACE }], 20);
       print('traces.timeline p50 (ms, incl. JSON.stringify)', pct(tl.times, 0.5).toFixed(0));

@@ -130,7 +130,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'demo': {
       const store = openStore(dataDir);
       try {
-        const r = loadDemo(store, { projectId: values.project });
+        const r = await loadDemo(store, { projectId: values.project });
         console.log(`demo data loaded into ${r.project_id}: ${r.conversations} conversations, ${r.traces} turns, ${r.spans} spans, ${r.feedback} feedback records (${dataDir})`);
       } finally {
         store.close();

@@ -39,12 +39,12 @@ export const DEFAULT_PORT = 4318;
 export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
   const apiKey = ensureTrainingKey(opts.dataDir);
   const store = openStore(opts.dataDir, { nativeBinding: opts.nativeBinding });
-  const ctx: ServiceContext = { store, events: new EventBus(), dataDir: opts.dataDir, apiKey };
+  const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir: opts.dataDir, apiKey };
   try {
     ctx.training = await startTrainingRuntime(ctx);
     const rendererDir = opts.rendererDir === undefined ? defaultRendererDir() : opts.rendererDir;
     const http = buildHttpServer(ctx, { rendererDir, version: appInfo().version, log: opts.log });
-    const port = await http.listen(opts.port ?? preferredPort(ctx, opts.log) ?? DEFAULT_PORT);
+    const port = await http.listen(opts.port ?? (await preferredPort(ctx, opts.log)) ?? DEFAULT_PORT);
     const stopWatching = watchExternalWrites(ctx);
     let closing: Promise<void> | null = null;
     return {

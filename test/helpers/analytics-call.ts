@@ -18,7 +18,7 @@ export function tempStore(): Store {
 }
 
 export function contextOf(store: Store): ServiceContext {
-  return { store, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' };
+  return { store, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' };
 }
 
 type Name = keyof typeof analyticsOps;

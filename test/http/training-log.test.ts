@@ -86,9 +86,9 @@ test('restart: a job left RUNNING is FAILED with a reason; a queued job resumes 
   // What a crash leaves behind: one job marked RUNNING, one still QUEUED.
   const store = openStore(dataDir);
   const now = Date.now() * 1000;
-  store.training.insertJob({ id: 'crashed', model_id: id, kind: 'sft', status: 'QUEUED', payload: { training_data_url: data, config: { batch_size: 'auto' } }, created_at_us: now });
-  store.training.updateJob('crashed', { status: 'RUNNING', training_start_us: now });
-  store.training.insertJob({ id: 'waiting', model_id: id, kind: 'sft', status: 'QUEUED', payload: { training_data_url: data, config: { batch_size: 'auto' } }, created_at_us: now + 1 });
+  await store.app.training.insertJob({ id: 'crashed', model_id: id, kind: 'sft', status: 'QUEUED', payload: { training_data_url: data, config: { batch_size: 'auto' } }, created_at_us: now });
+  await store.app.training.updateJob('crashed', { status: 'RUNNING', training_start_us: now });
+  await store.app.training.insertJob({ id: 'waiting', model_id: id, kind: 'sft', status: 'QUEUED', payload: { training_data_url: data, config: { batch_size: 'auto' } }, created_at_us: now + 1 });
   store.close();
 
   const b = await startTrainingServer({ dataDir });

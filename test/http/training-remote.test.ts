@@ -45,7 +45,7 @@ test('a remote model: jobs, events and checkpoints mirrored, inference forwarded
   const jobA = (await a.req('GET', `/v1/preview/training-jobs/${job.body.id}`)).body;
   expect(jobA).toMatchObject({ status: 'COMPLETED', step: 1, model_id: m.body.id });
   // B ran it: the same gradient steps are in B's job.
-  const remoteJobId = a.loupe.ctx.store.training.getJob(job.body.id)!.remote_job_id!;
+  const remoteJobId = (await a.loupe.ctx.app.training.getJob(job.body.id))!.remote_job_id!;
   const eventsB = await waitForJob(b, remoteJobId);
   expect(eventsB.filter((e) => e.type === 'gradient_step').map((e) => e.data)).toEqual(events.filter((e) => e.type === 'gradient_step').map((e) => e.data));
   const ckA1 = (await a.req('GET', `/v1/preview/models/${m.body.id}/checkpoints?order=desc&limit=1`)).body.data[0];

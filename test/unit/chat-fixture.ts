@@ -65,7 +65,8 @@ export function agentTurn(o: { trace_id: string; conversation_id?: string | null
 
 export function tempContext(): ServiceContext & { dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'loupe-chat-'));
-  return { store: openStore(dir), events: new EventBus(), dataDir: dir, apiKey: 'test-key', dir };
+  const store = openStore(dir);
+  return { store, app: store.app, events: new EventBus(), dataDir: dir, apiKey: 'test-key', dir };
 }
 
 import { dispatch } from '../../src/main/transport/dispatch.js';

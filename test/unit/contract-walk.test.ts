@@ -3,7 +3,7 @@
  * default and bound of interface.md — written below as data, copied from its tables — is checked
  * against the zod schemas, and real responses are checked to hold every interface field.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { contract } from '../../src/shared/contract/index.js';
 import { analyticsHandlers } from '../../src/main/service/analytics/handlers.js';
@@ -274,9 +274,11 @@ describe('contract walk: real responses hold every interface field', () => {
   const P = 'acme/shop';
   const trace = '1'.repeat(32);
   ctx.store.ingest.writeBatch(agentTurn({ trace_id: trace, conversation_id: 'c1', start: 0 }).map((s) => ({ ...s, project_id: P, custom_attrs_string: { tier: 'gold' } })));
-  ctx.store.feedback.insert({ project_id: P, target_kind: 'conversation', target_id: 'c1', feedback_type: 'note' });
-  ctx.store.feedback.insert({ project_id: P, target_kind: 'trace', target_id: trace, feedback_type: 'thumbs' });
-  for (const s of agentTurn({ trace_id: trace, start: 0 })) ctx.store.feedback.insert({ project_id: P, target_kind: 'span', target_id: s.span_id, feedback_type: 'rating' });
+  beforeAll(async () => {
+    await ctx.app.feedback.insert({ project_id: P, target_kind: 'conversation', target_id: 'c1', feedback_type: 'note' });
+    await ctx.app.feedback.insert({ project_id: P, target_kind: 'trace', target_id: trace, feedback_type: 'thumbs' });
+    for (const s of agentTurn({ trace_id: trace, start: 0 })) await ctx.app.feedback.insert({ project_id: P, target_kind: 'span', target_id: s.span_id, feedback_type: 'rating' });
+  });
 
   const checkTurn = (t: any, where: string) => {
     hasAll(t, Object.keys(TURN), where);

@@ -137,14 +137,14 @@ describe('loadDemo into a real store', () => {
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-demo-'));
     store = openStore(dir);
-    ctx = { store, events: new EventBus(), dataDir: dir, apiKey: 'k' };
+    ctx = { store, app: store.app, events: new EventBus(), dataDir: dir, apiKey: 'k' };
   });
   afterEach(() => store.close());
 
   it('stores every span through the importer, idempotently, and the chat view reads the long conversation back', async () => {
-    const first = loadDemo(store, { seed: 7, now: NOW });
+    const first = await loadDemo(store, { seed: 7, now: NOW });
     expect(first).toMatchObject({ project_id: 'local/demo', spans: demo.spans, traces: demo.traces, feedback: demo.feedback.length });
-    const again = loadDemo(store, { seed: 7, now: NOW });
+    const again = await loadDemo(store, { seed: 7, now: NOW });
     expect(again.feedback).toBe(0);
     expect(store.meta.listProjects()).toEqual([expect.objectContaining({ project_id: 'local/demo', span_count: demo.spans })]);
 
@@ -161,7 +161,7 @@ describe('loadDemo into a real store', () => {
   });
 
   it('distributions over the demo spans see its custom attributes (one retry count per chat span, one cache flag per tool span)', async () => {
-    loadDemo(store, { seed: 7, now: NOW });
+    await loadDemo(store, { seed: 7, now: NOW });
     const r = (await dispatch('spans.query', {
       project_id: 'local/demo',
       limit: 1000,

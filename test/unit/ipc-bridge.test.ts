@@ -18,7 +18,7 @@ let ctx: ServiceContext;
 beforeAll(() => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-ipc-'));
   store = openStore(dir);
-  ctx = { store, events: new EventBus(), dataDir: dir, apiKey: 'secret-key' };
+  ctx = { store, app: store.app, events: new EventBus(), dataDir: dir, apiKey: 'secret-key' };
 });
 afterAll(() => store.close());
 

@@ -21,7 +21,7 @@ const call = (name: string, input: unknown): Promise<any> => dispatch(name, inpu
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-runner-'));
   store = openStore(dataDir);
-  ctx = { store, events: new EventBus(), dataDir, apiKey: 'k' };
+  ctx = { store, app: store.app, events: new EventBus(), dataDir, apiKey: 'k' };
   await startTrainingRuntime(ctx);
 });
 afterAll(async () => {
@@ -36,12 +36,12 @@ test('jobs of one model run one at a time in order; the checkpoint exists when t
   const data = path.join(dataDir, 'd.jsonl');
   fs.writeFileSync(data, Array.from({ length: 8 }, (_, i) => JSON.stringify({ messages: [{ role: 'user', content: `q${i}` }, { role: 'assistant', content: `a${i}` }] })).join('\n'));
 
-  const seenAtEnd: { job: string; steps: number[] }[] = [];
+  const seenAtEnd: Promise<{ job: string; steps: number[] }>[] = [];
   const statuses: string[] = [];
   const off = ctx.events.on((e) => {
     if (e.type === 'job.event' && e.event.type === 'training_ended') {
-      // Synchronously at emission: the new checkpoint must already be in the store.
-      seenAtEnd.push({ job: e.job_id, steps: store.training.listCheckpoints(m.id).map((c) => c.step) });
+      // Read at emission (the SQLite AppStore queries when called): the new checkpoint must already be in the store.
+      seenAtEnd.push(store.app.training.listCheckpoints(m.id).then((cs) => ({ job: e.job_id, steps: cs.map((c) => c.step) })));
     }
     if (e.type === 'job.status') statuses.push(`${e.job_id.slice(0, 4)}:${e.status}`);
   });
@@ -57,7 +57,7 @@ test('jobs of one model run one at a time in order; the checkpoint exists when t
   expect([ja.status, jb.status]).toEqual(['COMPLETED', 'COMPLETED']);
   expect([ja.step, jb.step]).toEqual([1, 2]);
   expect(Date.parse(jb.training_start)).toBeGreaterThanOrEqual(Date.parse(ja.training_end));
-  expect(seenAtEnd).toEqual([
+  expect(await Promise.all(seenAtEnd)).toEqual([
     { job: a.id, steps: [0, 1] },
     { job: b.id, steps: [0, 1, 2] },
   ]);
@@ -67,7 +67,7 @@ test('jobs of one model run one at a time in order; the checkpoint exists when t
   // Checkpoint metrics are the averaged step metrics.
   const ev = await call('training.jobEvents', { job_id: b.id, limit: 100 });
   const losses = ev.data.filter((e: { type: string }) => e.type === 'gradient_step').map((e: { data: { loss: number } }) => e.data.loss);
-  const ck = store.training.checkpointByStep(m.id, 2)!;
+  const ck = (await store.app.training.checkpointByStep(m.id, 2))!;
   expect(ck.metrics.loss).toBeCloseTo(losses.reduce((x: number, y: number) => x + y, 0) / losses.length, 6);
   expect(fs.existsSync(path.join(dataDir, 'models', m.id, 'step2', 'weights.bin'))).toBe(true);
 }, 60_000);

@@ -16,7 +16,7 @@ export interface LoadDemoResult {
   feedback: number;
 }
 
-export function loadDemo(store: Store, opts: DemoOptions & { projectId?: string; events?: EventBus } = {}): LoadDemoResult {
+export async function loadDemo(store: Store, opts: DemoOptions & { projectId?: string; events?: EventBus } = {}): Promise<LoadDemoResult> {
   const projectId = opts.projectId ?? 'local/demo';
   const seed = opts.seed ?? 1187;
   const demo = generateDemo({ ...opts, seed });
@@ -27,13 +27,13 @@ export function loadDemo(store: Store, opts: DemoOptions & { projectId?: string;
     spans += report.spans_imported + report.spans_replaced;
   }
   let feedback = 0;
-  demo.feedback.forEach((f, i) => {
+  for (const [i, f] of demo.feedback.entries()) {
     const id = `demo-${seed}-${i}`;
-    const existing = store.feedback.forTargets(projectId, f.target_kind, [f.target_id]).get(f.target_id) ?? [];
-    if (existing.some((r) => r.id === id)) return;
-    store.feedback.insert({ id, project_id: projectId, ...f });
+    const existing = (await store.app.feedback.forTargets(projectId, f.target_kind, [f.target_id])).get(f.target_id) ?? [];
+    if (existing.some((r) => r.id === id)) continue;
+    await store.app.feedback.insert({ id, project_id: projectId, ...f });
     feedback += 1;
-  });
+  }
   opts.events?.emit({ type: 'data.changed', project_id: projectId, tables: ['spans', 'feedback'] });
   return { project_id: projectId, conversations: demo.conversations, traces: demo.traces, spans, feedback };
 }

@@ -1,4 +1,5 @@
 import type { Store } from '../store/index.js';
+import type { AppStore } from '../store/ports.js';
 import type { EventBus } from './events.js';
 
 /**
@@ -7,6 +8,8 @@ import type { EventBus } from './events.js';
  */
 export interface ServiceContext {
   store: Store;
+  /** Feedback, settings, training records (store/ports.ts). */
+  app: AppStore;
   events: EventBus;
   /** Data directory: database, training key, checkpoints, datasets. */
   dataDir: string;

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { openDatabase, type OpenOptions } from './sqlite/open.js';
 import { createIngestRepo, type IngestRepo } from './sqlite/ingest.js';
 import { createChatRepo, type ChatRepo } from './sqlite/chat.js';
-import { createFeedbackRepo, type FeedbackRepo } from './sqlite/feedback.js';
 import { createAnalyticsRepo, type AnalyticsRepo } from './sqlite/analytics.js';
-import { createTrainingRepo, type TrainingRepo } from './sqlite/training.js';
+import { createSqliteAppStore } from './sqlite/app-store.js';
+import type { AppStore } from './ports.js';
 import { createMetaRepo, type MetaRepo } from './sqlite/meta.js';
 import { createExportRepo, type ExportRepo } from './sqlite/export.js';
 import { createTimelineRepo, type TimelineRepo } from './sqlite/timeline.js';
@@ -18,9 +18,9 @@ import { createTimelineRepo, type TimelineRepo } from './sqlite/timeline.js';
 export interface Store {
   readonly ingest: IngestRepo;
   readonly chat: ChatRepo;
-  readonly feedback: FeedbackRepo;
   readonly analytics: AnalyticsRepo;
-  readonly training: TrainingRepo;
+  /** Feedback, settings and training records (the AppStore port), on the same connection. */
+  readonly app: AppStore;
   readonly meta: MetaRepo;
   /** Reads of POST /export (selection → OTLP JSONL). */
   readonly exporter: ExportRepo;
@@ -40,9 +40,8 @@ export function openStore(dataDirOrFile: string, opts: OpenOptions = {}): Store 
   return {
     ingest: createIngestRepo(db),
     chat: createChatRepo(db),
-    feedback: createFeedbackRepo(db),
     analytics: createAnalyticsRepo(db),
-    training: createTrainingRepo(db),
+    app: createSqliteAppStore(db, file, { ownsConnection: false }),
     meta: createMetaRepo(db),
     exporter: createExportRepo(db),
     timeline: createTimelineRepo(db),

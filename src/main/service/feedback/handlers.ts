@@ -4,11 +4,11 @@ import { parseSvcRef } from '../../domain/refs.js';
 
 /** Handlers of the feedback operations (contract/feedback.ts, semantics §8). */
 export const feedbackHandlers = {
-  'feedback.create': (input, ctx) => {
+  'feedback.create': async (input, ctx) => {
     const target = parseSvcRef(input.svc_ref);
     if (!target) throw invalid('svc_ref', "svc_ref must look like 'svc:///<project_id>/<conversation|trace|span>/<id>'", input.svc_ref);
     const { svc_ref: _ref, ...rest } = input;
-    const record = ctx.store.feedback.insert({ ...rest, project_id: target.project_id, target_kind: target.kind, target_id: target.id });
+    const record = await ctx.app.feedback.insert({ ...rest, project_id: target.project_id, target_kind: target.kind, target_id: target.id });
     ctx.events.emit({ type: 'data.changed', project_id: target.project_id, tables: ['feedback'] });
     return record;
   },
@@ -20,7 +20,7 @@ export const feedbackHandlers = {
         throw invalid('svc_ref', `svc_ref must address project '${input.project_id}'`, input.svc_ref);
       }
     }
-    return ctx.store.feedback.query({
+    return ctx.app.feedback.query({
       project_id: input.project_id,
       target_kind: target?.kind ?? null,
       target_id: target?.id ?? null,

@@ -11,9 +11,10 @@ const KEY = 'app.settings';
 /** The port Settings saves; read by startLoupe when no --port / LOUPE_PORT was given. */
 export const PORT_SETTING = 'server.port';
 
-function readValues(ctx: ServiceContext): Record<string, string> {
+async function readValues(ctx: ServiceContext): Promise<Record<string, string>> {
+  const text = await ctx.app.settings.get(KEY);
   try {
-    return JSON.parse(ctx.store.meta.getSetting(KEY) ?? '{}') as Record<string, string>;
+    return JSON.parse(text ?? '{}') as Record<string, string>;
   } catch {
     return {};
   }
@@ -21,23 +22,23 @@ function readValues(ctx: ServiceContext): Record<string, string> {
 
 const size = (f: string) => fs.statSync(f, { throwIfNoEntry: false })?.size ?? 0;
 
-export function settingsView(ctx: ServiceContext) {
+export async function settingsView(ctx: ServiceContext) {
   return {
     data_dir: ctx.dataDir,
     database_file: ctx.store.file,
     database_bytes: size(ctx.store.file) + size(`${ctx.store.file}-wal`),
     training_key_file: keyFile(ctx.dataDir),
-    values: readValues(ctx),
+    values: await readValues(ctx),
   };
 }
 
-export function updateSettings(values: Record<string, string | null>, ctx: ServiceContext) {
-  const next = readValues(ctx);
+export async function updateSettings(values: Record<string, string | null>, ctx: ServiceContext) {
+  const next = await readValues(ctx);
   for (const [k, v] of Object.entries(values)) {
     if (v === null) delete next[k];
     else next[k] = v;
   }
-  ctx.store.meta.setSetting(KEY, JSON.stringify(next));
+  await ctx.app.settings.set({ [KEY]: JSON.stringify(next) });
   return settingsView(ctx);
 }
 
@@ -45,8 +46,8 @@ export function updateSettings(values: Record<string, string | null>, ctx: Servi
  * The preferred port saved in Settings, or null when none is set. A value that is not a port
  * (set through the API by hand) is reported through `warn` and ignored rather than failing startup.
  */
-export function preferredPort(ctx: ServiceContext, warn?: (line: string) => void): number | null {
-  const raw = readValues(ctx)[PORT_SETTING];
+export async function preferredPort(ctx: ServiceContext, warn?: (line: string) => void): Promise<number | null> {
+  const raw = (await readValues(ctx))[PORT_SETTING];
   if (raw === undefined || raw.trim() === '') return null;
   const port = Number(raw);
   if (/^\d+$/.test(raw.trim()) && port >= 1 && port <= 65535) return port;

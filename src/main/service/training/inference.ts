@@ -6,25 +6,25 @@
 import { notFound } from '../../../shared/errors.js';
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
-import type { CheckpointRow, ModelRow } from '../../store/sqlite/training.js';
+import type { CheckpointRow, ModelRow } from '../../store/ports.js';
 import type { ChatMessage, GeneratedChoice, TokenLogprob } from '../../training/engine.js';
 import { encodeChat } from '../../training/tokenizer.js';
 import { checkpointDir, newId, runtimeOf } from './util.js';
-import { recordCompletion } from './record.js';
+import { recordCompletion, recordingOn } from './record.js';
 
 type Input = OpParsedInput<'training.chatCompletions'>;
 
 /** `<x>-artifact:///<entity>/<project>/<name>[:step<N>]`, `<entity>/<project>/<name>[:step<N>]` or `<model id>[:step<N>]`. */
-export function resolveModelRef(ctx: ServiceContext, ref: string): { model: ModelRow; checkpoint: CheckpointRow } {
-  const repo = ctx.store.training;
+export async function resolveModelRef(ctx: ServiceContext, ref: string): Promise<{ model: ModelRow; checkpoint: CheckpointRow }> {
+  const repo = ctx.app.training;
   const bare = ref.replace(/^[^/]*-artifact:\/\/\//, '');
   const sm = /^(.*):step(\d+)$/.exec(bare);
   const target = sm ? sm[1]! : bare;
   const parts = target.split('/');
   const model =
-    parts.length >= 3 ? repo.findModel(parts[0]!, parts[1]!, parts.slice(2).join('/')) : parts.length === 1 ? repo.getModel(target) : null;
+    parts.length >= 3 ? await repo.findModel(parts[0]!, parts[1]!, parts.slice(2).join('/')) : parts.length === 1 ? await repo.getModel(target) : null;
   if (!model) throw notFound(`Model not found: ${ref}`);
-  const checkpoint = sm ? repo.checkpointByStep(model.id, Number(sm[2])) : repo.latestCheckpoint(model.id);
+  const checkpoint = sm ? await repo.checkpointByStep(model.id, Number(sm[2])) : await repo.latestCheckpoint(model.id);
   if (!checkpoint) throw notFound(sm ? `Checkpoint step ${sm[2]} not found for model ${ref}` : `Model ${ref} has no checkpoint`);
   return { model, checkpoint };
 }
@@ -43,7 +43,8 @@ const stops = (s: Input['stop']): string[] | undefined => (s == null ? undefined
 
 export async function chatCompletions(input: Input, ctx: ServiceContext): Promise<Completion | AsyncIterable<Chunk>> {
   const rt = runtimeOf(ctx);
-  const { model, checkpoint } = resolveModelRef(ctx, input.model);
+  const { model, checkpoint } = await resolveModelRef(ctx, input.model);
+  const recording = await recordingOn(ctx);
   const started = process.hrtime.bigint();
   const startNs = BigInt(Date.now()) * 1_000_000n;
   const base = { id: `chatcmpl-${newId()}`, created: Math.floor(Date.now() / 1000), model: input.model, system_fingerprint: `loupe-step${checkpoint.step}` };
@@ -67,7 +68,7 @@ export async function chatCompletions(input: Input, ctx: ServiceContext): Promis
       },
     };
     const endNs = startNs + (process.hrtime.bigint() - started);
-    recordCompletion(ctx, model, checkpoint, input, completion, startNs, endNs);
+    if (recording) void recordCompletion(ctx, model, checkpoint, input, completion, startNs, endNs);
     return completion;
   };
 

@@ -2,27 +2,27 @@
 import { invalid, notFound } from '../../../shared/errors.js';
 import type { OpParsedInput, OpOutput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
-import type { JobRow } from '../../store/sqlite/training.js';
+import type { JobRow } from '../../store/ports.js';
 import { getModelOr404 } from './models.js';
 import { dataFilePath } from './sft-data.js';
 import { iso, newId, nowUs, runtimeOf } from './util.js';
 
-function submit(ctx: ServiceContext, modelId: string, kind: 'rl' | 'sft', payload: unknown): { id: string } {
+async function submit(ctx: ServiceContext, modelId: string, kind: 'rl' | 'sft', payload: unknown): Promise<{ id: string }> {
   const rt = runtimeOf(ctx);
-  getModelOr404(ctx, modelId);
+  await getModelOr404(ctx, modelId);
   const id = newId();
-  ctx.store.training.insertJob({ id, model_id: modelId, kind, status: 'QUEUED', payload, created_at_us: nowUs() });
+  await ctx.app.training.insertJob({ id, model_id: modelId, kind, status: 'QUEUED', payload, created_at_us: nowUs() });
   ctx.events.emit({ type: 'job.status', job_id: id, model_id: modelId, status: 'QUEUED' });
   rt.runner.kick(modelId);
   return { id };
 }
 
-export function createRlJob(input: OpParsedInput<'training.createRlJob'>, ctx: ServiceContext): OpOutput<'training.createRlJob'> {
+export function createRlJob(input: OpParsedInput<'training.createRlJob'>, ctx: ServiceContext): Promise<OpOutput<'training.createRlJob'>> {
   const { model_id, ...payload } = input;
   return submit(ctx, model_id, 'rl', payload);
 }
 
-export function createSftJob(input: OpParsedInput<'training.createSftJob'>, ctx: ServiceContext): OpOutput<'training.createSftJob'> {
+export async function createSftJob(input: OpParsedInput<'training.createSftJob'>, ctx: ServiceContext): Promise<OpOutput<'training.createSftJob'>> {
   try {
     dataFilePath(input.training_data_url);
   } catch (err) {
@@ -32,22 +32,22 @@ export function createSftJob(input: OpParsedInput<'training.createSftJob'>, ctx:
   return submit(ctx, model_id, 'sft', payload);
 }
 
-function getJobOr404(ctx: ServiceContext, id: string): JobRow {
-  const j = ctx.store.training.getJob(id);
+async function getJobOr404(ctx: ServiceContext, id: string): Promise<JobRow> {
+  const j = await ctx.app.training.getJob(id);
   if (!j) throw notFound(`Training job not found: ${id}`);
   return j;
 }
 
-export function getJob(input: OpParsedInput<'training.getJob'>, ctx: ServiceContext): OpOutput<'training.getJob'> {
-  return jobOut(getJobOr404(ctx, input.job_id));
+export async function getJob(input: OpParsedInput<'training.getJob'>, ctx: ServiceContext): Promise<OpOutput<'training.getJob'>> {
+  return jobOut(await getJobOr404(ctx, input.job_id));
 }
 
 /**
  * Extension (semantics §11): jobs newest first. A model_id with no jobs (or a deleted model, whose
  * jobs stay readable) is an empty page, not a 404.
  */
-export function listJobs(input: OpParsedInput<'training.listJobs'>, ctx: ServiceContext): OpOutput<'training.listJobs'> {
-  const rows = ctx.store.training.pageJobs({ modelId: input.model_id ?? null, status: input.status ?? null, after: input.after ?? null, limit: input.limit });
+export async function listJobs(input: OpParsedInput<'training.listJobs'>, ctx: ServiceContext): Promise<OpOutput<'training.listJobs'>> {
+  const rows = await ctx.app.training.pageJobs({ modelId: input.model_id ?? null, status: input.status ?? null, after: input.after ?? null, limit: input.limit });
   if (!rows) throw notFound(`Training job ${input.after} (the after cursor) not found`);
   const data = rows.slice(0, input.limit).map(jobOut);
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > input.limit };
@@ -67,9 +67,9 @@ function jobOut(j: JobRow): OpOutput<'training.getJob'> {
   };
 }
 
-export function jobEvents(input: OpParsedInput<'training.jobEvents'>, ctx: ServiceContext): OpOutput<'training.jobEvents'> {
-  const j = getJobOr404(ctx, input.job_id);
-  const rows = ctx.store.training.pageEvents(j.id, input.after ?? null, input.limit);
+export async function jobEvents(input: OpParsedInput<'training.jobEvents'>, ctx: ServiceContext): Promise<OpOutput<'training.jobEvents'>> {
+  const j = await getJobOr404(ctx, input.job_id);
+  const rows = await ctx.app.training.pageEvents(j.id, input.after ?? null, input.limit);
   if (!rows) throw notFound(`Event ${input.after} (the after cursor) not found for job ${j.id}`);
   const data = rows.slice(0, input.limit).map((e) => ({ id: e.id, type: e.type, data: e.data, created_at: iso(e.created_at_us)! }));
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > input.limit };

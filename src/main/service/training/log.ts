@@ -7,7 +7,7 @@
 import type { OpParsedInput, OpOutput } from '../../../shared/contract/index.js';
 import type { TrajectoryGroup } from '../../../shared/contract/training.js';
 import type { ServiceContext } from '../context.js';
-import type { ModelRow } from '../../store/sqlite/training.js';
+import type { ModelRow } from '../../store/ports.js';
 import type { SpanRecord } from '../../domain/span.js';
 import { getModelOr404 } from './models.js';
 import { blankSpan, spanId, spanMessage, splitSystem, traceId } from './spans.js';
@@ -71,13 +71,13 @@ function trajectorySpans(model: ModelRow, split: string, step: number, gi: numbe
 }
 
 export async function logTrajectories(input: OpParsedInput<'training.log'>, ctx: ServiceContext): Promise<OpOutput<'training.log'>> {
-  const model = getModelOr404(ctx, input.model_id);
-  const repo = ctx.store.training;
+  const model = await getModelOr404(ctx, input.model_id);
+  const repo = ctx.app.training;
   if (model.backend) {
     const { model_id: _m, ...body } = input;
     await runtimeOf(ctx).remote.call(model.backend, 'POST', `/v1/preview/models/${encodeURIComponent(model.remote_model_id!)}/log`, body);
   }
-  const latest = repo.latestCheckpoint(model.id);
+  const latest = await repo.latestCheckpoint(model.id);
   const step = latest?.step ?? 0;
   const t0 = BigInt(Date.now()) * 1_000_000n;
   const spans: SpanRecord[] = [];
@@ -90,12 +90,12 @@ export async function logTrajectories(input: OpParsedInput<'training.log'>, ctx:
     }),
   );
   const project_id = projectOf(model);
-  repo.transaction(() => {
-    if (latest) repo.setCheckpointMetrics(latest.id, { ...latest.metrics, ...splitMetrics(input.split, input.trajectory_groups) });
-    if (spans.length) ctx.store.ingest.writeBatch(spans);
-    for (const r of rewards) {
-      ctx.store.feedback.insert({ project_id, target_kind: 'trace', target_id: r.trace_id, feedback_type: 'reward', payload: { reward: r.reward }, creator: 'loupe-training' });
-    }
+  // Spans first, then metrics and rewards together (decision 0002): a retried /log rewrites the
+  // spans idempotently, so no reward is ever stored for spans that are not.
+  if (spans.length) ctx.store.ingest.writeBatch(spans);
+  await repo.recordRollouts({
+    checkpoint: latest ? { id: latest.id, metrics: { ...latest.metrics, ...splitMetrics(input.split, input.trajectory_groups) } } : null,
+    feedback: rewards.map((r) => ({ project_id, target_kind: 'trace', target_id: r.trace_id, feedback_type: 'reward', payload: { reward: r.reward }, creator: 'loupe-training' })),
   });
   if (spans.length) ctx.events.emit({ type: 'data.changed', project_id, tables: ['spans', 'feedback'] });
   return {};

@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import { badRequest, conflict, notFound } from '../../../shared/errors.js';
 import type { OpParsedInput, OpOutput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
-import type { ModelRow } from '../../store/sqlite/training.js';
+import type { ModelRow } from '../../store/ports.js';
 import { parseRemoteBase } from './remote.js';
 import { checkpointDir, iso, modelDir, newId, nowUs, runtimeOf } from './util.js';
 
-export function getModelOr404(ctx: ServiceContext, id: string): ModelRow {
-  const m = ctx.store.training.getModel(id);
+export async function getModelOr404(ctx: ServiceContext, id: string): Promise<ModelRow> {
+  const m = await ctx.app.training.getModel(id);
   if (!m) throw notFound(`Model not found: ${id}`);
   return m;
 }
@@ -24,9 +24,9 @@ const modelOut = (m: ModelRow): OpOutput<'training.createModel'> => ({
 
 export async function createModel(input: OpParsedInput<'training.createModel'>, ctx: ServiceContext): Promise<OpOutput<'training.createModel'>> {
   const rt = runtimeOf(ctx);
-  const repo = ctx.store.training;
+  const repo = ctx.app.training;
   const entity = input.entity ?? 'local';
-  const existing = repo.findModel(entity, input.project, input.name);
+  const existing = await repo.findModel(entity, input.project, input.name);
   if (existing) {
     if (input.return_existing) return modelOut(existing);
     throw conflict(`Model ${entity}/${input.project}/${input.name} already exists (pass return_existing: true to reuse it)`);
@@ -51,7 +51,7 @@ export async function createModel(input: OpParsedInput<'training.createModel'>, 
   if (remote) {
     const r = await rt.remote.createModel(remote.backend, remote.base, { entity, project: input.project, name: input.name });
     row.remote_model_id = r.id;
-    repo.insertModel(row);
+    await repo.insertModel(row);
     await rt.remote.syncCheckpoints(row);
     return modelOut(row);
   }
@@ -59,47 +59,44 @@ export async function createModel(input: OpParsedInput<'training.createModel'>, 
   const dir = checkpointDir(ctx.dataDir, id, 0);
   await rt.engine.initCheckpoint(input.base_model, dir);
   // Two concurrent creates of the same name: the loser answers as the first one did.
-  const again = repo.findModel(entity, input.project, input.name);
+  const again = await repo.findModel(entity, input.project, input.name);
   if (again) {
     fs.rmSync(modelDir(ctx.dataDir, id), { recursive: true, force: true });
     if (input.return_existing) return modelOut(again);
     throw conflict(`Model ${entity}/${input.project}/${input.name} already exists`);
   }
-  repo.transaction(() => {
-    repo.insertModel(row);
-    repo.insertCheckpoint({ id: newId(), model_id: id, step: 0, metrics: {}, created_at_us: nowUs() });
-  });
+  await repo.createModel(row, { id: newId(), model_id: id, step: 0, metrics: {}, created_at_us: nowUs() });
   return modelOut(row);
 }
 
 export async function deleteModel(input: OpParsedInput<'training.deleteModel'>, ctx: ServiceContext): Promise<OpOutput<'training.deleteModel'>> {
   const rt = runtimeOf(ctx);
-  const m = getModelOr404(ctx, input.model_id);
+  const m = await getModelOr404(ctx, input.model_id);
   if (m.backend) await rt.remote.call(m.backend, 'DELETE', `/v1/preview/models/${encodeURIComponent(m.remote_model_id!)}`).catch(() => undefined);
-  const deleted = ctx.store.training.deleteModel(m.id);
-  rt.runner.failQueued(m.id, `model ${m.id} was deleted before this job ran`);
+  const deleted = await ctx.app.training.deleteModel(m.id);
+  await rt.runner.failQueued(m.id, `model ${m.id} was deleted before this job ran`);
   // A running job notices the missing model when it finishes and fails; its files go with the folder.
   fs.rmSync(modelDir(ctx.dataDir, m.id), { recursive: true, force: true });
   return { model_id: m.id, deleted_checkpoints: deleted, deleted_run: true };
 }
 
-export function listCheckpoints(input: OpParsedInput<'training.listCheckpoints'>, ctx: ServiceContext): OpOutput<'training.listCheckpoints'> {
-  const m = getModelOr404(ctx, input.model_id);
-  const repo = ctx.store.training;
+export async function listCheckpoints(input: OpParsedInput<'training.listCheckpoints'>, ctx: ServiceContext): Promise<OpOutput<'training.listCheckpoints'>> {
+  const m = await getModelOr404(ctx, input.model_id);
+  const repo = ctx.app.training;
   let afterStep: number | null = null;
   if (input.after !== undefined) {
-    const c = repo.checkpointById(m.id, input.after);
+    const c = await repo.checkpointById(m.id, input.after);
     if (!c) throw notFound(`Checkpoint ${input.after} (the after cursor) not found for model ${m.id}`);
     afterStep = c.step;
   }
-  const rows = repo.pageCheckpoints(m.id, afterStep, input.limit, input.order);
+  const rows = await repo.pageCheckpoints(m.id, afterStep, input.limit, input.order);
   const data = rows.slice(0, input.limit).map((c) => ({ id: c.id, step: c.step, metrics: c.metrics }));
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > input.limit };
 }
 
 /** Extension (semantics §11): the models in the store, a page at a time, so a UI need not remember ids. */
-export function listModels(input: OpParsedInput<'training.listModels'>, ctx: ServiceContext): OpOutput<'training.listModels'> {
-  const rows = ctx.store.training.pageModels({
+export async function listModels(input: OpParsedInput<'training.listModels'>, ctx: ServiceContext): Promise<OpOutput<'training.listModels'>> {
+  const rows = await ctx.app.training.pageModels({
     entity: input.entity ?? null,
     project: input.project ?? null,
     after: input.after ?? null,
@@ -115,9 +112,9 @@ export async function deleteCheckpoints(
   input: OpParsedInput<'training.deleteCheckpoints'>,
   ctx: ServiceContext,
 ): Promise<OpOutput<'training.deleteCheckpoints'>> {
-  const m = getModelOr404(ctx, input.model_id);
-  const repo = ctx.store.training;
-  const latest = repo.latestCheckpoint(m.id);
+  const m = await getModelOr404(ctx, input.model_id);
+  const repo = ctx.app.training;
+  const latest = await repo.latestCheckpoint(m.id);
   const steps = [...new Set(input.steps)];
   if (latest && steps.includes(latest.step)) {
     throw conflict(`Step ${latest.step} is the latest checkpoint of model ${m.id} and cannot be deleted; nothing was deleted`);
@@ -125,7 +122,7 @@ export async function deleteCheckpoints(
   if (m.backend) {
     await runtimeOf(ctx).remote.call(m.backend, 'DELETE', `/v1/preview/models/${encodeURIComponent(m.remote_model_id!)}/checkpoints`, { steps });
   }
-  const deleted = repo.deleteCheckpointSteps(m.id, steps);
+  const deleted = await repo.deleteCheckpointSteps(m.id, steps);
   for (const s of deleted) fs.rmSync(checkpointDir(ctx.dataDir, m.id, s), { recursive: true, force: true });
   return { deleted_count: deleted.length, not_found_steps: steps.filter((s) => !deleted.includes(s)) };
 }

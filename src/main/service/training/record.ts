@@ -5,13 +5,13 @@
  */
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
-import type { CheckpointRow, ModelRow } from '../../store/sqlite/training.js';
+import type { CheckpointRow, ModelRow } from '../../store/ports.js';
 import { blankSpan, spanId, spanMessage, splitSystem, traceId } from './spans.js';
 import { projectOf } from './util.js';
 
 export const RECORD_SETTING = 'training.record_completions';
 
-export const recordingOn = (ctx: ServiceContext): boolean => ctx.store.meta.getSetting(RECORD_SETTING) !== 'false';
+export const recordingOn = async (ctx: ServiceContext): Promise<boolean> => (await ctx.app.settings.get(RECORD_SETTING)) !== 'false';
 
 interface DoneCompletion {
   id: string;
@@ -19,7 +19,8 @@ interface DoneCompletion {
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 
-export function recordCompletion(
+/** Stores the completion's span; the caller checked `recordingOn` (settled before the answer is built). */
+export async function recordCompletion(
   ctx: ServiceContext,
   model: ModelRow,
   checkpoint: CheckpointRow,
@@ -27,8 +28,7 @@ export function recordCompletion(
   c: DoneCompletion,
   startNs: bigint,
   endNs: bigint,
-): void {
-  if (!recordingOn(ctx)) return;
+): Promise<void> {
   const project_id = projectOf(model);
   const s = blankSpan({ project_id, trace_id: traceId(), span_id: spanId(), span_name: `chat ${model.name}`, start_ns: startNs, end_ns: endNs });
   const { system, rest } = splitSystem(input.messages);

@@ -7,7 +7,7 @@
  */
 import { ServiceError, badRequest } from '../../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
-import type { BackendRow, JobRow, ModelRow } from '../../store/sqlite/training.js';
+import type { BackendRow, JobRow, ModelRow } from '../../store/ports.js';
 import { errorMessage, nowUs } from './util.js';
 import type { JobEventType } from './runner.js';
 
@@ -31,15 +31,15 @@ interface RemotePage<T> {
 export class RemoteBackends {
   constructor(private readonly ctx: ServiceContext) {}
 
-  private backend(name: string): BackendRow {
-    const b = this.ctx.store.training.getBackend(name);
-    if (!b) throw badRequest(`Unknown remote backend "${name}"; configured: ${this.ctx.store.training.listBackends().map((x) => x.name).join(', ') || 'none'}`);
+  private async backend(name: string): Promise<BackendRow> {
+    const b = await this.ctx.app.training.getBackend(name);
+    if (!b) throw badRequest(`Unknown remote backend "${name}"; configured: ${(await this.ctx.app.training.listBackends()).map((x) => x.name).join(', ') || 'none'}`);
     return b;
   }
 
   /** One call to a backend; a non-2xx answer becomes a ServiceError with the remote's status and detail. */
   async call<T>(name: string, method: string, path: string, body?: unknown): Promise<T> {
-    const b = this.backend(name);
+    const b = await this.backend(name);
     const url = `${b.base_url.replace(/\/+$/, '')}${path}`;
     let res: Response;
     try {
@@ -88,16 +88,7 @@ export class RemoteBackends {
       if (!page.has_more || !page.last_id) break;
       after = page.last_id;
     }
-    const repo = this.ctx.store.training;
-    repo.transaction(() => {
-      const steps = new Set(remote.map((c) => c.step));
-      repo.deleteCheckpointSteps(model.id, repo.listCheckpoints(model.id).filter((c) => !steps.has(c.step)).map((c) => c.step));
-      for (const c of remote) {
-        const local = repo.checkpointByStep(model.id, c.step);
-        if (!local) repo.insertCheckpoint({ id: c.id, model_id: model.id, step: c.step, metrics: c.metrics, created_at_us: nowUs() });
-        else repo.setCheckpointMetrics(local.id, c.metrics);
-      }
-    });
+    await this.ctx.app.training.mirrorCheckpoints(model.id, remote, nowUs());
   }
 
   /**
@@ -108,12 +99,12 @@ export class RemoteBackends {
     const payload = { ...(job.payload as Record<string, unknown>), model_id: model.remote_model_id };
     const path = job.kind === 'rl' ? '/v1/preview/training-jobs' : '/v1/preview/sft-training-jobs';
     const { id: remoteId } = await this.call<{ id: string }>(model.backend!, 'POST', path, payload);
-    this.ctx.store.training.updateJob(job.id, { remote_job_id: remoteId });
+    await this.ctx.app.training.updateJob(job.id, { remote_job_id: remoteId });
     let after: string | null = null;
     for (;;) {
       // Shutdown must not wait for a long remote job; it keeps running remotely.
       if (stopped()) throw new Error(`Loupe stopped while following remote job ${remoteId}`);
-      if (!this.ctx.store.training.getModel(model.id)) throw new Error(`model ${model.id} was deleted while the job ran`);
+      if (!(await this.ctx.app.training.getModel(model.id))) throw new Error(`model ${model.id} was deleted while the job ran`);
       const q: string = `?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`;
       const page: RemotePage<{ id: string; type: string; data: Record<string, unknown> }> = await this.call(
         model.backend!,

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import type { ServiceContext } from '../context.js';
-import type { JobRow } from '../../store/sqlite/training.js';
+import type { CheckpointRow, JobEventRow, JobRow } from '../../store/ports.js';
 import type { StepMetrics, TrainerEngine } from '../../training/engine.js';
 import { averageMetrics, checkpointDir, errorMessage, iso, modelDir, newId, nowUs } from './util.js';
 import { buildRlSamples, rlOptions } from './rl-samples.js';
@@ -32,6 +32,9 @@ export const BUILTIN_SFT_LR = 3e-3;
 export class JobRunner {
   /** Models whose queue is being drained right now. */
   private readonly active = new Map<string, Promise<void>>();
+  /** Models kicked while their drain was already running: it looks at the queue once more before ending. */
+  private readonly kickedAgain = new Set<string>();
+  private eventsWritten: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(
@@ -41,17 +44,21 @@ export class JobRunner {
   ) {}
 
   /** At start: a job left RUNNING by a previous process failed; queued jobs resume. */
-  recover(): void {
-    for (const job of this.ctx.store.training.jobsWithStatus('RUNNING')) {
-      this.finishFailed(job, 'Loupe stopped while this job was running; submit it again');
+  async recover(): Promise<void> {
+    for (const job of await this.ctx.app.training.jobsWithStatus('RUNNING')) {
+      await this.finishFailed(job, 'Loupe stopped while this job was running; submit it again');
     }
-    const models = new Set(this.ctx.store.training.jobsWithStatus('QUEUED').map((j) => j.model_id));
+    const models = new Set((await this.ctx.app.training.jobsWithStatus('QUEUED')).map((j) => j.model_id));
     for (const m of models) this.kick(m);
   }
 
   /** Starts draining a model's queue unless that is already happening. */
   kick(modelId: string): void {
-    if (this.closed || this.active.has(modelId)) return;
+    if (this.closed) return;
+    if (this.active.has(modelId)) {
+      this.kickedAgain.add(modelId);
+      return;
+    }
     const run = this.drain(modelId);
     this.active.set(modelId, run);
   }
@@ -67,16 +74,19 @@ export class JobRunner {
   }
 
   /** A queued job whose model is deleted fails cleanly with training_failed. */
-  failQueued(modelId: string, reason: string): void {
-    for (const job of this.ctx.store.training.jobsWithStatus('QUEUED', modelId)) this.finishFailed(job, reason);
+  async failQueued(modelId: string, reason: string): Promise<void> {
+    for (const job of await this.ctx.app.training.jobsWithStatus('QUEUED', modelId)) await this.finishFailed(job, reason);
   }
 
   private async drain(modelId: string): Promise<void> {
     // Yield first so the HTTP answer carrying the job id goes out before any work starts.
     await new Promise((r) => setImmediate(r));
     for (;;) {
-      const next = this.closed ? undefined : this.ctx.store.training.jobsWithStatus('QUEUED', modelId)[0];
+      this.kickedAgain.delete(modelId);
+      const next = this.closed ? undefined : (await this.ctx.app.training.jobsWithStatus('QUEUED', modelId))[0];
       if (!next) {
+        // A job queued while the queue was read kicked again: read it once more.
+        if (this.kickedAgain.has(modelId) && !this.closed) continue;
         this.active.delete(modelId); // same tick as the check: a kick after this starts a new drain
         return;
       }
@@ -85,21 +95,21 @@ export class JobRunner {
   }
 
   private async run(job: JobRow): Promise<void> {
-    const repo = this.ctx.store.training;
-    const model = repo.getModel(job.model_id);
+    const repo = this.ctx.app.training;
+    const model = await repo.getModel(job.model_id);
     if (!model) return this.finishFailed(job, `model ${job.model_id} was deleted`);
-    repo.updateJob(job.id, { status: 'RUNNING', training_start_us: nowUs() });
+    await repo.updateJob(job.id, { status: 'RUNNING', training_start_us: nowUs() });
     this.status(job, 'RUNNING');
     if (model.backend) {
       try {
         await this.remote.runJob(model, job, (type, data) => this.event(job, type, data), () => this.closed);
-        this.complete(job, repo.latestCheckpoint(model.id)?.step ?? null, null);
+        await this.complete(job, (await repo.latestCheckpoint(model.id))?.step ?? null, null);
       } catch (err) {
-        this.finishFailed(repo.getJob(job.id) ?? job, errorMessage(err));
+        await this.finishFailed((await repo.getJob(job.id)) ?? job, errorMessage(err));
       }
       return;
     }
-    const base = repo.latestCheckpoint(model.id);
+    const base = await repo.latestCheckpoint(model.id);
     if (!base) return this.finishFailed(job, `model ${model.id} has no checkpoint to train from`);
     const step = base.step + 1;
     const outDir = checkpointDir(this.ctx.dataDir, model.id, step);
@@ -131,46 +141,51 @@ export class JobRunner {
           learningRate: p.config.learning_rate ?? BUILTIN_SFT_LR,
         });
       }
-      if (!repo.getModel(model.id)) throw new Error(`model ${model.id} was deleted while the job ran`);
-      const checkpointId = newId();
-      const ended = repo.transaction(() => {
-        repo.insertCheckpoint({ id: checkpointId, model_id: model.id, step, metrics: averageMetrics(metrics), created_at_us: nowUs() });
-        return this.insertEvent(job, 'training_ended', {});
-      });
-      this.complete(job, step, ended);
+      if (!(await repo.getModel(model.id))) throw new Error(`model ${model.id} was deleted while the job ran`);
+      const checkpoint = { id: newId(), model_id: model.id, step, metrics: averageMetrics(metrics), created_at_us: nowUs() };
+      await this.complete(job, step, checkpoint);
     } catch (err) {
       // The model may have been deleted while the worker wrote its files: remove what it left.
-      if (!repo.getModel(model.id)) fs.rmSync(modelDir(this.ctx.dataDir, model.id), { recursive: true, force: true });
-      else if (!repo.checkpointByStep(model.id, step)) fs.rmSync(outDir, { recursive: true, force: true });
-      this.finishFailed(job, errorMessage(err));
+      if (!(await repo.getModel(model.id))) fs.rmSync(modelDir(this.ctx.dataDir, model.id), { recursive: true, force: true });
+      else if (!(await repo.checkpointByStep(model.id, step))) fs.rmSync(outDir, { recursive: true, force: true });
+      await this.finishFailed(job, errorMessage(err));
     }
   }
 
-  private complete(job: JobRow, step: number | null, ended: ReturnType<JobRunner['insertEvent']> | null): void {
-    this.ctx.store.training.updateJob(job.id, { status: 'COMPLETED', training_end_us: nowUs(), step });
+  /**
+   * The job's end in one write: the checkpoint it made (null for a remote job, already mirrored),
+   * training_ended, and the COMPLETED row, so the checkpoint exists before a client sees the end.
+   * A remote job's training_ended was already stored by the remote follower.
+   */
+  private async complete(job: JobRow, step: number | null, checkpoint: CheckpointRow | null): Promise<void> {
+    await this.eventsWritten;
+    const ended = checkpoint ? eventRow(job, 'training_ended', {}) : null;
+    await this.ctx.app.training.completeJob(job.id, { checkpoint, event: ended, patch: { training_end_us: nowUs(), step } });
     if (ended) this.publish(job, ended);
     this.status(job, 'COMPLETED');
   }
 
-  private finishFailed(job: JobRow, message: string): void {
-    const repo = this.ctx.store.training;
-    const ev = repo.transaction(() => {
-      repo.updateJob(job.id, { status: 'FAILED', training_end_us: nowUs(), error_message: message });
-      return this.insertEvent(job, 'training_failed', { error_message: message });
-    });
+  private async finishFailed(job: JobRow, message: string): Promise<void> {
+    await this.eventsWritten;
+    const ev = eventRow(job, 'training_failed', { error_message: message });
+    await this.ctx.app.training.failJob(job.id, { event: ev, patch: { training_end_us: nowUs(), error_message: message } });
     this.publish(job, ev);
     this.status(job, 'FAILED');
   }
 
-  private insertEvent(job: JobRow, type: JobEventType, data: Record<string, unknown>) {
-    const row = { id: newId(), job_id: job.id, type, data, created_at_us: nowUs() };
-    this.ctx.store.training.insertEvent(row);
-    return row;
-  }
-
-  /** Stores an event and pushes it to live views. */
+  /**
+   * Stores an event and pushes it to live views. Called from the engine's synchronous callbacks, so
+   * writes are chained (kept in order) and `complete`/`finishFailed` wait for the chain first: a
+   * job's terminal event is always its last.
+   */
   private event(job: JobRow, type: JobEventType, data: Record<string, unknown>): void {
-    this.publish(job, this.insertEvent(job, type, data));
+    const row = eventRow(job, type, data);
+    this.eventsWritten = this.eventsWritten
+      .then(() => this.ctx.app.training.insertEvent(row))
+      .then(
+        () => this.publish(job, row),
+        (err: unknown) => console.warn(`loupe: could not store event ${type} of job ${job.id}: ${errorMessage(err)}`),
+      );
   }
 
   private publish(job: JobRow, e: { id: string; type: string; data: Record<string, unknown>; created_at_us: number }): void {
@@ -181,3 +196,5 @@ export class JobRunner {
     this.ctx.events.emit({ type: 'job.status', job_id: job.id, model_id: job.model_id, status });
   }
 }
+
+const eventRow = (job: JobRow, type: JobEventType, data: Record<string, unknown>): JobEventRow => ({ id: newId(), job_id: job.id, type, data, created_at_us: nowUs() });

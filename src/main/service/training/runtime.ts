@@ -39,6 +39,6 @@ export async function startTrainingRuntime(ctx: ServiceContext, opts: TrainingRu
     },
   };
   ctx.training = rt;
-  runner.recover();
+  await runner.recover();
   return rt;
 }

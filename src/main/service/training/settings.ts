@@ -3,19 +3,18 @@ import type { OpParsedInput, OpOutput } from '../../../shared/contract/index.js'
 import type { ServiceContext } from '../context.js';
 import { RECORD_SETTING, recordingOn } from './record.js';
 
-export function getSettings(ctx: ServiceContext): OpOutput<'training.getSettings'> {
+export async function getSettings(ctx: ServiceContext): Promise<OpOutput<'training.getSettings'>> {
   return {
-    record_completions: recordingOn(ctx),
-    backends: ctx.store.training.listBackends().map((b) => ({ name: b.name, base_url: b.base_url })),
+    record_completions: await recordingOn(ctx),
+    backends: (await ctx.app.training.listBackends()).map((b) => ({ name: b.name, base_url: b.base_url })),
   };
 }
 
-export function updateSettings(input: OpParsedInput<'training.updateSettings'>, ctx: ServiceContext): OpOutput<'training.updateSettings'> {
-  const repo = ctx.store.training;
-  repo.transaction(() => {
-    if (input.record_completions !== undefined) ctx.store.meta.setSetting(RECORD_SETTING, String(input.record_completions));
-    for (const name of input.remove_backends ?? []) repo.removeBackend(name);
-    for (const b of input.put_backends ?? []) repo.putBackend({ name: b.name, base_url: b.base_url.replace(/\/+$/, ''), api_key: b.api_key });
+export async function updateSettings(input: OpParsedInput<'training.updateSettings'>, ctx: ServiceContext): Promise<OpOutput<'training.updateSettings'>> {
+  await ctx.app.training.applySettings({
+    settings: input.record_completions === undefined ? {} : { [RECORD_SETTING]: String(input.record_completions) },
+    remove: input.remove_backends ?? [],
+    put: (input.put_backends ?? []).map((b) => ({ name: b.name, base_url: b.base_url.replace(/\/+$/, ''), api_key: b.api_key })),
   });
   return getSettings(ctx);
 }

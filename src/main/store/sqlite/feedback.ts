@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from './open.js';
 import type { FeedbackRecord } from '../../../shared/contract/common.js';
 import { isoFromUs, nsFromIso } from '../../domain/time.js';
-import { svcRef, type TargetKind } from '../../domain/refs.js';
+import { svcRef } from '../../domain/refs.js';
+import type { FeedbackStore, NewFeedback } from '../ports.js';
+import type { Sync } from './sync.js';
 
 /** SQL of the feedback domain (semantics §8). Exported texts let a test pin their query plans. */
 export const FEEDBACK_SQL = {
@@ -18,52 +20,19 @@ export const FEEDBACK_SQL = {
     AND (@target_kind IS NULL OR target_kind = @target_kind) AND (@target_id IS NULL OR target_id = @target_id)
     AND (@feedback_type IS NULL OR feedback_type = @feedback_type)
     ORDER BY created_at_us DESC, id DESC LIMIT @limit OFFSET @offset`,
+  update: `UPDATE feedback SET feedback_type = @feedback_type, payload = @payload, creator = @creator, svc_user_id = @svc_user_id,
+    runnable_ref = @runnable_ref, call_ref = @call_ref, trigger_ref = @trigger_ref, annotation_ref = @annotation_ref,
+    scorer_tags = @scorer_tags, scorer_tag_reasons = @scorer_tag_reasons, scorer_tag_confidences = @scorer_tag_confidences,
+    scorer_ratings = @scorer_ratings, scorer_rating_reasons = @scorer_rating_reasons, scorer_rating_confidences = @scorer_rating_confidences
+    WHERE project_id = @project_id AND id = @id`,
+  remove: `DELETE FROM feedback WHERE project_id = ? AND id = ?`,
   count: `SELECT COUNT(*) AS n FROM feedback WHERE project_id = @project_id
     AND (@target_kind IS NULL OR target_kind = @target_kind) AND (@target_id IS NULL OR target_id = @target_id)
     AND (@feedback_type IS NULL OR feedback_type = @feedback_type)`,
 } as const;
 
-/** A feedback record to store. Omitted optional fields take the interface's empty values. */
-export interface NewFeedback {
-  project_id: string;
-  target_kind: TargetKind;
-  target_id: string;
-  feedback_type: string;
-  payload?: Record<string, unknown>;
-  id?: string;
-  creator?: string | null;
-  /** ISO date-time; default now. */
-  created_at?: string | null;
-  svc_user_id?: string | null;
-  runnable_ref?: string | null;
-  call_ref?: string | null;
-  trigger_ref?: string | null;
-  annotation_ref?: string | null;
-  scorer_tags?: string[];
-  scorer_tag_reasons?: Record<string, string>;
-  scorer_tag_confidences?: Record<string, number>;
-  scorer_ratings?: Record<string, number>;
-  scorer_rating_reasons?: Record<string, string>;
-  scorer_rating_confidences?: Record<string, number>;
-}
-
-export interface FeedbackFilter {
-  project_id: string;
-  target_kind?: TargetKind | null;
-  target_id?: string | null;
-  feedback_type?: string | null;
-  limit: number;
-  offset: number;
-}
-
-export interface FeedbackRepo {
-  /** Stores one record and returns it as the interface shows it. Usable inside an ingest/log transaction. */
-  insert(f: NewFeedback): FeedbackRecord;
-  /** Feedback of many targets of one kind, grouped by target id (oldest first within a target). */
-  forTargets(projectId: string, kind: TargetKind, ids: readonly string[]): Map<string, FeedbackRecord[]>;
-  /** A page of feedback, newest first, and the number of matches. */
-  query(f: FeedbackFilter): { feedback: FeedbackRecord[]; total_count: number };
-}
+/** The feedback store's methods, synchronous (app-store.ts wraps them in the port's async ones). */
+export type FeedbackRepo = Sync<FeedbackStore>;
 
 type Row = {
   id: string; project_id: string; target_kind: string; target_id: string; feedback_type: string; svc_ref: string;
@@ -103,12 +72,27 @@ export function toRecord(r: Row): FeedbackRecord {
   };
 }
 
+/** Bound values of the columns an edit may change (omitted fields take the interface's empty values). */
+function editable(f: Omit<NewFeedback, 'project_id' | 'target_kind' | 'target_id'>) {
+  return {
+    feedback_type: f.feedback_type, payload: JSON.stringify(f.payload ?? {}), creator: f.creator ?? null,
+    svc_user_id: f.svc_user_id ?? null, runnable_ref: f.runnable_ref ?? null, call_ref: f.call_ref ?? null,
+    trigger_ref: f.trigger_ref ?? null, annotation_ref: f.annotation_ref ?? null,
+    scorer_tags: JSON.stringify(f.scorer_tags ?? []), scorer_tag_reasons: JSON.stringify(f.scorer_tag_reasons ?? {}),
+    scorer_tag_confidences: JSON.stringify(f.scorer_tag_confidences ?? {}), scorer_ratings: JSON.stringify(f.scorer_ratings ?? {}),
+    scorer_rating_reasons: JSON.stringify(f.scorer_rating_reasons ?? {}),
+    scorer_rating_confidences: JSON.stringify(f.scorer_rating_confidences ?? {}),
+  };
+}
+
 export function createFeedbackRepo(db: Db): FeedbackRepo {
   const insert = db.prepare(FEEDBACK_SQL.insert);
   const byId = db.prepare<[string], Row>('SELECT * FROM feedback WHERE id = ?');
   const forTargets = db.prepare<{ project_id: string; target_kind: string; ids: string }, Row>(FEEDBACK_SQL.forTargets);
   const query = db.prepare<Record<string, unknown>, Row>(FEEDBACK_SQL.query);
   const count = db.prepare<Record<string, unknown>, { n: number }>(FEEDBACK_SQL.count);
+  const update = db.prepare(FEEDBACK_SQL.update);
+  const remove = db.prepare(FEEDBACK_SQL.remove);
   return {
     insert(f) {
       const id = f.id ?? randomUUID();
@@ -116,18 +100,19 @@ export function createFeedbackRepo(db: Db): FeedbackRepo {
       if (f.created_at && ns == null) throw new Error(`feedback ${id}: created_at is not a date-time: ${f.created_at}`);
       const createdUs = ns != null ? Number(ns / 1000n) : Date.now() * 1000;
       insert.run({
-        id, project_id: f.project_id, target_kind: f.target_kind, target_id: f.target_id, feedback_type: f.feedback_type,
-        svc_ref: svcRef({ project_id: f.project_id, kind: f.target_kind, id: f.target_id }),
-        payload: JSON.stringify(f.payload ?? {}), creator: f.creator ?? null, created_at_us: createdUs,
-        svc_user_id: f.svc_user_id ?? null, runnable_ref: f.runnable_ref ?? null, call_ref: f.call_ref ?? null,
-        trigger_ref: f.trigger_ref ?? null, annotation_ref: f.annotation_ref ?? null,
-        scorer_tags: JSON.stringify(f.scorer_tags ?? []), scorer_tag_reasons: JSON.stringify(f.scorer_tag_reasons ?? {}),
-        scorer_tag_confidences: JSON.stringify(f.scorer_tag_confidences ?? {}), scorer_ratings: JSON.stringify(f.scorer_ratings ?? {}),
-        scorer_rating_reasons: JSON.stringify(f.scorer_rating_reasons ?? {}),
-        scorer_rating_confidences: JSON.stringify(f.scorer_rating_confidences ?? {}),
+        id, project_id: f.project_id, target_kind: f.target_kind, target_id: f.target_id,
+        svc_ref: svcRef({ project_id: f.project_id, kind: f.target_kind, id: f.target_id }), created_at_us: createdUs, ...editable(f),
       });
       return toRecord(byId.get(id)!);
     },
+    update(project_id, id, patch) {
+      const cur = byId.get(id);
+      if (!cur || cur.project_id !== project_id) return null;
+      const was = toRecord(cur);
+      update.run({ project_id, id, ...editable({ ...was, ...patch }) });
+      return toRecord(byId.get(id)!);
+    },
+    remove: (project_id, id) => remove.run(project_id, id).changes > 0,
     forTargets(project_id, target_kind, ids) {
       const out = new Map<string, FeedbackRecord[]>();
       if (ids.length === 0) return out;

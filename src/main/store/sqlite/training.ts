@@ -1,111 +1,15 @@
+/**
+ * SQL of the training domain (semantics §9): models, checkpoints, jobs, job events, remote backends.
+ * Synchronous: the AppStore (app-store.ts) wraps these in the port's async methods and runs the
+ * intention-named multi-row writes each in one transaction.
+ */
 import type Database from 'better-sqlite3';
 import type { Db } from './open.js';
+import type { BackendRow, CheckpointRow, JobEventRow, JobPatch, JobRow, JobStatus, ListedModelRow, ModelRow, TrainingStore } from '../ports.js';
+import type { Sync } from './sync.js';
 
-/** SQL of the training domain (semantics §9): models, checkpoints, jobs, job events, remote backends. */
-
-export interface ModelRow {
-  id: string;
-  entity: string;
-  project: string;
-  name: string;
-  base_model: string;
-  run_id: string;
-  backend: string | null;
-  remote_model_id: string | null;
-  created_at_us: number;
-}
-
-export interface ListedModelRow extends ModelRow {
-  /** Highest checkpoint step, null when the model has none (a remote model before its sync). */
-  latest_step: number | null;
-}
-
-export interface CheckpointRow {
-  id: string;
-  model_id: string;
-  step: number;
-  metrics: Record<string, number>;
-  created_at_us: number;
-}
-
-export type JobStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED';
-
-export interface JobRow {
-  id: string;
-  model_id: string;
-  kind: 'rl' | 'sft';
-  status: JobStatus;
-  payload: unknown;
-  created_at_us: number;
-  training_start_us: number | null;
-  training_end_us: number | null;
-  error_message: string | null;
-  step: number | null;
-  remote_job_id: string | null;
-}
-
-export interface JobEventRow {
-  id: string;
-  job_id: string;
-  type: string;
-  data: Record<string, unknown>;
-  created_at_us: number;
-}
-
-export interface BackendRow {
-  name: string;
-  base_url: string;
-  api_key: string;
-}
-
-export interface TrainingRepo {
-  insertModel(m: ModelRow): void;
-  getModel(id: string): ModelRow | null;
-  findModel(entity: string, project: string, name: string): ModelRow | null;
-  /**
-   * One page of models in creation order (`desc` = newest first), optionally of one entity and/or
-   * project; `after` is a model id, exclusive in the page direction. Reads limit + 1 to know
-   * has_more; null when `after` names no model.
-   */
-  pageModels(f: { entity: string | null; project: string | null; after: string | null; limit: number; order: 'asc' | 'desc' }): ListedModelRow[] | null;
-  /** Deletes the model and its checkpoint rows; returns the number of checkpoints deleted. */
-  deleteModel(id: string): number;
-
-  insertCheckpoint(c: CheckpointRow): void;
-  latestCheckpoint(modelId: string): CheckpointRow | null;
-  checkpointByStep(modelId: string, step: number): CheckpointRow | null;
-  checkpointById(modelId: string, id: string): CheckpointRow | null;
-  listCheckpoints(modelId: string): CheckpointRow[];
-  /** One page ordered by step; `afterStep` is exclusive in the page direction. Reads limit + 1 to know has_more. */
-  pageCheckpoints(modelId: string, afterStep: number | null, limit: number, order: 'asc' | 'desc'): CheckpointRow[];
-  setCheckpointMetrics(id: string, metrics: Record<string, number>): void;
-  /** Deletes the given steps in one transaction; returns the steps that existed. */
-  deleteCheckpointSteps(modelId: string, steps: number[]): number[];
-
-  insertJob(j: Omit<JobRow, 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id'>): void;
-  getJob(id: string): JobRow | null;
-  updateJob(id: string, patch: Partial<Pick<JobRow, 'status' | 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id'>>): void;
-  /**
-   * One page of jobs, newest first (submission order reversed), optionally of one model and/or
-   * status; `after` is a job id, exclusive. Reads limit + 1; null when `after` names no job.
-   */
-  pageJobs(f: { modelId: string | null; status: JobStatus | null; after: string | null; limit: number }): JobRow[] | null;
-  /** Jobs in a status, oldest first (submission order). */
-  jobsWithStatus(status: JobStatus, modelId?: string): JobRow[];
-
-  insertEvent(e: JobEventRow): void;
-  /** Ascending page after the event with id `after` (exclusive); reads limit + 1. Null when `after` is unknown. */
-  pageEvents(jobId: string, after: string | null, limit: number): JobEventRow[] | null;
-  eventsOfType(jobId: string, type: string): JobEventRow[];
-
-  putBackend(b: BackendRow): void;
-  removeBackend(name: string): void;
-  getBackend(name: string): BackendRow | null;
-  listBackends(): BackendRow[];
-
-  /** Runs fn in one write transaction (checkpoint + terminal event become visible together). */
-  transaction<T>(fn: () => T): T;
-}
+/** The training store's methods, synchronous; `recordRollouts` needs the feedback table and lives in app-store.ts. */
+export type TrainingRepo = Sync<Omit<TrainingStore, 'recordRollouts' | 'applySettings'>>;
 
 type Raw = Record<string, unknown>;
 const toCheckpoint = (r: Raw): CheckpointRow => ({ ...(r as unknown as CheckpointRow), metrics: JSON.parse(r.metrics as string) as Record<string, number> });
@@ -125,10 +29,46 @@ export function createTrainingRepo(db: Db): TrainingRepo {
   const JOB_COLS = 'id, model_id, kind, status, payload, created_at_us, training_start_us, training_end_us, error_message, step, remote_job_id';
   const EV_COLS = 'id, job_id, type, data, created_at_us';
 
+  const insertModel = (m: ModelRow) =>
+    void q(`INSERT INTO training_models (id, entity, project, name, base_model, run_id, backend, remote_model_id, created_at_us)
+            VALUES (@id, @entity, @project, @name, @base_model, @run_id, @backend, @remote_model_id, @created_at_us)`).run(m);
+  const insertCheckpoint = (c: CheckpointRow) =>
+    void q(`INSERT INTO training_checkpoints (${CP_COLS}) VALUES (@id, @model_id, @step, @metrics, @created_at_us)`).run({ ...c, metrics: JSON.stringify(c.metrics) });
+  const checkpointByStep = (modelId: string, step: number) => {
+    const r = q(`SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = ? AND step = ?`).get(modelId, step) as Raw | undefined;
+    return r ? toCheckpoint(r) : null;
+  };
+  const listCheckpoints = (modelId: string) => (q(`SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = ? ORDER BY step`).all(modelId) as Raw[]).map(toCheckpoint);
+  const setCheckpointMetrics = (id: string, metrics: Record<string, number>) =>
+    void q('UPDATE training_checkpoints SET metrics = ? WHERE id = ?').run(JSON.stringify(metrics), id);
+  const deleteSteps = (modelId: string, steps: number[]) =>
+    steps.filter((s) => q('DELETE FROM training_checkpoints WHERE model_id = ? AND step = ?').run(modelId, s).changes > 0);
+  const updateJob = (id: string, patch: JobPatch) => {
+    // Each patchable column is either kept or set: one fixed statement for every patch.
+    const cur = q(`SELECT ${JOB_COLS} FROM training_jobs WHERE id = ?`).get(id) as Raw | undefined;
+    if (!cur) return;
+    const next = { ...cur, ...patch, id };
+    q(`UPDATE training_jobs SET status = @status, training_start_us = @training_start_us, training_end_us = @training_end_us,
+         error_message = @error_message, step = @step, remote_job_id = @remote_job_id WHERE id = @id`).run({
+      id,
+      status: next.status,
+      training_start_us: next.training_start_us,
+      training_end_us: next.training_end_us,
+      error_message: next.error_message,
+      step: next.step,
+      remote_job_id: next.remote_job_id,
+    });
+  };
+  const insertEvent = (e: JobEventRow) =>
+    void q(`INSERT INTO training_job_events (${EV_COLS}) VALUES (@id, @job_id, @type, @data, @created_at_us)`).run({ ...e, data: JSON.stringify(e.data) });
+
   return {
-    insertModel: (m) =>
-      void q(`INSERT INTO training_models (id, entity, project, name, base_model, run_id, backend, remote_model_id, created_at_us)
-              VALUES (@id, @entity, @project, @name, @base_model, @run_id, @backend, @remote_model_id, @created_at_us)`).run(m),
+    insertModel,
+    createModel: (m, first) =>
+      db.transaction(() => {
+        insertModel(m);
+        insertCheckpoint(first);
+      })(),
     getModel: (id) => (q('SELECT * FROM training_models WHERE id = ?').get(id) as ModelRow | undefined) ?? null,
     findModel: (entity, project, name) =>
       (q('SELECT * FROM training_models WHERE entity = ? AND project = ? AND name = ?').get(entity, project, name) as ModelRow | undefined) ?? null,
@@ -160,21 +100,17 @@ export function createTrainingRepo(db: Db): TrainingRepo {
         return n;
       })(),
 
-    insertCheckpoint: (c) =>
-      void q(`INSERT INTO training_checkpoints (${CP_COLS}) VALUES (@id, @model_id, @step, @metrics, @created_at_us)`).run({ ...c, metrics: JSON.stringify(c.metrics) }),
+    insertCheckpoint,
     latestCheckpoint: (modelId) => {
       const r = q(`SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = ? ORDER BY step DESC LIMIT 1`).get(modelId) as Raw | undefined;
       return r ? toCheckpoint(r) : null;
     },
-    checkpointByStep: (modelId, step) => {
-      const r = q(`SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = ? AND step = ?`).get(modelId, step) as Raw | undefined;
-      return r ? toCheckpoint(r) : null;
-    },
+    checkpointByStep,
     checkpointById: (modelId, id) => {
       const r = q(`SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = ? AND id = ?`).get(modelId, id) as Raw | undefined;
       return r ? toCheckpoint(r) : null;
     },
-    listCheckpoints: (modelId) => (q(`SELECT ${CP_COLS} FROM training_checkpoints WHERE model_id = ? ORDER BY step`).all(modelId) as Raw[]).map(toCheckpoint),
+    listCheckpoints,
     pageCheckpoints: (modelId, afterStep, limit, order) => {
       // Two statements rather than SQL built from `order`: text is fixed, values are parameters.
       const sql =
@@ -184,9 +120,18 @@ export function createTrainingRepo(db: Db): TrainingRepo {
       const after = afterStep ?? (order === 'asc' ? -1 : Number.MAX_SAFE_INTEGER);
       return (q(sql).all({ m: modelId, after, n: limit + 1 }) as Raw[]).map(toCheckpoint);
     },
-    setCheckpointMetrics: (id, metrics) => void q('UPDATE training_checkpoints SET metrics = ? WHERE id = ?').run(JSON.stringify(metrics), id),
-    deleteCheckpointSteps: (modelId, steps) =>
-      db.transaction(() => steps.filter((s) => q('DELETE FROM training_checkpoints WHERE model_id = ? AND step = ?').run(modelId, s).changes > 0))(),
+    setCheckpointMetrics,
+    deleteCheckpointSteps: (modelId, steps) => db.transaction(() => deleteSteps(modelId, steps))(),
+    mirrorCheckpoints: (modelId, list, createdAtUs) =>
+      db.transaction(() => {
+        const steps = new Set(list.map((c) => c.step));
+        deleteSteps(modelId, listCheckpoints(modelId).filter((c) => !steps.has(c.step)).map((c) => c.step));
+        for (const c of list) {
+          const local = checkpointByStep(modelId, c.step);
+          if (!local) insertCheckpoint({ id: c.id, model_id: modelId, step: c.step, metrics: c.metrics, created_at_us: createdAtUs });
+          else setCheckpointMetrics(local.id, c.metrics);
+        }
+      })(),
 
     insertJob: (j) =>
       void q(`INSERT INTO training_jobs (id, model_id, kind, status, payload, created_at_us)
@@ -195,22 +140,18 @@ export function createTrainingRepo(db: Db): TrainingRepo {
       const r = q(`SELECT ${JOB_COLS} FROM training_jobs WHERE id = ?`).get(id) as Raw | undefined;
       return r ? toJob(r) : null;
     },
-    updateJob: (id, patch) => {
-      // Fixed statement with COALESCE-free explicit columns: each patchable column is either kept or set.
-      const cur = q(`SELECT ${JOB_COLS} FROM training_jobs WHERE id = ?`).get(id) as Raw | undefined;
-      if (!cur) return;
-      const next = { ...cur, ...patch, id };
-      q(`UPDATE training_jobs SET status = @status, training_start_us = @training_start_us, training_end_us = @training_end_us,
-           error_message = @error_message, step = @step, remote_job_id = @remote_job_id WHERE id = @id`).run({
-        id,
-        status: next.status,
-        training_start_us: next.training_start_us,
-        training_end_us: next.training_end_us,
-        error_message: next.error_message,
-        step: next.step,
-        remote_job_id: next.remote_job_id,
-      });
-    },
+    updateJob,
+    completeJob: (jobId, end) =>
+      db.transaction(() => {
+        if (end.checkpoint) insertCheckpoint(end.checkpoint);
+        if (end.event) insertEvent(end.event);
+        updateJob(jobId, { ...end.patch, status: 'COMPLETED' });
+      })(),
+    failJob: (jobId, end) =>
+      db.transaction(() => {
+        updateJob(jobId, { ...end.patch, status: 'FAILED' });
+        insertEvent(end.event);
+      })(),
     pageJobs: (f) => {
       let cursor = Number.MAX_SAFE_INTEGER;
       if (f.after !== null) {
@@ -228,8 +169,7 @@ export function createTrainingRepo(db: Db): TrainingRepo {
         : (q(`SELECT ${JOB_COLS} FROM training_jobs WHERE status = ? AND model_id = ? ORDER BY rowid`).all(status, modelId) as Raw[])
       ).map(toJob),
 
-    insertEvent: (e) =>
-      void q(`INSERT INTO training_job_events (${EV_COLS}) VALUES (@id, @job_id, @type, @data, @created_at_us)`).run({ ...e, data: JSON.stringify(e.data) }),
+    insertEvent,
     pageEvents: (jobId, after, limit) => {
       let afterSeq = 0;
       if (after !== null) {
@@ -247,7 +187,5 @@ export function createTrainingRepo(db: Db): TrainingRepo {
     removeBackend: (name) => void q('DELETE FROM training_backends WHERE name = ?').run(name),
     getBackend: (name) => (q('SELECT name, base_url, api_key FROM training_backends WHERE name = ?').get(name) as BackendRow | undefined) ?? null,
     listBackends: () => q('SELECT name, base_url, api_key FROM training_backends ORDER BY name').all() as BackendRow[],
-
-    transaction: (fn) => db.transaction(fn)(),
   };
 }
