@@ -125,7 +125,7 @@ const section: BenchSection = {
     const dataDir = await ensureScaleStore(workDir, print);
     const ids = sampleIds(dataDir, 20);
     const store = openStore(dataDir);
-    const ctx: ServiceContext = { store, events: new EventBus(), dataDir, apiKey: 'bench' };
+    const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
     print('load average (1, 5, 15 min) before the queries', loadAverage());
     try {
       // The same request with different ids per run where the page is about one conversation/trace.

@@ -2,15 +2,12 @@ import type { Db } from './open.js';
 import type { SettingsStore } from '../ports.js';
 import type { Sync } from './sync.js';
 
-/** Store-wide reads of the trace side: projects and the health ping. */
+/** Store-wide reads of the trace side: projects, the health ping, writes by other processes. */
 export interface MetaRepo {
   /** A trivial query proving the database answers (system-check). */
   ping(): boolean;
   /** Projects found in the store, with span counts, most recently active first. */
   listProjects(): { project_id: string; span_count: number; last_start_ns: bigint | null }[];
-<<<<<<< HEAD
-  getSetting(key: string): string | null;
-  setSetting(key: string, value: string): void;
   /**
    * SQLite's `PRAGMA data_version` on this connection: it changes when ANOTHER connection (the CLI, a
    * second app on the same data folder) commits, never for this connection's own writes.
@@ -20,8 +17,6 @@ export interface MetaRepo {
   lastSpanRowid(): number;
   /** Projects of the spans stored after rowid `after` (a rowid range scan: only the new rows are read). */
   projectsWrittenAfter(after: number): string[];
-=======
->>>>>>> 046eee8 (AppStore port on SQLite: feedback (with update/remove), settings, training records async with intention-named writes (createModel, completeJob, failJob, mirrorCheckpoints, applySettings, recordRollouts); service/training awaits it; the job runner chains event writes so the terminal event is always last)
 }
 
 export function createMetaRepo(db: Db): MetaRepo {
@@ -29,13 +24,8 @@ export function createMetaRepo(db: Db): MetaRepo {
   const projects = db
     .prepare('SELECT project_id, COUNT(*) AS span_count, MAX(start_ns) AS last_start_ns FROM spans GROUP BY project_id ORDER BY last_start_ns DESC')
     .safeIntegers(true);
-<<<<<<< HEAD
-  const getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
-  const setSetting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const lastRowid = db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM spans').pluck();
   const writtenAfter = db.prepare('SELECT DISTINCT project_id FROM spans WHERE id > ?').pluck();
-=======
->>>>>>> 046eee8 (AppStore port on SQLite: feedback (with update/remove), settings, training records async with intention-named writes (createModel, completeJob, failJob, mirrorCheckpoints, applySettings, recordRollouts); service/training awaits it; the job runner chains event writes so the terminal event is always last)
   return {
     ping: () => (ping.get() as { ok: number }).ok === 1,
     listProjects: () =>
@@ -44,13 +34,9 @@ export function createMetaRepo(db: Db): MetaRepo {
         span_count: Number(r.span_count),
         last_start_ns: r.last_start_ns,
       })),
-<<<<<<< HEAD
-    getSetting: (key) => (getSetting.get(key) as string | undefined) ?? null,
-    setSetting: (key, value) => void setSetting.run(key, value),
     dataVersion: () => db.pragma('data_version', { simple: true }) as number,
     lastSpanRowid: () => lastRowid.get() as number,
     projectsWrittenAfter: (after) => writtenAfter.all(after) as string[],
-=======
   };
 }
 
@@ -68,6 +54,5 @@ export function createSettingsRepo(db: Db): Sync<SettingsStore> {
   return {
     get: (key) => (get.get(key) as string | undefined) ?? null,
     set: (values) => setMany(values),
->>>>>>> 046eee8 (AppStore port on SQLite: feedback (with update/remove), settings, training records async with intention-named writes (createModel, completeJob, failJob, mirrorCheckpoints, applySettings, recordRollouts); service/training awaits it; the job runner chains event writes so the terminal event is always last)
   };
 }
