@@ -5,9 +5,10 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, ipcMain, Menu, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, shell } from 'electron';
 import { startLoupe, type RunningLoupe } from './serve.js';
 import { resolveDataDir } from './settings/data-dir.js';
+import { DataDirInUseError } from './settings/data-lock.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, isAppUrl, isWebUrl } from './transport/ipc.js';
 import { appMenuTemplate } from './app-menu.js';
 import type { LoupeEvent, UiCommand } from '../shared/events.js';
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
   // flag > env > the port saved in Settings (read by startLoupe) > 4318.
   const portText = argValue('--port') ?? process.env.LOUPE_PORT;
   const port = portText ? Number(portText) : undefined;
-  loupe = await startLoupe({ dataDir, port, nativeBinding: process.env.LOUPE_NATIVE_BINDING || undefined, log: (l) => console.log(l) });
+  loupe = await startLoupe({ dataDir, port, what: 'the Loupe desktop app', nativeBinding: process.env.LOUPE_NATIVE_BINDING || undefined, log: (l) => console.log(l) });
   console.log(`listening on ${loupe.url}`);
   const running = loupe;
   ipcMain.handle(CALL_CHANNEL, (event, operation, input) => {
@@ -106,5 +107,11 @@ app.on('before-quit', (event) => {
 
 main().catch((err: unknown) => {
   console.error(err);
+  // Another Loupe holds this data folder (settings/data-lock.ts): say which, and open it rather than
+  // start a second trainer on the same jobs (issue 13.1).
+  if (err instanceof DataDirInUseError) {
+    if (err.holder?.url) void shell.openExternal(err.holder.url);
+    dialog.showErrorBox('Loupe is already running', err.message);
+  }
   app.exit(1);
 });

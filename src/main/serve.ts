@@ -12,6 +12,12 @@ import { appInfo, defaultRendererDir } from './settings/app-root.js';
 import { buildHttpServer } from './transport/http.js';
 import { preferredPort } from './service/system/settings.js';
 import { watchExternalWrites } from './service/system/external-writes.js';
+import { acquireDataLock } from './settings/data-lock.js';
+import { securePrivateFiles } from './settings/private-files.js';
+import { StoreHealth, classifyStoreFailure } from './service/system/store-health.js';
+import { runIntegrityCheck } from './service/system/integrity.js';
+import type { Store } from './store/index.js';
+import { errorMessage } from '../shared/errors.js';
 
 export interface StartOptions {
   dataDir: string;
@@ -25,6 +31,8 @@ export interface StartOptions {
   /** Path of an Electron build of better-sqlite3 (see store/sqlite/open.ts). */
   nativeBinding?: string;
   log?: (line: string) => void;
+  /** What holds the data folder, as a second instance is told ("loupe serve", "Loupe desktop app"). */
+  what?: string;
 }
 
 export interface RunningLoupe {
@@ -37,15 +45,28 @@ export interface RunningLoupe {
 export const DEFAULT_PORT = 4318;
 
 export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
-  const apiKey = ensureTrainingKey(opts.dataDir);
-  const store = openStore(opts.dataDir, { nativeBinding: opts.nativeBinding });
-  const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir: opts.dataDir, apiKey };
+  for (const warning of securePrivateFiles(opts.dataDir)) opts.log?.(warning);
+  // One running Loupe per data folder (issue 13.1): throws DataDirInUseError naming the holder.
+  const lock = acquireDataLock(opts.dataDir, { what: opts.what ?? 'loupe serve', nativeBinding: opts.nativeBinding });
+  let store: Store;
+  const health = new StoreHealth(opts.dataDir);
+  let apiKey: string;
+  try {
+    apiKey = ensureTrainingKey(opts.dataDir);
+    store = openCheckedStore(opts, health);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir: opts.dataDir, apiKey, health };
   try {
     ctx.training = await startTrainingRuntime(ctx);
     const rendererDir = opts.rendererDir === undefined ? defaultRendererDir() : opts.rendererDir;
     const http = buildHttpServer(ctx, { rendererDir, version: appInfo().version, log: opts.log });
     const port = await http.listen(opts.port ?? (await preferredPort(ctx, opts.log)) ?? DEFAULT_PORT);
+    lock.setUrl(`http://127.0.0.1:${port}`);
     const stopWatching = watchExternalWrites(ctx);
+    const checked = health.readOnlyReason ? Promise.resolve() : runIntegrityCheck(ctx, { full: false, nativeBinding: opts.nativeBinding, log: opts.log });
     let closing: Promise<void> | null = null;
     return {
       url: `http://127.0.0.1:${port}`,
@@ -56,12 +77,37 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
           stopWatching();
           await http.app.close();
           await ctx.training?.close();
+          await checked.catch(() => undefined);
           store.close();
+          lock.release();
         })()),
     };
   } catch (err) {
     await ctx.training?.close();
     store.close();
+    lock.release();
     throw err;
+  }
+}
+
+/**
+ * Opens the store; a file SQLite calls damaged while migrating is opened read-only instead (issue
+ * 13.10), so what can still be read can be exported. A file that cannot be opened at all is an error
+ * that says what to do.
+ */
+function openCheckedStore(opts: StartOptions, health: StoreHealth): Store {
+  try {
+    return openStore(opts.dataDir, { nativeBinding: opts.nativeBinding });
+  } catch (err) {
+    if (classifyStoreFailure(err) !== 'damaged') throw err;
+    const reason = `the database file is damaged (${errorMessage(err)})`;
+    try {
+      const store = openStore(opts.dataDir, { nativeBinding: opts.nativeBinding, readonly: true });
+      health.readOnlyReason = reason;
+      opts.log?.(`${reason}: Loupe runs READ-ONLY; export what you need, then move ${store.file} aside to start afresh`);
+      return store;
+    } catch {
+      throw new Error(`${reason} and cannot be opened: move it aside (a new empty store is created) or restore a backup`);
+    }
   }
 }

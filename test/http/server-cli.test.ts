@@ -7,6 +7,7 @@ import readline from 'node:readline';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot, samplesDir, spanCount, tempDir } from './server-harness.js';
+import { spawnServe } from '../helpers/spawn-loupe.js';
 
 const run = promisify(execFile);
 const bin = path.join(repoRoot, 'bin/loupe.js');
@@ -15,17 +16,7 @@ afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGTERM');
 });
 
-/** Spawns `loupe serve` and resolves with its first stdout line (event-driven, no sleeps). */
-function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ line: string; child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, [bin, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).once('line', (line) => resolve({ line, child, stderr: () => stderr }));
-    child.once('exit', (code) => reject(new Error(`loupe serve exited with ${code}: ${stderr}`)));
-  });
-}
+const serve = (args: string[], env: NodeJS.ProcessEnv = {}) => spawnServe(args, env, children);
 
 describe('loupe serve', () => {
   it('prints exactly `listening on http://127.0.0.1:P` and serves', async () => {

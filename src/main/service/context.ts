@@ -17,4 +17,6 @@ export interface ServiceContext {
   apiKey: string;
   /** Training runtime (job runner, trainer worker); set by createService. */
   training?: import('./training/runtime.js').TrainingRuntime;
+  /** Read-only mode, disk space and failed writes (system/store-health.ts); set by startLoupe. */
+  health?: import('./system/store-health.js').StoreHealth;
 }

@@ -8,6 +8,7 @@ import { ServiceError } from '../../shared/errors.js';
 import type { ServiceContext } from '../service/context.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { guardRequest } from './guard.js';
+import { storeFailure } from './store-errors.js';
 import { buildOpenApi } from './openapi.js';
 import { registerOtlpRoutes } from './otlp.js';
 import { registerEventStream } from './sse.js';
@@ -74,7 +75,7 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
     }
   });
 
-  app.setErrorHandler((error: FastifyError | ServiceError, request, reply) => sendError(error, request, reply, opts.log));
+  app.setErrorHandler((error: FastifyError | ServiceError, request, reply) => sendError(storeFailure(error, ctx.health) ?? error, request, reply, opts.log));
   app.setNotFoundHandler((request, reply) => {
     if (serveStatic(opts.rendererDir, request, reply)) return reply;
     return reply.code(404).send({ detail: 'Not Found' });

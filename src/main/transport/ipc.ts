@@ -10,6 +10,7 @@ import type { LoupeEvent } from '../../shared/events.js';
 import type { ServiceContext } from '../service/context.js';
 import { isStatusResult } from '../../shared/status-result.js';
 import { dispatch } from './dispatch.js';
+import { storeFailure } from './store-errors.js';
 
 export const CALL_CHANNEL = 'loupe:call';
 export const EVENT_CHANNEL = 'loupe:event';
@@ -26,7 +27,8 @@ export async function handleIpcCall(ctx: ServiceContext, operation: unknown, inp
       return { ok: true, result: result.body };
     }
     return { ok: true, result: await collect(result) };
-  } catch (err) {
+  } catch (thrown) {
+    const err = storeFailure(thrown, ctx.health) ?? thrown;
     if (err instanceof ServiceError) {
       return { ok: false, error: { status: err.status, detail: err.detail, ...(err.retryAfterSeconds === undefined ? {} : { retry_after: err.retryAfterSeconds }) } };
     }

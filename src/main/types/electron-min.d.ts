@@ -41,6 +41,7 @@ declare module 'electron' {
     handle(channel: string, listener: (event: { sender: WebContents; senderFrame: { url: string } | null }, ...args: unknown[]) => unknown): void;
   };
   export const shell: { openExternal(url: string): Promise<void> };
+  export const dialog: { showErrorBox(title: string, content: string): void };
   export interface MenuItemConstructorOptions {
     label?: string;
     role?: string;

@@ -23,7 +23,49 @@ export const SettingsView = z.object({
   values: z.record(z.string(), z.string()),
 });
 
+const IntegrityCheck = z.object({
+  at: z.string(),
+  /** true: integrity_check (every index entry against its row); false: quick_check. */
+  full: z.boolean(),
+  ok: z.boolean(),
+  /** What SQLite listed (at most 100). */
+  problems: z.array(z.string()),
+  ms: z.number().int(),
+});
+
+export const StoreHealthView = z.object({
+  database: z.object({
+    /** Writes are accepted now (not read-only, disk not full, no recent failure for lack of space). */
+    ok: z.boolean(),
+    read_only: z.boolean(),
+    /** Why writes are refused, or null. */
+    reason: z.string().nullable(),
+    last_check: IntegrityCheck.nullable(),
+  }),
+  disk: z.object({ free_bytes: z.number(), total_bytes: z.number(), low: z.boolean() }).nullable(),
+  writes: z.object({
+    failures: z.number().int(),
+    last_failure: z.object({ at: z.string(), kind: z.string(), message: z.string() }).nullable(),
+  }),
+});
+
 export const systemOps = {
+  'system.health': op({
+    method: 'GET',
+    path: '/app/health',
+    auth: 'none',
+    summary: 'The store: read-only mode and why, the last database check, disk space of the data folder, failed writes',
+    input: z.strictObject({}),
+    output: StoreHealthView,
+  }),
+  'system.checkIntegrity': op({
+    method: 'POST',
+    path: '/app/integrity-check',
+    auth: 'none',
+    summary: 'Check the database file (integrity_check, or quick_check with full: false) off the main thread; damage switches the server to read-only',
+    input: z.strictObject({ full: z.boolean().default(true) }),
+    output: IntegrityCheck.extend({ read_only: z.boolean() }),
+  }),
   'system.projects': op({
     method: 'POST',
     path: '/app/projects',

@@ -10,6 +10,7 @@ import { MAX_LISTED_ERRORS, type ImportReport } from '../../../shared/contract/i
 import { classify, walkRequest } from './otlp.js';
 import { field, str, type Obj } from './lenient.js';
 import { errorMessage } from '../../../shared/errors.js';
+import { isStoreFailure } from '../system/store-health.js';
 
 /** "<span_id> of trace <trace_id>" as given (cut short), for messages about a span not stored. */
 function spanLabel(s: Obj): string {
@@ -40,16 +41,9 @@ export interface BatchWriter {
 
 export type Reject = (index: number, err: unknown) => void;
 
-/**
- * Failures of the store rather than of one row: these fail the request (503 and friends) and must
- * not turn into "span skipped". Row-level failures (a value out of range, a constraint, malformed
- * JSON in one row) are everything else.
- */
-const STORE_FAILURES = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CORRUPT|NOTADB|CANTOPEN|NOMEM|PERM|INTERRUPT|ABORT|PROTOCOL|AUTH)/;
-export function isStoreFailure(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && STORE_FAILURES.test(code);
-}
+// Store failures (busy, full, read-only, damaged, I/O) fail the request (503 and friends) and are
+// never turned into "span skipped"; row-level failures (a value out of range, a constraint, malformed
+// JSON in one row) are everything else.
 
 /**
  * Runs `writeAll` on the batch; when it fails for a row-level reason, writes the spans one by one

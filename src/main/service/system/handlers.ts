@@ -4,9 +4,13 @@ import { loadDemo } from '../../demo/load.js';
 import { runImport } from './import.js';
 import { exportSelection } from './export.js';
 import { settingsView, updateSettings } from './settings.js';
+import { runIntegrityCheck } from './integrity.js';
+import { healthView } from './store-health.js';
 
 /** Handlers of the app-level operations (contract/system.ts). */
 export const systemHandlers = {
+  'system.health': (_input, ctx) => healthView(ctx),
+  'system.checkIntegrity': async (input, ctx) => ({ ...(await runIntegrityCheck(ctx, { full: input.full })), read_only: !!ctx.health?.readOnlyReason }),
   'system.projects': (_input, ctx) => ({
     projects: ctx.store.meta.listProjects().map((p) => ({
       project_id: p.project_id,

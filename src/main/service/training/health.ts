@@ -29,8 +29,10 @@ const withTimeout = <T>(p: Promise<T>, what: string) =>
  */
 export async function systemCheck(ctx: ServiceContext): Promise<OpOutput<'training.systemCheck'> | StatusResult<OpOutput<'training.systemCheck'>>> {
   let database = false;
+  // A store that answers but refuses writes (read-only after damage, a full disk) is not fine either (issue 13.6).
+  const blocker = ctx.health?.writeBlocker() ?? null;
   try {
-    database = ctx.store.meta.ping();
+    database = ctx.store.meta.ping() && blocker === null;
   } catch {
     database = false;
   }
@@ -46,14 +48,14 @@ export async function systemCheck(ctx: ServiceContext): Promise<OpOutput<'traini
     return a.available ? null : (a.reason ?? 'no accelerator backend');
   });
   const body = { api: true, database, cpu_queue, gpu_queue };
-  if (!database || !cpu_queue.success || !gpu_queue.success) return withStatus(503, body, failureMessage(body));
+  if (!database || !cpu_queue.success || !gpu_queue.success) return withStatus(503, body, failureMessage(body, blocker));
   return body;
 }
 
 /** One line naming each failed check with its reason (IPC error detail, logs). */
-function failureMessage(body: OpOutput<'training.systemCheck'>): string {
+function failureMessage(body: OpOutput<'training.systemCheck'>, blocker: string | null): string {
   const failed = [
-    !body.database && 'database: the store did not answer a query',
+    !body.database && `database: ${blocker ?? 'the store did not answer a query'}`,
     !body.cpu_queue.success && `cpu_queue: ${body.cpu_queue.error}`,
     !body.gpu_queue.success && `gpu_queue: ${body.gpu_queue.error}`,
   ].filter(Boolean);

@@ -6,6 +6,11 @@ import type { Sync } from './sync.js';
 export interface MetaRepo {
   /** A trivial query proving the database answers (system-check). */
   ping(): boolean;
+  /**
+   * Refuses every write on this connection from now on (SQLITE_READONLY), reads unaffected: the
+   * server's read-only mode when the database was found damaged (issue 13.10).
+   */
+  setQueryOnly(on: boolean): void;
   /** Projects found in the store, with span counts, most recently active first. */
   listProjects(): { project_id: string; span_count: number; last_start_ns: bigint | null }[];
   /**
@@ -28,6 +33,7 @@ export function createMetaRepo(db: Db): MetaRepo {
   const writtenAfter = db.prepare('SELECT DISTINCT project_id FROM spans WHERE id > ?').pluck();
   return {
     ping: () => (ping.get() as { ok: number }).ok === 1,
+    setQueryOnly: (on) => void db.pragma(`query_only = ${on ? 'ON' : 'OFF'}`),
     listProjects: () =>
       (projects.all() as { project_id: string; span_count: bigint; last_start_ns: bigint | null }[]).map((r) => ({
         project_id: r.project_id,
