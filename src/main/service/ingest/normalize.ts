@@ -86,6 +86,16 @@ function operationOf(a: Obj, name: string, mapped: string | null, toolName: stri
   return null;
 }
 
+/** `code.function.parameters.<name>.value` attributes as one arguments object, or null. */
+function codeFunctionArgs(a: Obj): Obj | null {
+  let out: Obj | null = null;
+  for (const k in a) {
+    const m = /^code\.function\.parameters\.(.+)\.value$/.exec(k);
+    if (m) (out ??= {})[m[1]!] = a[k];
+  }
+  return out;
+}
+
 /** Error type and message from an `exception` span event (or Langfuse's status message). */
 function exceptionOf(events: SpanEvent[], a: Obj): { type: string | null; message: string | null } {
   const e = events.find((x) => x.name === 'exception');
@@ -126,6 +136,9 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     // Tool spans carry arguments and result as their generic input / output values.
     for (const k of TOOL_INPUTS) toolArgs ??= a[k] ?? null;
     for (const k of TOOL_OUTPUTS) toolResult ??= a[k] ?? null;
+    // OpenTelemetry's GenAI tool wrappers (google-genai) record each argument as code.function.parameters.<name>.value.
+    toolArgs ??= codeFunctionArgs(a);
+    toolResult ??= a['code.function.return.value'] ?? null;
   }
 
   const content = extractContent(a, ev.events, { valueCarriers: !isTool });
