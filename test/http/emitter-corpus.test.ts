@@ -14,7 +14,16 @@ import type { RunningLoupe } from '../../src/main/serve.js';
 const DIR = path.join(repoRoot, 'test/fixtures/emitters');
 
 interface ToolExpect { name: string; arguments: unknown; result: unknown }
-interface TraceExpect { trace_id: string; conversation_id?: string; user: string; final: string | null; tools: ToolExpect[] }
+interface TraceExpect {
+  trace_id: string;
+  conversation_id?: string;
+  /** null: the emitter recorded no user input for this trace. */
+  user: string | null;
+  final: string | null;
+  tools: ToolExpect[];
+  /** The error message a failed span carries into its bubble. */
+  error?: string;
+}
 interface Fixture { name: string; emitter: string; path?: string; traces: TraceExpect[]; provenance: Record<string, string> }
 
 /** Provenance: the header of source.txt (converted fixtures) or provenance.json (OTLP kept as found). */
@@ -80,8 +89,8 @@ describe('emitter corpus', () => {
       expect(m.length, dump).toBeGreaterThan(0);
 
       const users = m.filter((x) => x.type === 'user_message');
-      expect(users[0]?.user_message.text, dump).toBe(t.user);
-      expect(m[0].type, dump).toBe('user_message');
+      expect(users[0]?.user_message.text ?? null, dump).toBe(t.user);
+      if (t.user !== null) expect(m[0].type, dump).toBe('user_message');
 
       const texts = m.filter((x) => x.type === 'assistant_message' && x.assistant_message.text).map((x) => x.assistant_message.text as string);
       expect(texts.at(-1) ?? null, dump).toBe(t.final);
@@ -97,6 +106,10 @@ describe('emitter corpus', () => {
       // Nothing shows tool-call JSON as prose.
       for (const x of texts) expect(x, dump).not.toMatch(/^\{"id":.*"arguments"/);
 
+      if (t.error) {
+        const errors = m.map((x) => x[x.type]?.error_message).filter(Boolean);
+        expect(errors, dump).toContain(t.error);
+      }
       if (t.conversation_id) {
         const { body: conv } = await postJson(app.url, '/agents/conversations/chat', { project_id: project, conversation_id: t.conversation_id });
         expect(conv.turns.map((x: any) => x.trace_id), t.conversation_id).toContain(t.trace_id);
