@@ -7,15 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { walkRequest } from '../../src/main/service/ingest/otlp.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
 import { buildMessages } from '../../src/main/domain/chat/walk.js';
-import { traceBuilder, type Attrs, type SpanOptions } from '../helpers/otlp.js';
+import { normalizedSpan, traceBuilder } from '../helpers/otlp.js';
 
-function norm(name: string, attributes: Attrs, o: Omit<SpanOptions, 'attributes'> = {}): SpanRecord {
-  const t = traceBuilder();
-  t.span(name, { ...o, attributes });
-  const out: SpanRecord[] = [];
-  walkRequest(t.request(), undefined, { span: (s) => out.push(s), skip: (r) => { throw new Error(r); } });
-  return out[0]!;
-}
+const norm = normalizedSpan;
 /** [role, text parts joined] of each message. */
 const said = (msgs: SpanRecord['input_messages']) => msgs.map((m) => [m.role, m.parts.filter((p) => p.type === 'text').map((p) => p.content).join('')]);
 const calls = (msgs: SpanRecord['output_messages']) => msgs.flatMap((m) => m.parts.filter((p) => p.type === 'tool_call').map((p) => [p.id, p.name, p.arguments]));
