@@ -26,7 +26,7 @@ import { tempStores } from '../helpers/temp-store.js';
 
 const freshStore = tempStores('loupe-conversations-');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-conversations-data-'));
-const ctxOf = (store: Store): ServiceContext => ({ store, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' });
+const ctxOf = (store: Store): ServiceContext => ({ store, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' });
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const call = async (store: Store, op: string, body: unknown): Promise<any> => {
   const out = await dispatch(op, body, ctxOf(store));

@@ -1,6 +1,6 @@
-/** Live refresh (renderer api/stale.ts): a data.changed event makes stale only the queries that read a changed table of the changed project. */
+/** Live refresh (shared/live-refresh.ts, used by the renderer's api/query.ts): a data.changed event makes stale only the queries that read a changed table of the changed project. */
 import { describe, expect, it } from 'vitest';
-import { isStale } from '../../src/renderer/src/api/stale.js';
+import { isStale } from '../../src/shared/live-refresh.js';
 
 const changed = (project: string, ...tables: string[]) => new Map([[project, new Set(tables)]]);
 

@@ -8,7 +8,7 @@ import type { OpInput, OpName, OpOutput } from '../../../shared/contract/index';
 import { call } from './client';
 import type { LoupeEvent } from '../../../shared/events';
 import { isUnreachable, onReconnect } from './connection';
-import { isStale } from './stale';
+import { isStale } from '../../../shared/live-refresh';
 
 export const queryClient = new QueryClient({
   defaultOptions: {

@@ -1,5 +1,5 @@
-/** Which cached queries a `data.changed` event makes stale (api/query.ts refetches just those). */
-import type { OpName } from '../../../shared/contract/index';
+/** Which cached queries a `data.changed` event makes stale (the renderer's api/query.ts refetches just those). */
+import type { OpName } from './contract/index.js';
 
 /**
  * The data tables (as `data.changed` names them) each operation's answer is read from. A change
