@@ -85,6 +85,7 @@ describe('message carriers (docs/ingest.md)', () => {
     expect([said(s.input_messages), said(s.output_messages)]).toEqual([[['user', 'Hi']], [['assistant', 'Hello!']]]);
     const tool = norm('search_docs', { 'langfuse.observation.type': 'tool', 'langfuse.observation.input': '{"q":"refund"}', 'langfuse.observation.output': '["KB-1"]' });
     expect([tool.operation_name, tool.tool_name, tool.tool_call_arguments, tool.tool_call_result, tool.input_messages]).toEqual(['execute_tool', 'search_docs', '{"q":"refund"}', '["KB-1"]', []]);
+    expect(norm('billing-agent', { 'langfuse.observation.type': 'agent' })).toMatchObject({ operation_name: 'invoke_agent', agent_name: 'billing-agent' });
     const failed = norm('step', { 'langfuse.observation.level': 'ERROR', 'langfuse.observation.status_message': 'upstream 503' });
     expect([failed.status_code, failed.status_message]).toEqual(['ERROR', 'upstream 503']);
   });

@@ -139,6 +139,8 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   // OpenAI Agents SDK (Logfire) names the agent / function in a plain `name` attribute.
   const plainName = typeof a.name === 'string' && a.name ? a.name : null;
   if (!agent_name && operation === 'invoke_agent') agent_name = plainName;
+  // Langfuse agent observations and OpenInference AGENT spans are named after their agent.
+  if (!agent_name && operation === 'invoke_agent' && name && (a['langfuse.observation.type'] != null || a['openinference.span.kind'] != null)) agent_name = name;
   let tool_name = str(pick(a, 'tool_name')) ?? (operation === 'execute_tool' ? plainName : null);
   // A tool span named for its tool (OpenInference TOOL, Langfuse tool observations, `execute_tool X`).
   if (!tool_name && operation === 'execute_tool') tool_name = suffixAfter(name, 'execute_tool ') ?? (name && name !== 'execute_tool' ? name : null);
