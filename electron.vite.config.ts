@@ -17,6 +17,8 @@ export default defineConfig({
           'trainer-worker': resolve(__dirname, 'src/main/training/worker.ts'),
           // The ingest parse/normalize thread (src/main/service/ingest/pipeline.ts looks for ingest-worker.js).
           'ingest-worker': resolve(__dirname, 'src/main/service/ingest/ingest-worker.ts'),
+          // Parses and checks large training request bodies (src/main/service/training/intake.ts).
+          'training-intake-worker': resolve(__dirname, 'src/main/service/training/intake-worker.ts'),
         },
       },
     },

@@ -8,7 +8,9 @@ import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { startLoupe } from '../../src/main/serve.js';
-import { blankSpan, spanId, traceId } from '../../src/main/service/training/spans.js';
+import { spanId, traceId } from '../../src/main/service/training/spans.js';
+import { exportRequest } from '../../src/main/demo/otlp.js';
+import { importBuffer } from '../../src/main/service/ingest/index.js';
 import type { BenchSection } from '../lib/section.js';
 import { percentileOf } from '../../src/shared/stats.js';
 
@@ -28,12 +30,16 @@ const section: BenchSection = {
       // 20 000 spans of 10 agents for agents.query to aggregate.
       const t0 = BigInt(Date.now()) * 1_000_000n;
       for (let b = 0; b < 20; b++) {
-        const spans = Array.from({ length: 1000 }, (_, i) => {
-          const s = blankSpan({ project_id: 'bench/agents', trace_id: traceId(), span_id: spanId(), span_name: 'invoke_agent', start_ns: t0 + BigInt(b * 1000 + i) * 1_000_000n, end_ns: t0 + BigInt(b * 1000 + i + 5) * 1_000_000n });
-          Object.assign(s, { operation_name: 'invoke_agent', agent_name: `agent-${i % 10}`, input_tokens: 100, output_tokens: 20 });
-          return s;
-        });
-        loupe.ctx.store.ingest.writeBatch(spans);
+        const spans = Array.from({ length: 1000 }, (_, i) => ({
+          traceId: traceId(),
+          spanId: spanId(),
+          name: `invoke_agent agent-${i % 10}`,
+          kind: 1,
+          startNs: t0 + BigInt(b * 1000 + i) * 1_000_000n,
+          endNs: t0 + BigInt(b * 1000 + i + 5) * 1_000_000n,
+          attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 20 },
+        }));
+        importBuffer(loupe.ctx.store, Buffer.from(JSON.stringify(exportRequest('bench', {}, spans))), { contentType: 'application/json', projectId: 'bench/agents' });
       }
       const query = async () => {
         const t = performance.now();

@@ -19,6 +19,9 @@ export class ServiceError extends Error {
   /** Sent as `Retry-After` (seconds) with 429 and 503: OTLP exporters retry those, and drop on 500. */
   retryAfterSeconds?: number;
 
+  /** For OpenAI-shaped errors (shared/openai-error.ts): a machine code such as "model_not_found" and the field. */
+  code?: string;
+  param?: string;
   constructor(
     readonly status: number,
     readonly detail: ErrorDetail,

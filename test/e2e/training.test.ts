@@ -15,7 +15,7 @@ describe('training page', () => {
   let key: string;
   beforeAll(async () => {
     e = await startE2E({ demo: true });
-    key = e.loupe.ctx.apiKey; // what `loupe key` prints
+    key = ((await (await fetch(`${e.loupe.url}/app/key`)).json()) as { key: string }).key;
   }, 180_000);
   afterAll(async () => e?.close());
 
@@ -48,7 +48,7 @@ describe('training page', () => {
     await page.getByTestId('make-dataset').click();
     await page.getByTestId('dataset-made').filter({ hasText: '3 examples written' }).waitFor();
     const dataUrl = await page.getByTestId('sft-data-url').inputValue();
-    expect(dataUrl).toMatch(/^file:\/\/.*\.jsonl$/);
+    expect(dataUrl).toMatch(/^wandb-artifact:\/\/\/local\/demo\/demo-conversations-[^:]+:v0$/);
     await page.getByLabel('Batch size').fill('1'); // one gradient step per conversation: a loss curve, not a dot
     await page.getByTestId('start-sft').click();
 
@@ -103,4 +103,29 @@ describe('training page', () => {
     const gone = await fetch(`${e.loupe.url}/v1/preview/models/${modelId}/checkpoints`, { headers: { authorization: `Bearer ${key}` } });
     expect(gone.status).toBe(404);
   }, 240_000);
+
+  it('the job view reads every page of a long job: 250 gradient steps chart whole; the model list says which model runs', async () => {
+    const { page } = e;
+    const api = (method: string, p: string, body?: unknown) =>
+      fetch(`${e.loupe.url}${p}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+    const m = await api('POST', '/v1/preview/models', { project: 'long', name: 'qwen', base_model: 'OpenPipe/Qwen3-14B-Instruct' });
+    // A finished job's stored history, as a long run leaves it (written through the store: the view reads it over the API).
+    const repo = e.loupe.ctx.app.training;
+    const t0 = Date.now() * 1000;
+    await repo.insertJob({ id: 'long-job', model_id: m.id, kind: 'sft', status: 'QUEUED', payload_file: null, summary: { training_data_url: 'wandb-artifact:///local/long/d:v0', learning_rate: { sent: 5e-5, applied: 3e-3, how: 'scaled' } }, created_at_us: t0 });
+    const ev = (i: number, type: string, data: Record<string, unknown>) => repo.insertEvent({ id: `long-${i}`, job_id: 'long-job', type, data, created_at_us: t0 + i });
+    await ev(0, 'training_started', { num_sequences: 250 });
+    for (let i = 1; i <= 250; i++) await ev(i, 'gradient_step', { loss: 3 / i, grad_norm: 1, learning_rate: 3e-3, num_trainable_tokens: 10, entropy: 1 });
+    await ev(251, 'training_ended', {});
+    await repo.updateJob('long-job', { status: 'COMPLETED', step: 1, training_start_us: t0, training_end_us: t0 + 251 });
+    await page.goto(`${e.loupe.url}/#/p/${encodeURIComponent(PROJECT)}/training?tab=jobs&model=${m.id}&job=long-job`);
+    await page.reload(); // a fresh app: lists read from the server, not from the previous test's cache
+    const job = page.getByTestId('job-view');
+    await job.locator('[data-testid=loss-chart][data-points="250"]').waitFor();
+    expect(await job.getByTestId('job-summary').textContent()).toContain('learning rate 5.00e-5 (client) → 0.00300');
+    expect(await job.getByTestId('events-elided').textContent()).toBe('52 earlier events not listed (252 in all)');
+    expect(await job.locator('[data-testid=job-event]').last().getAttribute('data-type')).toBe('training_ended');
+    await page.getByTestId('tab-models').click();
+    await page.locator(`[data-testid=model-item][data-model-id="${m.id}"]`).getByTestId('runtime-model').filter({ hasText: 'runs loupe-tiny-bytes' }).waitFor();
+  }, 120_000);
 });

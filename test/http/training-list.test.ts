@@ -30,7 +30,7 @@ describe('GET /v1/preview/models', () => {
     expect(ids(all.body)).toEqual([c.id, b.id, a.id]);
     expect(all.body).toMatchObject({ object: 'list', first_id: c.id, last_id: a.id, has_more: false });
     expect(all.body.data[0]).toEqual({
-      id: c.id, entity: 'team', project: 'p1', name: 'c', base_model: 'loupe-test-bytes',
+      id: c.id, entity: 'team', project: 'p1', name: 'c', base_model: 'loupe-test-bytes', runtime_model: 'loupe-test-bytes',
       run_id: expect.any(String), created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/), latest_step: 0,
     });
     expect(ids((await s.req('GET', '/v1/preview/models?project=p1')).body)).toEqual([c.id, a.id]);

@@ -63,7 +63,7 @@ test('create → step → roll out → RL job → poll events → new step; mean
   for (let k = 0; k < 3; k++) for (const p of PROMPTS) for (const w of WORDS) lines.push(JSON.stringify({ messages: [{ role: 'user', content: p }, { role: 'assistant', content: w }] }));
   const data = path.join(s.dataDir, 'warmup.jsonl');
   fs.writeFileSync(data, lines.join('\n'));
-  const warm = await s.req('POST', '/v1/preview/sft-training-jobs', { model_id: m1.id, training_data_url: `file://${data}`, config: { batch_size: 8, learning_rate: 3e-3 } });
+  const warm = await s.req('POST', '/v1/preview/sft-training-jobs', { model_id: m1.id, training_data_url: `file://${data}`, config: { batch_size: 8, loupe_learning_rate: 3e-3 } });
   expect((await pollEvery1s(warm.body.id)).at(-1)!.type).toBe('training_ended');
   const base = await stepOf();
   expect(base).toBe(1);

@@ -18,7 +18,7 @@ function app(): AppStore {
 }
 
 const model = (id: string, name = id): ModelRow => ({
-  id, entity: 'local', project: 'p', name, base_model: 'b', run_id: 'r', backend: null, remote_model_id: null, created_at_us: 1,
+  id, entity: 'local', project: 'p', name, base_model: 'b', run_id: 'r', backend: null, remote_model_id: null, runtime_model: null, created_at_us: 1,
 });
 const checkpoint = (id: string, modelId: string, step: number, loss = 1) => ({ id, model_id: modelId, step, metrics: { loss }, created_at_us: 2 });
 
@@ -65,7 +65,7 @@ describe('AppStore.training: intention-named writes', () => {
   it('completeJob makes the checkpoint, the terminal event and COMPLETED visible together, or none of them', async () => {
     const a = app();
     await a.training.createModel(model('m'), checkpoint('c0', 'm', 0));
-    await a.training.insertJob({ id: 'j', model_id: 'm', kind: 'sft', status: 'QUEUED', payload: {}, created_at_us: 3 });
+    await a.training.insertJob({ id: 'j', model_id: 'm', kind: 'sft', status: 'QUEUED', payload_file: null, summary: {}, created_at_us: 3 });
     const ended = { id: 'e1', job_id: 'j', type: 'training_ended', data: {}, created_at_us: 4 };
     // A checkpoint step that already exists: nothing of the end may be stored.
     await expect(a.training.completeJob('j', { checkpoint: checkpoint('c1', 'm', 0), event: ended, patch: { step: 0, training_end_us: 5 } })).rejects.toThrow();
@@ -79,7 +79,7 @@ describe('AppStore.training: intention-named writes', () => {
 
   it('failJob marks the job FAILED with its training_failed event', async () => {
     const a = app();
-    await a.training.insertJob({ id: 'j', model_id: 'gone', kind: 'rl', status: 'RUNNING', payload: {}, created_at_us: 3 });
+    await a.training.insertJob({ id: 'j', model_id: 'gone', kind: 'rl', status: 'RUNNING', payload_file: null, summary: {}, created_at_us: 3 });
     await a.training.failJob('j', { event: { id: 'e', job_id: 'j', type: 'training_failed', data: { error_message: 'x' }, created_at_us: 4 }, patch: { error_message: 'x', training_end_us: 4 } });
     expect(await a.training.getJob('j')).toMatchObject({ status: 'FAILED', error_message: 'x' });
     expect((await a.training.eventsOfType('j', 'training_failed')).length).toBe(1);

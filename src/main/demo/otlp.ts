@@ -32,15 +32,27 @@ export const keyValues = (attrs: Record<string, AttrValue>) =>
     .filter((e): e is [string, Exclude<AttrValue, null | undefined>] => e[1] !== null && e[1] !== undefined)
     .map(([key, value]) => ({ key, value: anyValue(value) }));
 
-/** One ExportTraceServiceRequest holding the spans of one service, as one exporter flush sends it. */
-export function exportRequest(serviceName: string, resource: Record<string, AttrValue>, spans: DemoSpan[]): Record<string, unknown> {
+const PYTHON_SDK = { 'telemetry.sdk.language': 'python', 'telemetry.sdk.name': 'opentelemetry' };
+const GENAI_SCOPE = { name: 'opentelemetry.instrumentation.genai', version: '0.3b0' };
+
+/**
+ * One ExportTraceServiceRequest holding the spans of one service, as one exporter flush sends it.
+ * By default it looks like the Python GenAI instrumentation's (the demo); Loupe's own spans (the
+ * training service's) pass their scope and no SDK resource.
+ */
+export function exportRequest(
+  serviceName: string,
+  resource: Record<string, AttrValue>,
+  spans: DemoSpan[],
+  opts: { scope?: { name: string; version?: string }; sdkResource?: Record<string, AttrValue> } = {},
+): Record<string, unknown> {
   return {
     resourceSpans: [
       {
-        resource: { attributes: keyValues({ 'service.name': serviceName, 'telemetry.sdk.language': 'python', 'telemetry.sdk.name': 'opentelemetry', ...resource }) },
+        resource: { attributes: keyValues({ 'service.name': serviceName, ...(opts.sdkResource ?? PYTHON_SDK), ...resource }) },
         scopeSpans: [
           {
-            scope: { name: 'opentelemetry.instrumentation.genai', version: '0.3b0' },
+            scope: opts.scope ?? GENAI_SCOPE,
             spans: spans.map((s) => ({
               traceId: s.traceId,
               spanId: s.spanId,

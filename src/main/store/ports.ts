@@ -314,6 +314,8 @@ export interface ModelRow {
   run_id: string;
   backend: string | null;
   remote_model_id: string | null;
+  /** The base model Loupe runs (null on rows older than migration 0006: base_model itself). */
+  runtime_model: string | null;
   created_at_us: number;
 }
 
@@ -330,14 +332,19 @@ export interface CheckpointRow {
   created_at_us: number;
 }
 
-export type JobStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+export type JobStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
 export interface JobRow {
   id: string;
   model_id: string;
   kind: 'rl' | 'sft';
   status: JobStatus;
+  /** Inline request body of rows written before migration 0006 (null otherwise, and once the job ended). */
   payload: unknown;
+  /** The request body's file, relative to the data directory; null once the job ended. */
+  payload_file: string | null;
+  /** What the job view shows once the payload is gone (counts, rates, data URL). */
+  summary: Record<string, unknown>;
   created_at_us: number;
   training_start_us: number | null;
   training_end_us: number | null;
@@ -360,7 +367,26 @@ export interface BackendRow {
   api_key: string;
 }
 
-export type JobPatch = Partial<Pick<JobRow, 'status' | 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id'>>;
+/** A version of a dataset (SFT training data), addressed as wandb-artifact:///<entity>/<project>/<name>:v<version>. */
+export interface DatasetRow {
+  id: string;
+  entity: string;
+  project: string;
+  name: string;
+  version: number;
+  /** JSONL file, relative to the data directory. */
+  file: string;
+  bytes: number;
+  lines: number;
+  sha256: string;
+  source: 'upload' | 'conversations';
+  created_at_us: number;
+}
+
+/** `payload: null` drops a legacy inline payload (the job ended). */
+export type JobPatch = Partial<Pick<JobRow, 'status' | 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id' | 'payload_file'>> & {
+  payload?: null;
+};
 
 /**
  * Training records (semantics §9): today's TrainingRepo, async, with intention-named writes where
@@ -397,7 +423,10 @@ export interface TrainingStore {
    */
   mirrorCheckpoints(modelId: string, list: { id: string; step: number; metrics: Record<string, number> }[], createdAtUs: number): Promise<void>;
 
-  insertJob(j: Omit<JobRow, 'training_start_us' | 'training_end_us' | 'error_message' | 'step' | 'remote_job_id'>): Promise<void>;
+  /** Every model id (start-up cleanup of weight folders). */
+  modelIds(): Promise<string[]>;
+
+  insertJob(j: Pick<JobRow, 'id' | 'model_id' | 'kind' | 'status' | 'payload_file' | 'summary' | 'created_at_us'>): Promise<void>;
   getJob(id: string): Promise<JobRow | null>;
   updateJob(id: string, patch: JobPatch): Promise<void>;
   /**
@@ -412,13 +441,31 @@ export interface TrainingStore {
    * event (when given), and the job row COMPLETED with `patch` (end time, step).
    */
   completeJob(jobId: string, end: { checkpoint: CheckpointRow | null; event: JobEventRow | null; patch: JobPatch }): Promise<void>;
-  /** A job's failure, visible at once: the job row FAILED with `patch` and its training_failed event. */
-  failJob(jobId: string, end: { event: JobEventRow; patch: JobPatch }): Promise<void>;
+  /**
+   * A job's failure or cancellation, visible at once: the job row FAILED (or CANCELLED) with `patch`
+   * and its training_failed event.
+   */
+  failJob(jobId: string, end: { event: JobEventRow; patch: JobPatch; status?: 'FAILED' | 'CANCELLED' }): Promise<void>;
+  /** Jobs that ended but still name a payload (start-up cleanup after a crash). */
+  endedJobsWithPayload(): Promise<JobRow[]>;
 
   insertEvent(e: JobEventRow): Promise<void>;
   /** Ascending page after the event with id `after` (exclusive); reads limit + 1. Null when `after` is unknown. */
   pageEvents(jobId: string, after: string | null, limit: number): Promise<JobEventRow[] | null>;
   eventsOfType(jobId: string, type: string): Promise<JobEventRow[]>;
+
+  /**
+   * The next version of a dataset name, in one transaction: its number is chosen, `place(version)`
+   * moves the file into place and returns its path relative to the data directory, and the row is
+   * inserted (a throw from `place` stores nothing).
+   */
+  addDatasetVersion(d: Omit<DatasetRow, 'version' | 'file'>, place: (version: number) => string): Promise<DatasetRow>;
+  /** A version of a dataset, or its latest when version is null. */
+  getDataset(entity: string, project: string, name: string, version: number | null): Promise<DatasetRow | null>;
+  /** The version of a name holding exactly this content, if any (uploads are deduplicated). */
+  datasetBySha(entity: string, project: string, name: string, sha256: string): Promise<DatasetRow | null>;
+  /** Newest first; optional entity/project/name filters; `after` = a dataset version id. Null when `after` is unknown. */
+  pageDatasets(f: { entity: string | null; project: string | null; name: string | null; after: string | null; limit: number }): Promise<DatasetRow[] | null>;
 
   putBackend(b: BackendRow): Promise<void>;
   removeBackend(name: string): Promise<void>;

@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { checkWeights, type Weights } from './model.js';
 import type { ModelConfig } from './config.js';
+import type { AdamState } from './optimize.js';
+import { tempCheckpointDir } from './checkpoint-files.js';
 
 export interface CheckpointMeta {
   format: 'loupe-bytes-transformer/1';
@@ -55,9 +57,41 @@ export function fileIOHandler(dir: string): Required<Pick<tf.io.IOHandler, 'save
   };
 }
 
-export async function saveCheckpoint(dir: string, meta: Omit<CheckpointMeta, 'format' | 'createdAt'>, weights: Weights): Promise<void> {
-  // Write into a sibling temp dir and rename, so a crash never leaves a half-written checkpoint.
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+/** Adam's state beside the weights (optimizer.json + optimizer.bin), so the next job continues it. */
+const OPT_JSON = 'optimizer.json';
+const OPT_BIN = 'optimizer.bin';
+
+async function saveAdam(dir: string, adam: AdamState): Promise<void> {
+  const named: Weights = {};
+  for (const [k, t] of Object.entries(adam.m)) named[`m/${k}`] = t;
+  for (const [k, t] of Object.entries(adam.v)) named[`v/${k}`] = t;
+  const { data, specs } = await tf.io.encodeWeights(named);
+  fs.writeFileSync(path.join(dir, OPT_BIN), Buffer.from(data as ArrayBuffer));
+  fs.writeFileSync(path.join(dir, OPT_JSON), JSON.stringify({ format: 'adam/1', t: adam.t, weightSpecs: specs }));
+}
+
+/** The Adam state saved with a checkpoint, or null (checkpoints of step 0, or older than issue 11). */
+export function loadAdam(dir: string): AdamState | null {
+  const jsonPath = path.join(dir, OPT_JSON);
+  if (!fs.existsSync(jsonPath)) return null;
+  const json = JSON.parse(fs.readFileSync(jsonPath, 'utf8')) as { format?: string; t?: number; weightSpecs?: tf.io.WeightsManifestEntry[] };
+  if (json.format !== 'adam/1' || typeof json.t !== 'number' || !json.weightSpecs) return null;
+  const buf = fs.readFileSync(path.join(dir, OPT_BIN));
+  const all = tf.io.decodeWeights(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength), json.weightSpecs);
+  const m: Weights = {};
+  const v: Weights = {};
+  for (const [k, t] of Object.entries(all)) {
+    if (k.startsWith('m/')) m[k.slice(2)] = t;
+    else if (k.startsWith('v/')) v[k.slice(2)] = t;
+    else t.dispose();
+  }
+  return { t: json.t, m, v };
+}
+
+export async function saveCheckpoint(dir: string, meta: Omit<CheckpointMeta, 'format' | 'createdAt'>, weights: Weights, adam?: AdamState): Promise<void> {
+  // Write into a sibling temp dir and rename, so a crash never leaves a half-written checkpoint
+  // (a leftover temp dir is removed at the next start: checkpoint-files.ts).
+  const tmp = tempCheckpointDir(dir);
   const { data, specs } = await tf.io.encodeWeights(weights);
   await fileIOHandler(tmp).save({
     format: 'loupe-bytes-transformer/1',
@@ -68,6 +102,7 @@ export async function saveCheckpoint(dir: string, meta: Omit<CheckpointMeta, 'fo
   });
   const full: CheckpointMeta = { format: 'loupe-bytes-transformer/1', ...meta, createdAt: new Date().toISOString() };
   fs.writeFileSync(path.join(tmp, 'meta.json'), JSON.stringify(full, null, 2));
+  if (adam) await saveAdam(tmp, adam);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   fs.renameSync(tmp, dir);

@@ -37,6 +37,17 @@ export const BASE_MODELS: Record<string, ModelConfig> = {
   'loupe-test-bytes': { vocabSize: VOCAB_SIZE, contextLength: 96, dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, seed: 42 },
 };
 
+/**
+ * Working learning rates of the built-in models under Adam (docs/trainer.md, measured curve in
+ * docs/training.md). The hosted service's defaults (RL 5e-6, SFT 5e-5) suit LoRA on billions of
+ * weights; a client's rate is read relative to those and scaled to these (service/training/learning-rate.ts).
+ */
+export const BUILTIN_RL_LR = 1e-3;
+export const BUILTIN_SFT_LR = 3e-3;
+
+/** The base model that serves any name the built-in trainer does not have (e.g. `OpenPipe/Qwen3-14B-Instruct`). */
+export const DEFAULT_BASE_MODEL = 'loupe-tiny-bytes';
+
 export function baseModelConfig(name: string): ModelConfig {
   const cfg = BASE_MODELS[name];
   if (!cfg) throw new Error(`unknown base model "${name}"; available: ${Object.keys(BASE_MODELS).join(', ')}`);

@@ -6,19 +6,22 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { SPECIAL, type ModelConfig } from './config.js';
-import type { ChatMessage, GeneratedChoice, TokenLogprob } from './engine.js';
+import type { ChatMessage, GeneratedChoice, TokenLogprob, ToolConstraint } from './engine.js';
 import { forwardCached, type KvCache, type Weights } from './model.js';
 import { logSoftmax, pickToken, seededRandom, TextTracker, topK } from './sampling.js';
 import { encodeChat } from './tokenizer.js';
+import { ToolCallConstraint } from './json-constraint.js';
 
 export interface GenerateArgs {
   messages: ChatMessage[];
   temperature?: number;
+  topP?: number;
   maxTokens?: number;
   n?: number;
   stop?: string[];
   seed?: number;
   topLogprobs?: number;
+  tools?: ToolConstraint;
 }
 
 function tokenEntry(id: number, logprob: number): { token: string; logprob: number; bytes: number[] | null } {
@@ -36,27 +39,30 @@ function checkArgs(a: GenerateArgs): void {
   if (a.temperature !== undefined && !(Number.isFinite(a.temperature) && a.temperature >= 0)) {
     throw new Error(`temperature must be a number ≥ 0, got ${a.temperature}`);
   }
+  if (a.topP !== undefined && !(Number.isFinite(a.topP) && a.topP > 0 && a.topP <= 1)) throw new Error(`top_p must be a number in (0, 1], got ${a.topP}`);
   if (a.stop !== undefined && (!Array.isArray(a.stop) || a.stop.some((s) => typeof s !== 'string'))) throw new Error('stop must be a list of strings');
+  if (a.tools !== undefined && (!Array.isArray(a.tools.names) || a.tools.names.length === 0)) throw new Error('tools.names must list at least one function name');
 }
 
 export async function generate(
   cfg: ModelConfig,
   weights: Weights,
   args: GenerateArgs,
-  onToken: (index: number, text: string) => void,
+  onToken: (index: number, text: string, logprobs: TokenLogprob[]) => void,
 ): Promise<GeneratedChoice[]> {
   checkArgs(args);
   const n = args.n ?? 1;
   const maxTokens = args.maxTokens ?? 64;
   const temperature = args.temperature ?? 1;
+  const topP = args.topP ?? 1;
   const topN = args.topLogprobs ?? 0;
   const rand = seededRandom(args.seed ?? Math.floor(Math.random() * 2 ** 32));
   const prompt = encodeChat(args.messages, { addGenerationPrompt: true }).tokens;
   const choices = Array.from({ length: n }, () => ({
     seq: [...prompt],
     ids: [] as number[],
-    logprobs: [] as TokenLogprob[],
-    tracker: new TextTracker(args.stop ?? []),
+    tracker: new TextTracker(args.tools ? [] : (args.stop ?? [])),
+    constraint: args.tools ? new ToolCallConstraint(args.tools.names) : null,
     finish: null as 'stop' | 'length' | null,
   }));
   const V = cfg.vocabSize;
@@ -99,26 +105,26 @@ export async function generate(
           return;
         }
         const logp = logSoftmax(flat.subarray(idx * V, (idx + 1) * V));
-        const tok = pickToken(logp, temperature, rand);
+        let allowed: ((i: number) => boolean) | undefined;
+        if (c.constraint) {
+          const g = c.constraint.allowed(maxTokens - step);
+          allowed = (i) => (i < 256 ? g.bytes(i) : i === SPECIAL.end && g.end);
+        }
+        const tok = pickToken(logp, temperature, rand, topP, allowed);
+        c.constraint?.push(tok);
         c.seq.push(tok);
         c.ids.push(tok);
-        c.logprobs.push({
-          ...tokenEntry(tok, logp[tok]!),
-          top_logprobs: topK(logp, topN).map((id) => tokenEntry(id, logp[id]!)),
-        });
+        // The model's own logprob of the token (raw distribution, as vLLM reports), whatever the
+        // temperature, top_p or constraint that chose it: RL importance ratios compare like with like.
+        const entry = { ...tokenEntry(tok, logp[tok]!), top_logprobs: topK(logp, topN).map((id) => tokenEntry(id, logp[id]!)) };
+        const { piece, stopAt } = c.tracker.push(tok < 256 ? tok : null, entry);
+        if (piece.text || piece.logprobs.length) onToken(idx, piece.text, piece.logprobs);
         if (tok === SPECIAL.end) {
           c.finish = 'stop';
           return;
         }
-        const { emit, stopAt } = c.tracker.push(tok < 256 ? tok : null);
-        if (emit) onToken(idx, emit);
         if (stopAt !== null) {
-          // Cut ids/logprobs to the bytes before the stop string (bytes are tokens one-to-one).
-          let bytes = c.tracker.keptBytes();
-          let keep = 0;
-          while (keep < c.ids.length && bytes > 0) if (c.ids[keep++]! < 256) bytes--;
-          c.ids.length = keep;
-          c.logprobs.length = keep;
+          c.ids.length = c.tracker.entries.length; // cut to the tokens of the kept text
           c.finish = 'stop';
         }
       });
@@ -130,7 +136,7 @@ export async function generate(
   }
   return choices.map((c, idx) => {
     const rest = c.tracker.finish();
-    if (rest) onToken(idx, rest);
-    return { text: c.tracker.text, token_ids: c.ids, logprobs: c.logprobs, finish_reason: c.finish ?? 'length' };
+    if (rest.text || rest.logprobs.length) onToken(idx, rest.text, rest.logprobs);
+    return { text: c.tracker.text, token_ids: c.ids, logprobs: c.tracker.entries, finish_reason: c.finish ?? 'length' };
   });
 }

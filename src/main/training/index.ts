@@ -5,6 +5,7 @@ export type { TrainerEngine } from './engine.js';
 export { BuiltinEngine } from './client.js';
 export { BASE_MODELS } from './config.js';
 
-export function createBuiltinEngine(opts?: { workerCount?: number }): BuiltinEngine {
-  return new BuiltinEngine(opts?.workerCount ?? 1);
+/** The built-in engine: a job worker and an inference worker, started lazily on first use. */
+export function createBuiltinEngine(): BuiltinEngine {
+  return new BuiltinEngine();
 }

@@ -26,16 +26,36 @@ export function decodeTokens(ids: number[]): string {
   return new TextDecoder().decode(Uint8Array.from(ids.filter((t) => t < 256)));
 }
 
-/** Text of a message: content, else its tool calls as JSON, so tool-calling turns still train. */
-function messageText(m: ChatMessage): string {
-  if (typeof m.content === 'string') return m.content;
-  if (Array.isArray(m.content)) {
-    return (m.content as unknown[])
-      .map((p) => (p && typeof p === 'object' && 'text' in p ? String((p as { text: unknown }).text) : ''))
-      .join('');
+/**
+ * Text of a message: its content, then its tool calls, one line each in the canonical form
+ * `{"name":"<function>","arguments":{...}}` (compact JSON). Constrained decoding produces exactly
+ * this form (json-constraint.ts) and tools.ts parses it back into `tool_calls`, so tool-calling
+ * turns train and sample in one format.
+ */
+export function messageText(m: ChatMessage): string {
+  let text = '';
+  if (typeof m.content === 'string') text = m.content;
+  else if (Array.isArray(m.content)) {
+    text = (m.content as unknown[]).map((p) => (p && typeof p === 'object' && 'text' in p ? String((p as { text: unknown }).text) : '')).join('');
   }
-  if (m.tool_calls !== undefined) return JSON.stringify(m.tool_calls);
-  return '';
+  const calls = Array.isArray(m.tool_calls) ? (m.tool_calls as unknown[]).map(toolCallLine).filter((l): l is string => l !== null) : [];
+  return [text, ...calls].filter((x) => x !== '').join('\n');
+}
+
+/** One tool call (chat-completions shape) as its canonical line; arguments that are not a JSON object stay a JSON string. */
+export function toolCallLine(call: unknown): string | null {
+  const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+  if (!fn || typeof fn.name !== 'string') return null;
+  let args: unknown = fn.arguments ?? {};
+  if (typeof args === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) args = parsed;
+    } catch {
+      // not JSON: kept as the string it is
+    }
+  }
+  return JSON.stringify({ name: fn.name, arguments: args });
 }
 
 export interface Encoded {
@@ -44,14 +64,16 @@ export interface Encoded {
   trainable: number[];
 }
 
-export function encodeChat(messages: ChatMessage[], opts: { addGenerationPrompt: boolean }): Encoded {
+/** `onlyLastAssistant`: SFT's assistant_turns "last" — only the last assistant message is trainable. */
+export function encodeChat(messages: ChatMessage[], opts: { addGenerationPrompt: boolean; onlyLastAssistant?: boolean }): Encoded {
   const tokens: number[] = [];
   const trainable: number[] = [];
+  const lastAssistant = messages.map((m) => m.role).lastIndexOf('assistant');
   messages.forEach((m, i) => {
     const role = ROLE_TOKEN[m.role];
     if (role === undefined) throw new Error(`messages[${i}].role: unknown role "${String(m.role)}"`);
     const body = [...encodeText(messageText(m)), SPECIAL.end];
-    const isAssistant = m.role === 'assistant' ? 1 : 0;
+    const isAssistant = m.role === 'assistant' && (!opts.onlyLastAssistant || i === lastAssistant) ? 1 : 0;
     tokens.push(role, ...body);
     trainable.push(0, ...body.map(() => isAssistant));
   });

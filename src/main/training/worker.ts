@@ -3,7 +3,7 @@
  * are handled concurrently at await points (between tokens and gradient steps), so a ping or a
  * completion is answered while a job trains.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -12,8 +12,9 @@ import { baseModelConfig } from './config.js';
 import { loadCheckpoint, saveCheckpoint, type CheckpointMeta } from './checkpoint.js';
 import { generate, type GenerateArgs } from './generate.js';
 import { initWeights, type Weights } from './model.js';
-import type { WorkerReply, WorkerRequest } from './protocol.js';
+import { MAX_YIELD_MS, type WorkerInit, type WorkerReply, type WorkerRequest } from './protocol.js';
 import { rl, sft } from './train.js';
+import { JobAborted, type StepGate } from './optimize.js';
 import { scoreCompletion } from './score.js';
 import type { ChatMessage } from './engine.js';
 import { errorMessage } from '../../shared/errors.js';
@@ -22,6 +23,26 @@ const port = parentPort;
 if (!port) throw new Error('the trainer worker must run in a worker thread');
 
 const ready = initBackend();
+const init = workerData as WorkerInit;
+const busy = new Int32Array(init.busy);
+
+/** Jobs running in this worker, by request id, so a `cancel` can stop them between steps. */
+const running = new Map<number, AbortController>();
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A training step waits while completions are in flight (bounded), then runs. */
+function gateFor(id: number): StepGate {
+  const ctl = new AbortController();
+  running.set(id, ctl);
+  return {
+    signal: ctl.signal,
+    beforeStep: async () => {
+      const until = Date.now() + MAX_YIELD_MS;
+      while (Atomics.load(busy, 0) > 0 && Date.now() < until && !ctl.signal.aborted) await sleep(5);
+    },
+  };
+}
 
 /** Loaded checkpoints, most recently used last. Checkpoint directories are immutable once written. */
 const CACHE_SIZE = 4;
@@ -69,6 +90,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
   const backend = await ready;
   const a = req.args;
   const onStep = (metrics: import('./engine.js').StepMetrics) => send({ id: req.id, type: 'step', metrics });
+  const onStart = (info: { numSteps: number; numSequences: number }) => send({ id: req.id, type: 'start', info });
   switch (req.op) {
     case 'ping':
       return backend;
@@ -83,7 +105,13 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     case 'memory': {
       const m = process.memoryUsage();
       const t = tf.memory();
-      return { rss: m.rss, heapUsed: m.heapUsed, maxRss: process.resourceUsage().maxRSS * 1024, tfBytes: t.numBytes, tfTensors: t.numTensors };
+      return { role: init.role, rss: m.rss, heapUsed: m.heapUsed, maxRss: process.resourceUsage().maxRSS * 1024, tfBytes: t.numBytes, tfTensors: t.numTensors };
+    }
+    case 'cancel': {
+      const ctl = running.get(Number(a.target));
+      if (!ctl) return false;
+      ctl.abort(String(a.reason ?? 'the job was cancelled'));
+      return true;
     }
     case 'init': {
       const baseModel = String(a.baseModel);
@@ -97,19 +125,32 @@ async function handle(req: WorkerRequest): Promise<unknown> {
       return null;
     }
     case 'sft':
-      await sft({ ...(a as unknown as Parameters<typeof sft>[0]), onStep });
+      try {
+        await sft({ ...(a as unknown as Parameters<typeof sft>[0]), onStart, onStep, gate: gateFor(req.id) });
+      } finally {
+        running.delete(req.id);
+      }
       return null;
     case 'rl':
-      await rl({ ...(a as unknown as Parameters<typeof rl>[0]), onStep });
+      try {
+        await rl({ ...(a as unknown as Parameters<typeof rl>[0]), onStart, onStep, gate: gateFor(req.id) });
+      } finally {
+        running.delete(req.id);
+      }
       return null;
     case 'complete': {
-      const c = await acquire(String(a.checkpointDir));
+      Atomics.add(busy, 0, 1);
       try {
-        return await generate(c.meta.config, c.weights, a as unknown as GenerateArgs, (index, text) =>
-          send({ id: req.id, type: 'token', index, text }),
-        );
+        const c = await acquire(String(a.checkpointDir));
+        try {
+          return await generate(c.meta.config, c.weights, a as unknown as GenerateArgs, (index, text, logprobs) =>
+            send({ id: req.id, type: 'token', index, text, logprobs }),
+          );
+        } finally {
+          c.users--;
+        }
       } finally {
-        c.users--;
+        Atomics.sub(busy, 0, 1);
       }
     }
     case 'score': {
@@ -128,6 +169,6 @@ async function handle(req: WorkerRequest): Promise<unknown> {
 port.on('message', (req: WorkerRequest) => {
   handle(req).then(
     (value) => send({ id: req.id, type: 'result', value }),
-    (e: unknown) => send({ id: req.id, type: 'error', message: errorMessage(e) }),
+    (e: unknown) => send({ id: req.id, type: 'error', message: errorMessage(e), aborted: e instanceof JobAborted }),
   );
 });

@@ -3,13 +3,15 @@
  * route is written by hand. Input = path params + (GET: query string; otherwise query + JSON body),
  * and dispatch is told where each key came from so a 422 `loc` starts with "path", "query" or "body".
  */
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contract } from '../../shared/contract/index.js';
 import type { OpDef } from '../../shared/contract/define.js';
-import { ServiceError } from '../../shared/errors.js';
+import { ServiceError, unauthorized } from '../../shared/errors.js';
 import { isStatusResult } from '../../shared/status-result.js';
 import type { ServiceContext } from '../service/context.js';
-import { dispatch } from './dispatch.js';
+import { checkKey, dispatch } from './dispatch.js';
+import { rawBodyHandlers } from '../service/raw-body.js';
 import { coerceQuery } from './query-coerce.js';
 import { sendJsonl } from './jsonl.js';
 import { sendSse } from './sse.js';
@@ -17,16 +19,60 @@ import { sendSse } from './sse.js';
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export function registerContractRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const raw: [string, OpDef][] = [];
   for (const [name, def] of Object.entries(contract) as [string, OpDef][]) {
+    if (def.rawBody) {
+      raw.push([name, def]);
+      continue;
+    }
     for (const url of [def.path, ...(def.aliases ?? [])]) {
       app.route({
         method: def.method,
         url, // contract paths use `:param`, fastify's own syntax
         bodyLimit: def.maxBodyBytes ?? DEFAULT_BODY_LIMIT,
+        config: { errorShape: def.errorShape ?? 'detail' },
         handler: (request, reply) => handle(name, def, request, reply, ctx),
       });
     }
   }
+  // Raw-body operations live in their own plugin scope, where every body passes through unparsed
+  // as the request stream (fastify scopes content-type parsers by plugin).
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    for (const [name, def] of raw) {
+      if (!rawBodyHandlers[name]) throw new Error(`${name} is a rawBody operation without a raw-body handler (service/raw-body.ts)`);
+      for (const url of [def.path, ...(def.aliases ?? [])]) {
+        scope.route({
+          method: def.method,
+          url,
+          config: { errorShape: def.errorShape ?? 'detail' },
+          handler: (request, reply) => handleRaw(name, def, request, reply, ctx),
+        });
+      }
+    }
+  });
+}
+
+/** A rawBody operation over HTTP: the key is checked before a byte of the body is read. */
+async function handleRaw(name: string, def: OpDef, request: FastifyRequest, reply: FastifyReply, ctx: ServiceContext): Promise<unknown> {
+  const body = request.body instanceof Readable ? request.body : Readable.from([]);
+  if (def.auth === 'key' && !checkKey(request.headers.authorization ?? null, ctx.apiKey)) {
+    body.resume(); // drain: the answer goes out without reading the body into memory
+    throw unauthorized();
+  }
+  const result = await rawBodyHandlers[name]!(
+    {
+      body,
+      maxBytes: def.maxBodyBytes ?? DEFAULT_BODY_LIMIT,
+      params: (request.params ?? {}) as Record<string, unknown>,
+      query: coerceQuery(def.input, (request.query ?? {}) as Record<string, unknown>),
+      contentType: request.headers['content-type'] ?? null,
+      contentLength: request.headers['content-length'] ? Number(request.headers['content-length']) : null,
+    },
+    ctx,
+  );
+  return reply.send(result);
 }
 
 async function handle(name: string, def: OpDef, request: FastifyRequest, reply: FastifyReply, ctx: ServiceContext): Promise<unknown> {

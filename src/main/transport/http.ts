@@ -4,10 +4,8 @@
  * `{"detail": ...}` with the ServiceError's status.
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ServiceError, unauthorized } from '../../shared/errors.js';
-import { checkKey } from './dispatch.js';
-import { eventsTicket } from '../settings/login-codes.js';
-import { timingSafeEqual } from 'node:crypto';
+import { ServiceError, type ErrorDetail } from '../../shared/errors.js';
+import { openAiError } from '../../shared/openai-error.js';
 import type { ServiceContext } from '../service/context.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { guardRequest } from './guard.js';
@@ -86,18 +84,10 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
 
   const openapi = buildOpenApi(opts.version);
   app.get('/openapi.json', async () => openapi);
-  // The key and the event stream (training events, file paths of imports) are the user's alone: the
-  // app's own window gets them over IPC, HTTP callers with the key (issue 13.4, docs/security.md).
-  const needKey = async (request: FastifyRequest) => {
-    if (!checkKey(request.headers.authorization, ctx.apiKey)) throw unauthorized(`${request.url.split('?')[0]} needs the API key (Authorization: Bearer <key>; \`loupe key\` prints it)`);
-  };
-  app.get('/app/key', { onRequest: needKey }, async () => ({ key: ctx.apiKey }));
-  const ticket = eventsTicket(ctx.apiKey);
-  registerEventStream(app, ctx, async (request) => {
-    const given = (request.query as Record<string, unknown> | undefined)?.ticket;
-    if (typeof given === 'string' && given.length === ticket.length && timingSafeEqual(Buffer.from(given), Buffer.from(ticket))) return;
-    await needKey(request);
-  });
+  // The renderer served by this server reads the training key here to call the training API
+  // (guarded like everything else: other origins get 403 before reaching it).
+  app.get('/app/key', async () => ({ key: ctx.apiKey }));
+  registerEventStream(app, ctx);
   registerContractRoutes(app, ctx);
   registerOtlpRoutes(app, ctx);
 
@@ -119,19 +109,26 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
 }
 
 function sendError(error: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply, log?: (line: string) => void) {
+  // A route may ask for OpenAI's error shape (contract `errorShape`, passed as route config).
+  const openai = (request.routeOptions.config as { errorShape?: string } | undefined)?.errorShape === 'openai';
+  const send = (status: number, detail: ErrorDetail, hint: { code?: string; param?: string } = {}) => {
+    if (!openai) return reply.code(status).send({ detail });
+    const e = openAiError(status, detail, hint);
+    return reply.code(e.status).send(e.body);
+  };
   if (error instanceof ServiceError) {
     if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-    return reply.code(error.status).send({ detail: error.detail });
+    return send(error.status, error.detail, { code: error.code, param: error.param });
   }
   const code = (error as FastifyError).code;
   const status = (error as FastifyError).statusCode;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     const limit = request.routeOptions.bodyLimit;
-    return reply.code(413).send({ detail: `Request body too large: ${request.method} ${request.routeOptions.url ?? request.url} accepts at most ${limit} bytes` });
+    return send(413, `Request body too large: ${request.method} ${request.routeOptions.url ?? request.url} accepts at most ${limit} bytes`);
   }
-  if (status && status >= 400 && status < 500) return reply.code(status).send({ detail: error.message });
+  if (status && status >= 400 && status < 500) return send(status, error.message);
   log?.(`error in ${request.method} ${request.url}: ${error.stack ?? error.message}`);
-  return reply.code(500).send({ detail: 'Internal Server Error' });
+  return send(500, 'Internal Server Error');
 }
 
 /** FastAPI's shape for a body that is not JSON: loc ["body", <char position>], type json_invalid. */

@@ -16,12 +16,6 @@ export interface OpDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.
   path: string;
   /** 'key': `Authorization: Bearer <key>` required (training API, semantics §9.1). */
   auth: 'none' | 'key';
-  /**
-   * For an 'auth: none' operation, inputs that still need the key over HTTP: returns what needs it
-   * (e.g. "paths on this machine"), or null. The app's own window (IPC) is trusted. Such inputs would
-   * let any local process probe or read files as the user (issue 13.5).
-   */
-  keyFor?: (input: z.infer<I>) => string | null;
   summary: string;
   input: I;
   output: O;
@@ -36,6 +30,15 @@ export interface OpDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.
   aliases?: string[];
   /** Body cap in bytes for this operation (default 1 MiB for query operations). */
   maxBodyBytes?: number;
+  /**
+   * HTTP hands the request body to the service unparsed, as a stream (at most maxBodyBytes), through
+   * the operation's raw-body handler (service/raw-body.ts): for bodies too large to parse on the
+   * server thread. Path and query parameters still arrive parsed; IPC calls the usual handler with
+   * the parsed input.
+   */
+  rawBody?: boolean;
+  /** Error body shape: `{"detail": …}` (default) or OpenAI's `{"error": {message, type, param, code}}`. */
+  errorShape?: 'detail' | 'openai';
   /**
    * Other statuses answered with the `output` body itself (a handler's withStatus result,
    * shared/status-result.ts), e.g. system-check's 503; documented in /openapi.json.

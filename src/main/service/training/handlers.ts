@@ -1,10 +1,10 @@
 import type { Handlers, HandlerResult } from '../handlers.js';
 import { chatCompletions } from './inference.js';
 import { createModel, deleteCheckpoints, deleteModel, listCheckpoints, listModels } from './models.js';
-import { createRlJob, createSftJob, getJob, jobEvents, listJobs } from './jobs.js';
+import { cancelJob, createRlJob, createSftJob, getJob, jobEvents, listJobs } from './jobs.js';
 import { logTrajectories } from './log.js';
 import { health, systemCheck } from './health.js';
-import { fromConversations } from './datasets.js';
+import { fromConversations, listDatasets, uploadDataset } from './datasets.js';
 import { getSettings, updateSettings } from './settings.js';
 
 /** Handlers of the training operations (contract/training.ts); each lives in the module named for it. */
@@ -22,6 +22,9 @@ export const trainingHandlers = {
   'training.getJob': getJob,
   'training.listJobs': listJobs,
   'training.jobEvents': jobEvents,
+  'training.cancelJob': cancelJob,
+  'training.uploadDataset': uploadDataset,
+  'training.listDatasets': listDatasets,
   'training.health': () => health(),
   'training.systemCheck': (_input, ctx) => systemCheck(ctx),
   'datasets.fromConversations': fromConversations,

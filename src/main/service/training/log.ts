@@ -2,15 +2,15 @@
  * POST /v1/preview/models/{id}/log (semantics §9.6): split metrics onto the latest checkpoint, and
  * every trajectory stored as a trace in the model's project — a root `invoke_agent` span carrying
  * the reward (custom attribute and a `reward` feedback record) with one `chat` span per assistant
- * turn — so rollouts read in the chat view and group by reward.
+ * turn — so rollouts read in the chat view and group by reward. The spans go through the OTLP
+ * importer like any exporter's (spans.ts), so they survive export and re-import.
  */
 import type { OpParsedInput, OpOutput } from '../../../shared/contract/index.js';
 import type { TrajectoryGroup } from '../../../shared/contract/training.js';
 import type { ServiceContext } from '../context.js';
 import type { ModelRow } from '../../store/ports.js';
-import type { SpanRecord } from '../../domain/span.js';
 import { getModelOr404 } from './models.js';
-import { blankSpan, spanId, spanMessage, splitSystem, traceId } from './spans.js';
+import { KIND, STATUS_OK, messageAttrs, importSpans, spanId, splitSystem, traceId, type Attrs, type OtlpSpan } from './spans.js';
 import { averageMetrics, projectOf, runtimeOf } from './util.js';
 
 /** `<split>/reward`, `/reward_std_dev`, `/exception_rate` and each trajectory metric averaged. */
@@ -31,43 +31,69 @@ export function splitMetrics(split: string, groups: TrajectoryGroup[]): Record<s
 }
 
 type Item = TrajectoryGroup['trajectories'][number]['messages_and_choices'][number];
-const asMessage = (it: Item): { role: string; content?: unknown; tool_calls?: unknown; finish_reason?: string } =>
-  'message' in it && typeof it.message === 'object' ? { ...(it.message as object), role: 'assistant', finish_reason: (it.finish_reason as string) ?? 'stop' } : (it as { role: string });
+type Msg = { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown; finish_reason?: string };
+const asMessage = (it: Item): Msg =>
+  'message' in it && typeof it.message === 'object' ? { ...(it.message as object), role: 'assistant', finish_reason: (it.finish_reason as string) ?? 'stop' } : (it as Msg);
 
-function trajectorySpans(model: ModelRow, split: string, step: number, gi: number, ti: number, t: TrajectoryGroup['trajectories'][number], t0: bigint): SpanRecord[] {
-  const project_id = projectOf(model);
-  const trace_id = traceId();
-  const root = blankSpan({ project_id, trace_id, span_id: spanId(), span_name: `invoke_agent ${model.name}`, start_ns: t0, end_ns: t0 });
-  const conversation_id = `${model.name}/${split}/step${step}/group${gi}`;
+/**
+ * One trajectory as a trace: a root `invoke_agent` span carrying the reward and the trajectory's
+ * metrics, with one `chat` child per assistant turn (its input = the conversation before it).
+ */
+function trajectorySpans(model: ModelRow, split: string, step: number, gi: number, ti: number, t: TrajectoryGroup['trajectories'][number], t0: bigint): OtlpSpan[] {
+  const trace = traceId();
+  const rootId = spanId();
+  const conversation = `${model.name}/${split}/step${step}/group${gi}`;
   const messages = t.messages_and_choices.map(asMessage);
   const { system } = splitSystem(messages);
-  const floats: Record<string, number> = { reward: t.reward };
-  const ints: Record<string, number> = { 'loupe.trajectory_index': ti, 'loupe.group_index': gi };
-  for (const [k, v] of Object.entries(t.metrics)) if (k !== 'reward') floats[k] = Number(v);
-  Object.assign(root, {
-    status_code: 'OK', operation_name: 'invoke_agent', provider_name: 'loupe', agent_name: model.name, agent_id: model.id,
-    conversation_id, conversation_name: conversation_id, svc_run_id: model.run_id, svc_run_step: step,
-    system_instructions: system, custom_attrs_float: floats, custom_attrs_int: ints,
-    custom_attrs_string: { 'loupe.split': split, 'loupe.model_id': model.id },
-  });
-  const spans: SpanRecord[] = [root];
+  const common = { 'gen_ai.provider.name': 'loupe', 'gen_ai.agent.name': model.name, 'gen_ai.conversation.id': conversation, 'svc.run_id': model.run_id, 'svc.run_step': step };
+  const children: OtlpSpan[] = [];
   let at = t0;
   messages.forEach((m, i) => {
     if (m.role !== 'assistant') return;
-    const s = blankSpan({ project_id, trace_id, span_id: spanId(), parent_span_id: root.span_id, span_name: `chat ${model.name}`, start_ns: at, end_ns: at + 1_000_000n });
-    at += 1_000_000n;
     const before = splitSystem(messages.slice(0, i)).rest;
-    Object.assign(s, {
-      span_kind: 'CLIENT', status_code: 'OK', operation_name: 'chat', provider_name: 'loupe', agent_name: model.name, conversation_id,
-      request_model: `${model.entity}/${model.project}/${model.name}:step${step}`, svc_run_id: model.run_id, svc_run_step: step,
-      system_instructions: system, input_messages: before.map((x) => spanMessage(x)),
-      output_messages: [spanMessage(m, m.finish_reason ?? 'stop')], finish_reasons: [m.finish_reason ?? 'stop'],
+    children.push({
+      traceId: trace,
+      spanId: spanId(),
+      parentSpanId: rootId,
+      name: `chat ${model.name}`,
+      kind: KIND.client,
+      startNs: at,
+      endNs: at + 1_000_000n,
+      status: STATUS_OK,
+      attributes: {
+        ...common,
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': `${model.entity}/${model.project}/${model.name}:step${step}`,
+        ...messageAttrs(system, before, [{ message: m, finish_reason: m.finish_reason ?? 'stop' }]),
+      },
     });
-    spans.push(s);
+    at += 1_000_000n;
   });
-  root.end_ns = at;
-  for (const s of spans) s.raw_span_dump = JSON.stringify({ name: s.span_name, traceId: s.trace_id, spanId: s.span_id, recordedBy: 'loupe-training' });
-  return spans;
+  const metrics: Attrs = {};
+  for (const [k, v] of Object.entries(t.metrics)) if (k !== 'reward') metrics[k] = typeof v === 'boolean' ? v : Number(v);
+  const root: OtlpSpan = {
+    traceId: trace,
+    spanId: rootId,
+    name: `invoke_agent ${model.name}`,
+    kind: KIND.internal,
+    startNs: t0,
+    endNs: at,
+    status: STATUS_OK,
+    attributes: {
+      ...common,
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.id': model.id,
+      'gen_ai.conversation.name': conversation,
+      'gen_ai.system_instructions': system.length ? JSON.stringify(system.map((content) => ({ type: 'text', content }))) : undefined,
+      ...metrics,
+      reward: t.reward,
+      'loupe.trajectory_index': ti,
+      'loupe.group_index': gi,
+      'loupe.split': split,
+      'loupe.model_id': model.id,
+    },
+  };
+  return [root, ...children];
 }
 
 export async function logTrajectories(input: OpParsedInput<'training.log'>, ctx: ServiceContext): Promise<OpOutput<'training.log'>> {
@@ -80,19 +106,19 @@ export async function logTrajectories(input: OpParsedInput<'training.log'>, ctx:
   const latest = await repo.latestCheckpoint(model.id);
   const step = latest?.step ?? 0;
   const t0 = BigInt(Date.now()) * 1_000_000n;
-  const spans: SpanRecord[] = [];
+  const spans: OtlpSpan[] = [];
   const rewards: { trace_id: string; reward: number }[] = [];
   input.trajectory_groups.forEach((g, gi) =>
     g.trajectories.forEach((t, ti) => {
       const ss = trajectorySpans(model, input.split, step, gi, ti, t, t0 + BigInt(spans.length) * 1_000_000n);
-      rewards.push({ trace_id: ss[0]!.trace_id, reward: t.reward });
+      rewards.push({ trace_id: ss[0]!.traceId, reward: t.reward });
       spans.push(...ss);
     }),
   );
   const project_id = projectOf(model);
   // Spans first, then metrics and rewards together (decision 0002): a retried /log rewrites the
   // spans idempotently, so no reward is ever stored for spans that are not.
-  if (spans.length) ctx.store.ingest.writeBatch(spans);
+  if (spans.length) importSpans(ctx, project_id, spans);
   await repo.recordRollouts({
     checkpoint: latest ? { id: latest.id, metrics: { ...latest.metrics, ...splitMetrics(input.split, input.trajectory_groups) } } : null,
     feedback: rewards.map((r) => ({ project_id, target_kind: 'trace', target_id: r.trace_id, feedback_type: 'reward', payload: { reward: r.reward }, creator: 'loupe-training' })),

@@ -1,10 +1,11 @@
 /** Models and checkpoints (semantics §9.2, §9.3). */
 import fs from 'node:fs';
-import { badRequest, conflict, notFound } from '../../../shared/errors.js';
+import { conflict, notFound } from '../../../shared/errors.js';
 import type { OpParsedInput, OpOutput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
 import type { ModelRow } from '../../store/ports.js';
 import { parseRemoteBase } from './remote.js';
+import { fallbackBaseModel } from './settings.js';
 import { checkpointDir, iso, modelDir, newId, nowUs, runtimeOf } from './util.js';
 
 export async function getModelOr404(ctx: ServiceContext, id: string): Promise<ModelRow> {
@@ -20,6 +21,7 @@ const modelOut = (m: ModelRow): OpOutput<'training.createModel'> => ({
   name: m.name,
   base_model: m.base_model,
   run_id: m.run_id,
+  runtime_model: m.runtime_model ?? m.base_model,
 });
 
 export async function createModel(input: OpParsedInput<'training.createModel'>, ctx: ServiceContext): Promise<OpOutput<'training.createModel'>> {
@@ -32,10 +34,9 @@ export async function createModel(input: OpParsedInput<'training.createModel'>, 
     throw conflict(`Model ${entity}/${input.project}/${input.name} already exists (pass return_existing: true to reuse it)`);
   }
   const remote = parseRemoteBase(input.base_model);
-  const available = rt.engine.baseModels();
-  if (!remote && !available.includes(input.base_model)) {
-    throw badRequest(`Unknown base_model "${input.base_model}". Available base models: ${available.join(', ')} (or remote:<backend>/<base model> for a configured remote backend)`);
-  }
+  // Any name is accepted (issue 11): a base model the built-in trainer does not have (e.g.
+  // "OpenPipe/Qwen3-14B-Instruct") is served by the built-in fallback, and runtime_model says so.
+  const runtime = remote ? input.base_model : rt.engine.baseModels().includes(input.base_model) ? input.base_model : await fallbackBaseModel(ctx);
   const id = newId();
   const row: ModelRow = {
     id,
@@ -46,6 +47,7 @@ export async function createModel(input: OpParsedInput<'training.createModel'>, 
     run_id: newId().replace(/-/g, '').slice(0, 8),
     backend: remote?.backend ?? null,
     remote_model_id: null,
+    runtime_model: runtime,
     created_at_us: nowUs(),
   };
   if (remote) {
@@ -57,7 +59,7 @@ export async function createModel(input: OpParsedInput<'training.createModel'>, 
   }
   // Weights first, row second: a model row always has its step-0 checkpoint on disk.
   const dir = checkpointDir(ctx.dataDir, id, 0);
-  await rt.engine.initCheckpoint(input.base_model, dir);
+  await rt.engine.initCheckpoint(runtime, dir);
   // Two concurrent creates of the same name: the loser answers as the first one did.
   const again = await repo.findModel(entity, input.project, input.name);
   if (again) {
@@ -72,10 +74,11 @@ export async function createModel(input: OpParsedInput<'training.createModel'>, 
 export async function deleteModel(input: OpParsedInput<'training.deleteModel'>, ctx: ServiceContext): Promise<OpOutput<'training.deleteModel'>> {
   const rt = runtimeOf(ctx);
   const m = await getModelOr404(ctx, input.model_id);
+  // Its queued jobs end now and its running job stops before its next gradient step (waited for,
+  // so no worker keeps training a deleted model).
+  await rt.runner.cancelModel(m.id, `model ${m.id} was deleted`);
   if (m.backend) await rt.remote.call(m.backend, 'DELETE', `/v1/preview/models/${encodeURIComponent(m.remote_model_id!)}`).catch(() => undefined);
   const deleted = await ctx.app.training.deleteModel(m.id);
-  await rt.runner.failQueued(m.id, `model ${m.id} was deleted before this job ran`);
-  // A running job notices the missing model when it finishes and fails; its files go with the folder.
   fs.rmSync(modelDir(ctx.dataDir, m.id), { recursive: true, force: true });
   return { model_id: m.id, deleted_checkpoints: deleted, deleted_run: true };
 }

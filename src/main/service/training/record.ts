@@ -1,12 +1,13 @@
 /**
- * Each completion becomes a `chat` span in the model's project (semantics §9.7), unless the
- * `training.record_completions` setting is off. Recording never fails the completion: a store
- * error is reported on the log and the answer still goes out.
+ * Each completion becomes a `chat` span in the model's project (semantics §9.7), stored through the
+ * OTLP importer like any exporter's span (spans.ts), unless the `training.record_completions`
+ * setting is off (the caller checks `recordingOn`). Recording never fails the completion: a store error is reported on the log and the
+ * answer still goes out.
  */
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
 import type { CheckpointRow, ModelRow } from '../../store/ports.js';
-import { blankSpan, spanId, spanMessage, splitSystem, traceId } from './spans.js';
+import { KIND, STATUS_OK, importSpans, messageAttrs, spanId, splitSystem, traceId } from './spans.js';
 import { projectOf } from './util.js';
 
 export const RECORD_SETTING = 'training.record_completions';
@@ -15,12 +16,12 @@ export const recordingOn = async (ctx: ServiceContext): Promise<boolean> => (awa
 
 interface DoneCompletion {
   id: string;
-  choices: { message: { content: string }; finish_reason: string }[];
+  choices: { message: { role: string; content: string | null; tool_calls?: unknown }; finish_reason: string }[];
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 
 /** Stores the completion's span; the caller checked `recordingOn` (settled before the answer is built). */
-export async function recordCompletion(
+export function recordCompletion(
   ctx: ServiceContext,
   model: ModelRow,
   checkpoint: CheckpointRow,
@@ -28,39 +29,42 @@ export async function recordCompletion(
   c: DoneCompletion,
   startNs: bigint,
   endNs: bigint,
-): Promise<void> {
-  const project_id = projectOf(model);
-  const s = blankSpan({ project_id, trace_id: traceId(), span_id: spanId(), span_name: `chat ${model.name}`, start_ns: startNs, end_ns: endNs });
+): void {
   const { system, rest } = splitSystem(input.messages);
-  Object.assign(s, {
-    span_kind: 'CLIENT',
-    status_code: 'OK',
-    operation_name: 'chat',
-    provider_name: 'loupe',
-    request_model: input.model,
-    response_model: `${model.entity}/${model.project}/${model.name}:step${checkpoint.step}`,
-    response_id: c.id,
-    output_type: 'text',
-    svc_run_id: model.run_id,
-    svc_run_step: checkpoint.step,
-    request_temperature: input.temperature ?? null,
-    request_max_tokens: input.max_completion_tokens ?? input.max_tokens ?? null,
-    request_seed: input.seed ?? null,
-    request_choice_count: input.n ?? null,
-    request_stop_sequences: input.stop == null ? [] : typeof input.stop === 'string' ? [input.stop] : input.stop,
-    input_tokens: c.usage.prompt_tokens,
-    output_tokens: c.usage.completion_tokens,
-    finish_reasons: c.choices.map((x) => x.finish_reason),
-    system_instructions: system,
-    input_messages: rest.map((m) => spanMessage(m)),
-    output_messages: c.choices.map((x) => spanMessage({ role: 'assistant', content: x.message.content }, x.finish_reason)),
-    custom_attrs_string: { 'loupe.model_id': model.id },
-    custom_attrs_int: { 'loupe.checkpoint_step': checkpoint.step },
-  });
-  s.raw_span_dump = JSON.stringify({ name: s.span_name, traceId: s.trace_id, spanId: s.span_id, recordedBy: 'loupe-training' });
+  const stop = input.stop == null ? undefined : typeof input.stop === 'string' ? [input.stop] : input.stop;
   try {
-    ctx.store.ingest.writeBatch([s]);
-    ctx.events.emit({ type: 'data.changed', project_id, tables: ['spans'] });
+    importSpans(ctx, projectOf(model), [
+      {
+        traceId: traceId(),
+        spanId: spanId(),
+        name: `chat ${model.name}`,
+        kind: KIND.client,
+        startNs,
+        endNs,
+        status: STATUS_OK,
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'loupe',
+          'gen_ai.request.model': input.model,
+          'gen_ai.response.model': `${model.entity}/${model.project}/${model.name}:step${checkpoint.step}`,
+          'gen_ai.response.id': c.id,
+          'gen_ai.output.type': 'text',
+          'svc.run_id': model.run_id,
+          'svc.run_step': checkpoint.step,
+          'gen_ai.request.temperature': input.temperature ?? undefined,
+          'gen_ai.request.top_p': input.top_p ?? undefined,
+          'gen_ai.request.max_tokens': input.max_completion_tokens ?? input.max_tokens ?? undefined,
+          'gen_ai.request.seed': input.seed ?? undefined,
+          'gen_ai.request.choice.count': input.n ?? undefined,
+          'gen_ai.request.stop_sequences': stop,
+          'gen_ai.usage.input_tokens': c.usage.prompt_tokens,
+          'gen_ai.usage.output_tokens': c.usage.completion_tokens,
+          ...messageAttrs(system, rest, c.choices),
+          'loupe.model_id': model.id,
+          'loupe.checkpoint_step': checkpoint.step,
+        },
+      },
+    ]);
   } catch (err) {
     console.warn(`loupe: could not record the completion ${c.id} as a span: ${(err as Error).message}`);
   }

@@ -5,11 +5,22 @@
  * their events and the resulting checkpoints are mirrored into this store as they happen, and
  * chat completions are forwarded.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { ServiceError, badRequest } from '../../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
 import type { BackendRow, JobRow, ModelRow } from '../../store/ports.js';
 import { errorMessage, nowUs } from './util.js';
 import type { JobEventType } from './runner.js';
+import { parseArtifactUrl } from './datasets.js';
+
+/** A body sent as is (a payload file, a dataset) rather than JSON-encoded. */
+export class RawBody {
+  constructor(
+    readonly bytes: Buffer,
+    readonly contentType: string,
+  ) {}
+}
 
 const REMOTE_BASE = /^remote:([A-Za-z0-9_-]{1,64})\/(.+)$/;
 
@@ -43,10 +54,11 @@ export class RemoteBackends {
     const url = `${b.base_url.replace(/\/+$/, '')}${path}`;
     let res: Response;
     try {
+      const raw = body instanceof RawBody;
       res = await fetch(url, {
         method,
-        headers: { authorization: `Bearer ${b.api_key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { authorization: `Bearer ${b.api_key}`, ...(body === undefined ? {} : { 'content-type': raw ? body.contentType : 'application/json' }) },
+        body: body === undefined ? undefined : raw ? body.bytes : JSON.stringify(body),
       });
     } catch (err) {
       throw new ServiceError(502, `remote backend "${name}" (${b.base_url}) is unreachable: ${errorMessage(err)}`);
@@ -92,13 +104,35 @@ export class RemoteBackends {
   }
 
   /**
+   * The job's request as the remote receives it: an RL payload file is sent as is with the remote
+   * model id spliced in (no parse of a large body here); an SFT job whose data is a dataset uploads
+   * that dataset to the remote first and names the remote's version.
+   */
+  private async submit(model: ModelRow, job: JobRow, payloadFile: string): Promise<{ id: string }> {
+    const backend = model.backend!;
+    if (job.kind === 'rl') {
+      const file = fs.readFileSync(payloadFile);
+      const head = Buffer.from(`{"model_id":${JSON.stringify(model.remote_model_id)}${file.length > 2 ? ',' : ''}`);
+      return this.call(backend, 'POST', '/v1/preview/training-jobs', new RawBody(Buffer.concat([head, file.subarray(1)]), 'application/json'));
+    }
+    const p = JSON.parse(fs.readFileSync(payloadFile, 'utf8')) as { training_data_url: string };
+    const art = parseArtifactUrl(p.training_data_url);
+    if (art) {
+      const d = await this.ctx.app.training.getDataset(art.entity, art.project, art.name, art.version);
+      if (!d) throw new Error(`dataset ${p.training_data_url} not found`);
+      const q = `?entity=${encodeURIComponent(d.entity)}&project=${encodeURIComponent(d.project)}&name=${encodeURIComponent(d.name)}`;
+      const up = await this.call<{ url: string }>(backend, 'POST', `/v1/preview/datasets${q}`, new RawBody(fs.readFileSync(path.join(this.ctx.dataDir, d.file)), 'application/jsonl'));
+      p.training_data_url = up.url;
+    }
+    return this.call(backend, 'POST', '/v1/preview/sft-training-jobs', { ...p, model_id: model.remote_model_id });
+  }
+
+  /**
    * Submits a job remotely and mirrors its events until a terminal one. The new checkpoint is
    * mirrored before training_ended is stored locally; a remote training_failed throws its message.
    */
-  async runJob(model: ModelRow, job: JobRow, emit: (type: JobEventType, data: Record<string, unknown>) => void, stopped: () => boolean): Promise<void> {
-    const payload = { ...(job.payload as Record<string, unknown>), model_id: model.remote_model_id };
-    const path = job.kind === 'rl' ? '/v1/preview/training-jobs' : '/v1/preview/sft-training-jobs';
-    const { id: remoteId } = await this.call<{ id: string }>(model.backend!, 'POST', path, payload);
+  async runJob(model: ModelRow, job: JobRow, payloadFile: string, emit: (type: JobEventType, data: Record<string, unknown>) => void, stopped: () => boolean): Promise<void> {
+    const { id: remoteId } = await this.submit(model, job, payloadFile);
     await this.ctx.app.training.updateJob(job.id, { remote_job_id: remoteId });
     let after: string | null = null;
     for (;;) {

@@ -1,39 +1,50 @@
 /**
  * The job runner (semantics §9.4): jobs persist in SQLite and run one at a time per model, in
- * submission order. Engine work happens in the trainer's worker thread, so HTTP and IPC keep
- * answering while a job trains. Each job emits training_started → gradient_step× →
- * training_ended | training_failed; the next checkpoint is written in the same transaction as
- * training_ended, so it exists before a client can see the job end.
+ * submission order. Engine work happens in the trainer's job worker, so HTTP and IPC keep answering
+ * while a job trains. Each job emits training_started {num_sequences = the number of gradient_step
+ * events that follow} → gradient_step× → training_ended | training_failed; the next checkpoint is
+ * written in the same transaction as training_ended, so it exists before a client can see the job
+ * end. A job can be cancelled (or its model deleted): it stops before its next gradient step and
+ * ends CANCELLED. When a job ends its payload file is deleted. Recovery at start: docs/training.md.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import type { ServiceContext } from '../context.js';
 import type { CheckpointRow, JobEventRow, JobRow } from '../../store/ports.js';
-import type { StepMetrics, TrainerEngine } from '../../training/engine.js';
+import type { StepMetrics, TrainerEngine, TrainRequest } from '../../training/engine.js';
+import { removeTempCheckpoints } from '../../training/checkpoint-files.js';
+import { MAX_SFT_FILE_BYTES } from '../../training/sft-file.js';
+import type { OpParsedInput } from '../../../shared/contract/index.js';
+import { ServiceError } from '../../../shared/errors.js';
 import { averageMetrics, checkpointDir, errorMessage, iso, modelDir, newId, nowUs } from './util.js';
-import { buildRlSamples, rlOptions } from './rl-samples.js';
-import { readSftExamples } from './sft-data.js';
+import { PAYLOAD_DIR, payloadRel, removePayload, writePayload } from './payload.js';
+import { appliedRate } from './learning-rate.js';
+import { removeIncoming, resolveTrainingData } from './datasets.js';
 import type { RemoteBackends } from './remote.js';
 
 export type JobEventType = 'training_started' | 'gradient_step' | 'training_ended' | 'training_failed';
 
-interface RlPayload {
-  trajectory_groups: Parameters<typeof buildRlSamples>[0];
-  experimental_config?: Record<string, unknown> | null;
-}
-interface SftPayload {
-  training_data_url: string;
-  config: { batch_size: number | 'auto'; learning_rate?: number | number[] };
-  experimental_config?: Record<string, unknown> | null;
-}
+type RlConfig = NonNullable<OpParsedInput<'training.createRlJob'>['experimental_config']>;
+type SftPayload = Omit<OpParsedInput<'training.createSftJob'>, 'model_id'>;
 
-/** Default SFT learning rate of the built-in model (the hosted default of 5e-6 is tuned for billions of weights). */
-export const BUILTIN_SFT_LR = 3e-3;
+/** How long a cancel waits for the running job to stop (one gradient step, on a loaded machine). */
+const CANCEL_WAIT_MS = 120_000;
+
+export const RESTART_MESSAGE = 'Loupe stopped while this job was running; submit it again';
+
+interface Running {
+  job: JobRow;
+  controller: AbortController;
+  done: Promise<void>;
+}
 
 export class JobRunner {
   /** Models whose queue is being drained right now. */
   private readonly active = new Map<string, Promise<void>>();
   /** Models kicked while their drain was already running: it looks at the queue once more before ending. */
   private readonly kickedAgain = new Set<string>();
+  /** The job each draining model is running. */
+  private readonly running = new Map<string, Running>();
   private eventsWritten: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -43,13 +54,41 @@ export class JobRunner {
     private readonly remote: RemoteBackends,
   ) {}
 
-  /** At start: a job left RUNNING by a previous process failed; queued jobs resume. */
+  /**
+   * At start, before any request: a job left RUNNING by a previous process failed; files a crash
+   * left behind are removed (temp checkpoint folders, weights without a checkpoint row, folders of
+   * deleted models, payloads of ended jobs, half-received dataset uploads); queued jobs resume.
+   */
   async recover(): Promise<void> {
-    for (const job of await this.ctx.app.training.jobsWithStatus('RUNNING')) {
-      await this.finishFailed(job, 'Loupe stopped while this job was running; submit it again');
-    }
-    const models = new Set((await this.ctx.app.training.jobsWithStatus('QUEUED')).map((j) => j.model_id));
+    const repo = this.ctx.app.training;
+    for (const job of await repo.jobsWithStatus('RUNNING')) await this.end(job, 'FAILED', RESTART_MESSAGE);
+    for (const job of await repo.endedJobsWithPayload()) await this.dropPayload(job);
+    await this.sweepFiles();
+    removeIncoming(this.ctx.dataDir);
+    const models = new Set((await repo.jobsWithStatus('QUEUED')).map((j) => j.model_id));
     for (const m of models) this.kick(m);
+  }
+
+  private async sweepFiles(): Promise<void> {
+    const repo = this.ctx.app.training;
+    const root = path.join(this.ctx.dataDir, 'models');
+    const known = new Set(await repo.modelIds());
+    for (const id of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+      if (!known.has(id)) {
+        fs.rmSync(path.join(root, id), { recursive: true, force: true });
+        continue;
+      }
+      const dir = modelDir(this.ctx.dataDir, id);
+      removeTempCheckpoints(dir);
+      const steps = new Set((await repo.listCheckpoints(id)).map((c) => `step${c.step}`));
+      for (const name of fs.readdirSync(dir)) if (/^step\d+$/.test(name) && !steps.has(name)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    }
+    // Payload files of jobs that no longer wait or run (e.g. written just before a crash, row never inserted).
+    const payloads = path.join(this.ctx.dataDir, PAYLOAD_DIR);
+    for (const f of fs.existsSync(payloads) ? fs.readdirSync(payloads) : []) {
+      const job = await repo.getJob(f.replace(/\.json$/, ''));
+      if (!job || (job.status !== 'QUEUED' && job.status !== 'RUNNING')) fs.rmSync(path.join(payloads, f), { force: true });
+    }
   }
 
   /** Starts draining a model's queue unless that is already happening. */
@@ -73,9 +112,27 @@ export class JobRunner {
     this.closed = true;
   }
 
-  /** A queued job whose model is deleted fails cleanly with training_failed. */
-  async failQueued(modelId: string, reason: string): Promise<void> {
-    for (const job of await this.ctx.app.training.jobsWithStatus('QUEUED', modelId)) await this.finishFailed(job, reason);
+  /**
+   * Cancels one job: a queued one ends now; a running one is aborted and this resolves once it
+   * stopped (before its next gradient step). Both end CANCELLED with a training_failed event.
+   */
+  async cancel(jobId: string, reason: string): Promise<void> {
+    const r = [...this.running.values()].find((x) => x.job.id === jobId);
+    if (r) return this.abort(r, reason);
+    const job = await this.ctx.app.training.getJob(jobId);
+    if (job && job.status === 'QUEUED') await this.end(job, 'CANCELLED', reason);
+  }
+
+  /** Cancels every unfinished job of a model (it is being deleted) and waits for the running one to stop. */
+  async cancelModel(modelId: string, reason: string): Promise<void> {
+    for (const job of await this.ctx.app.training.jobsWithStatus('QUEUED', modelId)) await this.end(job, 'CANCELLED', reason);
+    const r = this.running.get(modelId);
+    if (r) await this.abort(r, reason);
+  }
+
+  private async abort(r: Running, reason: string): Promise<void> {
+    r.controller.abort(reason);
+    await Promise.race([r.done, new Promise((res) => setTimeout(res, CANCEL_WAIT_MS).unref())]);
   }
 
   private async drain(modelId: string): Promise<void> {
@@ -90,93 +147,141 @@ export class JobRunner {
         this.active.delete(modelId); // same tick as the check: a kick after this starts a new drain
         return;
       }
-      await this.run(next);
+      const controller = new AbortController();
+      const done = this.run(next, controller.signal);
+      this.running.set(modelId, { job: next, controller, done });
+      await done;
+      this.running.delete(modelId);
     }
   }
 
-  private async run(job: JobRow): Promise<void> {
+  /** The job's payload file (rows older than migration 0006 carry it inline: written out first). */
+  private async payloadFile(job: JobRow): Promise<string> {
+    if (!job.payload_file && job.payload !== null) {
+      const rel = payloadRel(job.id);
+      writePayload(this.ctx.dataDir, rel, job.payload as Record<string, unknown>);
+      await this.ctx.app.training.updateJob(job.id, { payload_file: rel, payload: null });
+      job.payload_file = rel;
+    }
+    if (!job.payload_file) throw new Error(`job ${job.id} has no payload`);
+    return path.join(this.ctx.dataDir, job.payload_file);
+  }
+
+  private async run(job: JobRow, signal: AbortSignal): Promise<void> {
     const repo = this.ctx.app.training;
     const model = await repo.getModel(job.model_id);
-    if (!model) return this.finishFailed(job, `model ${job.model_id} was deleted`);
+    if (!model) return this.end(job, 'FAILED', `model ${job.model_id} was deleted`);
     await repo.updateJob(job.id, { status: 'RUNNING', training_start_us: nowUs() });
     this.status(job, 'RUNNING');
+    const emit = (type: JobEventType, data: Record<string, unknown>) => this.event(job, type, data);
     if (model.backend) {
       try {
-        await this.remote.runJob(model, job, (type, data) => this.event(job, type, data), () => this.closed);
+        await this.remote.runJob(model, job, await this.payloadFile(job), emit, () => this.closed || signal.aborted);
         await this.complete(job, (await repo.latestCheckpoint(model.id))?.step ?? null, null);
       } catch (err) {
-        await this.finishFailed((await repo.getJob(job.id)) ?? job, errorMessage(err));
+        const j = (await repo.getJob(job.id)) ?? job;
+        await this.end(j, signal.aborted ? 'CANCELLED' : 'FAILED', signal.aborted ? String(signal.reason) : errorMessage(err));
       }
       return;
     }
     const base = await repo.latestCheckpoint(model.id);
-    if (!base) return this.finishFailed(job, `model ${model.id} has no checkpoint to train from`);
+    if (!base) return this.end(job, 'FAILED', `model ${model.id} has no checkpoint to train from`);
     const step = base.step + 1;
     const outDir = checkpointDir(this.ctx.dataDir, model.id, step);
     const baseDir = checkpointDir(this.ctx.dataDir, model.id, base.step);
     const metrics: StepMetrics[] = [];
-    const onStep = (m: StepMetrics) => {
-      metrics.push(m);
-      this.event(job, 'gradient_step', { ...m });
+    const hooks: TrainRequest = {
+      baseCheckpointDir: baseDir,
+      outCheckpointDir: outDir,
+      signal,
+      // The hosted client takes num_sequences as its progress total: the number of gradient steps.
+      onStart: (info) => emit('training_started', { num_sequences: info.numSteps }),
+      onStep: (m) => {
+        metrics.push(m);
+        emit('gradient_step', { ...m });
+      },
     };
     try {
       fs.rmSync(outDir, { recursive: true, force: true }); // leftovers of an interrupted job
-      if (job.kind === 'rl') {
-        const p = job.payload as RlPayload;
-        const opts = rlOptions(p.experimental_config);
-        const samples = buildRlSamples(p.trajectory_groups, opts);
-        this.event(job, 'training_started', { num_sequences: samples.length });
-        // With no samples the engine still writes step + 1 (same weights, its own metadata updated).
-        await this.engine.rl({ baseCheckpointDir: baseDir, outCheckpointDir: outDir, onStep, samples, loss: opts.loss, learningRate: opts.learningRate });
-      } else {
-        const p = job.payload as SftPayload;
-        const examples = readSftExamples(p.training_data_url);
-        this.event(job, 'training_started', { num_sequences: examples.length });
-        await this.engine.sft({
-          baseCheckpointDir: baseDir,
-          outCheckpointDir: outDir,
-          onStep,
-          examples,
-          batchSize: p.config.batch_size,
-          learningRate: p.config.learning_rate ?? BUILTIN_SFT_LR,
-        });
-      }
+      if (job.kind === 'rl') await this.runRl(job, hooks);
+      else await this.runSft(job, hooks);
       if (!(await repo.getModel(model.id))) throw new Error(`model ${model.id} was deleted while the job ran`);
-      const checkpoint = { id: newId(), model_id: model.id, step, metrics: averageMetrics(metrics), created_at_us: nowUs() };
-      await this.complete(job, step, checkpoint);
+      await this.complete(job, step, { id: newId(), model_id: model.id, step, metrics: averageMetrics(metrics), created_at_us: nowUs() });
     } catch (err) {
       // The model may have been deleted while the worker wrote its files: remove what it left.
       if (!(await repo.getModel(model.id))) fs.rmSync(modelDir(this.ctx.dataDir, model.id), { recursive: true, force: true });
       else if (!(await repo.checkpointByStep(model.id, step))) fs.rmSync(outDir, { recursive: true, force: true });
-      await this.finishFailed(job, errorMessage(err));
+      await this.end(job, signal.aborted ? 'CANCELLED' : 'FAILED', signal.aborted ? String(signal.reason) : errorMessage(err));
     }
+  }
+
+  private async runRl(job: JobRow, hooks: TrainRequest): Promise<void> {
+    const cfg = ((job.summary.experimental_config ?? (job.payload as { experimental_config?: RlConfig } | null)?.experimental_config) ?? {}) as RlConfig;
+    await this.engine.rl({
+      ...hooks,
+      // Read and turned into samples in the job worker: the payload may be tens of MiB.
+      payloadFile: {
+        path: await this.payloadFile(job),
+        options: {
+          normalize: (cfg.normalize_advantages ?? true) && (cfg.scale_rewards ?? true),
+          allowWithoutLogprobs: cfg.allow_training_without_logprobs ?? false,
+        },
+      },
+      loss: cfg.loss_fn ?? (cfg.ppo ? 'ppo' : 'cispo'),
+      learningRate: appliedRate('rl', cfg.learning_rate, cfg.loupe_learning_rate).applied as number,
+    });
+  }
+
+  private async runSft(job: JobRow, hooks: TrainRequest): Promise<void> {
+    const p = JSON.parse(fs.readFileSync(await this.payloadFile(job), 'utf8')) as SftPayload;
+    const data = await resolveTrainingData(this.ctx, p.training_data_url).catch((err: unknown) => {
+      // Checked at submission; the file may have gone since. Report the reason, not the 422 shape.
+      const d = err instanceof ServiceError && Array.isArray(err.detail) ? err.detail[0]?.msg : errorMessage(err);
+      throw new Error(`training_data_url ${p.training_data_url}: ${d}`);
+    });
+    const config = p.config ?? {};
+    await this.engine.sft({
+      ...hooks,
+      dataFile: { path: data.path, label: data.label, maxBytes: MAX_SFT_FILE_BYTES },
+      batchSize: config.batch_size ?? 'auto',
+      learningRate: appliedRate('sft', config.learning_rate, config.loupe_learning_rate).applied,
+      assistantTurns: config.assistant_turns ?? 'all',
+    });
   }
 
   /**
    * The job's end in one write: the checkpoint it made (null for a remote job, already mirrored),
    * training_ended, and the COMPLETED row, so the checkpoint exists before a client sees the end.
-   * A remote job's training_ended was already stored by the remote follower.
+   * A remote job's training_ended was already stored by the remote follower. The payload goes.
    */
   private async complete(job: JobRow, step: number | null, checkpoint: CheckpointRow | null): Promise<void> {
     await this.eventsWritten;
     const ended = checkpoint ? eventRow(job, 'training_ended', {}) : null;
-    await this.ctx.app.training.completeJob(job.id, { checkpoint, event: ended, patch: { training_end_us: nowUs(), step } });
+    await this.ctx.app.training.completeJob(job.id, { checkpoint, event: ended, patch: { training_end_us: nowUs(), step, payload_file: null, payload: null } });
+    removePayload(this.ctx.dataDir, job.payload_file);
     if (ended) this.publish(job, ended);
     this.status(job, 'COMPLETED');
   }
 
-  private async finishFailed(job: JobRow, message: string): Promise<void> {
+  /** FAILED or CANCELLED: status, message and the training_failed event in one write; the payload goes. */
+  private async end(job: JobRow, status: 'FAILED' | 'CANCELLED', message: string): Promise<void> {
     await this.eventsWritten;
     const ev = eventRow(job, 'training_failed', { error_message: message });
-    await this.ctx.app.training.failJob(job.id, { event: ev, patch: { training_end_us: nowUs(), error_message: message } });
+    await this.ctx.app.training.failJob(job.id, { event: ev, status, patch: { training_end_us: nowUs(), error_message: message, payload_file: null, payload: null } });
+    removePayload(this.ctx.dataDir, job.payload_file);
     this.publish(job, ev);
-    this.status(job, 'FAILED');
+    this.status(job, status);
+  }
+
+  private async dropPayload(job: JobRow): Promise<void> {
+    removePayload(this.ctx.dataDir, job.payload_file);
+    await this.ctx.app.training.updateJob(job.id, { payload_file: null, payload: null });
   }
 
   /**
    * Stores an event and pushes it to live views. Called from the engine's synchronous callbacks, so
-   * writes are chained (kept in order) and `complete`/`finishFailed` wait for the chain first: a
-   * job's terminal event is always its last.
+   * writes are chained (kept in order) and `complete`/`end` wait for the chain first: a job's
+   * terminal event is always its last.
    */
   private event(job: JobRow, type: JobEventType, data: Record<string, unknown>): void {
     const row = eventRow(job, type, data);

@@ -7,11 +7,14 @@ import type { ServiceContext } from '../context.js';
 import type { TrainerEngine } from '../../training/engine.js';
 import { JobRunner } from './runner.js';
 import { RemoteBackends } from './remote.js';
+import { TrainingIntake } from './intake.js';
 
 export interface TrainingRuntime {
   readonly engine: TrainerEngine;
   readonly runner: JobRunner;
   readonly remote: RemoteBackends;
+  /** Parses and checks large job bodies and dataset uploads off the server thread. */
+  readonly intake: TrainingIntake;
   close(): Promise<void>;
 }
 
@@ -20,21 +23,24 @@ export interface TrainingRuntimeOptions {
   engine?: TrainerEngine;
 }
 
-/** Starts the runtime for a service context (marks interrupted jobs FAILED, resumes queued ones). */
+/** Starts the runtime for a service context (recovery after a crash, docs/training.md; queued jobs resume). */
 export async function startTrainingRuntime(ctx: ServiceContext, opts: TrainingRuntimeOptions = {}): Promise<TrainingRuntime> {
   // Loaded on demand so importing the service (e.g. for /openapi.json) does not load TensorFlow.js.
   const engine = opts.engine ?? (await import('../../training/index.js')).createBuiltinEngine();
   const remote = new RemoteBackends(ctx);
   const runner = new JobRunner(ctx, engine, remote);
+  const intake = new TrainingIntake();
   const rt: TrainingRuntime = {
     engine,
     runner,
     remote,
+    intake,
     close: async () => {
       // Stop taking jobs, then stop the worker: a job still training fails with the engine's
       // error (it would be marked FAILED at next start anyway) instead of holding shutdown.
       runner.stop();
       if (!opts.engine) await engine.close();
+      await intake.close();
       await runner.idle();
     },
   };

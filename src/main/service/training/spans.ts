@@ -1,36 +1,24 @@
 /**
- * SpanRecords the training service writes into the trace store: one `chat` span per completion
- * (semantics §9.7) and one trace per logged trajectory (§9.6), so rollouts read like any other
- * agent trace in the chat view.
+ * Spans the training service writes — one `chat` span per completion (semantics §9.7) and one trace
+ * per logged trajectory (§9.6) — built as OTLP/JSON with OpenTelemetry GenAI attributes and stored
+ * through the same importer as any exporter's spans (issue 11). So they read like any agent trace,
+ * and an export (the spans as received) re-imports to the same project, parents, times,
+ * conversation, messages and reward.
  */
 import { randomBytes } from 'node:crypto';
-import type { SpanMessage, SpanRecord } from '../../domain/span.js';
+import { exportRequest, type AttrValue, type DemoSpan } from '../../demo/otlp.js';
+import { importBuffer, type ImportReport } from '../ingest/index.js';
+import type { ServiceContext } from '../context.js';
 
 export const traceId = (): string => randomBytes(16).toString('hex');
 export const spanId = (): string => randomBytes(8).toString('hex');
 
-/** A span with every field at its "unset" value (null, [] or {}). */
-export function blankSpan(p: { project_id: string; trace_id: string; span_id: string; parent_span_id?: string | null; span_name: string; start_ns: bigint; end_ns: bigint }): SpanRecord {
-  return {
-    project_id: p.project_id, trace_id: p.trace_id, span_id: p.span_id, parent_span_id: p.parent_span_id ?? null,
-    span_name: p.span_name, span_kind: 'INTERNAL', start_ns: p.start_ns, end_ns: p.end_ns, status_code: 'UNSET', status_message: null,
-    service_name: 'loupe-training', scope_name: 'loupe.training', scope_version: null,
-    operation_name: null, provider_name: null, agent_id: null, agent_name: null, agent_version: null, agent_description: null,
-    conversation_id: null, conversation_name: null, request_model: null, response_model: null, response_id: null, output_type: null,
-    error_type: null, server_address: null, server_port: null, tool_name: null, tool_type: null, tool_call_id: null,
-    tool_description: null, reasoning_content: null, compaction_summary: null, compaction_items_before: null,
-    compaction_items_after: null, svc_user_id: null, svc_run_id: null, svc_run_step: null, svc_run_step_end: null,
-    request_temperature: null, request_top_p: null, request_frequency_penalty: null, request_presence_penalty: null,
-    request_max_tokens: null, request_seed: null, request_choice_count: null,
-    input_tokens: null, output_tokens: null, reasoning_tokens: null, cache_creation_input_tokens: null, cache_read_input_tokens: null,
-    input_cost_usd: null, output_cost_usd: null, cache_creation_cost_usd: null, cache_read_cost_usd: null, total_cost_usd: null,
-    finish_reasons: [], request_stop_sequences: [], artifact_refs: [], content_refs: [], object_refs: [],
-    custom_attrs_bool: {}, custom_attrs_int: {}, custom_attrs_float: {}, custom_attrs_string: {},
-    system_instructions: [], tool_definitions: null, tool_call_arguments: null, tool_call_result: null,
-    input_messages: [], output_messages: [], resource_attributes: { 'service.name': 'loupe-training' }, events: [], links: [],
-    raw_span_dump: '{}',
-  };
-}
+export type OtlpSpan = DemoSpan;
+export type Attrs = Record<string, AttrValue>;
+
+/** OTLP SpanKind and status codes used here. */
+export const KIND = { internal: 1, client: 3 } as const;
+export const STATUS_OK = { code: 1 as const };
 
 /** Text of a chat-completions message content (string or parts). */
 export function contentText(content: unknown): string {
@@ -39,20 +27,52 @@ export function contentText(content: unknown): string {
   return '';
 }
 
-/** A chat message as the span store keeps it (role, text, parts; tool calls as tool_call parts). */
-export function spanMessage(m: { role: string; content?: unknown; tool_calls?: unknown }, finishReason = ''): SpanMessage {
+interface ChatLike {
+  role: string;
+  content?: unknown;
+  tool_calls?: unknown;
+  tool_call_id?: unknown;
+}
+
+type Part = Record<string, unknown>;
+
+/** A chat-completions message as an OTel GenAI message (`{role, parts}`; tool calls and results as parts). */
+function genAiMessage(m: ChatLike, finishReason?: string): Record<string, unknown> {
   const text = contentText(m.content);
-  const parts: SpanMessage['parts'] = text ? [{ type: 'text', content: text }] : [];
+  const parts: Part[] = [];
+  if (m.role === 'tool' && typeof m.tool_call_id === 'string') parts.push({ type: 'tool_call_response', id: m.tool_call_id, response: text });
+  else if (text) parts.push({ type: 'text', content: text });
   if (Array.isArray(m.tool_calls)) {
     for (const c of m.tool_calls as { id?: string; function?: { name?: string; arguments?: string } }[]) {
       parts.push({ type: 'tool_call', id: c.id ?? null, name: c.function?.name ?? '', arguments: c.function?.arguments ?? null });
     }
   }
-  return { role: m.role, content: text || (Array.isArray(m.tool_calls) ? JSON.stringify(m.tool_calls) : ''), finish_reason: finishReason, parts };
+  return { role: m.role, parts, ...(finishReason ? { finish_reason: finishReason } : {}) };
 }
 
-/** Splits leading system messages off (they go to system_instructions, as ingest does). */
-export function splitSystem(messages: { role: string; content?: unknown }[]): { system: string[]; rest: { role: string; content?: unknown }[] } {
-  const system = messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => contentText(m.content));
-  return { system, rest: messages.filter((m) => m.role !== 'system' && m.role !== 'developer') };
+/** Leading system/developer messages go to gen_ai.system_instructions, the rest to the message list. */
+export function splitSystem<M extends ChatLike>(messages: M[]): { system: string[]; rest: M[] } {
+  const isSystem = (m: ChatLike) => m.role === 'system' || m.role === 'developer';
+  return { system: messages.filter(isSystem).map((m) => contentText(m.content)), rest: messages.filter((m) => !isSystem(m)) };
+}
+
+/** The GenAI message attributes of a chat span. */
+export function messageAttrs(system: string[], input: ChatLike[], output: { message: ChatLike; finish_reason: string }[]): Attrs {
+  return {
+    'gen_ai.system_instructions': system.length ? JSON.stringify(system.map((content) => ({ type: 'text', content }))) : undefined,
+    'gen_ai.input.messages': JSON.stringify(input.map((m) => genAiMessage(m))),
+    'gen_ai.output.messages': JSON.stringify(output.map((o) => genAiMessage(o.message, o.finish_reason))),
+    'gen_ai.response.finish_reasons': output.map((o) => o.finish_reason),
+  };
+}
+
+/**
+ * Stores spans of one project through the OTLP importer (the project travels as the resource
+ * attribute svc.project_id, so an export re-imports to it without a header).
+ */
+export function importSpans(ctx: ServiceContext, projectId: string, spans: OtlpSpan[]): ImportReport {
+  const request = exportRequest('loupe-training', { 'svc.project_id': projectId }, spans, { scope: { name: 'loupe.training' }, sdkResource: {} });
+  const report = importBuffer(ctx.store, Buffer.from(JSON.stringify(request)), { contentType: 'application/json', projectId, events: ctx.events });
+  if (report.error_count) throw new Error(`training spans were not stored: ${report.errors.map((e) => e.message).join('; ')}`);
+  return report;
 }

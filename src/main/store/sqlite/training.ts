@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from './open.js';
-import type { BackendRow, CheckpointRow, JobEventRow, JobPatch, JobRow, JobStatus, ListedModelRow, ModelRow, TrainingStore } from '../ports.js';
+import type { BackendRow, CheckpointRow, DatasetRow, JobEventRow, JobPatch, JobRow, JobStatus, ListedModelRow, ModelRow, TrainingStore } from '../ports.js';
 import type { Sync } from './sync.js';
 
 /** The training store's methods, synchronous; `recordRollouts` needs the feedback table and lives in app-store.ts. */
@@ -13,7 +13,11 @@ export type TrainingRepo = Sync<Omit<TrainingStore, 'recordRollouts' | 'applySet
 
 type Raw = Record<string, unknown>;
 const toCheckpoint = (r: Raw): CheckpointRow => ({ ...(r as unknown as CheckpointRow), metrics: JSON.parse(r.metrics as string) as Record<string, number> });
-const toJob = (r: Raw): JobRow => ({ ...(r as unknown as JobRow), payload: JSON.parse(r.payload as string) as unknown });
+const toJob = (r: Raw): JobRow => ({
+  ...(r as unknown as JobRow),
+  payload: r.payload === null ? null : (JSON.parse(r.payload as string) as unknown),
+  summary: JSON.parse(r.summary as string) as Record<string, unknown>,
+});
 const toEvent = (r: Raw): JobEventRow => ({ ...(r as unknown as JobEventRow), data: JSON.parse(r.data as string) as Record<string, unknown> });
 
 export function createTrainingRepo(db: Db): TrainingRepo {
@@ -26,12 +30,14 @@ export function createTrainingRepo(db: Db): TrainingRepo {
     return s;
   };
   const CP_COLS = 'id, model_id, step, metrics, created_at_us';
-  const JOB_COLS = 'id, model_id, kind, status, payload, created_at_us, training_start_us, training_end_us, error_message, step, remote_job_id';
+  const JOB_COLS =
+    'id, model_id, kind, status, payload, payload_file, summary, created_at_us, training_start_us, training_end_us, error_message, step, remote_job_id';
+  const DS_COLS = 'id, entity, project, name, version, file, bytes, lines, sha256, source, created_at_us';
   const EV_COLS = 'id, job_id, type, data, created_at_us';
 
   const insertModel = (m: ModelRow) =>
-    void q(`INSERT INTO training_models (id, entity, project, name, base_model, run_id, backend, remote_model_id, created_at_us)
-            VALUES (@id, @entity, @project, @name, @base_model, @run_id, @backend, @remote_model_id, @created_at_us)`).run(m);
+    void q(`INSERT INTO training_models (id, entity, project, name, base_model, run_id, backend, remote_model_id, runtime_model, created_at_us)
+            VALUES (@id, @entity, @project, @name, @base_model, @run_id, @backend, @remote_model_id, @runtime_model, @created_at_us)`).run(m);
   const insertCheckpoint = (c: CheckpointRow) =>
     void q(`INSERT INTO training_checkpoints (${CP_COLS}) VALUES (@id, @model_id, @step, @metrics, @created_at_us)`).run({ ...c, metrics: JSON.stringify(c.metrics) });
   const checkpointByStep = (modelId: string, step: number) => {
@@ -49,7 +55,8 @@ export function createTrainingRepo(db: Db): TrainingRepo {
     if (!cur) return;
     const next = { ...cur, ...patch, id };
     q(`UPDATE training_jobs SET status = @status, training_start_us = @training_start_us, training_end_us = @training_end_us,
-         error_message = @error_message, step = @step, remote_job_id = @remote_job_id WHERE id = @id`).run({
+         error_message = @error_message, step = @step, remote_job_id = @remote_job_id, payload_file = @payload_file,
+         payload = @payload WHERE id = @id`).run({
       id,
       status: next.status,
       training_start_us: next.training_start_us,
@@ -57,6 +64,8 @@ export function createTrainingRepo(db: Db): TrainingRepo {
       error_message: next.error_message,
       step: next.step,
       remote_job_id: next.remote_job_id,
+      payload_file: next.payload_file,
+      payload: next.payload, // the stored JSON text, or null once dropped
     });
   };
   const insertEvent = (e: JobEventRow) =>
@@ -133,9 +142,11 @@ export function createTrainingRepo(db: Db): TrainingRepo {
         }
       })(),
 
+    modelIds: () => q('SELECT id FROM training_models ORDER BY rowid').pluck().all() as string[],
+
     insertJob: (j) =>
-      void q(`INSERT INTO training_jobs (id, model_id, kind, status, payload, created_at_us)
-              VALUES (@id, @model_id, @kind, @status, @payload, @created_at_us)`).run({ ...j, payload: JSON.stringify(j.payload) }),
+      void q(`INSERT INTO training_jobs (id, model_id, kind, status, payload_file, summary, created_at_us)
+              VALUES (@id, @model_id, @kind, @status, @payload_file, @summary, @created_at_us)`).run({ ...j, summary: JSON.stringify(j.summary) }),
     getJob: (id) => {
       const r = q(`SELECT ${JOB_COLS} FROM training_jobs WHERE id = ?`).get(id) as Raw | undefined;
       return r ? toJob(r) : null;
@@ -149,9 +160,14 @@ export function createTrainingRepo(db: Db): TrainingRepo {
       })(),
     failJob: (jobId, end) =>
       db.transaction(() => {
-        updateJob(jobId, { ...end.patch, status: 'FAILED' });
+        updateJob(jobId, { ...end.patch, status: end.status ?? 'FAILED' });
         insertEvent(end.event);
       })(),
+    endedJobsWithPayload: () =>
+      (
+        q(`SELECT ${JOB_COLS} FROM training_jobs WHERE status NOT IN ('QUEUED', 'RUNNING')
+           AND (payload_file IS NOT NULL OR payload IS NOT NULL) ORDER BY rowid`).all() as Raw[]
+      ).map(toJob),
     pageJobs: (f) => {
       let cursor = Number.MAX_SAFE_INTEGER;
       if (f.after !== null) {
@@ -180,6 +196,44 @@ export function createTrainingRepo(db: Db): TrainingRepo {
       return (q(`SELECT ${EV_COLS} FROM training_job_events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?`).all(jobId, afterSeq, limit + 1) as Raw[]).map(toEvent);
     },
     eventsOfType: (jobId, type) => (q(`SELECT ${EV_COLS} FROM training_job_events WHERE job_id = ? AND type = ? ORDER BY seq`).all(jobId, type) as Raw[]).map(toEvent),
+
+    addDatasetVersion: (d, place) =>
+      db.transaction(() => {
+        const last = q('SELECT MAX(version) FROM training_datasets WHERE entity = ? AND project = ? AND name = ?').pluck().get(d.entity, d.project, d.name) as number | null;
+        const version = (last ?? -1) + 1;
+        const row: DatasetRow = { ...d, version, file: place(version) };
+        q(`INSERT INTO training_datasets (${DS_COLS}) VALUES (@id, @entity, @project, @name, @version, @file, @bytes, @lines, @sha256, @source, @created_at_us)`).run(row);
+        return row;
+      })(),
+    getDataset: (entity, project, name, version) =>
+      ((version === null
+        ? q(`SELECT ${DS_COLS} FROM training_datasets WHERE entity = ? AND project = ? AND name = ? ORDER BY version DESC LIMIT 1`).get(entity, project, name)
+        : q(`SELECT ${DS_COLS} FROM training_datasets WHERE entity = ? AND project = ? AND name = ? AND version = ?`).get(entity, project, name, version)) as
+        | DatasetRow
+        | undefined) ?? null,
+    datasetBySha: (entity, project, name, sha256) =>
+      (q(`SELECT ${DS_COLS} FROM training_datasets WHERE entity = ? AND project = ? AND name = ? AND sha256 = ? ORDER BY version LIMIT 1`).get(
+        entity,
+        project,
+        name,
+        sha256,
+      ) as DatasetRow | undefined) ?? null,
+    pageDatasets: (f) => {
+      let cursor = Number.MAX_SAFE_INTEGER;
+      if (f.after !== null) {
+        const r = q('SELECT rowid FROM training_datasets WHERE id = ?').pluck().get(f.after) as number | undefined;
+        if (r === undefined) return null;
+        cursor = r;
+      }
+      return q(`SELECT ${DS_COLS} FROM training_datasets WHERE (@entity IS NULL OR entity = @entity) AND (@project IS NULL OR project = @project)
+                AND (@name IS NULL OR name = @name) AND rowid < @cursor ORDER BY rowid DESC LIMIT @n`).all({
+        entity: f.entity,
+        project: f.project,
+        name: f.name,
+        cursor,
+        n: f.limit + 1,
+      }) as DatasetRow[];
+    },
 
     putBackend: (b) =>
       void q(`INSERT INTO training_backends (name, base_url, api_key, created_at_us) VALUES (@name, @base_url, @api_key, @now)

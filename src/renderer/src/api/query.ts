@@ -8,7 +8,6 @@ import type { OpInput, OpName, OpOutput } from '../../../shared/contract/index';
 import { call } from './client';
 import type { LoupeEvent } from '../../../shared/events';
 import { isUnreachable, onReconnect } from './connection';
-import { isStale } from '../../../shared/live-refresh';
 
 export const queryClient = new QueryClient({
   defaultOptions: {
@@ -51,22 +50,28 @@ export function useOpMutation<K extends OpName>(name: K, invalidates: OpName[] =
   });
 }
 
-/** Tables changed per project (null: a write of unknown project, e.g. by another process), batched so an import of 50 batches refetches a few times, not 50. */
-const pending = new Map<string | null, Set<string>>();
+/** Projects whose queries must be refetched, batched so an import of 50 batches refetches a few times, not 50. */
+const pending = new Set<string | null>();
 let timer: ReturnType<typeof setTimeout> | null = null;
 const REFRESH_BATCH_MS = 300;
 
 function flush(): void {
   timer = null;
-  const changed = new Map(pending);
+  const projects = new Set(pending);
   pending.clear();
-  void queryClient.invalidateQueries({ predicate: (q) => isStale(q.queryKey, changed) });
+  void queryClient.invalidateQueries({
+    predicate: (q) => {
+      const input = q.queryKey[1] as { project_id?: unknown } | null | undefined;
+      const pid = input && typeof input === 'object' ? input.project_id : undefined;
+      // Queries without a project (projects list, settings) refresh on any change; a change of unknown
+      // project (another process wrote, api events.ts) refreshes everything.
+      return typeof pid !== 'string' || projects.has(pid) || projects.has(null);
+    },
+  });
 }
 
 export function handleEvent(event: LoupeEvent): void {
   if (event.type !== 'data.changed') return;
-  let tables = pending.get(event.project_id);
-  if (!tables) pending.set(event.project_id, (tables = new Set()));
-  for (const t of event.tables) tables.add(t);
+  pending.add(event.project_id);
   timer ??= setTimeout(flush, REFRESH_BATCH_MS);
 }

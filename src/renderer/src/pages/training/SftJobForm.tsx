@@ -1,7 +1,8 @@
 /**
- * Starts an SFT job on a model: training data is a JSONL file (file:// URL or absolute path, as
- * training_data_url takes it) or a dataset made from chosen conversations (FromConversations fills
- * the URL in). batch_size "auto" and the engine's default learning rate unless the user sets them.
+ * Starts an SFT job on a model: training data is a dataset (wandb-artifact:/// URL, e.g. one made from
+ * chosen conversations — FromConversations fills it in) or a JSONL file (file:// URL or absolute
+ * path). batch_size "auto" and the engine's default learning rate unless the user sets them; a rate
+ * typed here is Loupe's own, so it goes as loupe_learning_rate (taken literally, not scaled).
  */
 import { useState, type FormEvent } from 'react';
 import { useOpMutation } from '../../api/query';
@@ -19,7 +20,7 @@ export function SftJobForm({ model, dataUrl, setDataUrl, onStarted }: { model: K
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate(
-      { model_id: model.id, training_data_url: dataUrl.trim(), config: { batch_size: batchVal, ...(lrNum !== undefined ? { learning_rate: lrNum } : {}) } },
+      { model_id: model.id, training_data_url: dataUrl.trim(), config: { batch_size: batchVal, ...(lrNum !== undefined ? { loupe_learning_rate: lrNum } : {}) } },
       {
         onSuccess: ({ id }) => {
           refreshTrainingLists();
@@ -32,7 +33,7 @@ export function SftJobForm({ model, dataUrl, setDataUrl, onStarted }: { model: K
   return (
     <form className="train-form" onSubmit={submit} data-testid="sft-form">
       <label className="wide">
-        Training data (JSONL of {'{messages, tools}'} lines: file:// URL or absolute path)
+        Training data (a dataset wandb-artifact:///entity/project/name:v0, or a JSONL file of {'{messages, tools}'} lines: file:// URL or absolute path)
         <input value={dataUrl} onChange={(e) => setDataUrl(e.target.value)} required placeholder="file:///path/to/data.jsonl" data-testid="sft-data-url" />
       </label>
       <label>Batch size <input value={batch} onChange={(e) => setBatch(e.target.value)} aria-invalid={badBatch} /></label>

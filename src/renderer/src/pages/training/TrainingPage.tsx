@@ -62,7 +62,11 @@ export function TrainingPage() {
               {models.map((m) => (
                 <li key={m.id} className={m.id === model?.id ? 'selected' : ''}>
                   <button className="link" onClick={() => go({ model: m.id, job: null })} data-testid="model-item" data-model-id={m.id}>
-                    <strong>{m.name}</strong> <span className="faint">{m.entity}/{m.project} · {m.base_model} · step {m.latest_step ?? '—'}</span>
+                    <strong>{m.name}</strong>{' '}
+                    <span className="faint">
+                      {m.entity}/{m.project} · {m.base_model}
+                      {m.runtime_model !== m.base_model && <span data-testid="runtime-model" title="Loupe serves this base model name with a built-in model"> (runs {m.runtime_model})</span>} · step {m.latest_step ?? '—'}
+                    </span>
                   </button>
                 </li>
               ))}
@@ -107,7 +111,7 @@ export function TrainingPage() {
                 <li key={j.id} className={j.id === jobId ? 'selected' : ''}>
                   <button className="link" onClick={() => go({ job: j.id })} data-testid="job-item" data-job-id={j.id}>
                     {j.kind.toUpperCase()} <span className="mono">{j.id.slice(0, 8)}</span>{' '}
-                    <span className={`pill ${j.status === 'FAILED' ? 'error' : j.status === 'COMPLETED' ? 'ok' : ''}`}>{j.status}</span>{' '}
+                    <span className={`pill ${j.status === 'FAILED' || j.status === 'CANCELLED' ? 'error' : j.status === 'COMPLETED' ? 'ok' : ''}`}>{j.status}</span>{' '}
                     <span className="faint">{j.created_at.slice(0, 19).replace('T', ' ')}</span>
                   </button>
                 </li>
