@@ -30,35 +30,22 @@ export const groupByAgent = (project: string) => ({
   ],
 });
 
-const hasConversation = { $not: { $eq: [{ $getField: 'conversation_id' }, { $literal: null }] } };
-
 export function uiRequests({ project, conversation, trace, agent }: UiIds): UiRequest[] {
-  const turns = { alias: 'turns', aggregation: 'count_distinct', value: { key: 'trace_id', source: 'field' } };
-  const listCommon = { project_id: project, measures: [turns], include_costs: true, sort_by: [{ field: 'last_seen', direction: 'desc' }], limit: 200, offset: 0 };
-  const traceFirst = (direction: 'asc' | 'desc') => ({
-    project_id: project,
-    query: { $expr: { $and: [{ $eq: [{ $getField: 'trace_id' }, { $literal: trace }] }, { $or: ['chat', 'generate_content', 'text_completion'].map((op) => ({ $eq: [{ $getField: 'operation_name' }, { $literal: op }] })) }] } },
-    include_details: true,
-    sort_by: [{ field: direction === 'asc' ? 'started_at' : 'ended_at', direction }],
-    limit: 1,
-  });
+  const listInput = { project_id: project, filters: { status: 'all' }, limit: 200, offset: 0 };
   return [
     // shell/Sidebar.tsx: the project switcher, on every page.
     { page: 'shell', name: 'projects', op: 'system.projects', input: {} },
     // pages/conversations/ConversationsPage.tsx + listQuery.ts + ListFilterBar.tsx
-    { page: 'conversations', name: 'conversations (group by conversation_id)', op: 'spans.query', input: { ...listCommon, group_by: [{ key: 'conversation_id', source: 'field' }], query: { $expr: { $and: [hasConversation] } } } },
-    {
-      page: 'conversations', name: 'traces without a conversation', op: 'spans.query',
-      input: { ...listCommon, group_by: [{ key: 'trace_id', source: 'field' }], group_filters: [{ measure: { aggregation: 'count', filter: { $expr: hasConversation } }, max: 0 }] },
-    },
-    { page: 'conversations', name: 'filter choices: agents', op: 'spans.query', input: { project_id: project, group_by: [{ key: 'agent_name', source: 'field' }], limit: 500 } },
-    { page: 'conversations', name: 'filter choices: models', op: 'spans.query', input: { project_id: project, group_by: [{ key: 'request_model', source: 'field' }], limit: 500 } },
+    { page: 'conversations', name: 'conversations list', op: 'conversations.list', input: { ...listInput, sort_by: [{ field: 'last_activity', direction: 'desc' }] } },
+    { page: 'conversations', name: 'filter choices', op: 'conversations.facets', input: { project_id: project } },
+    { page: 'conversations', name: 'conversations list, one agent, by cost', op: 'conversations.list', input: { ...listInput, filters: { status: 'all', agent_names: [agent] }, sort_by: [{ field: 'total_cost_usd', direction: 'desc' }] } },
+    { page: 'conversations', name: 'conversations list, with errors, by turns', op: 'conversations.list', input: { ...listInput, filters: { status: 'error' }, sort_by: [{ field: 'turn_count', direction: 'desc' }] } },
+    { page: 'conversations', name: 'conversations list, search', op: 'conversations.list', input: { ...listInput, search: 'A-1187' } },
     // pages/conversations/ConversationPage.tsx (TURN_PAGE = 10)
     { page: 'conversation', name: 'conversation chat', op: 'chat.conversation', input: { project_id: project, conversation_id: conversation, include_feedback: true, limit: 10, offset: 0 } },
     // pages/trace/TracePage.tsx (chat tab, timeline tab) and the list's trace previews
     { page: 'trace', name: 'trace chat', op: 'chat.trace', input: { project_id: project, trace_id: trace, include_feedback: true } },
     { page: 'trace', name: 'timeline', op: 'traces.timeline', input: { project_id: project, trace_id: trace } },
-    { page: 'conversations', name: 'trace preview (first model span)', op: 'spans.query', input: traceFirst('asc') },
     // pages/agents/AgentsPage.tsx
     { page: 'agents', name: 'agents', op: 'agents.query', input: { project_id: project, include_costs: true, limit: 1000, sort_by: [{ field: 'last_seen', direction: 'desc' }] } },
     // pages/spans/SpansList.tsx (list mode) and GroupView.tsx (group mode, defaultGroupSpec)

@@ -158,7 +158,7 @@ const section: BenchSection = {
 };
 
 const TARGETS: Record<string, string> = {
-  'conversations (group by conversation_id)': 'page p50 ≤ 50, p95 ≤ 150',
+  'conversations list': 'p50 ≤ 50, p95 ≤ 150',
   'conversation chat': 'p50 ≤ 20',
   'trace chat': '≤ 10',
   agents: '≤ 50',

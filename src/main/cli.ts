@@ -7,6 +7,8 @@ import path from 'node:path';
 import { startLoupe, DEFAULT_PORT } from './serve.js';
 import { resolveDataDir } from './settings/data-dir.js';
 import { ensureTrainingKey } from './settings/training-key.js';
+import { readHolder } from './settings/data-lock.js';
+import { requestLoginUrl } from './settings/login-codes.js';
 import { openStore } from './store/index.js';
 import { importFile, type ImportReport } from './service/ingest/index.js';
 import { loadDemo } from './demo/load.js';
@@ -17,6 +19,7 @@ const USAGE = `usage:
   loupe import <files...> [--project P] [--data-dir D] [--json]
   loupe demo   [--data-dir D] [--project P]     load the demo conversations
   loupe key    [--data-dir D]                   print the local training API key
+  loupe url    [--data-dir D]                   a fresh one-time link that opens the running Loupe in a browser
 data dir: --data-dir, else $LOUPE_DATA_DIR, else the platform's app-data folder. port: --port, else $LOUPE_PORT, else the port saved in Settings (server.port), else ${DEFAULT_PORT}.`;
 
 class UsageError extends Error {}
@@ -52,6 +55,8 @@ async function serve(dataDir: string, port: number | undefined): Promise<void> {
   const running = await startLoupe({ dataDir, port, log: (line) => console.error(line) });
   console.log(`listening on ${running.url}`);
   console.error(`data dir: ${dataDir}`);
+  // The page needs this one-time link to sign in (settings/login-codes.ts); stderr reaches only this user.
+  console.error(`open the UI (one-time link, valid 10 minutes; \`loupe url\` makes another): ${running.loginUrl}`);
   const stop = () => {
     void running.close().then(() => process.exit(0));
   };
@@ -140,6 +145,12 @@ export async function main(argv: string[]): Promise<number> {
     case 'key':
       console.log(ensureTrainingKey(dataDir));
       return 0;
+    case 'url': {
+      const holder = readHolder(dataDir);
+      if (!holder?.url) throw new Error(`no Loupe is serving ${dataDir} (start one with: loupe serve --data-dir ${dataDir})`);
+      console.log(await requestLoginUrl(holder.url, ensureTrainingKey(dataDir)));
+      return 0;
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

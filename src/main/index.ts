@@ -5,10 +5,12 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, Menu, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage, shell } from 'electron';
 import { startLoupe, type RunningLoupe } from './serve.js';
 import { resolveDataDir } from './settings/data-dir.js';
 import { DataDirInUseError } from './settings/data-lock.js';
+import { requestLoginUrl } from './settings/login-codes.js';
+import { ensureTrainingKey } from './settings/training-key.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, isAppUrl, isWebUrl } from './transport/ipc.js';
 import { appMenuTemplate } from './app-menu.js';
 import type { LoupeEvent, UiCommand } from '../shared/events.js';
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
   // flag > env > the port saved in Settings (read by startLoupe) > 4318.
   const portText = argValue('--port') ?? process.env.LOUPE_PORT;
   const port = portText ? Number(portText) : undefined;
-  loupe = await startLoupe({ dataDir, port, what: 'the Loupe desktop app', nativeBinding: process.env.LOUPE_NATIVE_BINDING || undefined, log: (l) => console.log(l) });
+  loupe = await startLoupe({ dataDir, port, what: 'the Loupe desktop app', encrypter: safeStorage, nativeBinding: process.env.LOUPE_NATIVE_BINDING || undefined, log: (l) => console.log(l) });
   console.log(`listening on ${loupe.url}`);
   const running = loupe;
   ipcMain.handle(CALL_CHANNEL, (event, operation, input) => {
@@ -110,8 +112,15 @@ main().catch((err: unknown) => {
   // Another Loupe holds this data folder (settings/data-lock.ts): say which, and open it rather than
   // start a second trainer on the same jobs (issue 13.1).
   if (err instanceof DataDirInUseError) {
-    if (err.holder?.url) void shell.openExternal(err.holder.url);
-    dialog.showErrorBox('Loupe is already running', err.message);
+    const holderUrl = err.holder?.url;
+    const opened = holderUrl
+      ? requestLoginUrl(holderUrl, ensureTrainingKey(err.dataDir)).then((url) => shell.openExternal(url)).then(() => true, () => false)
+      : Promise.resolve(false);
+    void opened.then((ok) => {
+      if (!ok) dialog.showErrorBox('Loupe is already running', err.message);
+      app.exit(ok ? 0 : 1);
+    });
+    return;
   }
   app.exit(1);
 });

@@ -13,6 +13,8 @@ import { buildHttpServer } from './transport/http.js';
 import { preferredPort } from './service/system/settings.js';
 import { watchExternalWrites } from './service/system/external-writes.js';
 import { acquireDataLock } from './settings/data-lock.js';
+import { LoginCodes, loginUrl } from './settings/login-codes.js';
+import { openSecretStore, type Encrypter } from './settings/secrets.js';
 import { securePrivateFiles } from './settings/private-files.js';
 import { StoreHealth, classifyStoreFailure } from './service/system/store-health.js';
 import { runIntegrityCheck } from './service/system/integrity.js';
@@ -33,10 +35,14 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** What holds the data folder, as a second instance is told ("loupe serve", "Loupe desktop app"). */
   what?: string;
+  /** Electron's safeStorage in the desktop app: secrets of the settings are then encrypted with the OS keychain. */
+  encrypter?: Encrypter;
 }
 
 export interface RunningLoupe {
   url: string;
+  /** A one-time link that signs the browser page in (settings/login-codes.ts). */
+  loginUrl: string;
   port: number;
   ctx: ServiceContext;
   close(): Promise<void>;
@@ -58,18 +64,20 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
     lock.release();
     throw err;
   }
-  const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir: opts.dataDir, apiKey, health };
+  const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir: opts.dataDir, apiKey, health, login: new LoginCodes(), secrets: openSecretStore(opts.dataDir, opts.encrypter) };
   try {
     ctx.training = await startTrainingRuntime(ctx);
     const rendererDir = opts.rendererDir === undefined ? defaultRendererDir() : opts.rendererDir;
     const http = buildHttpServer(ctx, { rendererDir, version: appInfo().version, log: opts.log });
     const port = await http.listen(opts.port ?? (await preferredPort(ctx, opts.log)) ?? DEFAULT_PORT);
-    lock.setUrl(`http://127.0.0.1:${port}`);
+    ctx.baseUrl = `http://127.0.0.1:${port}`;
+    lock.setUrl(ctx.baseUrl);
     const stopWatching = watchExternalWrites(ctx);
     const checked = health.readOnlyReason ? Promise.resolve() : runIntegrityCheck(ctx, { full: false, nativeBinding: opts.nativeBinding, log: opts.log });
     let closing: Promise<void> | null = null;
     return {
-      url: `http://127.0.0.1:${port}`,
+      url: ctx.baseUrl,
+      loginUrl: loginUrl(ctx.baseUrl, ctx.login!.issue()),
       port,
       ctx,
       close: () =>

@@ -3,7 +3,7 @@
  * Chromium driven by playwright-core. A missing Chromium FAILS the suite with a message; it never
  * silently passes. Screenshots go to test-results/screenshots/.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -100,7 +100,16 @@ export const vpName = (v: Viewport) => `${v.width}x${v.height}`;
 /** Another page on the same browser with its own context (storage, viewport, colour scheme). */
 export async function openPage(e: E2E, viewport: Viewport, theme: 'light' | 'dark' = 'light'): Promise<Page> {
   const context = await e.browser.newContext({ viewport, colorScheme: theme });
+  await signedIn(context, e.loupe.ctx.apiKey);
   return context.newPage();
+}
+
+/**
+ * A browser that signed in before (opened the login link once): the page keeps the key in its
+ * origin's localStorage (src/renderer/src/api/session.ts). test/e2e/login.test.ts covers the link itself.
+ */
+async function signedIn(context: BrowserContext, key: string): Promise<void> {
+  await context.addInitScript(`window.localStorage.setItem('loupe.key', ${JSON.stringify(key)})`);
 }
 
 export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean; viewport?: Viewport } = {}): Promise<E2E> {
@@ -110,6 +119,7 @@ export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean;
   if (opts.demo) await loadDemo(loupe.url);
   const browser = await launchBrowser();
   const context = await browser.newContext({ viewport: opts.viewport ?? VIEWPORTS[0], colorScheme: opts.theme ?? 'light' });
+  await signedIn(context, loupe.ctx.apiKey);
   const page = await context.newPage();
   const e: E2E = {
     loupe,

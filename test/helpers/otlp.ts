@@ -10,6 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { importBuffer } from '../../src/main/service/ingest/index.js';
+import { walkRequest } from '../../src/main/service/ingest/otlp.js';
+import type { SpanRecord } from '../../src/main/domain/span.js';
 import type { Store } from '../../src/main/store/index.js';
 
 export type AttrValue = string | number | boolean | bigint | null | AttrValue[] | { [k: string]: AttrValue };
@@ -172,4 +174,13 @@ export function importRequest(store: Store, projectId: string, request: ReturnTy
   const report = importBuffer(store, Buffer.from(JSON.stringify(request)), { contentType: 'application/json', projectId });
   if (report.error_count || report.spans_imported + report.spans_replaced !== sent) throw new Error(`import: ${JSON.stringify(report)}`);
   return report;
+}
+
+/** One span built from plain attributes, normalized by the importer's own walk (no store). */
+export function normalizedSpan(name: string, attributes: Attrs, o: Omit<SpanOptions, 'attributes'> = {}): SpanRecord {
+  const t = traceBuilder();
+  t.span(name, { ...o, attributes });
+  const out: SpanRecord[] = [];
+  walkRequest(t.request(), undefined, { span: (s) => out.push(s), skip: (r) => { throw new Error(r); } });
+  return out[0]!;
 }

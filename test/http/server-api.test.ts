@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../src/shared/contract/index.js';
-import { postJson, rawRequest, samplesDir, startTestServer, tempDir } from './server-harness.js';
+import { postJson, rawRequest, samplesDir, startTestServer, tempDir, keyHeader } from './server-harness.js';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let rendererDir: string;
@@ -88,13 +88,13 @@ describe('422 over HTTP', () => {
 describe('system operations over HTTP', () => {
   it('imports a sample by path and by uploaded body, then exports it as application/jsonl', async () => {
     const file = path.join(samplesDir, 'raw.otel-openai-v2.in.json');
-    const byPath = await postJson(server.url, '/import', { paths: [file], project_id: 'api/path' });
+    const byPath = await postJson(server.url, '/import', { paths: [file], project_id: 'api/path' }, keyHeader(server));
     expect(byPath.status).toBe(200);
     expect(byPath.body.files[0].report.spans_imported).toBeGreaterThan(0);
     const byBody = await postJson(server.url, '/import', { content: fs.readFileSync(file, 'utf8'), project_id: 'api/body', file_name: 'raw.json' });
     expect(byBody.body.files[0]).toMatchObject({ file: 'raw.json', error: null });
     expect(byBody.body.files[0].report.spans_imported).toBe(byPath.body.files[0].report.spans_imported);
-    const refused = await postJson(server.url, '/import', { paths: [path.join(samplesDir, 'README.md')] });
+    const refused = await postJson(server.url, '/import', { paths: [path.join(samplesDir, 'README.md')] }, keyHeader(server));
     expect(refused.body.files[0].report).toBeNull();
     expect(refused.body.files[0].error).toMatch(/README\.md/);
 
@@ -118,8 +118,9 @@ describe('system operations over HTTP', () => {
     expect(bad.status).toBe(422);
   });
 
-  it('/app/key returns the training key from the data dir', async () => {
-    const { key } = (await (await fetch(`${server.url}/app/key`)).json()) as { key: string };
+  it('/app/key returns the training key from the data dir, to a caller holding it (issue 13.4)', async () => {
+    expect((await fetch(`${server.url}/app/key`)).status).toBe(401);
+    const { key } = (await (await fetch(`${server.url}/app/key`, { headers: keyHeader(server) })).json()) as { key: string };
     expect(fs.readFileSync(path.join(server.dataDir, 'training.key'), 'utf8').trim()).toBe(key);
     expect((fs.statSync(path.join(server.dataDir, 'training.key')).mode & 0o777).toString(8)).toBe('600');
   });
@@ -128,7 +129,7 @@ describe('system operations over HTTP', () => {
 describe('GET /events', () => {
   it('streams data.changed as server-sent events when spans arrive', async () => {
     const abort = new AbortController();
-    const res = await fetch(`${server.url}/events`, { signal: abort.signal });
+    const res = await fetch(`${server.url}/events`, { signal: abort.signal, headers: keyHeader(server) });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();

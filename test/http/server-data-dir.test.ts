@@ -42,7 +42,7 @@ describe('training key', () => {
 describe('shutdown', () => {
   it('close() ends open connections (an /events stream) and frees the port', async () => {
     const server = await startTestServer();
-    const res = await fetch(`${server.url}/events`);
+    const res = await fetch(`${server.url}/events`, { headers: { authorization: `Bearer ${server.ctx.apiKey}` } });
     const reader = res.body!.getReader();
     await reader.read(); // the ": connected" comment: the stream is open
     await server.close();

@@ -44,8 +44,11 @@ export function rawRequest(
   });
 }
 
-export async function postJson(url: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+/** The Authorization header of a running server's key (what `loupe key` prints). */
+export const keyHeader = (server: { ctx: { apiKey: string } }) => ({ authorization: `Bearer ${server.ctx.apiKey}` });
+
+export async function postJson(url: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { call, contextOf } from '../helpers/analytics-call.js';
 import { load, type SpanSpec } from '../helpers/analytics-data.js';
 import { seededRandom } from '../../src/shared/seeded-random.js';
+import { COUNTS_COST, COUNTS_USAGE, countedSpans } from '../../src/main/domain/chat/tree.js';
 import { openStore, type Store } from '../../src/main/store/index.js';
 import { openDatabase, type Db } from '../../src/main/store/sqlite/open.js';
 import { statementCache } from '../../src/main/store/sqlite/analytics/stmt-cache.js';
@@ -115,6 +116,16 @@ describe('fast paths of the spans query', () => {
   it('agrees with a JS aggregation of the list-mode rows (fixed totals, distinct lists, measures)', async () => {
     const rows = (await call(ctx, 'spans.query', { project_id: P, include_costs: true, limit: 10000 })).spans as Record<string, any>[];
     expect(rows.length).toBeGreaterThan(200);
+    // Token and cost totals count what the one counting rule (domain countedSpans, per trace) counts.
+    const counted = new Map<string, number>();
+    const byTrace = new Map<string, Record<string, any>[]>();
+    for (const r of rows) byTrace.set(r.trace_id, [...(byTrace.get(r.trace_id) ?? []), r]);
+    for (const spans of byTrace.values()) {
+      const bits = countedSpans(spans.map((r) => ({ ...r, start_ns: null, end_ns: null })) as never[]);
+      for (const r of spans) counted.set(`${r.trace_id}/${r.span_id}`, bits.get(r.span_id) ?? 0);
+    }
+    const bitsOf = (r: Record<string, any>) => counted.get(`${r.trace_id}/${r.span_id}`)!;
+    expect(rows.some((r) => (r.input_tokens !== null || r.output_tokens !== null) && !(bitsOf(r) & COUNTS_USAGE))).toBe(true);
     for (const key of ['agent_name', 'conversation_id', 'agent_version']) {
       const got = (await call(ctx, 'spans.query', groupBody([field(key)]))).groups as Record<string, any>[];
       const byKey = new Map<unknown, Record<string, any>[]>();
@@ -126,7 +137,8 @@ describe('fast paths of the spans query', () => {
         const sum = (f: (r: Record<string, any>) => number | null | undefined) => rs.reduce((a, r) => a + (f(r) ?? 0), 0);
         const us = (iso: string | null) => (iso === null ? null : Date.parse(iso));
         const durs = rs.filter((r) => r.ended_at !== null).map((r) => us(r.ended_at)! - us(r.started_at)!);
-        const withTokens = rs.filter((r) => r.input_tokens !== null || r.output_tokens !== null);
+        const withTokens = rs.filter((r) => bitsOf(r) & COUNTS_USAGE);
+        const tokensOf = (r: Record<string, any>, c: string) => (bitsOf(r) & COUNTS_USAGE ? r[c] : 0);
         expect(g).toMatchObject({
           span_count: rs.length,
           conversation_count: new Set(rs.map((r) => r.conversation_id).filter((c) => c !== null)).size,
@@ -134,15 +146,15 @@ describe('fast paths of the spans query', () => {
           error_count: rs.filter((r) => r.status_code === 'ERROR').length,
           agent_names: list('agent_name'), agent_versions: list('agent_version'), provider_names: list('provider_name'),
           request_models: list('request_model'), conversation_names: list('conversation_name'),
-          total_input_tokens: sum((r) => r.input_tokens), total_output_tokens: sum((r) => r.output_tokens),
+          total_input_tokens: sum((r) => tokensOf(r, 'input_tokens')), total_output_tokens: sum((r) => tokensOf(r, 'output_tokens')),
           total_duration_ms: sum((r) => (r.ended_at !== null ? us(r.ended_at)! - us(r.started_at)! : 0)),
           first_seen: rs.map((r) => r.started_at).sort()[0], last_seen: rs.map((r) => r.started_at).sort().at(-1),
         });
-        expect(g.metrics.tokens).toBe(withTokens.length ? sum((r) => (r.input_tokens ?? 0) + (r.output_tokens ?? 0)) : null);
+        expect(g.metrics.tokens).toBe(withTokens.length ? sum((r) => (tokensOf(r, 'input_tokens') ?? 0) + (tokensOf(r, 'output_tokens') ?? 0)) : null);
         expect(g.metrics.errors).toBe(rs.filter((r) => r.status_code === 'ERROR').length);
         expect(g.metrics.p_dur).toBeCloseTo(durs.reduce((a, b) => a + b, 0) / durs.length, 9);
         expect(g.metrics.models).toBe(new Set(rs.map((r) => r.request_model).filter((m) => m !== null)).size);
-        const costs = rs.map((r) => r.total_cost_usd).filter((c) => c !== null) as number[];
+        const costs = rs.filter((r) => bitsOf(r) & COUNTS_COST).map((r) => r.total_cost_usd) as number[];
         if (costs.length) expect(g.total_cost_usd).toBeCloseTo(costs.reduce((a, b) => a + b, 0), 12);
         else expect(g.total_cost_usd).toBeNull();
       }

@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { calcPrice } from '@pydantic/genai-prices';
-import { walkRequest } from '../../src/main/service/ingest/otlp.js';
 import { MAPPING, isMappedKey, pick, pickAll } from '../../src/main/service/ingest/mapping.js';
 import { MAX_CUSTOM_KEYS, MAX_STRING_BYTES, TRUNCATION_MARKER } from '../../src/main/service/ingest/custom.js';
 import { computeCosts } from '../../src/main/service/ingest/costs.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
-import { traceBuilder, type Attrs, type SpanOptions } from '../helpers/otlp.js';
+import { normalizedSpan, type Attrs } from '../helpers/otlp.js';
 
-/** Normalizes one span built from plain attributes. */
-function norm(name: string, attributes: Attrs, o: Omit<SpanOptions, 'attributes'> = {}): SpanRecord {
-  const t = traceBuilder();
-  t.span(name, { ...o, attributes });
-  const out: SpanRecord[] = [];
-  walkRequest(t.request(), undefined, { span: (s) => out.push(s), skip: (r) => { throw new Error(r); } });
-  return out[0]!;
-}
+const norm = normalizedSpan;
 
 describe('the dialect mapping table', () => {
   it('first source present wins, and pickAll agrees with pick for every column', () => {

@@ -41,6 +41,7 @@ function dump(store: Store): Record<string, unknown[]> {
       turns: q('SELECT * FROM conversation_turns ORDER BY project_id, conversation_id, trace_id'),
       agentTraces: q('SELECT * FROM agent_trace_stats ORDER BY project_id, trace_id, agent_name'),
       agents: q('SELECT * FROM agent_summaries ORDER BY project_id, agent_name'),
+      conversations: q('SELECT * FROM conversation_summaries ORDER BY project_id, kind, conversation_id').map((r) => ({ ...(r as object), id: 0 })),
     };
   } finally {
     db.close();

@@ -8,6 +8,8 @@
  */
 import type { Column, CustomSource, GroupableColumn, SortableListColumn, ValType } from './catalog.js';
 import type { BoolExpr, FieldRef } from './expr.js';
+import type { z } from 'zod';
+import { CONVERSATION_SORT_FIELDS, type ConversationRow as ConversationRowSchema } from '../../shared/contract/conversations.js';
 
 export type Direction = 'asc' | 'desc';
 
@@ -144,14 +146,8 @@ export interface AgentsPlan {
 
 // ---------------------------------------------------------------- conversations list (issue 8 item 3)
 
-/**
- * Sort fields of the conversations list: every column of a row. The layout work stream owns the
- * operation (contract and SQLite summaries) and may refine this list with it.
- */
-export const CONVERSATION_SORT_FIELDS = [
-  'conversation_id', 'conversation_name', 'turn_count', 'span_count', 'error_count', 'total_input_tokens', 'total_output_tokens',
-  'total_cost_usd', 'first_activity', 'last_activity',
-] as const;
+/** Sort fields of the conversations list: every column of a row (the contract's list). */
+export { CONVERSATION_SORT_FIELDS };
 export type ConversationSortField = (typeof CONVERSATION_SORT_FIELDS)[number];
 
 export interface ConversationsPlan {
@@ -161,48 +157,20 @@ export interface ConversationsPlan {
   active_before_ns: bigint | null;
   /** Conversations in which one of these agents took part. */
   agent_names: string[] | null;
-  /** Conversations that used one of these models (request or response model). */
+  /** Conversations that used one of these request models. */
   models: string[] | null;
   /** 'error': at least one span with status ERROR; 'ok': none. */
   status: 'all' | 'error' | 'ok';
-  /** Full-text search (same meaning as `$search`); matching rows carry a snippet. */
+  /** Case-insensitive substring search (same meaning as `$search`); matching rows carry a snippet. Trimmed, non-empty. */
   search: string | null;
-  /** Complete order, ending with conversation_id asc. */
+  /** Complete order, ending with conversation_id asc then kind asc. */
   sort: { field: ConversationSortField; direction: Direction }[];
   limit: number;
   offset: number;
 }
 
-export interface MessagePreview {
-  role: string;
-  /** Trimmed, cut at 280 code points with '…' appended when longer. */
-  text: string;
-}
-
-/** One row of the conversations list, read from a summary maintained at ingest. */
-export interface ConversationRow {
-  conversation_id: string;
-  conversation_name: string | null;
-  /** The first user text of the conversation's earliest span with input messages. */
-  first_message: MessagePreview | null;
-  /** The non-user output text of the latest-ended span with output messages. */
-  last_message: MessagePreview | null;
-  turn_count: number;
-  span_count: number;
-  agent_names: string[];
-  request_models: string[];
-  /** Usage-bearing-leaf sums over the turns (semantics §3). */
-  total_input_tokens: number;
-  total_output_tokens: number;
-  /** null when no span has a cost. */
-  total_cost_usd: number | null;
-  error_count: number;
-  /** ISO 8601 UTC with microseconds. */
-  first_activity: string | null;
-  last_activity: string | null;
-  /** With a search: a short excerpt of the matched text around the first match; else null. */
-  snippet: string | null;
-}
+/** One row of the conversations list, read from a summary maintained at ingest (contract shape). */
+export type ConversationRow = z.output<typeof ConversationRowSchema>;
 
 /** Fields a column reference may have in a plan (re-exported for adapters' column tables). */
 export type { Column, FieldRef };

@@ -19,4 +19,10 @@ export interface ServiceContext {
   training?: import('./training/runtime.js').TrainingRuntime;
   /** Read-only mode, disk space and failed writes (system/store-health.ts); set by startLoupe. */
   health?: import('./system/store-health.js').StoreHealth;
+  /** One-time login codes for the served page (settings/login-codes.ts); set by startLoupe. */
+  login?: import('../settings/login-codes.js').LoginCodes;
+  /** Secrets of the settings, kept out of the database (settings/secrets.ts); set by startLoupe. */
+  secrets?: import('../settings/secrets.js').SecretStore;
+  /** This server's loopback URL once it listens. */
+  baseUrl?: string;
 }

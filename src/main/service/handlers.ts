@@ -11,6 +11,7 @@ import { analyticsHandlers } from './analytics/handlers.js';
 import { trainingHandlers } from './training/handlers.js';
 import { systemHandlers } from './system/handlers.js';
 import { timelineHandlers } from './timeline/handlers.js';
+import { conversationHandlers } from './conversations/handlers.js';
 
 type Awaitable<T> = T | Promise<T>;
 /**
@@ -31,6 +32,7 @@ export const handlers = {
   ...trainingHandlers,
   ...systemHandlers,
   ...timelineHandlers,
+  ...conversationHandlers,
 } as Handlers;
 
 export function assertComplete(): void {

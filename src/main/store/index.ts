@@ -14,6 +14,7 @@ import type { AppStore } from './ports.js';
 import { createMetaRepo, type MetaRepo } from './sqlite/meta.js';
 import { createExportRepo, type ExportRepo } from './sqlite/export.js';
 import { createTimelineRepo, type TimelineRepo } from './sqlite/timeline.js';
+import { createConversationsRepo, type ConversationsRepo } from './sqlite/conversations.js';
 
 export interface Store {
   readonly ingest: IngestRepo;
@@ -26,6 +27,8 @@ export interface Store {
   readonly exporter: ExportRepo;
   /** Reads of the trace waterfall (traces.timeline). */
   readonly timeline: TimelineRepo;
+  /** The conversations list (conversations.list), from conversation summaries. */
+  readonly conversations: ConversationsRepo;
   /** Path of the database file (for settings display and size figures). */
   readonly file: string;
   close(): void;
@@ -45,6 +48,7 @@ export function openStore(dataDirOrFile: string, opts: OpenOptions = {}): Store 
     meta: createMetaRepo(db),
     exporter: createExportRepo(db),
     timeline: createTimelineRepo(db),
+    conversations: createConversationsRepo(db),
     file,
     close: () => db.close(),
   };

@@ -47,6 +47,10 @@ export async function dispatch(name: string, rawInput: unknown, ctx: ServiceCont
   }
   const parsed = def.input.safeParse(rawInput ?? {});
   if (!parsed.success) throw new ServiceError(422, toValidationIssues(parsed.error, rawInput, meta.locOf));
+  const needs = (def.keyFor as ((i: unknown) => string | null) | undefined)?.(parsed.data);
+  if (needs && !meta.trusted && !checkKey(meta.authorization, ctx.apiKey)) {
+    throw unauthorized(`${needs} needs the API key over HTTP (Authorization: Bearer <key>; \`loupe key\` prints it)`);
+  }
   const handler = handlers[name] as (input: unknown, c: ServiceContext) => unknown;
   return await handler(parsed.data, ctx);
 }

@@ -4,8 +4,11 @@
  * `{"detail": ...}` with the ServiceError's status.
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ServiceError, type ErrorDetail } from '../../shared/errors.js';
+import { ServiceError, unauthorized, type ErrorDetail } from '../../shared/errors.js';
 import { openAiError } from '../../shared/openai-error.js';
+import { checkKey } from './dispatch.js';
+import { eventsTicket } from '../settings/login-codes.js';
+import { timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../service/context.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { guardRequest } from './guard.js';
@@ -84,10 +87,18 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
 
   const openapi = buildOpenApi(opts.version);
   app.get('/openapi.json', async () => openapi);
-  // The renderer served by this server reads the training key here to call the training API
-  // (guarded like everything else: other origins get 403 before reaching it).
-  app.get('/app/key', async () => ({ key: ctx.apiKey }));
-  registerEventStream(app, ctx);
+  // The key and the event stream (training events, file paths of imports) are the user's alone: the
+  // app's own window gets them over IPC, HTTP callers with the key (issue 13.4, docs/security.md).
+  const needKey = async (request: FastifyRequest) => {
+    if (!checkKey(request.headers.authorization, ctx.apiKey)) throw unauthorized(`${request.url.split('?')[0]} needs the API key (Authorization: Bearer <key>; \`loupe key\` prints it)`);
+  };
+  app.get('/app/key', { onRequest: needKey }, async () => ({ key: ctx.apiKey }));
+  const ticket = eventsTicket(ctx.apiKey);
+  registerEventStream(app, ctx, async (request) => {
+    const given = (request.query as Record<string, unknown> | undefined)?.ticket;
+    if (typeof given === 'string' && given.length === ticket.length && timingSafeEqual(Buffer.from(given), Buffer.from(ticket))) return;
+    await needKey(request);
+  });
   registerContractRoutes(app, ctx);
   registerOtlpRoutes(app, ctx);
 

@@ -2,7 +2,7 @@
  * Server-sent events: the `/events` stream of every LoupeEvent, and the streamed form of
  * `sse-optional` operations (chat completions with `stream: true`).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../service/context.js';
 
 const SSE_HEADERS = {
@@ -32,9 +32,9 @@ export async function sendSse(reply: FastifyReply, chunks: AsyncIterable<unknown
 }
 
 /** GET /events: every event on the bus until the client goes away or the server closes. */
-export function registerEventStream(app: FastifyInstance, ctx: ServiceContext): void {
+export function registerEventStream(app: FastifyInstance, ctx: ServiceContext, onRequest: (request: FastifyRequest) => Promise<void>): void {
   const open = new Set<() => void>();
-  app.get('/events', (request, reply) => {
+  app.get('/events', { onRequest }, (request, reply) => {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, SSE_HEADERS);

@@ -42,6 +42,7 @@ declare module 'electron' {
   };
   export const shell: { openExternal(url: string): Promise<void> };
   export const dialog: { showErrorBox(title: string, content: string): void };
+  export const safeStorage: { isEncryptionAvailable(): boolean; encryptString(plain: string): Buffer; decryptString(encrypted: Buffer): string };
   export interface MenuItemConstructorOptions {
     label?: string;
     role?: string;

@@ -50,7 +50,7 @@ export const AgentStartPayload = z.object({
 });
 /**
  * The interface reserves this payload (an empty object) for agent-to-agent handoffs. Extension
- * (issue 10, docs/decisions/0002-chat-speakers.md): emitted when an agent hands a sub-agent its task;
+ * (issue 10, docs/decisions/0004-chat-speakers.md): emitted when an agent hands a sub-agent its task;
  * the message's agent_name is the speaker (the delegating agent), `to_agent` the one addressed, `text`
  * the task (null when the emitter recorded none).
  */

@@ -16,6 +16,12 @@ export interface OpDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.
   path: string;
   /** 'key': `Authorization: Bearer <key>` required (training API, semantics §9.1). */
   auth: 'none' | 'key';
+  /**
+   * For an 'auth: none' operation, inputs that still need the key over HTTP: returns what needs it
+   * (e.g. "paths on this machine"), or null. The app's own window (IPC) is trusted. Such inputs would
+   * let any local process probe or read files as the user (issue 13.5).
+   */
+  keyFor?: (input: z.infer<I>) => string | null;
   summary: string;
   input: I;
   output: O;

@@ -11,6 +11,7 @@ import { analyticsOps } from './analytics.js';
 import { trainingOps } from './training.js';
 import { systemOps } from './system.js';
 import { timelineOps } from './timeline.js';
+import { conversationOps } from './conversations.js';
 
 export const contract = {
   ...chatOps,
@@ -19,6 +20,7 @@ export const contract = {
   ...trainingOps,
   ...systemOps,
   ...timelineOps,
+  ...conversationOps,
 } as const;
 
 export type Contract = typeof contract;
@@ -29,7 +31,7 @@ export type OpOutput<K extends OpName> = z.input<Contract[K]['output']>;
 
 function assertUniqueRoutes(ops: Record<string, OpDef>): void {
   const seen = new Map<string, string>();
-  const groups = [chatOps, feedbackOps, analyticsOps, trainingOps, systemOps, timelineOps] as Record<string, OpDef>[];
+  const groups = [chatOps, feedbackOps, analyticsOps, trainingOps, systemOps, timelineOps, conversationOps] as Record<string, OpDef>[];
   const names = groups.flatMap((g) => Object.keys(g));
   const dupName = names.find((n, i) => names.indexOf(n) !== i);
   if (dupName) throw new Error(`contract: operation ${dupName} is defined twice`);

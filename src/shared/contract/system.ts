@@ -50,6 +50,30 @@ export const StoreHealthView = z.object({
 });
 
 export const systemOps = {
+  'system.session': op({
+    method: 'POST',
+    path: '/app/session',
+    auth: 'none',
+    summary: 'Exchange a one-time login code (the link loupe serve prints) for the API key, for the page served by this server',
+    input: z.strictObject({ code: z.string().min(1).max(200) }),
+    output: z.object({ key: z.string() }),
+  }),
+  'system.eventsTicket': op({
+    method: 'POST',
+    path: '/app/events-ticket',
+    auth: 'key',
+    summary: 'A ticket that opens GET /events?ticket=… and nothing else (browsers cannot send a header with EventSource)',
+    input: z.strictObject({}),
+    output: z.object({ ticket: z.string() }),
+  }),
+  'system.loginLink': op({
+    method: 'POST',
+    path: '/app/login-link',
+    auth: 'key',
+    summary: 'A fresh one-time login link to open this server in a browser (loupe url, the desktop app attaching)',
+    input: z.strictObject({}),
+    output: z.object({ url: z.string() }),
+  }),
   'system.health': op({
     method: 'GET',
     path: '/app/health',
@@ -93,6 +117,8 @@ export const systemOps = {
         message: 'Give exactly one of paths, content or content_base64',
       }),
     output: z.object({ files: z.array(ImportFileResult) }),
+    // Reading paths on this machine tells whether a file exists and what starts it: the user's only.
+    keyFor: (input) => (input.paths?.length ? 'importing files by path' : null),
     // Uploaded bodies: the OTLP cap (64 MiB) plus base64 overhead.
     maxBodyBytes: 90 * 1024 * 1024,
   }),

@@ -84,16 +84,24 @@ type UsageSpan = TreeSpan & Pick<HeaderSpan, 'input_tokens' | 'output_tokens' | 
   output_cost_usd?: number | null;
 };
 
+/** Bits of `countedSpans`: the span's tokens count toward totals / its cost does. */
+export const COUNTS_USAGE = 1;
+export const COUNTS_COST = 2;
+
+type LeafSpan = TreeSpan & Pick<HeaderSpan, 'input_tokens' | 'output_tokens' | 'total_cost_usd'>;
+
 /**
- * Usage totals of `set` (a whole trace or one subtree), by the usage-bearing-leaf rule. Cost follows
- * the same rule with "carries a cost" in place of "carries usage" — decision (docs/chat.md): a mirrored
- * agent span priced from its mirrored tokens would otherwise double the turn's cost.
+ * THE rule deciding which spans' tokens and costs count (semantics §3, the usage-bearing leaf): a
+ * span's tokens count when it carries usage and no descendant in `set` does; its cost counts when it
+ * carries a cost and no descendant in `set` does. Every total Loupe shows — turn and chat headers,
+ * conversation and agent summaries, the conversations list, group-by token/cost totals and the
+ * derived `total_tokens` / `total_cost_usd` measures (through the `counted` column stored at
+ * ingest) — is a sum over the spans this marks, so one selection shows one total in every view.
+ * Cost has its own leaf test: a mirrored agent span priced from its mirrored tokens would otherwise
+ * double the turn's cost (docs/chat.md). Returns span_id → COUNTS_USAGE | COUNTS_COST bits (0 omitted).
  */
-export function usageTotals<S extends UsageSpan>(set: readonly S[], tree: SpanTree<S> = buildTree(set)): UsageTotals {
-  const t: UsageTotals = {
-    input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
-    cost_usd: null, input_cost_usd: null, output_cost_usd: null,
-  };
+export function countedSpans<S extends LeafSpan>(set: readonly S[], tree: SpanTree<S> = buildTree(set)): Map<string, number> {
+  const out = new Map<string, number>();
   const inSet = new Set(set.map((s) => s.span_id));
   const usageBelow = new Map<string, boolean>();
   const costBelow = new Map<string, boolean>();
@@ -117,21 +125,37 @@ export function usageTotals<S extends UsageSpan>(set: readonly S[], tree: SpanTr
       }
       usageBelow.set(s.span_id, u);
       costBelow.set(s.span_id, c);
-      if (carriesUsage(s) && !u) {
-        t.input_tokens += s.input_tokens ?? 0;
-        t.output_tokens += s.output_tokens ?? 0;
-        t.reasoning_tokens += s.reasoning_tokens ?? 0;
-        t.cache_creation_input_tokens += s.cache_creation_input_tokens ?? 0;
-        t.cache_read_input_tokens += s.cache_read_input_tokens ?? 0;
-      }
-      if (s.total_cost_usd != null && !c) {
-        t.cost_usd = (t.cost_usd ?? 0) + s.total_cost_usd;
-        if (s.input_cost_usd != null) t.input_cost_usd = (t.input_cost_usd ?? 0) + s.input_cost_usd;
-        if (s.output_cost_usd != null) t.output_cost_usd = (t.output_cost_usd ?? 0) + s.output_cost_usd;
-      }
+      const bits = (carriesUsage(s) && !u ? COUNTS_USAGE : 0) | (s.total_cost_usd != null && !c ? COUNTS_COST : 0);
+      if (bits) out.set(s.span_id, bits);
     }
   };
   const tops = set.filter((s) => !s.parent_span_id || !inSet.has(s.parent_span_id) || !(tree.children.get(s.parent_span_id) ?? []).some((c) => c.span_id === s.span_id));
   for (const r of tops) visit(r);
+  return out;
+}
+
+/** Usage totals of `set` (a whole trace or one subtree): sums over the spans `countedSpans` marks. */
+export function usageTotals<S extends UsageSpan>(set: readonly S[], tree: SpanTree<S> = buildTree(set)): UsageTotals {
+  const t: UsageTotals = {
+    input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
+    cost_usd: null, input_cost_usd: null, output_cost_usd: null,
+  };
+  const counted = countedSpans(set, tree);
+  for (const s of set) {
+    const bits = counted.get(s.span_id);
+    if (!bits) continue;
+    if (bits & COUNTS_USAGE) {
+      t.input_tokens += s.input_tokens ?? 0;
+      t.output_tokens += s.output_tokens ?? 0;
+      t.reasoning_tokens += s.reasoning_tokens ?? 0;
+      t.cache_creation_input_tokens += s.cache_creation_input_tokens ?? 0;
+      t.cache_read_input_tokens += s.cache_read_input_tokens ?? 0;
+    }
+    if (bits & COUNTS_COST) {
+      t.cost_usd = (t.cost_usd ?? 0) + s.total_cost_usd!;
+      if (s.input_cost_usd != null) t.input_cost_usd = (t.input_cost_usd ?? 0) + s.input_cost_usd;
+      if (s.output_cost_usd != null) t.output_cost_usd = (t.output_cost_usd ?? 0) + s.output_cost_usd;
+    }
+  }
   return t;
 }

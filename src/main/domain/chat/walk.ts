@@ -1,7 +1,7 @@
 /**
  * The message-building walk of semantics §4.3: one ordered timeline from the span tree of a turn.
  * Pure: spans in, messages out (feedback is attached by the caller). Where this walk goes beyond
- * §4.3 (issue 10; docs/chat.md "Decisions" and docs/decisions/0002-chat-speakers.md):
+ * §4.3 (issue 10; docs/chat.md "Decisions" and docs/decisions/0004-chat-speakers.md):
  * - a sub-agent invoked by another agent is handed its task by that agent: an `agent_handoff`
  *   message spoken by the parent, never a user message; the user's own message of the turn is
  *   taken from the top-level agent's input;

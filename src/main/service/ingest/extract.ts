@@ -99,7 +99,8 @@ function askedIn(history: SpanMessage[]): SpanMessage[] {
   return history;
 }
 
-const INPUT_KEYS = ['messages', 'input', 'query', 'question', 'prompt', 'user_input', 'task', 'message'];
+/** `args`: the Langfuse SDK's `@observe` records a call's input as `{args: [...], kwargs: {...}}`. */
+const INPUT_KEYS = ['messages', 'input', 'query', 'question', 'prompt', 'user_input', 'task', 'message', 'args'];
 const OUTPUT_KEYS = ['messages', 'output', 'final_output', 'answer', 'response', 'result', 'text', 'content', 'outputs'];
 
 /**
@@ -217,8 +218,11 @@ const VALUE_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop
  * `valueCarriers: false` for tool spans: their `input.value` / `output.value` (and the Langfuse /
  * OpenLLMetry equivalents) are the call's arguments and result, read by normalize.ts, not messages.
  */
-export function extractContent(a: Obj, events: SpanEvent[], opts: { valueCarriers?: boolean } = {}): Content {
+export function extractContent(a: Obj, events: SpanEvent[], opts: { valueCarriers?: boolean; plainInputOutput?: boolean } = {}): Content {
   const values = opts.valueCarriers !== false;
+  // Plain `input` / `output` attributes are messages only on model calls (OpenAI Agents SDK generation spans via Logfire).
+  const inputs = values ? (opts.plainInputOutput ? [...VALUE_INPUTS, 'input'] : VALUE_INPUTS) : [];
+  const outputs = values ? (opts.plainInputOutput ? [...VALUE_OUTPUTS, 'output'] : VALUE_OUTPUTS) : [];
   const indexed = hasIndexedKeys(a);
   const out: Content = { input: [], output: [], system: [], toolDefinitions: toolDefinitions(a, indexed) };
   const si = a['gen_ai.system_instructions'];
@@ -229,6 +233,13 @@ export function extractContent(a: Obj, events: SpanEvent[], opts: { valueCarrier
   if (!out.input.length && !out.output.length) {
     const evs = a.events != null ? [...events, ...attributeEvents(a.events)] : events;
     if (evs.length) fromEvents(evs, out);
+    // Event lists that log the answer as one more gen_ai.assistant.message (no gen_ai.choice): the
+    // assistant messages after the last user / tool message are the output, not the input.
+    if (!out.output.length && out.input.length) {
+      let i = out.input.length;
+      while (i > 0 && out.input[i - 1]!.role === 'assistant') i--;
+      if (i > 0 && i < out.input.length) out.output = out.input.splice(i);
+    }
   }
   if (!out.input.length && indexed) {
     const p = unflattenIndexed(a, 'gen_ai.prompt.');
@@ -249,7 +260,7 @@ export function extractContent(a: Obj, events: SpanEvent[], opts: { valueCarrier
   }
   if (!out.output.length && a['final_result'] != null) out.output = normalizeMessages(typeof a['final_result'] === 'string' ? a['final_result'] : JSON.stringify(a['final_result']), 'assistant');
   if (!out.input.length && a['gcp.vertex.agent.llm_request'] != null) fromAdkRequest(a['gcp.vertex.agent.llm_request'], out);
-  for (const k of values ? VALUE_INPUTS : []) {
+  for (const k of inputs) {
     if (out.input.length) break;
     if (a[k] != null) out.input = fromValue(a[k], 'user');
   }
@@ -263,7 +274,7 @@ export function extractContent(a: Obj, events: SpanEvent[], opts: { valueCarrier
     if (m && m.parts.length) out.output = [m];
   }
   if (!out.output.length && a['gcp.vertex.agent.llm_response'] != null) out.output = fromAdkResponse(a['gcp.vertex.agent.llm_response']);
-  for (const k of values ? VALUE_OUTPUTS : []) {
+  for (const k of outputs) {
     if (out.output.length) break;
     if (a[k] != null) out.output = fromValue(a[k], 'assistant');
   }

@@ -66,6 +66,10 @@ function untypedPart(p: Obj): MessagePart | null {
     const rt = p.reasoningContent.reasoningText;
     return { type: 'reasoning', content: toText(isObj(rt) ? rt.text : rt) };
   }
+  const blob = p.inline_data ?? p.inlineData;
+  if (isObj(blob)) return { type: 'blob', mime_type: str(blob.mime_type ?? blob.mimeType), content: str(blob.data) ?? undefined };
+  const file = p.file_data ?? p.fileData;
+  if (isObj(file)) return { type: 'uri', mime_type: str(file.mime_type ?? file.mimeType), uri: str(file.file_uri ?? file.fileUri) };
   if (typeof p.text === 'string') return { type: p.thought === true ? 'reasoning' : 'text', content: p.text };
   if (typeof p.content === 'string') return { type: 'text', content: p.content };
   return null;
@@ -155,11 +159,8 @@ export function normalizeMessage(m: unknown, defaultRole: string): SpanMessage |
       if (p) parts.push(p);
     }
   } else if (c !== undefined && c !== null && c !== '') {
-    const j = typeof c === 'string' ? c : jsonish(c);
-    if (isObj(j) && role !== 'tool' && (j.text !== undefined || j.function_call !== undefined || j.toolUse !== undefined)) {
-      const p = part(j);
-      if (p) parts.push(p);
-    } else parts.push({ type: 'text', content: toText(c) });
+    // One content object (Google GenAI parts, MCP content) rather than a list of them.
+    parts.push((isObj(c) && role !== 'tool' ? part(c) : null) ?? { type: 'text', content: toText(c) });
   }
   const calls = inner.tool_calls ?? inner.toolCalls;
   if (Array.isArray(calls)) {
@@ -177,7 +178,9 @@ export function normalizeMessage(m: unknown, defaultRole: string): SpanMessage |
     parts[0] = toolResponse(toolCallId, parts[0]!.content, inner.name);
   }
   const finish = str(m.finish_reason ?? m.finishReason ?? inner.finish_reason) ?? '';
-  return { role, content: contentOf(parts), finish_reason: finish, parts };
+  // Tool returns sent back to the model (Pydantic AI puts them in a user-role request) are the tool's, not the user's.
+  const toolOnly = parts.length > 0 && parts.every((p) => p.type === 'tool_call_response');
+  return { role: toolOnly ? 'tool' : role, content: contentOf(parts), finish_reason: finish, parts };
 }
 
 /** A list of messages from an array, a JSON string of one, or a single message. */

@@ -62,9 +62,9 @@ function links(list: unknown): unknown[] {
   }));
 }
 
-/** Generic value carriers of tool spans, in order: OpenInference, Langfuse, OpenLLMetry. */
-const TOOL_INPUTS = ['input.value', 'langfuse.observation.input', 'traceloop.entity.input'];
-const TOOL_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output'];
+/** Generic value carriers of tool spans, in order: OpenInference, Langfuse, OpenLLMetry, OpenAI Agents (Logfire). */
+const TOOL_INPUTS = ['input.value', 'langfuse.observation.input', 'traceloop.entity.input', 'input'];
+const TOOL_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output', 'output'];
 
 /** Operations named by a span-name prefix when no attribute names one. */
 const NAME_OPS = /^(invoke_agent|execute_tool|chat|create_agent|embeddings|text_completion|generate_content)(?:\s|$)/;
@@ -80,10 +80,30 @@ function operationOf(a: Obj, name: string, mapped: string | null, toolName: stri
   const m = NAME_OPS.exec(name);
   if (m) return m[1]!;
   if (name === 'call_llm') return 'chat';
+  // OpenAI Agents SDK spans as Logfire names them ('Agent run: {name!r}', 'Function: {name}', ...).
+  if (name.startsWith('Agent run')) return 'invoke_agent';
+  if (name.startsWith('Function: ')) return 'execute_tool';
+  if (/^(Chat completion|Responses API) with/.test(name)) return 'chat';
   if (AGENT_RUN_KEYS.some((k) => a[k] != null)) return 'invoke_agent';
   if (toolName) return 'execute_tool';
   if (name.startsWith('ai.toolCall')) return 'execute_tool';
   return null;
+}
+
+/** OpenAI Agents SDK (Logfire): `error` = JSON `{message, data}` on a failed span. */
+function errorAttrMessage(v: unknown): string | null {
+  const j = jsonish(v);
+  return isObj(j) ? str(j.message) : null;
+}
+
+/** `code.function.parameters.<name>.value` attributes as one arguments object, or null. */
+function codeFunctionArgs(a: Obj): Obj | null {
+  let out: Obj | null = null;
+  for (const k in a) {
+    const m = /^code\.function\.parameters\.(.+)\.value$/.exec(k);
+    if (m) (out ??= {})[m[1]!] = a[k];
+  }
+  return out;
 }
 
 /** Error type and message from an `exception` span event (or Langfuse's status message). */
@@ -91,7 +111,7 @@ function exceptionOf(events: SpanEvent[], a: Obj): { type: string | null; messag
   const e = events.find((x) => x.name === 'exception');
   return {
     type: e ? str(e.attributes['exception.type']) : null,
-    message: (e ? str(e.attributes['exception.message']) : null) ?? str(a['langfuse.observation.status_message']),
+    message: (e ? str(e.attributes['exception.message']) : null) ?? str(a['langfuse.observation.status_message']) ?? errorAttrMessage(a.error),
   };
 }
 
@@ -116,7 +136,12 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   const operation = operationOf(a, name, pick(a, 'operation_name') as string | null, str(pick(a, 'tool_name')));
   let agent_name = str(pick(a, 'agent_name'));
   if (!agent_name) agent_name = suffixAfter(name, 'invoke_agent ');
-  let tool_name = str(pick(a, 'tool_name'));
+  // OpenAI Agents SDK (Logfire) names the agent / function in a plain `name` attribute.
+  const plainName = typeof a.name === 'string' && a.name ? a.name : null;
+  if (!agent_name && operation === 'invoke_agent') agent_name = plainName;
+  // Langfuse agent observations and OpenInference AGENT spans are named after their agent.
+  if (!agent_name && operation === 'invoke_agent' && name && (a['langfuse.observation.type'] != null || a['openinference.span.kind'] != null)) agent_name = name;
+  let tool_name = str(pick(a, 'tool_name')) ?? (operation === 'execute_tool' ? plainName : null);
   // A tool span named for its tool (OpenInference TOOL, Langfuse tool observations, `execute_tool X`).
   if (!tool_name && operation === 'execute_tool') tool_name = suffixAfter(name, 'execute_tool ') ?? (name && name !== 'execute_tool' ? name : null);
   let toolArgs = pick(a, 'tool_call_arguments');
@@ -126,9 +151,12 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     // Tool spans carry arguments and result as their generic input / output values.
     for (const k of TOOL_INPUTS) toolArgs ??= a[k] ?? null;
     for (const k of TOOL_OUTPUTS) toolResult ??= a[k] ?? null;
+    // OpenTelemetry's GenAI tool wrappers (google-genai) record each argument as code.function.parameters.<name>.value.
+    toolArgs ??= codeFunctionArgs(a);
+    toolResult ??= a['code.function.return.value'] ?? null;
   }
 
-  const content = extractContent(a, ev.events, { valueCarriers: !isTool });
+  const content = extractContent(a, ev.events, { valueCarriers: !isTool, plainInputOutput: operation === 'chat' });
   if (isTool) {
     // Event-form tool spans (Strands: gen_ai.tool.message in, gen_ai.choice out).
     toolArgs ??= content.input.length ? content.input.map((m) => m.content).join('\n') || null : null;
@@ -163,7 +191,8 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   const custom = customAttributes(a);
   const failure = exceptionOf(ev.events, a);
   let statusCode = readEnum(status.code, 'STATUS_CODE_', CODES, 'UNSET');
-  if (statusCode === 'UNSET' && String(a['langfuse.observation.level'] ?? '').toUpperCase() === 'ERROR') statusCode = 'ERROR';
+  // Emitters that mark failure outside the OTel status: Langfuse's level, Logfire's level number (17 = error).
+  if (statusCode === 'UNSET' && (String(a['langfuse.observation.level'] ?? '').toUpperCase() === 'ERROR' || (num(a['logfire.level_num']) ?? 0) >= 17)) statusCode = 'ERROR';
   const rawFinish = pick(a, 'finish_reasons');
   const finish_reasons = rawFinish !== null ? strList(rawFinish) : content.output.map((m) => m.finish_reason).filter(Boolean);
 

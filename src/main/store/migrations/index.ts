@@ -5,14 +5,15 @@
  *
  * Numbers are reserved per domain so parallel work never collides:
  *   0001 core spans/feedback · 0002 read summaries (query) · 0004 training · 0005 analytics covering index ·
- *   0006 training jobs v2 and datasets
+ *   0006 conversation summaries, counting bits, spans indexes (layout) · 0007 training jobs v2 and datasets
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
 import agentSummaries from './0003_agent_summaries.js';
 import training from './0004_training.js';
 import groupCovering from './0005_group_covering.js';
-import trainingJobsDatasets from './0006_training_jobs_datasets.js';
+import conversations from './0006_conversations.js';
+import trainingJobsDatasets from './0007_training_jobs_datasets.js';
 
 export interface Migration {
   version: number;
@@ -26,5 +27,6 @@ export const migrations: Migration[] = [
   { version: 3, name: 'agent_summaries', sql: agentSummaries },
   { version: 4, name: 'training', sql: training },
   { version: 5, name: 'group_covering', sql: groupCovering },
-  { version: 6, name: 'training_jobs_datasets', sql: trainingJobsDatasets },
+  { version: 6, name: 'conversations', sql: conversations },
+  { version: 7, name: 'training_jobs_datasets', sql: trainingJobsDatasets },
 ];

@@ -16,9 +16,9 @@ export const SQL = {
   countTurns: `SELECT COUNT(*) AS n FROM conversation_turns WHERE project_id = @project_id AND conversation_id = @conversation_id`,
   pageTurns: `SELECT trace_id FROM conversation_turns WHERE project_id = @project_id AND conversation_id = @conversation_id
     ORDER BY turn_start_ns DESC, trace_id DESC LIMIT @limit OFFSET @offset`,
-  conversationCost: `SELECT SUM(ts.total_cost_usd) AS cost FROM conversation_turns ct
-    JOIN trace_summaries ts ON ts.project_id = ct.project_id AND ts.trace_id = ct.trace_id
-    WHERE ct.project_id = @project_id AND ct.conversation_id = @conversation_id`,
+  // Each turn's cost as the conversation view builds the turn (migration 0006): the same sum the conversations list shows.
+  conversationCost: `SELECT SUM(cost_usd) AS cost FROM conversation_turns
+    WHERE project_id = @project_id AND conversation_id = @conversation_id`,
 } as const;
 
 function spanColumns(): string {

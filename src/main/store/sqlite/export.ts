@@ -27,7 +27,7 @@ export interface ExportRepo {
 export const EXPORT_SQL = {
   projectTraces: `SELECT DISTINCT trace_id FROM spans WHERE project_id = @project_id ORDER BY trace_id`,
   selectedTraces: `SELECT value AS trace_id FROM json_each(@trace_ids)
-    UNION SELECT DISTINCT trace_id FROM spans WHERE project_id = @project_id AND conversation_id IN (SELECT value FROM json_each(@conversation_ids))
+    UNION SELECT trace_id FROM conversation_turns WHERE project_id = @project_id AND conversation_id IN (SELECT value FROM json_each(@conversation_ids))
     ORDER BY trace_id`,
   traceSpans: `SELECT s.scope_name, s.scope_version, d.resource_attributes, d.raw_span_dump
     FROM spans s JOIN span_details d ON d.span_rowid = s.id

@@ -1,6 +1,8 @@
 import type { Db } from './open.js';
 import type { SpanRecord } from '../../domain/span.js';
 import { createSummaryMaintainer, type SummarySpan } from './summaries/index.js';
+import { HAS_INPUT, HAS_OUTPUT, previewOf } from './summaries/conversations.js';
+import { countedSpans } from '../../domain/chat/tree.js';
 
 /** SQL of span ingestion: batched idempotent upserts of spans and their details. */
 export interface WriteResult {
@@ -38,10 +40,15 @@ export const JSON_COLUMNS = [
   'custom_attrs_bool', 'custom_attrs_float', 'custom_attrs_string',
 ] as const satisfies readonly (keyof SpanRecord)[];
 
-const SPAN_COLUMNS = [...SCALAR_COLUMNS, ...JSON_COLUMNS, 'custom_attrs_int', 'ingested_at_ms'];
+/** `counted`: the counting rule's bits (set per trace by the writer) and the message bits (set by prepareSpan). */
+const SPAN_COLUMNS = [...SCALAR_COLUMNS, ...JSON_COLUMNS, 'custom_attrs_int', 'counted', 'ingested_at_ms'];
 const KEY = new Set(['project_id', 'trace_id', 'span_id']);
-/** Values of a prepared span: every spans column but ingested_at_ms, then every span_details column but span_rowid. */
+/**
+ * Values of a prepared span: every spans column but ingested_at_ms, then every span_details column
+ * but span_rowid, then the two preview texts the conversation summaries read (not stored as such).
+ */
 const N_SPAN = SPAN_COLUMNS.length - 1;
+const COUNTED_AT = SPAN_COLUMNS.indexOf('counted');
 
 export const DETAIL_COLUMNS = [
   'span_rowid', 'system_instructions', 'tool_definitions', 'tool_call_arguments', 'tool_call_result',
@@ -49,6 +56,7 @@ export const DETAIL_COLUMNS = [
 ];
 
 const N_DETAIL = DETAIL_COLUMNS.length - 1;
+const PREVIEWS_AT = N_SPAN + N_DETAIL;
 
 /**
  * A span in storage form: the bound values of its spans row (JSON columns as text) followed by those
@@ -61,7 +69,8 @@ export type PreparedSpan = unknown[];
 const SUMMARY_FIELDS = [
   'project_id', 'trace_id', 'span_id', 'parent_span_id', 'span_name', 'start_ns', 'end_ns', 'status_code',
   'provider_name', 'agent_name', 'agent_version', 'conversation_id', 'svc_user_id', 'input_tokens', 'output_tokens',
-  'reasoning_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'total_cost_usd',
+  'reasoning_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'total_cost_usd', 'request_model',
+  'conversation_name', 'counted',
 ] as const satisfies readonly (keyof SummarySpan)[];
 const SUMMARY_AT = SUMMARY_FIELDS.map((f) => SPAN_COLUMNS.indexOf(f));
 
@@ -69,11 +78,12 @@ const SUMMARY_AT = SUMMARY_FIELDS.map((f) => SPAN_COLUMNS.indexOf(f));
 const resourceJson = new WeakMap<object, string>();
 
 export function prepareSpan(s: SpanRecord): PreparedSpan {
-  const row: unknown[] = new Array(N_SPAN + N_DETAIL);
+  const row: unknown[] = new Array(N_SPAN + N_DETAIL + 2);
   let i = 0;
   for (const c of SCALAR_COLUMNS) row[i++] = s[c];
   for (const c of JSON_COLUMNS) row[i++] = jsonText(s[c]);
   row[i++] = intMapJson(s.custom_attrs_int);
+  row[i++] = (s.input_messages.length ? HAS_INPUT : 0) | (s.output_messages.length ? HAS_OUTPUT : 0);
   row[i++] = jsonText(s.system_instructions);
   row[i++] = s.tool_definitions;
   row[i++] = s.tool_call_arguments;
@@ -86,7 +96,38 @@ export function prepareSpan(s: SpanRecord): PreparedSpan {
   row[i++] = s.events.length ? JSON.stringify(s.events, bigintReplacer) : '[]';
   row[i++] = s.links.length ? JSON.stringify(s.links, bigintReplacer) : '[]';
   row[i++] = s.raw_span_dump;
+  row[i++] = s.input_messages.length ? previewOf(s.input_messages, 'input') : null;
+  row[i++] = s.output_messages.length ? previewOf(s.output_messages, 'output') : null;
   return row;
+}
+
+/**
+ * Sets the counting rule's bits (spans.counted) of the batch's spans, trace by trace, from the
+ * batch's own spans of each trace: exact for a trace first seen in this batch (an import writes
+ * whole turns); for a trace already stored, the summaries recompute them over all its spans.
+ */
+function countBatch(rows: PreparedSpan[], spans: SummarySpan[]): void {
+  const byTrace = new Map<string, Map<string, number[]>>();
+  spans.forEach((s, i) => {
+    const key = `${s.project_id}\u0000${s.trace_id}`;
+    let t = byTrace.get(key);
+    if (!t) byTrace.set(key, (t = new Map()));
+    const at = t.get(s.span_id);
+    if (at) at.push(i);
+    else t.set(s.span_id, [i]);
+  });
+  for (const t of byTrace.values()) {
+    // The last write of a span id wins, as in the upsert.
+    const set = [...t.values()].map((at) => spans[at[at.length - 1]!]!);
+    const counted = countedSpans(set);
+    for (const [id, at] of t) {
+      const bits = counted.get(id) ?? 0;
+      for (const i of at) {
+        spans[i]!.counted |= bits;
+        rows[i]![COUNTED_AT] = spans[i]!.counted;
+      }
+    }
+  }
 }
 
 /**
@@ -137,9 +178,15 @@ export function createIngestRepo(db: Db): IngestRepo {
     let inserted = 0;
     let replaced = 0;
     const touched = new Map<string, { project_id: string; trace_id: string }>();
-    const written: SummarySpan[] = new Array(rows.length);
-    let n = 0;
-    for (const row of rows) {
+    const written = rows.map((row) => {
+      const summary: Record<string, unknown> = {};
+      for (let f = 0; f < SUMMARY_FIELDS.length; f++) summary[SUMMARY_FIELDS[f]!] = row[SUMMARY_AT[f]!];
+      summary.input_preview = row[PREVIEWS_AT];
+      summary.output_preview = row[PREVIEWS_AT + 1];
+      return summary as SummarySpan;
+    });
+    countBatch(rows, written);
+    for (const [n, row] of rows.entries()) {
       for (let i = 0; i < N_SPAN; i++) spanArgs[i] = row[i];
       spanArgs[N_SPAN] = now;
       for (let i = 0; i < N_DETAIL; i++) detailArgs[i + 1] = row[N_SPAN + i];
@@ -155,10 +202,7 @@ export function createIngestRepo(db: Db): IngestRepo {
         detailArgs[0] = r.id;
         upsertDetails.run(detailArgs);
       }
-      const summary: Record<string, unknown> = {};
-      for (let f = 0; f < SUMMARY_FIELDS.length; f++) summary[SUMMARY_FIELDS[f]!] = row[SUMMARY_AT[f]!];
-      const s = summary as SummarySpan;
-      written[n++] = s;
+      const s = written[n]!;
       const key = `${s.project_id}\u0000${s.trace_id}`;
       if (!touched.has(key)) touched.set(key, { project_id: s.project_id, trace_id: s.trace_id });
     }

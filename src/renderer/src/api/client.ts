@@ -7,6 +7,10 @@ import { contract, type OpName, type OpInput, type OpOutput } from '../../../sha
 import { ServiceError } from '../../../shared/errors';
 import type { LoupeEvent } from '../../../shared/events';
 import { reportReachable, reportUnreachable, unreachableError } from './connection';
+import { authHeaders, localKey } from './session';
+
+// Sign in at once when opened from a login link, so the one-time code leaves the address bar.
+if (typeof window !== 'undefined' && !window.api) void localKey();
 
 export async function call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> {
   if (window.api) {
@@ -25,8 +29,7 @@ async function httpCall<K extends OpName>(name: K, input: OpInput<K>): Promise<O
     delete rest[p];
     return encodeURIComponent(String(v));
   });
-  const headers: Record<string, string> = {};
-  if (def.auth === 'key') headers.authorization = `Bearer ${await localKey()}`;
+  const headers: Record<string, string> = def.auth === 'key' || def.keyFor ? await authHeaders() : {};
   let url = path;
   let body: string | undefined;
   if (def.method === 'GET') {
@@ -69,38 +72,53 @@ async function httpCall<K extends OpName>(name: K, input: OpInput<K>): Promise<O
 }
 
 /**
- * The training key for display in Settings (reveal/copy). Over HTTP it comes from the same-origin
- * /app/key endpoint; the Electron bridge does not hand it out, so null there (Settings shows the key file).
+ * The training key for display in Settings (reveal/copy). Over HTTP the page holds it once signed in
+ * (api/session.ts); the Electron bridge does not hand it out, so null there (Settings shows the key file).
  */
-export function trainingKey(): Promise<string | null> {
-  if (window.api) return Promise.resolve(null);
-  return localKey();
-}
-
-let keyPromise: Promise<string> | null = null;
-/** The training key, read from the loopback server's same-origin-only endpoint. */
-function localKey(): Promise<string> {
-  keyPromise ??= fetch('/app/key').then((r) => (r.ok ? r.json() : { key: '' })).then((j: { key: string }) => j.key);
-  return keyPromise;
+export async function trainingKey(): Promise<string | null> {
+  if (window.api) return null;
+  return (await localKey()) || null;
 }
 
 /**
- * Subscribes to push events (IPC in Electron, server-sent events over HTTP). `onReopen` runs when the
- * event stream comes back after a break (the browser reconnects by itself): events were missed then.
+ * Subscribes to push events (IPC in Electron, server-sent events over HTTP). The stream needs the
+ * page to be signed in: EventSource cannot send a header, so it carries an events-only ticket the key
+ * buys (POST /app/events-ticket), never the key itself. `onReopen` runs when the stream comes back
+ * after a break (the browser reconnects by itself): events were missed then.
  */
 export function onEvent(listener: (event: LoupeEvent) => void, onReopen?: () => void): () => void {
   if (window.api) return window.api.onEvent(listener);
-  const source = new EventSource('/events');
-  let opened = false;
-  source.onmessage = (m) => listener(JSON.parse(m.data) as LoupeEvent);
-  source.onopen = () => {
-    reportReachable();
-    if (opened) onReopen?.();
-    opened = true;
+  let source: EventSource | null = null;
+  let closed = false;
+  void eventsTicket().then((ticket) => {
+    if (closed || !ticket) return; // not signed in: no live events until a login link is opened
+    const s = new EventSource(`/events?ticket=${encodeURIComponent(ticket)}`);
+    source = s;
+    let opened = false;
+    s.onmessage = (m) => listener(JSON.parse(m.data) as LoupeEvent);
+    s.onopen = () => {
+      reportReachable();
+      if (opened) onReopen?.();
+      opened = true;
+    };
+    // The stream broke: check the server (the probe decides; a stream can also break on a healthy server).
+    s.onerror = () => {
+      if (s.readyState !== EventSource.OPEN) void fetch('/v1/health', { cache: 'no-store' }).catch(() => reportUnreachable());
+    };
+  });
+  return () => {
+    closed = true;
+    source?.close();
   };
-  // The stream broke: check the server (the probe decides; a stream can also break on a healthy server).
-  source.onerror = () => {
-    if (source.readyState !== EventSource.OPEN) void fetch('/v1/health', { cache: 'no-store' }).catch(() => reportUnreachable());
-  };
-  return () => source.close();
+}
+
+async function eventsTicket(): Promise<string | null> {
+  const headers = await authHeaders();
+  if (!headers.authorization) return null;
+  try {
+    const res = await fetch('/app/events-ticket', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' });
+    return res.ok ? ((await res.json()) as { ticket: string }).ticket : null;
+  } catch {
+    return null;
+  }
 }

@@ -8,6 +8,7 @@ import type { OpInput, OpName, OpOutput } from '../../../shared/contract/index';
 import { call } from './client';
 import type { LoupeEvent } from '../../../shared/events';
 import { isUnreachable, onReconnect } from './connection';
+import { isStale } from '../../../shared/live-refresh';
 
 export const queryClient = new QueryClient({
   defaultOptions: {
@@ -50,28 +51,22 @@ export function useOpMutation<K extends OpName>(name: K, invalidates: OpName[] =
   });
 }
 
-/** Projects whose queries must be refetched, batched so an import of 50 batches refetches a few times, not 50. */
-const pending = new Set<string | null>();
+/** Tables changed per project (null: a write of unknown project, e.g. by another process), batched so an import of 50 batches refetches a few times, not 50. */
+const pending = new Map<string | null, Set<string>>();
 let timer: ReturnType<typeof setTimeout> | null = null;
 const REFRESH_BATCH_MS = 300;
 
 function flush(): void {
   timer = null;
-  const projects = new Set(pending);
+  const changed = new Map(pending);
   pending.clear();
-  void queryClient.invalidateQueries({
-    predicate: (q) => {
-      const input = q.queryKey[1] as { project_id?: unknown } | null | undefined;
-      const pid = input && typeof input === 'object' ? input.project_id : undefined;
-      // Queries without a project (projects list, settings) refresh on any change; a change of unknown
-      // project (another process wrote, api events.ts) refreshes everything.
-      return typeof pid !== 'string' || projects.has(pid) || projects.has(null);
-    },
-  });
+  void queryClient.invalidateQueries({ predicate: (q) => isStale(q.queryKey, changed) });
 }
 
 export function handleEvent(event: LoupeEvent): void {
   if (event.type !== 'data.changed') return;
-  pending.add(event.project_id);
+  let tables = pending.get(event.project_id);
+  if (!tables) pending.set(event.project_id, (tables = new Set()));
+  for (const t of event.tables) tables.add(t);
   timer ??= setTimeout(flush, REFRESH_BATCH_MS);
 }

@@ -41,13 +41,16 @@ export const DIRECT_COLUMNS: Record<string, ColumnDef> = dict(Object.fromEntries
 
 export const DERIVED: Record<string, ColumnDef> = dict({
   duration_ms: { sql: '(CASE WHEN s.end_ns >= s.start_ns THEN (s.end_ns - s.start_ns) / 1000000 END)', type: 'int' },
+  // What the span adds to totals (the one counting rule, spans.counted bit 1 / bit 2): null for a span
+  // whose usage or cost repeats its descendants' (a mirrored invoke_agent span), so a sum of these
+  // equals the chat header, agents and conversations list for the same spans. docs/analytics.md.
   total_tokens: {
-    sql: '(CASE WHEN s.input_tokens IS NULL AND s.output_tokens IS NULL THEN NULL ELSE IFNULL(s.input_tokens, 0) + IFNULL(s.output_tokens, 0) END)',
+    sql: '(CASE WHEN s.counted & 1 THEN IFNULL(s.input_tokens, 0) + IFNULL(s.output_tokens, 0) END)',
     type: 'int',
   },
   is_error: { sql: "(s.status_code = 'ERROR')", type: 'bool' },
   is_invocation: { sql: "(s.operation_name IS 'invoke_agent')", type: 'bool' },
-  total_cost_usd: { sql: 's.total_cost_usd', type: 'float' },
+  total_cost_usd: { sql: '(CASE WHEN s.counted & 2 THEN s.total_cost_usd END)', type: 'float' },
 });
 
 /** OpenTelemetry GenAI (and common) attribute names → columns, so filters can use the names users know. */

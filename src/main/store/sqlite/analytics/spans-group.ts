@@ -92,7 +92,9 @@ export function groupQuery(req: GroupRequest) {
 
   const order = orderOf(req, keys);
   const keyed = (column: string) => req.group_by.findIndex((g) => g.source === 'field' && g.key === column);
-  const cost = (c: string) => (req.include_costs ? `SUM(s.${c})` : 'NULL');
+  // Token and cost totals sum what the one counting rule counts (spans.counted: 1 tokens, 2 cost),
+  // so a group equals the chat header / agents / conversations list over the same spans.
+  const cost = (c: string) => (req.include_costs ? `SUM(CASE WHEN s.counted & 2 THEN s.${c} END)` : 'NULL');
   const cols = [
     ...keys.map((k, i) => `${k.sql} AS k${i}`),
     'COUNT(*) AS span_count',
@@ -104,7 +106,7 @@ export function groupQuery(req: GroupRequest) {
     'MAX(s.start_ns) / 1000 AS last_us',
     'IFNULL(SUM(CASE WHEN s.end_ns > s.start_ns THEN s.end_ns - s.start_ns END), 0) / 1000000 AS total_duration_ms',
     ...['input_tokens', 'output_tokens', 'reasoning_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'].map(
-      (c) => `IFNULL(SUM(s.${c}), 0) AS total_${c}`,
+      (c) => `IFNULL(SUM(CASE WHEN s.counted & 1 THEN s.${c} END), 0) AS total_${c}`,
     ),
     `${cost('total_cost_usd')} AS total_cost_usd`,
     `${cost('input_cost_usd')} AS total_input_cost_usd`,

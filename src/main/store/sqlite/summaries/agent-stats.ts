@@ -4,11 +4,14 @@
  *
  * Counts (span_count, invocation_count, error_count, duration, first/last seen) are over the spans
  * whose own agent_name is the agent, the same set `group_by agent_name` of the spans query sees.
- * Tokens and cost follow the usage-bearing-leaf rule: only spans that carry usage (or a cost) and
- * have no descendant carrying any are summed, so an invoke_agent span that repeats its children's
- * tokens is not counted twice. Such a leaf is credited to its own agent_name, else to the nearest
- * ancestor's (a `chat` span under `invoke_agent X` without an agent attribute is X's spending).
+ * Tokens and cost are summed over the spans the one counting rule marks (domain/chat/tree.ts
+ * `countedSpans`, stored per span in `spans.counted` by the trace summaries before this runs), so an
+ * invoke_agent span that repeats its children's tokens is not counted twice and every view shows the
+ * same totals. A counted span is credited to its own agent_name, else to the nearest ancestor's (a
+ * `chat` span under `invoke_agent X` without an agent attribute is X's spending).
  */
+import { COUNTS_COST, COUNTS_USAGE } from '../../../domain/chat/tree.js';
+
 export interface TraceSpanRow {
   span_id: string;
   parent_span_id: string | null;
@@ -20,6 +23,8 @@ export interface TraceSpanRow {
   input_tokens: bigint | null;
   output_tokens: bigint | null;
   total_cost_usd: number | null;
+  /** COUNTS_USAGE | COUNTS_COST bits (spans.counted; a bigint as the store reads it with safe integers). */
+  counted: number | bigint;
 }
 
 export interface AgentTraceStats {
@@ -35,31 +40,8 @@ export interface AgentTraceStats {
   last_ns: bigint | null;
 }
 
-const carries = (s: TraceSpanRow) => s.input_tokens != null || s.output_tokens != null || s.total_cost_usd != null;
-
 export function traceAgentStats(rows: TraceSpanRow[]): AgentTraceStats[] {
   const byId = new Map(rows.map((r) => [r.span_id, r]));
-  const children = new Map<string, TraceSpanRow[]>();
-  for (const r of rows) {
-    if (r.parent_span_id && byId.has(r.parent_span_id)) {
-      const list = children.get(r.parent_span_id) ?? [];
-      list.push(r);
-      children.set(r.parent_span_id, list);
-    }
-  }
-  // Does any descendant carry usage? Memoized; `visiting` guards against a malformed parent cycle.
-  const descUsage = new Map<string, boolean>();
-  const visiting = new Set<string>();
-  const hasUsageBelow = (id: string): boolean => {
-    const known = descUsage.get(id);
-    if (known !== undefined) return known;
-    if (visiting.has(id)) return false;
-    visiting.add(id);
-    const found = (children.get(id) ?? []).some((c) => carries(c) || hasUsageBelow(c.span_id));
-    visiting.delete(id);
-    descUsage.set(id, found);
-    return found;
-  };
   const label = (r: TraceSpanRow): string | null => {
     let cur: TraceSpanRow | undefined = r;
     for (let depth = 0; cur && depth < 1000; depth++) {
@@ -90,13 +72,16 @@ export function traceAgentStats(rows: TraceSpanRow[]): AgentTraceStats[] {
         if (s.last_ns == null || r.start_ns > s.last_ns) s.last_ns = r.start_ns;
       }
     }
-    if (carries(r) && !hasUsageBelow(r.span_id)) {
+    const counted = Number(r.counted);
+    if (counted) {
       const name = label(r);
       if (!name) continue;
       const s = get(name);
-      s.input_tokens += Number(r.input_tokens ?? 0n);
-      s.output_tokens += Number(r.output_tokens ?? 0n);
-      if (r.total_cost_usd != null) s.cost_usd = (s.cost_usd ?? 0) + r.total_cost_usd;
+      if (counted & COUNTS_USAGE) {
+        s.input_tokens += Number(r.input_tokens ?? 0n);
+        s.output_tokens += Number(r.output_tokens ?? 0n);
+      }
+      if (counted & COUNTS_COST) s.cost_usd = (s.cost_usd ?? 0) + r.total_cost_usd!;
     }
   }
   return [...out.values()];

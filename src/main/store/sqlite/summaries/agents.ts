@@ -16,7 +16,7 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
   const readTrace = db
     .prepare(
       `SELECT span_id, parent_span_id, agent_name, operation_name, status_code, start_ns, end_ns,
-              input_tokens, output_tokens, total_cost_usd
+              input_tokens, output_tokens, total_cost_usd, counted
          FROM spans WHERE project_id = ? AND trace_id = ?`,
     )
     .safeIntegers(true);
@@ -55,12 +55,9 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
       GROUP BY project_id, agent_name`,
   );
 
-  return {
-    afterWrite(spans: SummarySpan[]) {
-      const traces = new Map<string, { project_id: string; trace_id: string }>();
-      for (const s of spans) traces.set(`${s.project_id}\u0000${s.trace_id}`, { project_id: s.project_id, trace_id: s.trace_id });
+  const refresh = (traces: Iterable<{ project_id: string; trace_id: string }>) => {
       const rebuild = new Map<string, { project_id: string; agent_name: string }>();
-      for (const { project_id, trace_id } of traces.values()) {
+      for (const { project_id, trace_id } of traces) {
         const before = oldAgents.all(project_id, trace_id) as string[];
         const stats = traceAgentStats(readTrace.all(project_id, trace_id) as TraceSpanRow[]);
         if (before.length) {
@@ -77,7 +74,14 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
         deleteSummary.run(project_id, agent_name);
         rebuildSummary.run(project_id, agent_name);
       }
+  };
+  return {
+    afterWrite(spans: SummarySpan[]) {
+      const traces = new Map<string, { project_id: string; trace_id: string }>();
+      for (const s of spans) traces.set(`${s.project_id}\u0000${s.trace_id}`, { project_id: s.project_id, trace_id: s.trace_id });
+      refresh(traces.values());
     },
+    backfill: refresh,
   };
 }
 

@@ -5,18 +5,22 @@
  * (bulk imports write whole turns, so this skips a read per trace); a trace that already has a
  * summary is re-read through the unique key. The header rules are the chat view's own
  * (domain/chat/header.ts), so a summary and a freshly built turn never disagree.
+ *
+ * The same pass keeps the per-span counting bits (spans.counted, migration 0006) exact for traces
+ * that grew or changed, stores each turn's contribution to its conversation and refreshes the
+ * conversation summaries touched (conversations.ts).
  */
 import type { Db } from '../open.js';
 import type { StatusCode } from '../../../domain/span.js';
 import type { SummaryMaintainer, SummarySpan } from './index.js';
-import { buildTree } from '../../../domain/chat/tree.js';
+import { buildTree, countedSpans } from '../../../domain/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../../domain/chat/header.js';
-import type { HeaderSpan } from '../../../domain/chat/span.js';
+import { HAS_INPUT, HAS_OUTPUT, createConversationSummaries, previewOf, turnContribution } from './conversations.js';
 
 export const TRACE_SUMMARY_SQL = {
-  lightSpans: `SELECT trace_id, span_id, parent_span_id, span_name, CAST(start_ns AS TEXT) AS start_ns, CAST(end_ns AS TEXT) AS end_ns,
+  lightSpans: `SELECT project_id, trace_id, span_id, parent_span_id, span_name, CAST(start_ns AS TEXT) AS start_ns, CAST(end_ns AS TEXT) AS end_ns,
     status_code, provider_name, agent_name, agent_version, conversation_id, svc_user_id, input_tokens, output_tokens,
-    reasoning_tokens, cache_creation_input_tokens, cache_read_input_tokens, total_cost_usd
+    reasoning_tokens, cache_creation_input_tokens, cache_read_input_tokens, total_cost_usd, request_model, conversation_name, counted
     FROM spans WHERE project_id = ? AND trace_id = ?`,
   upsertSummary: `INSERT OR REPLACE INTO trace_summaries (project_id, trace_id, root_span_id, root_span_name, agent_name,
     agent_version, provider_name, status_code, start_ns, end_ns, duration_ms, first_start_ns, last_end_ns, span_count,
@@ -24,26 +28,39 @@ export const TRACE_SUMMARY_SQL = {
     total_cache_creation_input_tokens, total_cache_read_input_tokens, total_cost_usd)
     VALUES (${Array(23).fill('?').join(', ')})`,
   hasSummary: `SELECT 1 AS x FROM trace_summaries WHERE project_id = ? AND trace_id = ?`,
-  needsBackfill: `SELECT EXISTS (SELECT 1 FROM spans) AND NOT EXISTS (SELECT 1 FROM trace_summaries) AS x`,
-  allTraces: `SELECT DISTINCT project_id, trace_id FROM spans`,
+  oldConversations: `SELECT conversation_id FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
   deleteTurns: `DELETE FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
   insertTurn: `INSERT INTO conversation_turns (project_id, conversation_id, trace_id, turn_start_ns, root_span_id,
-    root_start_ns, root_end_ns, duration_ms, status_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    root_start_ns, root_end_ns, duration_ms, status_code, span_count, error_count, input_tokens, output_tokens, cost_usd,
+    last_ns, conversation_name, agent_names, request_models, first_input_ns, first_text, last_output_ns, last_text)
+    VALUES (${Array(22).fill('?').join(', ')})`,
+  setCounted: `UPDATE spans SET counted = ? WHERE project_id = ? AND trace_id = ? AND span_id = ?`,
+  spanMessages: `SELECT CASE WHEN ? = 'input' THEN d.input_messages ELSE d.output_messages END
+    FROM spans s JOIN span_details d ON d.span_rowid = s.id WHERE s.project_id = ? AND s.trace_id = ? AND s.span_id = ?`,
+  // Backfill (summaries/index.ts): the message bits of every stored span, before each trace is refreshed.
+  backfillMessageBits: `UPDATE spans SET counted = (SELECT (CASE WHEN d.input_messages <> '[]' THEN ${HAS_INPUT} ELSE 0 END)
+    | (CASE WHEN d.output_messages <> '[]' THEN ${HAS_OUTPUT} ELSE 0 END) FROM span_details d WHERE d.span_rowid = spans.id)`,
 } as const;
 
-type LightRow = Omit<HeaderSpan, 'start_ns' | 'end_ns'> & { start_ns: string | null; end_ns: string | null };
+type Span = SummarySpan;
+type LightRow = Omit<Span, 'start_ns' | 'end_ns'> & { start_ns: string | null; end_ns: string | null };
 
 const minNs = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a < b ? a : b);
 const maxNs = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a > b ? a : b);
+const MESSAGE_BITS = HAS_INPUT | HAS_OUTPUT;
 
 export function createTraceSummaries(db: Db): SummaryMaintainer {
   const light = db.prepare<[string, string], LightRow>(TRACE_SUMMARY_SQL.lightSpans);
   const upsert = db.prepare(TRACE_SUMMARY_SQL.upsertSummary);
+  const oldConversations = db.prepare<[string, string], string>(TRACE_SUMMARY_SQL.oldConversations).pluck();
   const deleteTurns = db.prepare(TRACE_SUMMARY_SQL.deleteTurns);
   const insertTurn = db.prepare(TRACE_SUMMARY_SQL.insertTurn);
   const hasSummary = db.prepare<[string, string], { x: number }>(TRACE_SUMMARY_SQL.hasSummary);
+  const setCounted = db.prepare(TRACE_SUMMARY_SQL.setCounted);
+  const spanMessages = db.prepare<[string, string, string, string], string>(TRACE_SUMMARY_SQL.spanMessages).pluck();
+  const conversations = createConversationSummaries(db);
 
-  const stored = (projectId: string, traceId: string): HeaderSpan[] =>
+  const stored = (projectId: string, traceId: string): Span[] =>
     light.all(projectId, traceId).map((r) => ({
       ...r,
       status_code: r.status_code as StatusCode,
@@ -51,13 +68,39 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
       end_ns: r.end_ns == null ? null : BigInt(r.end_ns),
     }));
 
-  /** `batch`: this trace's spans of the batch (last write of a span id wins, as in the upsert). */
-  const refresh = (projectId: string, traceId: string, batch: Map<string, HeaderSpan> | null) => {
+  /** Batch spans carry their preview texts; a stored span's are read only when it is a candidate. */
+  const previewText = (s: Span, which: 'input' | 'output'): string | null => {
+    const known = which === 'input' ? s.input_preview : s.output_preview;
+    if (known !== undefined) return known;
+    const json = spanMessages.get(which, s.project_id, s.trace_id, s.span_id);
+    return json ? previewOf(JSON.parse(json) as { role?: string; content?: string }[], which) : null;
+  };
+
+  /**
+   * `batch`: this trace's spans of the batch (last write of a span id wins, as in the upsert).
+   * Adds the conversations whose summaries must be re-aggregated to `touched`.
+   */
+  const refresh = (projectId: string, traceId: string, batch: Map<string, Span> | null, touched: Set<string>) => {
     const known = hasSummary.get(projectId, traceId) !== undefined;
     const spans = known || !batch ? stored(projectId, traceId) : [...batch.values()];
-    if (known) deleteTurns.run(projectId, traceId);
+    if (known) {
+      for (const c of oldConversations.all(projectId, traceId)) touched.add(c);
+      deleteTurns.run(projectId, traceId);
+    }
     if (spans.length === 0) return;
-    const h = turnHeader(spans, buildTree(spans));
+    const tree = buildTree(spans);
+    if (known || !batch) {
+      // The trace grew or changed: which of its spans count may have moved (a late child takes the leaf role).
+      const counted = countedSpans(spans, tree);
+      for (const s of spans) {
+        const bits = (s.counted & MESSAGE_BITS) | (counted.get(s.span_id) ?? 0);
+        if (bits !== s.counted) {
+          setCounted.run(bits, projectId, traceId, s.span_id);
+          s.counted = bits;
+        }
+      }
+    }
+    const h = turnHeader(spans, tree);
     let first: bigint | null = null;
     let last: bigint | null = null;
     let errors = 0;
@@ -80,29 +123,45 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
     );
     for (const conv of convIds) {
       // With one conversation in the trace the turn is the whole trace; only mixed traces need a filtered header.
-      const th = convIds.length === 1 ? h : turnHeader(spansOfConversation(spans, conv));
-      insertTurn.run(projectId, conv, traceId, convStart.get(conv) ?? null, th.root_span_id, th.start_ns, th.end_ns, th.total_duration_ms, th.status_code);
+      const turnSpans = convIds.length === 1 ? spans : spansOfConversation(spans, conv);
+      const th = convIds.length === 1 ? h : turnHeader(turnSpans);
+      const c = turnContribution(turnSpans, th, previewText);
+      insertTurn.run(
+        projectId, conv, traceId, convStart.get(conv) ?? null, th.root_span_id, th.start_ns, th.end_ns, th.total_duration_ms, th.status_code,
+        c.span_count, c.error_count, c.input_tokens, c.output_tokens, c.cost_usd, c.last_ns, c.conversation_name, c.agent_names,
+        c.request_models, c.first_input_ns, c.first_text, c.last_output_ns, c.last_text,
+      );
+      touched.add(conv);
     }
+    // A trace without any conversation id is listed as a one-turn conversation of its own.
+    if (!convIds.length) conversations.setTraceRow(projectId, traceId, turnContribution(spans, h, previewText));
+    else if (known || !batch) conversations.setTraceRow(projectId, traceId, null);
   };
 
-  // A database whose spans predate migration 0002 gets its summaries once, at open.
-  if (!db.readonly && db.prepare<[], { x: number }>(TRACE_SUMMARY_SQL.needsBackfill).get()?.x === 1) {
-    const all = db.prepare<[], { project_id: string; trace_id: string }>(TRACE_SUMMARY_SQL.allTraces);
-    db.transaction(() => {
-      for (const t of all.all()) refresh(t.project_id, t.trace_id, null);
-    })();
-  }
+  const refreshAll = (traces: Iterable<{ project_id: string; trace_id: string; spans: Map<string, Span> | null }>) => {
+    const touched = new Map<string, Set<string>>();
+    for (const t of traces) {
+      let set = touched.get(t.project_id);
+      if (!set) touched.set(t.project_id, (set = new Set()));
+      refresh(t.project_id, t.trace_id, t.spans, set);
+    }
+    for (const [projectId, ids] of touched) conversations.refreshConversations(projectId, ids);
+  };
 
   return {
     afterWrite(spans: SummarySpan[]) {
-      const byTrace = new Map<string, { project_id: string; trace_id: string; spans: Map<string, HeaderSpan> }>();
+      const byTrace = new Map<string, { project_id: string; trace_id: string; spans: Map<string, Span> }>();
       for (const s of spans) {
         const key = `${s.project_id}\u0000${s.trace_id}`;
         let t = byTrace.get(key);
         if (!t) byTrace.set(key, (t = { project_id: s.project_id, trace_id: s.trace_id, spans: new Map() }));
         t.spans.set(s.span_id, s);
       }
-      for (const t of byTrace.values()) refresh(t.project_id, t.trace_id, t.spans);
+      refreshAll(byTrace.values());
+    },
+    backfill(traces) {
+      db.prepare(TRACE_SUMMARY_SQL.backfillMessageBits).run();
+      refreshAll(traces.map((t) => ({ ...t, spans: null })));
     },
   };
 }

@@ -12,7 +12,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { fmtCost, fmtTime, fmtTokens } from '../../components/format';
 import { projectPath, useProject } from '../../hooks/project';
 import { useUi } from '../../stores/ui';
-import { listQueries, mergeRows, type ListFilters, type ListRow } from './listQuery';
+import { listInput, rowsOf, type ListFilters, type ListRow } from './listQuery';
 import { ListFilterBar } from './ListFilterBar';
 import { ErrorNote } from '../../components/ErrorNote';
 
@@ -23,35 +23,32 @@ export function ConversationsPage() {
   const navigate = useNavigate();
   const display = useUi((s) => s.display);
   const [filters, setFilters] = useState<ListFilters>({ search: '', agent: '', model: '', status: 'all' });
-  const [sorting, setSorting] = useState<SortingState>([{ id: 'last_seen', desc: true }]);
+  const [sorting, setSorting] = useState<SortingState>([{ id: 'last_activity', desc: true }]);
   const [limit, setLimit] = useState(PAGE);
   const [selected, setSelected] = useState(0);
-  const sort = { field: sorting[0]?.id ?? 'last_seen', direction: sorting[0]?.desc === false ? ('asc' as const) : ('desc' as const) };
-  const inputs = useMemo(() => listQueries(project, filters, sort, limit), [project, filters, sort.field, sort.direction, limit]); // eslint-disable-line react-hooks/exhaustive-deps
-  const convs = useOp('spans.query', inputs.conversations);
-  const traces = useOp('spans.query', inputs.traces);
-  const rows = useMemo(() => mergeRows(convs.data?.groups ?? [], traces.data?.groups ?? [], sort, limit), [convs.data, traces.data, limit]); // eslint-disable-line react-hooks/exhaustive-deps
-  const total = (convs.data?.total_count ?? 0) + (traces.data?.total_count ?? 0);
-  const error = convs.error ?? traces.error;
-  const isLoading = convs.isLoading || traces.isLoading;
-  const isFetching = convs.isFetching || traces.isFetching;
+  const sort = { field: sorting[0]?.id ?? 'last_activity', direction: sorting[0]?.desc === false ? ('asc' as const) : ('desc' as const) };
+  const input = useMemo(() => listInput(project, filters, sort, limit), [project, filters, sort.field, sort.direction, limit]); // eslint-disable-line react-hooks/exhaustive-deps
+  const q = useOp('conversations.list', input);
+  const rows = useMemo(() => rowsOf(q.data), [q.data]);
+  const total = q.data?.total_count ?? 0;
+  const { error, isLoading, isFetching } = q;
 
   const columns = useMemo<ColumnDef<ListRow>[]>(() => [
     {
       id: 'conversation', header: 'Conversation', enableSorting: false,
       cell: ({ row }) => <Preview row={row.original} />,
     },
-    { id: 'turns', header: 'Turns', size: 70, meta: { numeric: true }, cell: ({ row }) => row.original.metrics.turns ?? '–' },
+    { id: 'turn_count', header: 'Turns', size: 70, meta: { numeric: true }, cell: ({ row }) => row.original.turn_count },
     { id: 'agents', header: 'Agents', size: 150, enableSorting: false, cell: ({ row }) => row.original.agent_names.map((a) => <span className="pill" key={a}>{a}</span>) },
     { id: 'models', header: 'Models', size: 160, enableSorting: false, cell: ({ row }) => row.original.request_models.map((m) => <span className="pill" key={m}>{m}</span>) },
     ...(display.showCosts ? [{ id: 'total_cost_usd', header: 'Cost', size: 80, meta: { numeric: true }, cell: ({ row }: { row: { original: ListRow } }) => fmtCost(row.original.total_cost_usd) }] : []),
     { id: 'total_input_tokens', header: 'Tokens', size: 90, meta: { numeric: true }, cell: ({ row }) => `${fmtTokens(row.original.total_input_tokens)} / ${fmtTokens(row.original.total_output_tokens)}` },
     {
-      id: 'last_seen', header: 'Last activity', size: 150,
+      id: 'last_activity', header: 'Last activity', size: 150,
       cell: ({ row }) => (
-        <span title={row.original.last_seen ?? ''}>
+        <span title={row.original.last_activity ?? ''}>
           {row.original.error_count > 0 && <span className="pill error" title="spans with errors">{row.original.error_count} err</span>}
-          {fmtTime(row.original.last_seen, display.relativeTimes)}
+          {fmtTime(row.original.last_activity, display.relativeTimes)}
         </span>
       ),
     },
@@ -85,7 +82,7 @@ export function ConversationsPage() {
           getRowId={(r) => `${r.kind}:${r.id}`}
           rowTestId={() => 'conversation-row'}
           sorting={sorting}
-          onSortingChange={(s) => { setSorting(s.length ? s : [{ id: 'last_seen', desc: true }]); setLimit(PAGE); }}
+          onSortingChange={(s) => { setSorting(s.length ? s : [{ id: 'last_activity', desc: true }]); setLimit(PAGE); }}
           selected={selected}
           onSelect={setSelected}
           onOpen={open}
@@ -97,34 +94,9 @@ export function ConversationsPage() {
 }
 
 function Preview({ row }: { row: ListRow }) {
-  if (row.kind === 'trace') return <TracePreview row={row} />;
-  return <PreviewLines id={row.id} first={row.first_message?.text} last={row.last_message?.text} />;
+  const id = row.kind === 'trace' ? `trace ${row.id}` : row.id;
+  return <PreviewLines id={id} first={row.first_message?.text} last={row.last_message?.text} />;
 }
-
-/**
- * Group rows by trace carry no previews. The visible ones (the table is virtualized) read them the way
- * the server builds conversation previews: the first user text of the earliest model-call span and the
- * assistant text of the latest one — two one-row span queries, far cheaper than a whole chat view on
- * a big trace.
- */
-function TracePreview({ row }: { row: ListRow }) {
-  const project = useProject();
-  const q = (direction: 'asc' | 'desc') => ({
-    project_id: project,
-    query: { $expr: { $and: [{ $eq: [{ $getField: 'trace_id' }, { $literal: row.id }] }, { $or: MODEL_OPS.map((op) => ({ $eq: [{ $getField: 'operation_name' }, { $literal: op }] })) }] } },
-    include_details: true,
-    sort_by: [{ field: direction === 'asc' ? 'started_at' : 'ended_at', direction }],
-    limit: 1,
-  });
-  const opts = { staleTime: 300_000 };
-  const firstSpan = useOp('spans.query', q('asc'), opts).data?.spans[0];
-  const lastSpan = useOp('spans.query', q('desc'), opts).data?.spans[0];
-  const first = firstSpan?.input_messages.filter((m) => m.role === 'user').map((m) => m.content).pop();
-  const last = lastSpan?.output_messages.filter((m) => m.role !== 'user').map((m) => m.content).join('\n\n');
-  return <PreviewLines id={`trace ${row.id}`} first={first} last={last || undefined} />;
-}
-
-const MODEL_OPS = ['chat', 'generate_content', 'text_completion'];
 
 function PreviewLines({ id, first, last }: { id: string; first?: string; last?: string }) {
   return (

@@ -1,6 +1,6 @@
 /**
  * Filter bar of the conversations list: search box (`/` focuses it), agent, model and status
- * selects. Agent and model options come from the project's spans grouped by those fields.
+ * selects. Agent and model options come from 'conversations.facets' (read from summaries).
  */
 import { useEffect, useState } from 'react';
 import { useOp } from '../../api/query';
@@ -15,8 +15,9 @@ export function ListFilterBar(props: { project: string; filters: ListFilters; on
     const t = setTimeout(() => onChange({ ...filters, search: text }), 250);
     return () => clearTimeout(t);
   }, [text]); // eslint-disable-line react-hooks/exhaustive-deps
-  const agents = useDistinct(project, 'agent_name');
-  const models = useDistinct(project, 'request_model');
+  const { data } = useOp('conversations.facets', { project_id: project });
+  const agents = data?.agent_names ?? [];
+  const models = data?.request_models ?? [];
   return (
     <div className="toolbar">
       <input
@@ -43,9 +44,4 @@ export function ListFilterBar(props: { project: string; filters: ListFilters; on
       </select>
     </div>
   );
-}
-
-function useDistinct(project: string, field: string): string[] {
-  const { data } = useOp('spans.query', { project_id: project, group_by: [{ key: field, source: 'field' }], limit: 500 });
-  return (data?.groups ?? []).map((g) => g.group_keys[field]).filter((v): v is string => typeof v === 'string' && v !== '').sort();
 }

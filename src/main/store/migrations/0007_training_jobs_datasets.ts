@@ -1,4 +1,4 @@
-// Migration 0006: training — cancelled jobs, payloads out of the database, the model Loupe actually
+// Migration 0007: training — cancelled jobs, payloads out of the database, the model Loupe actually
 // runs, and versioned datasets (issue 11). Never edit once applied; add a new migration instead.
 export default /* sql */ `
 -- The base model Loupe runs for a model: the requested name when the built-in trainer has it, the

@@ -1,0 +1,42 @@
+/**
+ * Every secondary index of `spans` is paid for on each ingested span, so each one kept must serve an
+ * operation (issue 8 items 5–6): this pins the set of indexes and, for each, a query of the app whose
+ * plan reads it. A new index needs a line here; an index no plan uses fails the test.
+ */
+import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { SQL as CHAT_SQL } from '../../src/main/store/sqlite/chat.js';
+import { EXPORT_SQL } from '../../src/main/store/sqlite/export.js';
+import { whereOf } from '../../src/main/store/sqlite/analytics/filters.js';
+import { sortClause } from '../../src/main/store/sqlite/analytics/spans-list.js';
+import { tempStores } from '../helpers/temp-store.js';
+
+const freshStore = tempStores('loupe-indexes-');
+
+describe('indexes of spans', () => {
+  it('are exactly the ones an operation reads, each shown by its query plan', () => {
+    const store = freshStore();
+    const db = new Database(store.file, { readonly: true });
+    try {
+      const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans' AND sql IS NOT NULL ORDER BY name").pluck().all();
+      expect(indexes).toEqual(['spans_group_cover', 'spans_key', 'spans_project_conversation', 'spans_project_start']);
+      const plan = (sql: string, ...args: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
+
+      // spans_key: every per-trace read (chat views, summaries, export) and the upsert's conflict target.
+      expect(plan(CHAT_SQL.traceSpans, { project_id: 'p', trace_id: 't' })).toMatch(/USING INDEX spans_key/);
+      // spans_project_start: the spans list's default page (newest first) without a sort.
+      const where = whereOf({ project_id: 'p' });
+      const order = sortClause(undefined, new Map());
+      expect(plan(`SELECT s.id FROM spans s WHERE ${where.sql} ORDER BY ${order.sql} LIMIT 100`, ...where.params, ...order.params)).toMatch(/USING (COVERING )?INDEX spans_project_start/);
+      // spans_project_conversation: the spans of one conversation, newest first (the spans list filtered by conversation).
+      const conv = whereOf({ project_id: 'p', query: { $expr: { $eq: [{ $getField: 'gen_ai.conversation.id' }, { $literal: 'c' }] } } });
+      expect(plan(`SELECT s.id FROM spans s WHERE ${conv.sql} ORDER BY ${order.sql} LIMIT 100`, ...conv.params, ...order.params)).toMatch(/USING (COVERING )?INDEX spans_project_conversation/);
+      // … while an export by conversation finds its traces through the turn index, not spans.
+      expect(plan(EXPORT_SQL.selectedTraces, { project_id: 'p', trace_ids: '[]', conversation_ids: '["c"]' })).toMatch(/conversation_turns/);
+      // spans_group_cover: group-by reads it instead of the table.
+      expect(store.analytics.explainGroup({ project_id: 'p', group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 10, offset: 0, measures: [{ alias: 't', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }] }).join('\n')).toMatch(/USING COVERING INDEX spans_group_cover/);
+    } finally {
+      db.close();
+    }
+  });
+});
