@@ -210,3 +210,19 @@ describe('a full disk is a 503 with Retry-After, and health says so (13.6)', () 
     }
   }, 120_000);
 });
+
+describe('the demo loads into a second project whole (13.10)', () => {
+  it('spans and feedback land in both projects; loading again adds nothing', async () => {
+    const s = await startTestServer();
+    try {
+      const post = (body: unknown) => rawRequest(s.port, { method: 'POST', path: '/app/demo', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const first = (await post({})).json() as { spans: number; feedback: number };
+      const second = await post({ project_id: 'acme/demo-copy' });
+      expect(second.status).toBe(200);
+      expect(second.json()).toMatchObject({ project_id: 'acme/demo-copy', spans: first.spans, feedback: first.feedback });
+      expect((await post({ project_id: 'acme/demo-copy' })).json()).toMatchObject({ feedback: 0 });
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -28,7 +28,9 @@ export async function loadDemo(store: Store, opts: DemoOptions & { projectId?: s
   }
   let feedback = 0;
   for (const [i, f] of demo.feedback.entries()) {
-    const id = `demo-${seed}-${i}`;
+    // Feedback ids are global: the project is part of the id, or loading the demo into a second project
+    // collided with the first's records halfway (issue 13.10). local/demo keeps the ids it always had.
+    const id = projectId === 'local/demo' ? `demo-${seed}-${i}` : `demo-${seed}-${i}@${projectId}`;
     const existing = (await store.app.feedback.forTargets(projectId, f.target_kind, [f.target_id])).get(f.target_id) ?? [];
     if (existing.some((r) => r.id === id)) continue;
     await store.app.feedback.insert({ id, project_id: projectId, ...f });

@@ -84,8 +84,8 @@ async function handle(name: string, def: OpDef, request: FastifyRequest, reply: 
   }
   const input: Record<string, unknown> = { ...query, ...((body as Record<string, unknown> | undefined) ?? {}), ...params };
   const locOf = (key: string | number | undefined) => {
-    if (typeof key === 'string' && key in params) return 'path';
-    if (typeof key === 'string' && key in query && !(body && typeof body === 'object' && key in body)) return 'query';
+    if (typeof key === 'string' && Object.hasOwn(params, key)) return 'path';
+    if (typeof key === 'string' && Object.hasOwn(query, key) && !(body && typeof body === 'object' && Object.hasOwn(body, key))) return 'query';
     return def.method === 'GET' ? 'query' : 'body';
   };
   const result = await dispatch(name, input, ctx, { authorization: request.headers.authorization ?? null, locOf });

@@ -24,7 +24,8 @@ export function coerceQuery(input: z.ZodType, query: Record<string, unknown>): R
   const shape = defOf(input).shape ?? {};
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(query)) {
-    const field = shape[key];
+    // Own keys only: a query key named `toString` or `hasOwnProperty` is an unknown key (a 422), not Object.prototype's.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     out[key] = field && typeof raw === 'string' ? coerceValue(baseKinds(field), raw) : raw;
   }
   return out;

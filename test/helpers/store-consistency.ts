@@ -1,0 +1,57 @@
+/**
+ * Whether a store file is whole and its read summaries agree with its spans (fault suite, fuzz test).
+ * Opened read-only beside the server. Summaries are maintained inside each write transaction
+ * (store/sqlite/summaries/), so after any crash or any input they must equal what the spans say;
+ * a half-written batch would show here as a count that disagrees.
+ */
+import Database from 'better-sqlite3';
+
+/** Problems found (empty when consistent). */
+export function storeConsistency(file: string): string[] {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const problems: string[] = [];
+    const integrity = db.pragma('integrity_check', { simple: true });
+    if (integrity !== 'ok') problems.push(`integrity_check: ${String(integrity)}`);
+    const q = (sql: string) => db.prepare(sql).safeIntegers(true).all() as Record<string, unknown>[];
+    const show = (rows: Record<string, unknown>[]) => JSON.stringify(rows.slice(0, 3), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    const check = (what: string, sql: string) => {
+      const rows = q(sql);
+      if (rows.length) problems.push(`${what}: ${rows.length} disagree, e.g. ${show(rows)}`);
+    };
+    check('spans without details', 'SELECT s.id FROM spans s LEFT JOIN span_details d ON d.span_rowid = s.id WHERE d.span_rowid IS NULL');
+    check('details without a span', 'SELECT d.span_rowid FROM span_details d LEFT JOIN spans s ON s.id = d.span_rowid WHERE s.id IS NULL');
+    check(
+      'trace summaries vs spans',
+      `WITH t AS (SELECT project_id, trace_id, COUNT(*) AS n, SUM(status_code = 'ERROR') AS e, MIN(start_ns) AS f, MAX(end_ns) AS l
+                    FROM spans GROUP BY project_id, trace_id)
+       SELECT t.project_id, t.trace_id, t.n, ts.span_count FROM t LEFT JOIN trace_summaries ts USING (project_id, trace_id)
+        WHERE ts.span_count IS NOT t.n OR ts.error_count IS NOT t.e OR ts.first_start_ns IS NOT t.f OR ts.last_end_ns IS NOT t.l`,
+    );
+    check(
+      'trace summaries without spans',
+      'SELECT ts.project_id, ts.trace_id FROM trace_summaries ts WHERE NOT EXISTS (SELECT 1 FROM spans s WHERE s.project_id = ts.project_id AND s.trace_id = ts.trace_id)',
+    );
+    check(
+      'agent summaries vs spans',
+      `WITH a AS (SELECT project_id, agent_name, COUNT(*) AS n, SUM(status_code = 'ERROR') AS e FROM spans
+                   WHERE agent_name IS NOT NULL AND agent_name <> '' GROUP BY project_id, agent_name)
+       SELECT a.project_id, a.agent_name, a.n, x.span_count FROM a FULL JOIN agent_summaries x USING (project_id, agent_name)
+        WHERE x.span_count IS NOT a.n OR x.error_count IS NOT a.e`,
+    );
+    return problems;
+  } finally {
+    db.close();
+  }
+}
+
+/** Spans stored per project (what was acknowledged must be here). */
+export function spansPerProject(file: string): Map<string, number> {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare('SELECT project_id, COUNT(*) AS n FROM spans GROUP BY project_id').all() as { project_id: string; n: number }[];
+    return new Map(rows.map((r) => [r.project_id, r.n]));
+  } finally {
+    db.close();
+  }
+}
