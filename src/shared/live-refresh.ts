@@ -19,6 +19,7 @@ const READS: Partial<Record<OpName, readonly string[]>> = {
   'traces.timeline': ['spans'],
   'system.projects': ['spans'],
   'system.getSettings': ['spans'],
+  'system.storage': ['spans'],
 };
 
 /**

@@ -147,6 +147,9 @@ describe('navigation', () => {
 
     await page.goto(`${e.loupe.url}/${hash(DEMO, 'settings')}`);
     await page.getByTestId('data-dir').filter({ hasText: e.dataDir }).waitFor();
+    // The store's size per project (system.storage): the demo project with its span count.
+    const demoSpans = (await post<{ projects: { project_id: string; span_count: number }[] }>(e, '/app/projects', {})).projects.find((p) => p.project_id === DEMO)!.span_count;
+    await page.getByTestId('storage-per-project').locator('tr', { hasText: DEMO }).filter({ hasText: demoSpans.toLocaleString('en-US') }).waitFor();
     await page.getByRole('button', { name: 'Reveal' }).click();
     const key = await page.getByTestId('training-key').innerText();
     expect(key).toBe(e.loupe.ctx.apiKey);

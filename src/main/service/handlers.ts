@@ -12,6 +12,7 @@ import { trainingHandlers } from './training/handlers.js';
 import { systemHandlers } from './system/handlers.js';
 import { timelineHandlers } from './timeline/handlers.js';
 import { conversationHandlers } from './conversations/handlers.js';
+import { retentionHandlers } from './retention/handlers.js';
 
 type Awaitable<T> = T | Promise<T>;
 /**
@@ -33,6 +34,7 @@ export const handlers = {
   ...systemHandlers,
   ...timelineHandlers,
   ...conversationHandlers,
+  ...retentionHandlers,
 } as Handlers;
 
 export function assertComplete(): void {

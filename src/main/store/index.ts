@@ -15,6 +15,8 @@ import { createMetaRepo, type MetaRepo } from './sqlite/meta.js';
 import { createExportRepo, type ExportRepo } from './sqlite/export.js';
 import { createTimelineRepo, type TimelineRepo } from './sqlite/timeline.js';
 import { createConversationsRepo, type ConversationsRepo } from './sqlite/conversations.js';
+import { createRetentionRepo, type RetentionRepo } from './sqlite/retention.js';
+import { createSummaryMaintainer } from './sqlite/summaries/index.js';
 
 export interface Store {
   readonly ingest: IngestRepo;
@@ -29,6 +31,8 @@ export interface Store {
   readonly timeline: TimelineRepo;
   /** The conversations list (conversations.list), from conversation summaries. */
   readonly conversations: ConversationsRepo;
+  /** Deleting whole traces with exact summaries (spans.delete), and the store's size per project. */
+  readonly retention: RetentionRepo;
   /** Path of the database file (for settings display and size figures). */
   readonly file: string;
   close(): void;
@@ -40,8 +44,9 @@ export const DB_FILE_NAME = 'loupe.db';
 export function openStore(dataDirOrFile: string, opts: OpenOptions = {}): Store {
   const file = dataDirOrFile.endsWith('.db') || dataDirOrFile === ':memory:' ? dataDirOrFile : path.join(dataDirOrFile, DB_FILE_NAME);
   const db = openDatabase(file, opts);
+  const summaries = createSummaryMaintainer(db);
   return {
-    ingest: createIngestRepo(db),
+    ingest: createIngestRepo(db, summaries),
     chat: createChatRepo(db),
     analytics: createAnalyticsRepo(db),
     app: createSqliteAppStore(db, file, { ownsConnection: false }),
@@ -49,6 +54,7 @@ export function openStore(dataDirOrFile: string, opts: OpenOptions = {}): Store 
     exporter: createExportRepo(db),
     timeline: createTimelineRepo(db),
     conversations: createConversationsRepo(db),
+    retention: createRetentionRepo(db, file, summaries),
     file,
     close: () => db.close(),
   };

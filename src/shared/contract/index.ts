@@ -12,6 +12,7 @@ import { trainingOps } from './training.js';
 import { systemOps } from './system.js';
 import { timelineOps } from './timeline.js';
 import { conversationOps } from './conversations.js';
+import { retentionOps } from './retention.js';
 
 export const contract = {
   ...chatOps,
@@ -21,6 +22,7 @@ export const contract = {
   ...systemOps,
   ...timelineOps,
   ...conversationOps,
+  ...retentionOps,
 } as const;
 
 export type Contract = typeof contract;
@@ -31,7 +33,7 @@ export type OpOutput<K extends OpName> = z.input<Contract[K]['output']>;
 
 function assertUniqueRoutes(ops: Record<string, OpDef>): void {
   const seen = new Map<string, string>();
-  const groups = [chatOps, feedbackOps, analyticsOps, trainingOps, systemOps, timelineOps, conversationOps] as Record<string, OpDef>[];
+  const groups = [chatOps, feedbackOps, analyticsOps, trainingOps, systemOps, timelineOps, conversationOps, retentionOps] as Record<string, OpDef>[];
   const names = groups.flatMap((g) => Object.keys(g));
   const dupName = names.find((n, i) => names.indexOf(n) !== i);
   if (dupName) throw new Error(`contract: operation ${dupName} is defined twice`);

@@ -1,6 +1,6 @@
 import type { Db } from './open.js';
 import type { SpanRecord } from '../../domain/span.js';
-import { createSummaryMaintainer, type SummarySpan } from './summaries/index.js';
+import { createSummaryMaintainer, type SummaryMaintainer, type SummarySpan } from './summaries/index.js';
 import { HAS_INPUT, HAS_OUTPUT, previewOf } from './summaries/conversations.js';
 import { countedSpans } from '../../domain/chat/tree.js';
 
@@ -159,7 +159,7 @@ export function intMapJson(m: Record<string, number | bigint>): string {
   return `{${out}}`;
 }
 
-export function createIngestRepo(db: Db): IngestRepo {
+export function createIngestRepo(db: Db, summaries: SummaryMaintainer = createSummaryMaintainer(db)): IngestRepo {
   // Imports write ~3.5 KB per span: with the default checkpoint every 1000 WAL pages (4 MB) the
   // writer stalls on a checkpoint's fsync every ~1000 spans. 64 MB between checkpoints cut the wall
   // time of a 100k-span import by ~20% at the same CPU (bench/sections/10-ingest.ts); the WAL file
@@ -169,7 +169,6 @@ export function createIngestRepo(db: Db): IngestRepo {
   const insertDetails = db.prepare(INSERT_DETAILS);
   const upsertSpan = db.prepare<unknown[], { id: number; version: number }>(UPSERT_SPAN);
   const upsertDetails = db.prepare(UPSERT_DETAILS);
-  const summaries = createSummaryMaintainer(db);
   const spanArgs: unknown[] = new Array(SPAN_COLUMNS.length);
   const detailArgs: unknown[] = new Array(DETAIL_COLUMNS.length);
 

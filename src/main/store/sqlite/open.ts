@@ -22,6 +22,13 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
     nativeBinding: opts.nativeBinding,
     readonly: opts.readonly ?? false,
   });
+  if (!opts.readonly && db.pragma('page_count', { simple: true }) === 0) {
+    // A new file (both only take effect before the first table, and before WAL): 16 KiB pages — the
+    // issue's measurement gave +20–30 % import speed over 4 KiB with the same cache bytes — and
+    // incremental vacuum, so retention (sqlite/retention.ts) can give freed pages back to the disk.
+    db.pragma('page_size = 16384');
+    db.pragma('auto_vacuum = INCREMENTAL');
+  }
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

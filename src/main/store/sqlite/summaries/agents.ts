@@ -81,6 +81,7 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
       for (const s of spans) traces.set(`${s.project_id}\u0000${s.trace_id}`, { project_id: s.project_id, trace_id: s.trace_id });
       refresh(traces.values());
     },
+    refresh,
     backfill: refresh,
   };
 }

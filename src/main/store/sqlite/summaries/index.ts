@@ -31,7 +31,9 @@ export type SummarySpan = Pick<
 export interface SummaryMaintainer {
   /** Called inside the write transaction, after the batch's spans were upserted. */
   afterWrite(spans: SummarySpan[]): void;
-  /** Recomputes the summaries of these traces from their stored spans alone (their earlier summaries are gone). */
+  /** Recomputes the summaries of these traces from their stored spans (after a delete: from none). */
+  refresh(traces: { project_id: string; trace_id: string }[]): void;
+  /** Rebuilds the summaries of every stored trace, whose earlier summaries were cleared (at open, after a migration). */
   backfill(traces: { project_id: string; trace_id: string }[]): void;
 }
 
@@ -49,6 +51,7 @@ export function createSummaryMaintainer(db: Db): SummaryMaintainer {
   const parts = [createTraceSummaries(db), createAgentSummaries(db)];
   const maintainer: SummaryMaintainer = {
     afterWrite: (spans) => parts.forEach((p) => p.afterWrite(spans)),
+    refresh: (traces) => parts.forEach((p) => p.refresh(traces)),
     backfill: (traces) => parts.forEach((p) => p.backfill(traces)),
   };
   // A database whose spans predate a summary migration gets every summary rebuilt once, at open.

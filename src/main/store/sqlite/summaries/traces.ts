@@ -28,6 +28,7 @@ export const TRACE_SUMMARY_SQL = {
     total_cache_creation_input_tokens, total_cache_read_input_tokens, total_cost_usd)
     VALUES (${Array(23).fill('?').join(', ')})`,
   hasSummary: `SELECT 1 AS x FROM trace_summaries WHERE project_id = ? AND trace_id = ?`,
+  deleteSummary: `DELETE FROM trace_summaries WHERE project_id = ? AND trace_id = ?`,
   oldConversations: `SELECT conversation_id FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
   deleteTurns: `DELETE FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
   insertTurn: `INSERT INTO conversation_turns (project_id, conversation_id, trace_id, turn_start_ns, root_span_id,
@@ -56,6 +57,7 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
   const deleteTurns = db.prepare(TRACE_SUMMARY_SQL.deleteTurns);
   const insertTurn = db.prepare(TRACE_SUMMARY_SQL.insertTurn);
   const hasSummary = db.prepare<[string, string], { x: number }>(TRACE_SUMMARY_SQL.hasSummary);
+  const deleteSummary = db.prepare(TRACE_SUMMARY_SQL.deleteSummary);
   const setCounted = db.prepare(TRACE_SUMMARY_SQL.setCounted);
   const spanMessages = db.prepare<[string, string, string, string], string>(TRACE_SUMMARY_SQL.spanMessages).pluck();
   const conversations = createConversationSummaries(db);
@@ -87,7 +89,14 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
       for (const c of oldConversations.all(projectId, traceId)) touched.add(c);
       deleteTurns.run(projectId, traceId);
     }
-    if (spans.length === 0) return;
+    if (spans.length === 0) {
+      // Every span of the trace was deleted (retention): its summaries go with it.
+      if (known) {
+        deleteSummary.run(projectId, traceId);
+        conversations.setTraceRow(projectId, traceId, null);
+      }
+      return;
+    }
     const tree = buildTree(spans);
     if (known || !batch) {
       // The trace grew or changed: which of its spans count may have moved (a late child takes the leaf role).
@@ -159,7 +168,11 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
       }
       refreshAll(byTrace.values());
     },
+    refresh(traces) {
+      refreshAll(traces.map((t) => ({ ...t, spans: null })));
+    },
     backfill(traces) {
+      // Stores older than migration 0006 lack the message bits of spans.counted: set them first, for all.
       db.prepare(TRACE_SUMMARY_SQL.backfillMessageBits).run();
       refreshAll(traces.map((t) => ({ ...t, spans: null })));
     },

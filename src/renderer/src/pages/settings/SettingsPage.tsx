@@ -11,9 +11,11 @@ import { TrainerBackends } from './TrainerBackends';
 import { ErrorNote } from '../../components/ErrorNote';
 
 const PORT_KEY = 'server.port';
+const NUM = { textAlign: 'right' } as const;
 
 export function SettingsPage() {
   const settings = useOp('system.getSettings', {});
+  const storage = useOp('system.storage', {});
   const save = useOpMutation('system.setSettings', ['system.getSettings']);
   const s = settings.data;
   const [port, setPort] = useState('');
@@ -47,6 +49,16 @@ export function SettingsPage() {
           <dt>Database</dt><dd>{s ? `${s.database_file} (${(s.database_bytes / 1024 / 1024).toFixed(1)} MiB)` : '…'}</dd>
         </dl>
         <span className="faint">Choose another folder with --data-dir or LOUPE_DATA_DIR when starting Loupe.</span>
+        {storage.data && storage.data.projects.length > 0 && (
+          <table className="plain" data-testid="storage-per-project">
+            <thead><tr><th>Project</th><th style={NUM}>Spans</th><th style={NUM}>Size (estimate)</th></tr></thead>
+            <tbody>
+              {storage.data.projects.map((p) => (
+                <tr key={p.project_id}><td className="mono">{p.project_id}</td><td style={NUM}>{p.span_count.toLocaleString()}</td><td style={NUM}>{(p.bytes / 1024 / 1024).toFixed(1)} MiB</td></tr>
+              ))}
+            </tbody>
+          </table>
+        )}
       </section>
       <section className="panel settings-section">
         <h2>Training key</h2>

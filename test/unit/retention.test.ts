@@ -1,0 +1,154 @@
+/**
+ * Retention (spans.delete, issue 8 item 5) on real SQLite files: after deleting by trace ids, by age,
+ * by project and down to a size cap, every summary equals a full recomputation from the spans left
+ * (the open-time backfill rebuilding them all on a copy of the file), and incremental vacuum gives
+ * the freed pages back to the disk.
+ */
+import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { copyFileSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { dispatch } from '../../src/main/transport/dispatch.js';
+import { EventBus } from '../../src/main/service/events.js';
+import type { ServiceContext } from '../../src/main/service/context.js';
+import { openStore, type Store } from '../../src/main/store/index.js';
+import { importFile } from '../../src/main/service/ingest/index.js';
+import { ServiceError } from '../../src/shared/errors.js';
+import { generateJsonl } from '../../bench/lib/generate.js';
+import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
+import { tempStores } from '../helpers/temp-store.js';
+
+const freshStore = tempStores('loupe-retention-');
+const P = 'bench/genai';
+const Q = 'other/project';
+
+/** Table by table, so a failure names the table and the first differing row. */
+function expectSame(a: ReturnType<typeof summaries>, b: ReturnType<typeof summaries>): void {
+  for (const k of Object.keys(a) as (keyof typeof a)[]) {
+    const i = a[k].findIndex((x, j) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) !== JSON.stringify(b[k][j], (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
+    expect(a[k].length, k).toBe(b[k].length);
+    expect(a[k][i], `${k} row ${i}`).toEqual(b[k][i]);
+  }
+}
+
+function summaries(file: string) {
+  const db = new Database(file, { readonly: true });
+  db.defaultSafeIntegers(true);
+  try {
+    const q = (sql: string) => db.prepare(sql).all().map((r) => Object.fromEntries(Object.entries(r as object).map(([k, v]) => [k, typeof v === 'number' ? Number(v.toPrecision(12)) : v])));
+    return {
+      counted: q('SELECT project_id, trace_id, span_id, counted FROM spans ORDER BY 1, 2, 3'),
+      traces: q('SELECT * FROM trace_summaries ORDER BY project_id, trace_id'),
+      turns: q('SELECT * FROM conversation_turns ORDER BY project_id, conversation_id, trace_id'),
+      conversations: q('SELECT * FROM conversation_summaries ORDER BY project_id, conversation_id, kind').map((r) => ({ ...r, id: 0 }) as Record<string, unknown>),
+      agentTraces: q('SELECT * FROM agent_trace_stats ORDER BY project_id, trace_id, agent_name'),
+      agents: q('SELECT * FROM agent_summaries ORDER BY project_id, agent_name'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Every summary rebuilt from the stored spans alone, on a copy of the file. */
+function recomputed(store: Store) {
+  const copy = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-recompute-')), 'loupe.db');
+  const db = new Database(store.file);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  copyFileSync(store.file, copy);
+  const raw = new Database(copy);
+  raw.prepare("INSERT INTO summary_backfill (name) VALUES ('conversations')").run();
+  raw.close();
+  openStore(copy).close();
+  return summaries(copy);
+}
+
+async function loaded(): Promise<{ store: Store; ctx: ServiceContext; events: { project_id: string | null; tables: string[] }[] }> {
+  const store = freshStore();
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-retention-data-')), 'gen.jsonl');
+  await generateJsonl(file, { conversations: 12, agents: 3, minSpans: 600, seed: 21 });
+  await importFile(store, file);
+  for (let i = 0; i < 3; i++) {
+    const t = traceBuilder({ seed: `q-${i}`, start: '2026-12-01T10:00:00Z' });
+    const root = t.span('invoke_agent helper', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'helper', 'gen_ai.conversation.id': `q-conv-${i % 2}`, 'gen_ai.usage.input_tokens': 10 } });
+    t.span('chat m', { parent: root, attributes: chatAttributes({ model: 'gpt-4o-mini', input: [{ role: 'user', content: 'hi' }], output: [{ role: 'assistant', content: 'yo' }], inputTokens: 10, outputTokens: 2 }) });
+    importRequest(store, Q, t.request());
+  }
+  const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' };
+  const events: { project_id: string | null; tables: string[] }[] = [];
+  ctx.events.on((e) => void (e.type === 'data.changed' && events.push(e)));
+  return { store, ctx, events };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const del = (ctx: ServiceContext, body: unknown): Promise<any> => dispatch('spans.delete', body, ctx);
+
+describe('spans.delete', () => {
+  it('keeps every summary equal to a full recomputation, by trace ids, by age, by project', async () => {
+    const { store, ctx, events } = await loaded();
+    const before = summaries(store.file);
+    // Two turns of one conversation and one of another: conversations lose turns, agents lose spans.
+    const turns = before.turns.filter((t) => t.project_id === P);
+    const victims = [turns[0]!.trace_id, turns[1]!.trace_id, turns.at(-1)!.trace_id] as string[];
+    const r1 = await del(ctx, { project_id: P, trace_ids: [...victims, 'ffffffffffffffffffffffffffffffff'] });
+    expect(r1).toMatchObject({ deleted_traces: 3, projects: [P] });
+    expect(r1.deleted_spans).toBe(before.counted.filter((s) => victims.includes(s.trace_id as string)).length);
+    expect(events).toEqual([{ type: 'data.changed', project_id: P, tables: ['spans'] }]);
+    expectSame(summaries(store.file), recomputed(store));
+
+    // By age: traces whose last activity is before the middle of the data.
+    const ends = summaries(store.file).traces.filter((t) => t.project_id === P).map((t) => t.last_end_ns as bigint).sort((a, b) => (a < b ? -1 : 1));
+    const cut = ends[Math.floor(ends.length / 2)]!;
+    const r2 = await del(ctx, { project_id: P, older_than: new Date(Number(cut / 1_000_000n)).toISOString() });
+    expect(r2.deleted_traces).toBeGreaterThan(10);
+    const left = summaries(store.file);
+    expect(left.traces.filter((t) => t.project_id === P).every((t) => (t.last_end_ns as bigint) >= cut - 1_000_000n)).toBe(true);
+    expect(left.traces.filter((t) => t.project_id === Q)).toHaveLength(3);
+    expectSame(left, recomputed(store));
+
+    // A whole project: nothing of it is left in any summary; the other project is untouched.
+    const qBefore = (s: ReturnType<typeof summaries>) => Object.values(s).flat().filter((r) => r.project_id === P);
+    const keep = qBefore(left);
+    const r3 = await del(ctx, { project_id: Q });
+    expect(r3).toMatchObject({ deleted_traces: 3, deleted_spans: 6, projects: [Q] });
+    const after = summaries(store.file);
+    expect(Object.values(after).flat().filter((r) => r.project_id === Q)).toEqual([]);
+    expect(qBefore(after)).toEqual(keep);
+    expectSame(after, recomputed(store));
+    const storage = await dispatch('system.storage', {}, ctx);
+    expect(storage).toMatchObject({ projects: [{ project_id: P, span_count: after.counted.length }] });
+  }, 60_000);
+
+  it('deletes the oldest traces down to a size cap and gives the pages back to the disk', async () => {
+    const { store, ctx } = await loaded();
+    const size = () => {
+      const db = new Database(store.file);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+      return statSync(store.file).size;
+    };
+    const full = size();
+    const ends = new Map(summaries(store.file).traces.map((t) => [t.trace_id, t.last_end_ns as bigint]));
+    const r = await del(ctx, { max_bytes: Math.floor(full / 2) });
+    expect(r.deleted_traces).toBeGreaterThan(0);
+    expect(size()).toBeLessThanOrEqual(full / 2 + 64 * 1024);
+    expect(size()).toBeGreaterThan(full / 8);
+    const left = summaries(store.file);
+    // Oldest first: every trace left ends no earlier than every trace deleted.
+    const kept = new Set(left.traces.map((t) => t.trace_id));
+    const deleted = [...ends].filter(([id]) => !kept.has(id)).map(([, e]) => e);
+    expect(deleted).toHaveLength(r.deleted_traces);
+    const newestDeleted = deleted.reduce((a, b) => (a > b ? a : b));
+    expect(left.traces.every((t) => (t.last_end_ns as bigint) >= newestDeleted)).toBe(true);
+    expectSame(left, recomputed(store));
+    expect(left.traces.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('refuses a request that names no selection or mixes them (422)', async () => {
+    const { ctx } = await loaded();
+    for (const body of [{}, { max_bytes: 10, project_id: P }, { trace_ids: ['a'] }, { older_than: 'x' }]) {
+      await expect(del(ctx, body)).rejects.toSatisfy((e: unknown) => e instanceof ServiceError && e.status === 422);
+    }
+  }, 60_000);
+});
