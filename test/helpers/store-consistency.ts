@@ -55,3 +55,29 @@ export function spansPerProject(file: string): Map<string, number> {
     db.close();
   }
 }
+
+/** Tables that are not summaries: the source data and the app's own records. */
+const NOT_SUMMARIES = /^(spans|span_details|feedback|settings|schema_migrations|sqlite_.*|training_.*)$/;
+
+/**
+ * Every summary table's rows (sorted, times of writing left out, REALs to 12 digits), to compare two stores that should
+ * hold the same spans: one imported cleanly, one interrupted by crashes and finished by re-import.
+ */
+export function summaryTables(file: string): Record<string, unknown[]> {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]).filter((n) => !NOT_SUMMARIES.test(n));
+    const out: Record<string, unknown[]> = {};
+    for (const name of names) {
+      const cols = (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(name) as string[]).filter((c) => !/(^|_)(ingested|updated|written)_at/.test(c));
+      const list = cols.map((c) => `"${c}"`).join(', ');
+      // REAL sums kept incrementally (add the new contribution, subtract the replaced one) differ from a
+      // one-pass sum in the last bits: compared to 12 significant digits, like the pipeline test.
+      const rows = db.prepare(`SELECT ${list} FROM "${name}" ORDER BY ${list}`).raw().all() as unknown[][];
+      out[name] = rows.map((r) => r.map((v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(12)) : v)));
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
