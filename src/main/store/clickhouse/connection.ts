@@ -11,6 +11,7 @@
 import { Readable } from 'node:stream';
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
+import { StoreAbortedError, StoreUnavailableError } from '../ports.js';
 import { render, sql, type ParamMode, type Sql } from './sql.js';
 
 export interface ClickHouseConfig {
@@ -124,6 +125,22 @@ export class ClickHouse {
     }
   }
 
+  /**
+   * Rows of an ORDER BY … LIMIT query and the number of rows it would have without the LIMIT: the
+   * server counts them while sorting (JSON format's rows_before_limit_at_least, exact when the query
+   * sorts), which saves a second COUNT pass over the same data.
+   */
+  async page<T = Record<string, unknown>>(q: Sql, opts: { signal?: AbortSignal } = {}): Promise<{ rows: T[]; total: number }> {
+    const r = render(q, this.server.paramMode);
+    try {
+      const rs = await this.client.query({ query: r.query, query_params: r.query_params, format: 'JSON', abort_signal: opts.signal });
+      const body = (await rs.json()) as { data: T[]; rows_before_limit_at_least?: number | string };
+      return { rows: body.data, total: Number(body.rows_before_limit_at_least ?? body.data.length) };
+    } catch (e) {
+      throw wrap(e, r.query);
+    }
+  }
+
   /** A statement without a result (DDL, ALTER, OPTIMIZE, INSERT … SELECT). */
   async command(q: Sql): Promise<void> {
     const r = render(q, this.server.paramMode);
@@ -183,8 +200,14 @@ export class ClickHouseError extends Error {
   }
 }
 
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
+
 function wrap(e: unknown, query: string): Error {
-  if (e instanceof Error && e.name === 'AbortError') return e;
+  if (e instanceof Error && (e.name === 'AbortError' || /aborted/i.test(e.message))) return new StoreAbortedError();
+  const code = (e as { code?: unknown } | null)?.code;
+  if ((typeof code === 'string' && UNREACHABLE.has(code)) || (e instanceof Error && /timeout|socket hang up/i.test(e.message))) {
+    return new StoreUnavailableError(`ClickHouse does not answer: ${describe(e)}`);
+  }
   const head = query.replace(/\s+/g, ' ').slice(0, 160);
   return new ClickHouseError(`ClickHouse: ${describe(e)} (in: ${head}${query.length > 160 ? '…' : ''})`, query);
 }

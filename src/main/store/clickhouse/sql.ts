@@ -178,6 +178,14 @@ export function literal(p: Param): string {
   return scalar(p.type, p.value as string | number | bigint | boolean);
 }
 
+/**
+ * `LIMIT offset, count`: always literal text (servers accept parameters in LIMIT only from recent
+ * versions), through the one formatter like every other value.
+ */
+export function limit(offset: number, count: number): Sql {
+  return new Sql([` LIMIT ${literal({ type: 'UInt64', value: offset })}, ${literal({ type: 'UInt64', value: count })}`], []);
+}
+
 /** How values reach the server (see the file comment). */
 export type ParamMode = 'literal' | 'server';
 

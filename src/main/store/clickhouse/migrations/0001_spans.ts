@@ -83,6 +83,11 @@ CREATE TABLE IF NOT EXISTS spans (
   float_values Array(Float64),
   bool_keys Array(String),
   bool_values Array(UInt8),
+  -- tool texts are short and filterable ($contains on a tool result); in a column store they cost a
+  -- scan only when a query names them, so they live here and not with the payloads
+  tool_definitions Nullable(String),
+  tool_call_arguments Nullable(String),
+  tool_call_result Nullable(String),
   has_input UInt8,
   input_preview Nullable(String),
   has_output UInt8,
@@ -94,7 +99,7 @@ PARTITION BY day
 ORDER BY (project_id, trace_id, span_id)
 SETTINGS index_granularity = 2048`,
   /* sql */ `
--- Full table: the payloads (messages, tool texts, events, the span as received), read only for one
+-- Full table: the payloads (messages, instructions, events, the span as received), read only for one
 -- trace at a time (chat, export, include_details) or a search. Small granules: rows are large.
 CREATE TABLE IF NOT EXISTS span_payloads (
   day Date,
@@ -102,9 +107,6 @@ CREATE TABLE IF NOT EXISTS span_payloads (
   trace_id String,
   span_id String,
   system_instructions String,
-  tool_definitions Nullable(String),
-  tool_call_arguments Nullable(String),
-  tool_call_result Nullable(String),
   input_messages String,
   output_messages String,
   events String,

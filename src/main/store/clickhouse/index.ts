@@ -1,0 +1,139 @@
+/**
+ * The ClickHouse adapter of the store port (store/ports.ts): Loupe for a team, many writers and
+ * readers on one shared database. `openClickHouseTraceStore('clickhouse://user:pass@host:8123/db')`
+ * connects, migrates and returns a TraceStore; the AppStore stays SQLite in the local data folder
+ * (decision 0002). Layout, write path and query notes: docs/clickhouse.md.
+ */
+import type { SpanRecord } from '../../domain/span.js';
+import type { ConversationsPlan, AgentsPlan, SpansListPlan, SpansGroupPlan, ThreadsPlan } from '../../domain/plans.js';
+import {
+  StoreError,
+  type DeleteSelection, type EncodedBatch, type ExportSelection, type ReadOptions, type SearchQuery, type TraceStore, type WriteResult,
+} from '../ports.js';
+import { ClickHouse, parseStoreUrl, redactStoreUrl } from './connection.js';
+import { encodeSpans, type EncodedSpans } from './encode.js';
+import { migrateClickHouse } from './migrate.js';
+import { Writer } from './writer.js';
+import { listSpans } from './reads/spans-list.js';
+import { groupSpans } from './reads/spans-group.js';
+import { agents } from './reads/agents.js';
+import { threads } from './reads/threads.js';
+import { conversations } from './reads/conversations.js';
+import { conversationTurns, spansOfTraces } from './reads/chat.js';
+import { timeline } from './reads/timeline.js';
+import { exportTraceIds, exportTraceSpans } from './reads/export.js';
+import { search } from './reads/search.js';
+import { ping, projects, storageStats } from './reads/housekeeping.js';
+import { deleteSpans } from './retention.js';
+
+export const ADAPTER = 'clickhouse';
+
+/** Spans encoded for this adapter (on the ingest worker thread): see EncodedBatch. */
+export function encodeForClickHouse(spans: readonly SpanRecord[]): EncodedBatch {
+  return { adapter: ADAPTER, count: spans.length, payload: encodeSpans(spans) };
+}
+
+export const isClickHouseUrl = (s: string): boolean => /^clickhouses?:\/\//i.test(s);
+
+export async function openClickHouseTraceStore(url: string): Promise<TraceStore> {
+  const ch = await ClickHouse.connect(parseStoreUrl(url));
+  try {
+    await migrateClickHouse(ch);
+  } catch (e) {
+    await ch.close();
+    throw e;
+  }
+  return new ClickHouseTraceStore(ch, redactStoreUrl(url));
+}
+
+class ClickHouseTraceStore implements TraceStore {
+  readonly adapter = ADAPTER;
+  private readonly writer: Writer;
+  private closed = false;
+
+  constructor(
+    private readonly ch: ClickHouse,
+    readonly location: string,
+  ) {
+    this.writer = new Writer(ch);
+  }
+
+  writeSpans(spans: SpanRecord[]): Promise<WriteResult> {
+    return this.writer.write(encodeSpans(spans));
+  }
+
+  writeEncoded(batch: EncodedBatch): Promise<WriteResult> {
+    if (batch.adapter !== ADAPTER) throw new StoreError(`a batch encoded for the ${batch.adapter} store was given to the ClickHouse store`);
+    return this.writer.write(batch.payload as EncodedSpans);
+  }
+
+  async traceSpans(projectId: string, traceId: string, opts: ReadOptions = {}) {
+    return (await spansOfTraces(this.ch, projectId, [traceId], null, opts))[0] ?? [];
+  }
+
+  conversationTurns(q: { project_id: string; conversation_id: string; limit: number; offset: number }, opts: ReadOptions = {}) {
+    return conversationTurns(this.ch, q, opts);
+  }
+
+  conversationTurnSpans(projectId: string, conversationId: string, traceIds: readonly string[], opts: ReadOptions = {}) {
+    return spansOfTraces(this.ch, projectId, traceIds, conversationId, opts);
+  }
+
+  conversations(plan: ConversationsPlan, opts: ReadOptions = {}) {
+    return conversations(this.ch, plan, opts);
+  }
+
+  agents(plan: AgentsPlan, opts: ReadOptions = {}) {
+    return agents(this.ch, plan, opts);
+  }
+
+  listSpans(plan: SpansListPlan, opts: ReadOptions = {}) {
+    return listSpans(this.ch, plan, opts);
+  }
+
+  groupSpans(plan: SpansGroupPlan, opts: ReadOptions = {}) {
+    return groupSpans(this.ch, plan, opts);
+  }
+
+  threads(plan: ThreadsPlan, opts: ReadOptions = {}) {
+    return threads(this.ch, plan, opts);
+  }
+
+  timeline(projectId: string, traceId: string, opts: ReadOptions = {}) {
+    return timeline(this.ch, projectId, traceId, opts);
+  }
+
+  search(q: SearchQuery, opts: ReadOptions = {}) {
+    return search(this.ch, q, opts);
+  }
+
+  exportTraceIds(sel: ExportSelection, opts: ReadOptions = {}) {
+    return exportTraceIds(this.ch, sel, opts);
+  }
+
+  exportTraceSpans(projectId: string, traceId: string, opts: ReadOptions = {}) {
+    return exportTraceSpans(this.ch, projectId, traceId, opts);
+  }
+
+  deleteSpans(sel: DeleteSelection) {
+    return deleteSpans(this.ch, this.writer, sel);
+  }
+
+  storageStats(opts: ReadOptions = {}) {
+    return storageStats(this.ch, opts);
+  }
+
+  projects(opts: ReadOptions = {}) {
+    return projects(this.ch, opts);
+  }
+
+  ping(opts: ReadOptions = {}) {
+    return ping(this.ch, opts);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.ch.close();
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Reads of the chat views (semantics §4) and the trace waterfall: one trace's spans, light columns
+ * from `spans`, messages from `span_payloads`, both read by key in the trace's partitions only (the
+ * days its summary records, found by a subquery the server evaluates before choosing partitions).
+ */
+import type { ChatSpan } from '../../../domain/chat/span.js';
+import type { SpanMessage, StatusCode } from '../../../domain/span.js';
+import type { ReadOptions, TurnPage } from '../../ports.js';
+import type { ClickHouse } from '../connection.js';
+import { big, int } from '../rows.js';
+import { limit, raw, sql, str, type Sql } from '../sql.js';
+import { traceIn } from './keys.js';
+import { FINAL_SETTINGS } from './scope.js';
+
+/** `day IN (the days holding these traces)`, from their summaries. */
+export function traceDays(projectId: string, traceIds: readonly string[]): Sql {
+  return sql`day IN (SELECT arrayJoin(arrayMap(d -> first_day + d, range(toUInt32(last_day - first_day + 1))))
+    FROM trace_summaries FINAL WHERE project_id = ${str(projectId)} AND ${traceIn(traceIds)} AND deleted = 0)`;
+}
+
+const CHAT_LIGHT = raw(
+  `trace_id, span_id, parent_span_id, span_name, start_ns, end_ns, status_code, status_message, error_type, tool_call_id, operation_name, provider_name, agent_id, agent_name,
+   agent_version, conversation_id, request_model, response_model, tool_name, reasoning_content, compaction_summary,
+   compaction_items_before, compaction_items_after, svc_user_id, input_tokens, output_tokens, reasoning_tokens,
+   cache_creation_input_tokens, cache_read_input_tokens, input_cost_usd, output_cost_usd, total_cost_usd, content_refs,
+   tool_definitions, tool_call_arguments, tool_call_result`,
+);
+
+type Light = Record<string, unknown> & { trace_id: string; span_id: string };
+type Heavy = { trace_id: string; span_id: string; system_instructions: string; input_messages: string; output_messages: string };
+
+const parseArray = <T>(text: string): T[] => {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? (v as T[]) : [];
+  } catch {
+    return [];
+  }
+};
+
+function toChatSpan(r: Light, h: Heavy | undefined): ChatSpan {
+  const n = (k: string) => int(r[k] as string | null);
+  return {
+    trace_id: r.trace_id,
+    span_id: r.span_id,
+    parent_span_id: r.parent_span_id as string | null,
+    span_name: r.span_name as string,
+    start_ns: big(r.start_ns as string | null),
+    end_ns: big(r.end_ns as string | null),
+    status_code: r.status_code as StatusCode,
+    status_message: r.status_message as string | null,
+    error_type: r.error_type as string | null,
+    tool_call_id: r.tool_call_id as string | null,
+    operation_name: r.operation_name as string | null,
+    provider_name: r.provider_name as string | null,
+    agent_id: r.agent_id as string | null,
+    agent_name: r.agent_name as string | null,
+    agent_version: r.agent_version as string | null,
+    conversation_id: r.conversation_id as string | null,
+    request_model: r.request_model as string | null,
+    response_model: r.response_model as string | null,
+    tool_name: r.tool_name as string | null,
+    reasoning_content: r.reasoning_content as string | null,
+    compaction_summary: r.compaction_summary as string | null,
+    compaction_items_before: n('compaction_items_before'),
+    compaction_items_after: n('compaction_items_after'),
+    svc_user_id: r.svc_user_id as string | null,
+    input_tokens: n('input_tokens'),
+    output_tokens: n('output_tokens'),
+    reasoning_tokens: n('reasoning_tokens'),
+    cache_creation_input_tokens: n('cache_creation_input_tokens'),
+    cache_read_input_tokens: n('cache_read_input_tokens'),
+    input_cost_usd: r.input_cost_usd as number | null,
+    output_cost_usd: r.output_cost_usd as number | null,
+    total_cost_usd: r.total_cost_usd as number | null,
+    content_refs: r.content_refs as string[],
+    tool_definitions: r.tool_definitions as string | null,
+    tool_call_arguments: r.tool_call_arguments as string | null,
+    tool_call_result: r.tool_call_result as string | null,
+    system_instructions: h ? parseArray<string>(h.system_instructions).map(String) : [],
+    input_messages: h ? parseArray<SpanMessage>(h.input_messages) : [],
+    output_messages: h ? parseArray<SpanMessage>(h.output_messages) : [],
+  };
+}
+
+/**
+ * Spans of several traces of a project (optionally only those untagged or tagged with a conversation),
+ * grouped by trace in the order asked. A trace whose summary is missing (its write failed after the
+ * spans were stored) is read across all partitions, so no stored span is ever invisible.
+ */
+export async function spansOfTraces(ch: ClickHouse, projectId: string, traceIds: readonly string[], conversationId: string | null, opts: ReadOptions): Promise<ChatSpan[][]> {
+  if (!traceIds.length) return [];
+  const conv = conversationId === null ? raw('') : sql` AND (isNull(conversation_id) OR conversation_id = ${str(conversationId)})`;
+  const read = (days: Sql) =>
+    Promise.all([
+      ch.rows<Light>(sql`SELECT ${CHAT_LIGHT} FROM spans FINAL WHERE project_id = ${str(projectId)} AND ${days} AND ${traceIn(traceIds)} AND deleted = 0${conv}${FINAL_SETTINGS}`, opts),
+      ch.rows<Heavy>(
+        sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages FROM span_payloads FINAL
+            WHERE project_id = ${str(projectId)} AND ${days} AND ${traceIn(traceIds)} AND deleted = 0${FINAL_SETTINGS}`,
+        opts,
+      ),
+    ]);
+  let [light, heavy] = await read(traceDays(projectId, traceIds));
+  if (new Set(light.map((r) => r.trace_id)).size < traceIds.length) [light, heavy] = await read(raw('1'));
+  const payload = new Map(heavy.map((h) => [`${h.trace_id}/${h.span_id}`, h]));
+  const byTrace = new Map<string, ChatSpan[]>(traceIds.map((t) => [t, []]));
+  for (const r of light) byTrace.get(r.trace_id)?.push(toChatSpan(r, payload.get(`${r.trace_id}/${r.span_id}`)));
+  return traceIds.map((t) => byTrace.get(t)!);
+}
+
+/** A page of a conversation's turns, newest first, with the turn count and the sum of turn costs. */
+export async function conversationTurns(
+  ch: ClickHouse, q: { project_id: string; conversation_id: string; limit: number; offset: number }, opts: ReadOptions,
+): Promise<TurnPage> {
+  const where = sql`project_id = ${str(q.project_id)} AND conversation_id = ${str(q.conversation_id)} AND deleted = 0`;
+  const [page, totals] = await Promise.all([
+    ch.page<{ trace_id: string }>(
+      sql`SELECT trace_id FROM conversation_turns FINAL WHERE ${where}
+          ORDER BY turn_start_ns DESC NULLS LAST, trace_id DESC${limit(q.offset, q.limit)}${FINAL_SETTINGS}`,
+      opts,
+    ),
+    ch.rows<{ n: string; cost: number | null }>(sql`SELECT count() AS n, sum(cost_usd) AS cost FROM conversation_turns FINAL WHERE ${where}${FINAL_SETTINGS}`, opts),
+  ]);
+  return { trace_ids: page.rows.map((r) => r.trace_id), total_turns: Number(totals[0]?.n ?? 0), total_cost_usd: totals[0]?.cost ?? null };
+}

@@ -1,0 +1,23 @@
+/**
+ * What every spans read shares: the current version of each span (FINAL, tombstones dropped), one
+ * project, the plan's time window as a partition range too (so a window reads only its days), and
+ * the `$expr` condition.
+ */
+import type { SpanScope } from '../../../domain/plans.js';
+import { dayOf } from '../encode.js';
+import { predicate, withProject } from '../expr.js';
+import { date, i64, raw, sql, str, type Sql } from '../sql.js';
+
+/** Settings of every FINAL read: a condition moved to PREWHERE would filter row versions before the merge picks the newest. */
+export const FINAL_SETTINGS = raw(' SETTINGS optimize_move_to_prewhere = 0');
+
+export function scopeSql(s: SpanScope): Sql {
+  let q = sql`project_id = ${str(s.project_id)} AND deleted = 0`;
+  if (s.started_after_ns !== null) q = sql`${q} AND start_ns >= ${i64(s.started_after_ns)} AND day >= ${date(dayOf(s.started_after_ns))}`;
+  if (s.started_before_ns !== null) q = sql`${q} AND start_ns < ${i64(s.started_before_ns)} AND day <= ${date(dayOf(s.started_before_ns))}`;
+  if (s.where) {
+    const w = s.where;
+    q = sql`${q} AND ${withProject(s.project_id, () => predicate(w))}`;
+  }
+  return q;
+}

@@ -1,0 +1,78 @@
+/**
+ * Threads (semantics §5) from conversation_turns: a page of conversations sorted by a stored
+ * aggregate in SQL, then each page thread's turns (percentiles and first/last turn in JS, the same
+ * function as the SQLite adapter); a percentile sort reads every thread's turns once.
+ */
+import type { ThreadsPlan } from '../../../domain/plans.js';
+import type { ReadOptions, ThreadRowOut } from '../../ports.js';
+import { threadOf } from '../../sqlite/analytics/threads.js';
+import type { ClickHouse } from '../connection.js';
+import { i64, join, limit, raw, sql, str, type Sql } from '../sql.js';
+import { FINAL_SETTINGS } from './scope.js';
+import { dir } from './spans-list.js';
+
+const SQL_SORT: Record<string, string> = { thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'start_ns', last_updated: 'end_ns' };
+const CHUNK = 256;
+
+function whereOf(p: ThreadsPlan): Sql {
+  let q = sql`project_id = ${str(p.project_id)} AND deleted = 0`;
+  if (p.after_ns !== null) q = sql`${q} AND turn_start_ns > ${i64(p.after_ns)}`;
+  if (p.before_ns !== null) q = sql`${q} AND turn_start_ns < ${i64(p.before_ns)}`;
+  if (p.thread_ids) q = p.thread_ids.length ? sql`${q} AND conversation_id IN (${join(p.thread_ids.map((t) => sql`${str(t)}`), ', ')})` : sql`${q} AND 0`;
+  return q;
+}
+
+type TurnJson = { conversation_id: string; trace_id: string; start_ns: string | null; end_ns: string | null; duration_ms: string | null };
+const us = (ns: string | null) => (ns == null ? null : Number(BigInt(ns) / 1000n));
+const turnsOf = (rows: TurnJson[]) => {
+  const by = new Map<string, { trace_id: string; start_us: number | null; end_us: number | null; duration_ms: number | null }[]>();
+  for (const r of rows) {
+    const t = { trace_id: r.trace_id, start_us: us(r.start_ns), end_us: us(r.end_ns), duration_ms: r.duration_ms == null ? null : Number(r.duration_ms) };
+    const list = by.get(r.conversation_id);
+    if (list) list.push(t);
+    else by.set(r.conversation_id, [t]);
+  }
+  return by;
+};
+
+export async function* threads(ch: ClickHouse, plan: ThreadsPlan, opts: ReadOptions): AsyncGenerator<ThreadRowOut> {
+  const where = whereOf(plan);
+  const turnsSql = (extra: Sql) =>
+    sql`SELECT conversation_id, trace_id, turn_start_ns AS start_ns, root_end_ns AS end_ns, duration_ms
+        FROM conversation_turns FINAL WHERE ${where}${extra}${FINAL_SETTINGS}`;
+  if (plan.sort.every((s) => SQL_SORT[s.field])) {
+    const order = join(plan.sort.map((s) => sql`${raw(SQL_SORT[s.field]!)}${dir(s.direction)}`), ', ');
+    const page = await ch.rows<{ conversation_id: string }>(
+      sql`SELECT conversation_id, count() AS turn_count, min(turn_start_ns) AS start_ns, max(root_end_ns) AS end_ns
+          FROM conversation_turns FINAL WHERE ${where} GROUP BY conversation_id HAVING isNotNull(end_ns)
+          ORDER BY ${order}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`,
+      opts,
+    );
+    for (let i = 0; i < page.length; i += CHUNK) {
+      const ids = page.slice(i, i + CHUNK).map((r) => r.conversation_id);
+      const by = turnsOf(await ch.rows<TurnJson>(turnsSql(sql` AND conversation_id IN (${join(ids.map((c) => sql`${str(c)}`), ', ')})`), opts));
+      for (const id of ids) {
+        const t = threadOf(id, by.get(id) ?? []);
+        if (t) yield t;
+      }
+    }
+    return;
+  }
+  // A percentile sort: every thread's turns, then sort in memory.
+  const by = turnsOf(await ch.rows<TurnJson>(turnsSql(raw('')), opts));
+  const all: ThreadRowOut[] = [];
+  for (const [id, turns] of by) {
+    const t = threadOf(id, turns);
+    if (t) all.push(t);
+  }
+  const cmp = (a: ThreadRowOut, b: ThreadRowOut): number => {
+    for (const s of plan.sort) {
+      const x = a[s.field as keyof ThreadRowOut];
+      const y = b[s.field as keyof ThreadRowOut];
+      const c = x === y ? 0 : x == null ? -1 : y == null ? 1 : x < y ? -1 : 1;
+      if (c) return s.direction === 'asc' ? c : -c;
+    }
+    return 0;
+  };
+  yield* all.sort(cmp).slice(plan.offset, plan.offset + plan.limit);
+}

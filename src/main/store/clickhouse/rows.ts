@@ -1,0 +1,93 @@
+/**
+ * Rows as they come back from ClickHouse (JSONEachRow: Int64 as quoted digits, UInt8 as 0/1, Date as
+ * 'YYYY-MM-DD') and their conversion to the adapter's typed rows. Column lists are fixed text here,
+ * next to the converters that read them.
+ */
+import { raw } from './sql.js';
+import type { StatusCode } from '../../domain/span.js';
+import type { LightSpan, TurnRow } from './summaries.js';
+
+/** Nanoseconds (or any Int64) from the server's quoted digits. */
+export const big = (v: string | number | null): bigint | null => (v == null ? null : BigInt(v));
+/** An Int64 that is small enough for a JS number (tokens, counts, durations in ms). */
+export const int = (v: string | number | null): number | null => (v == null ? null : Number(v));
+
+export const LIGHT_COLUMNS = raw(
+  `day, trace_id, span_id, parent_span_id, span_name, start_ns, end_ns, status_code, provider_name, agent_name, agent_version,
+   conversation_id, conversation_name, svc_user_id, operation_name, request_model, response_model, input_tokens, output_tokens,
+   reasoning_tokens, cache_creation_input_tokens, cache_read_input_tokens, total_cost_usd, has_input, input_preview, has_output, output_preview`,
+);
+
+export interface LightRowJson {
+  day: string;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  span_name: string;
+  start_ns: string | null;
+  end_ns: string | null;
+  status_code: string;
+  provider_name: string | null;
+  agent_name: string | null;
+  agent_version: string | null;
+  conversation_id: string | null;
+  conversation_name: string | null;
+  svc_user_id: string | null;
+  operation_name: string | null;
+  request_model: string | null;
+  response_model: string | null;
+  input_tokens: string | null;
+  output_tokens: string | null;
+  reasoning_tokens: string | null;
+  cache_creation_input_tokens: string | null;
+  cache_read_input_tokens: string | null;
+  total_cost_usd: number | null;
+  has_input: number;
+  input_preview: string | null;
+  has_output: number;
+  output_preview: string | null;
+}
+
+export function lightSpan(r: LightRowJson): LightSpan {
+  return {
+    ...r,
+    status_code: r.status_code as StatusCode,
+    start_ns: big(r.start_ns),
+    end_ns: big(r.end_ns),
+    input_tokens: int(r.input_tokens),
+    output_tokens: int(r.output_tokens),
+    reasoning_tokens: int(r.reasoning_tokens),
+    cache_creation_input_tokens: int(r.cache_creation_input_tokens),
+    cache_read_input_tokens: int(r.cache_read_input_tokens),
+    has_input: r.has_input === 1,
+    has_output: r.has_output === 1,
+  };
+}
+
+export const TURN_COLUMNS = raw(
+  `project_id, conversation_id, trace_id, turn_start_ns, root_span_id, root_start_ns, root_end_ns, duration_ms, status_code,
+   conversation_name, span_count, error_count, agent_names, request_models, models, input_tokens, output_tokens, cost_usd,
+   first_activity_ns, last_activity_ns, first_input_ns, first_input_span, first_input_text, last_output_ns, last_output_span,
+   last_output_text`,
+);
+
+type Json<T> = { [K in keyof T]: T[K] extends bigint | null ? string | null : T[K] extends number ? number | string : T[K] };
+export type TurnRowJson = Json<TurnRow>;
+
+export function turnRow(r: TurnRowJson): TurnRow {
+  return {
+    ...r,
+    turn_start_ns: big(r.turn_start_ns),
+    root_start_ns: big(r.root_start_ns),
+    root_end_ns: big(r.root_end_ns),
+    duration_ms: int(r.duration_ms as string | null),
+    span_count: Number(r.span_count),
+    error_count: Number(r.error_count),
+    input_tokens: Number(r.input_tokens),
+    output_tokens: Number(r.output_tokens),
+    first_activity_ns: big(r.first_activity_ns),
+    last_activity_ns: big(r.last_activity_ns),
+    first_input_ns: big(r.first_input_ns),
+    last_output_ns: big(r.last_output_ns),
+  };
+}

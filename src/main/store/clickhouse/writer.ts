@@ -1,0 +1,270 @@
+/**
+ * The ClickHouse adapter's write path. ClickHouse has no transactions and no unique keys, so a write
+ * is made idempotent and safe for many writers at once (several Loupe instances, importers and OTLP
+ * receivers on one database) by construction instead:
+ *
+ *  1. Spans are inserted with a version (the write's stamp) into ReplacingMergeTree tables keyed by
+ *     (project, trace, span): a re-imported span is a newer version of the same key, and readers that
+ *     need exactly-once read with FINAL. Nothing is ever updated in place.
+ *  2. After its insert, the writer reads back every trace it touched (all spans of it, from whatever
+ *     writer) and recomputes that trace's summaries (summaries.ts), then each touched conversation's
+ *     summary from its turns. Summary rows carry the stamp taken just before the read that produced
+ *     them, and the newest version wins. Every writer reads after its own insert, so the writer whose
+ *     read starts last has seen every span inserted so far: its rows, the newest, are complete.
+ *
+ * A failure part-way leaves spans stored and summaries possibly stale; writing the batch again (the
+ * importer's retry, the OTLP client's retry) recomputes them. Concurrent batches of one process are
+ * coalesced into one write (a burst of small OTLP requests becomes one insert per table).
+ */
+import type { WriteResult } from '../ports.js';
+import type { ClickHouse } from './connection.js';
+import type { EncodedSpans } from './encode.js';
+import { summarizeConversation, summarizeTrace, type LightSpan, type TurnRow } from './summaries.js';
+import { date, join, raw, sql, str, type Sql } from './sql.js';
+import { FINAL_SETTINGS } from './reads/scope.js';
+import { LIGHT_COLUMNS, lightSpan, turnRow, TURN_COLUMNS, type LightRowJson, type TurnRowJson } from './rows.js';
+
+let lastStamp = 0;
+/**
+ * Versions of rows: µs since the epoch, strictly increasing within a process. Clocks of several
+ * machines writing one database are assumed synchronized (NTP) to well under the time between two
+ * writes of one trace; see docs/clickhouse.md.
+ */
+export function nextStamp(): number {
+  lastStamp = Math.max(lastStamp + 1, Date.now() * 1000);
+  return lastStamp;
+}
+
+const bigintJson = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+/** JSONEachRow text of summary rows with their version (64-bit integers as quoted digits, which ClickHouse reads). */
+export const jsonRows = (rows: object[], version: number, deleted = 0): string =>
+  rows.map((r) => JSON.stringify({ ...r, version, deleted }, bigintJson)).join('\n');
+
+interface OldTrace {
+  first_day: string;
+  last_day: string;
+  conversation_ids: string[];
+  agent_names: string[];
+}
+
+
+const daysBetween = (from: string, to: string): string[] => {
+  const out: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`) && out.length < 400; t += 86_400_000) {
+    out.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return out;
+};
+
+/** `day IN (…)` over a set of partitions (days as Date literals). */
+export const inDays = (days: Iterable<string>): Sql => {
+  const list = [...new Set(days)].sort();
+  return list.length ? sql`day IN (${join(list.map((d) => sql`${date(d)}`), ', ')})` : raw('0');
+};
+
+export class Writer {
+  private queue: { batch: EncodedSpans; resolve: (r: WriteResult) => void; reject: (e: unknown) => void }[] = [];
+  private running = false;
+  /** Resource ids this process has stored (a resource is inserted once; ReplacingMergeTree absorbs repeats anyway). */
+  private resources = new Set<string>();
+
+  constructor(private readonly ch: ClickHouse) {}
+
+  write(batch: EncodedSpans): Promise<WriteResult> {
+    if (!batch.keys.length) return Promise.resolve({ inserted: 0, replaced: 0, touched: [] });
+    return new Promise((resolve, reject) => {
+      this.queue.push({ batch, resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    while (this.queue.length) {
+      const jobs = this.queue.splice(0, this.queue.length);
+      const merged: EncodedSpans = { spans: [], payloads: [], resources: [], keys: [] };
+      for (const j of jobs) {
+        merged.spans.push(...j.batch.spans);
+        merged.payloads.push(...j.batch.payloads);
+        merged.resources.push(...j.batch.resources);
+        merged.keys.push(...j.batch.keys);
+      }
+      try {
+        const result = await this.writeNow(merged);
+        // Each caller learns about its own spans: counts are split by key, touched traces by batch.
+        for (const j of jobs) j.resolve(splitResult(result, j.batch));
+      } catch (e) {
+        for (const j of jobs) j.reject(e);
+      }
+    }
+    this.running = false;
+  }
+
+  private async writeNow(b: EncodedSpans): Promise<WriteResult & { replacedKeys: Set<string> }> {
+    // Traces per project, with the days the batch puts their spans in.
+    const projects = new Map<string, Map<string, Set<string>>>();
+    for (const [p, t, , day] of b.keys) {
+      let traces = projects.get(p);
+      if (!traces) projects.set(p, (traces = new Map()));
+      let days = traces.get(t);
+      if (!days) traces.set(t, (days = new Set()));
+      days.add(day);
+    }
+    const old = new Map<string, Map<string, OldTrace>>();
+    const existing = new Set<string>();
+    for (const [p, traces] of projects) {
+      const o = await this.oldTraces(p, [...traces.keys()]);
+      old.set(p, o);
+      // Only traces already summarized can hold stored spans of this batch (for the inserted/replaced report).
+      const known = [...traces.keys()].filter((t) => o.has(t));
+      if (known.length) {
+        const days = known.flatMap((t) => [...traces.get(t)!, ...daysBetween(o.get(t)!.first_day, o.get(t)!.last_day)]);
+        const rows = await this.ch.rows<{ trace_id: string; span_id: string }>(
+          sql`SELECT trace_id, span_id FROM spans FINAL WHERE project_id = ${str(p)} AND ${inDays(days)} AND trace_id IN (${join(known.map((t) => sql`${str(t)}`), ', ')}) AND deleted = 0${FINAL_SETTINGS}`,
+        );
+        for (const r of rows) existing.add(`${p}\u0000${r.trace_id}\u0000${r.span_id}`);
+      }
+    }
+
+    const version = nextStamp();
+    const prefix = `{"version":${version},`;
+    const fresh = b.resources.filter((r) => !this.resources.has(`${r.project_id}\u0000${r.resource_id}`));
+    await Promise.all([
+      this.ch.insertJsonEachRow('spans', b.spans.map((r) => prefix + r).join('\n')),
+      this.ch.insertJsonEachRow('span_payloads', b.payloads.map((r) => prefix + r).join('\n')),
+      fresh.length ? this.ch.insertJsonEachRow('resources', fresh.map((r) => JSON.stringify(r)).join('\n')) : null,
+    ]);
+    for (const r of fresh) this.resources.add(`${r.project_id}\u0000${r.resource_id}`);
+
+    for (const [p, traces] of projects) await this.summarize(p, traces, old.get(p)!);
+
+    let inserted = 0;
+    let replaced = 0;
+    const replacedKeys = new Set<string>();
+    const seen = new Set<string>();
+    for (const [p, t, s] of b.keys) {
+      const k = `${p}\u0000${t}\u0000${s}`;
+      if (seen.has(k)) continue; // the same span twice in one batch is one span
+      seen.add(k);
+      if (existing.has(k)) {
+        replaced++;
+        replacedKeys.add(k);
+      } else inserted++;
+    }
+    const touched = [...projects].flatMap(([p, traces]) => [...traces.keys()].map((t) => ({ project_id: p, trace_id: t })));
+    return { inserted, replaced, touched, replacedKeys };
+  }
+
+  /** Current summaries of these traces (FINAL): where their spans are, which conversations and agents they fed. */
+  private async oldTraces(projectId: string, traceIds: string[]): Promise<Map<string, OldTrace>> {
+    const rows = await this.ch.rows<OldTrace & { trace_id: string }>(
+      sql`SELECT trace_id, first_day, last_day, conversation_ids, agent_names FROM trace_summaries FINAL
+          WHERE project_id = ${str(projectId)} AND trace_id IN (${join(traceIds.map((t) => sql`${str(t)}`), ', ')}) AND deleted = 0${FINAL_SETTINGS}`,
+    );
+    return new Map(rows.map((r) => [r.trace_id, r]));
+  }
+
+  /**
+   * Recomputes the summaries of `traces` (of one project) from their stored spans, then the
+   * summaries of every conversation they feed or fed. Also used after deletes (retention.ts).
+   */
+  async summarize(projectId: string, traces: Map<string, Set<string>>, old: Map<string, OldTrace>): Promise<void> {
+    const ids = [...traces.keys()];
+    const days = ids.flatMap((t) => {
+      const o = old.get(t);
+      return [...traces.get(t)!, ...(o ? daysBetween(o.first_day, o.last_day) : [])];
+    });
+    const version = nextStamp();
+    const rows = await this.ch.rows<LightRowJson>(
+      sql`SELECT ${LIGHT_COLUMNS} FROM spans FINAL WHERE project_id = ${str(projectId)} AND ${inDays(days)}
+          AND trace_id IN (${join(ids.map((t) => sql`${str(t)}`), ', ')}) AND deleted = 0${FINAL_SETTINGS}`,
+    );
+    const byTrace = new Map<string, LightSpan[]>();
+    for (const r of rows) {
+      const s = lightSpan(r);
+      const list = byTrace.get(s.trace_id);
+      if (list) list.push(s);
+      else byTrace.set(s.trace_id, [s]);
+    }
+    const traceRows: object[] = [];
+    const turnRows: object[] = [];
+    const agentRows: object[] = [];
+    const goneTraces: object[] = [];
+    const goneTurns: object[] = [];
+    const goneAgents: object[] = [];
+    const conversations = new Set<string>();
+    for (const t of ids) {
+      const sum = summarizeTrace(projectId, t, byTrace.get(t) ?? []);
+      const before = old.get(t);
+      const convNow = new Set(sum?.trace.conversation_ids ?? []);
+      const agentsNow = new Set(sum?.trace.agent_names ?? []);
+      for (const c of before?.conversation_ids ?? []) {
+        conversations.add(c);
+        if (!convNow.has(c)) goneTurns.push({ ...emptyTurn, project_id: projectId, conversation_id: c, trace_id: t });
+      }
+      for (const a of before?.agent_names ?? []) {
+        if (!agentsNow.has(a)) goneAgents.push({ ...emptyAgent, project_id: projectId, trace_id: t, agent_name: a });
+      }
+      if (!sum) {
+        if (before) goneTraces.push({ ...emptyTrace, project_id: projectId, trace_id: t, first_day: before.first_day, last_day: before.last_day });
+        continue;
+      }
+      traceRows.push(sum.trace);
+      turnRows.push(...sum.turns);
+      agentRows.push(...sum.agents);
+      for (const c of convNow) conversations.add(c);
+    }
+    await Promise.all([
+      this.ch.insertJsonEachRow('trace_summaries', [jsonRows(traceRows, version), jsonRows(goneTraces, version, 1)].filter(Boolean).join('\n')),
+      this.ch.insertJsonEachRow('conversation_turns', [jsonRows(turnRows, version), jsonRows(goneTurns, version, 1)].filter(Boolean).join('\n')),
+      this.ch.insertJsonEachRow('agent_trace_stats', [jsonRows(agentRows, version), jsonRows(goneAgents, version, 1)].filter(Boolean).join('\n')),
+    ]);
+    if (conversations.size) await this.summarizeConversations(projectId, [...conversations]);
+  }
+
+  /** Recomputes the summaries of these conversations from their current turns (also after deletes). */
+  async summarizeConversations(projectId: string, conversationIds: string[]): Promise<void> {
+    const version = nextStamp();
+    const rows = await this.ch.rows<TurnRowJson>(
+      sql`SELECT ${TURN_COLUMNS} FROM conversation_turns FINAL WHERE project_id = ${str(projectId)}
+          AND conversation_id IN (${join(conversationIds.map((c) => sql`${str(c)}`), ', ')}) AND deleted = 0${FINAL_SETTINGS}`,
+    );
+    const byConv = new Map<string, TurnRow[]>();
+    for (const r of rows) {
+      const t = turnRow(r);
+      const list = byConv.get(t.conversation_id);
+      if (list) list.push(t);
+      else byConv.set(t.conversation_id, [t]);
+    }
+    const live: object[] = [];
+    const gone: object[] = [];
+    for (const c of conversationIds) {
+      const s = summarizeConversation(projectId, c, byConv.get(c) ?? []);
+      if (s) live.push(s);
+      else gone.push({ ...emptyConversation, project_id: projectId, conversation_id: c });
+    }
+    await this.ch.insertJsonEachRow('conversation_summaries', [jsonRows(live, version), jsonRows(gone, version, 1)].filter(Boolean).join('\n'));
+  }
+}
+
+/** Tombstones: the key and the defaults of every other column. */
+const emptyTrace = { conversation_ids: [], agent_names: [], span_count: 0, error_count: 0 };
+const emptyTurn = { agent_names: [], request_models: [], models: [], span_count: 0, error_count: 0, input_tokens: 0, output_tokens: 0, first_input_span: '', last_output_span: '' };
+const emptyAgent = { span_count: 0, invocation_count: 0, error_count: 0, duration_ns: 0, input_tokens: 0, output_tokens: 0 };
+const emptyConversation = { turn_count: 0, span_count: 0, agent_names: [], request_models: [], models: [], total_input_tokens: 0, total_output_tokens: 0, error_count: 0 };
+
+function splitResult(all: WriteResult & { replacedKeys: Set<string> }, b: EncodedSpans): WriteResult {
+  let inserted = 0;
+  let replaced = 0;
+  const seen = new Set<string>();
+  const touched = new Map<string, { project_id: string; trace_id: string }>();
+  for (const [p, t, s] of b.keys) {
+    const k = `${p}\u0000${t}\u0000${s}`;
+    touched.set(`${p}\u0000${t}`, { project_id: p, trace_id: t });
+    if (seen.has(k)) continue;
+    seen.add(k);
+    if (all.replacedKeys.has(k)) replaced++;
+    else inserted++;
+  }
+  return { inserted, replaced, touched: [...touched.values()] };
+}

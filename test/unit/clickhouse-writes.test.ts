@@ -1,0 +1,182 @@
+/**
+ * The ClickHouse adapter's write path on a real server: re-imports replace (never duplicate), several
+ * writers at once store every span exactly once and leave the summaries exactly as one writer would,
+ * a re-imported span that changed is read in its new version only (FINAL, no PREWHERE before it),
+ * and deletes keep the summaries exact.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generateJsonl } from '../../bench/lib/generate.js';
+import { walkRequest } from '../../src/main/service/ingest/otlp.js';
+import type { SpanRecord } from '../../src/main/domain/span.js';
+import type { TraceStore } from '../../src/main/store/ports.js';
+import type { SpanScope } from '../../src/main/domain/plans.js';
+import { openClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
+import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
+import { raw } from '../../src/main/store/clickhouse/sql.js';
+import { freshClickHouseStore } from '../helpers/clickhouse.js';
+
+const opened: TraceStore[] = [];
+afterAll(() => Promise.all(opened.map((s) => s.close())));
+
+async function fresh(): Promise<{ url: string; store: TraceStore }> {
+  const { url } = await freshClickHouseStore('w');
+  const store = await openClickHouseTraceStore(url);
+  opened.push(store);
+  return { url, store };
+}
+
+/** A few hundred spans of the bench generator (several conversations, agents, tool calls, costs). */
+async function benchSpans(): Promise<SpanRecord[]> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-chw-')), 'g.jsonl');
+  await generateJsonl(file, { minSpans: 600, conversations: 20, agents: 5 });
+  const spans: SpanRecord[] = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+    walkRequest(JSON.parse(line) as Record<string, unknown>, undefined, { span: (s) => spans.push(s), skip: () => {} });
+  }
+  return spans;
+}
+
+const P = 'bench/genai';
+const scope: SpanScope = { project_id: P, started_after_ns: null, started_before_ns: null, where: null };
+
+/** Everything the summaries answer, for comparing two stores. */
+async function snapshot(store: TraceStore) {
+  const agents = await store.agents({ project_id: P, agent_name: null, include_costs: true, sort: [{ field: 'agent_name', direction: 'asc' }], limit: 1000, offset: 0 });
+  const conversations = await store.conversations({
+    project_id: P, active_after_ns: null, active_before_ns: null, agent_names: null, models: null, status: 'all', search: null,
+    sort: [{ field: 'conversation_id', direction: 'asc' }], limit: 1000, offset: 0,
+  });
+  const threads = [];
+  for await (const t of store.threads({ project_id: P, after_ns: null, before_ns: null, thread_ids: null, sort: [{ field: 'thread_id', direction: 'asc' }], limit: 1000, offset: 0 })) threads.push(t);
+  const groups = await store.groupSpans({
+    ...scope, keys: [{ alias: 'agent_name', ref: { kind: 'column', column: 'agent_name' }, type: 'string' }], measures: [], having: [],
+    distributions: [], include_costs: true, previews: false, sort: [{ ref: { kind: 'key', index: 0 }, direction: 'asc' }], limit: 1000, offset: 0,
+  });
+  // Float sums depend on the order rows are added in: compare costs to 12 significant digits.
+  const round = (x: unknown): unknown =>
+    typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(12)) : Array.isArray(x) ? x.map(round) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, round(v)])) : x;
+  return round({ agents, conversations, threads, groups, projects: await store.projects() });
+}
+
+async function rowCount(url: string, table: string): Promise<number> {
+  const ch = await ClickHouse.connect(parseStoreUrl(url));
+  try {
+    const r = await ch.rows<{ n: string }>(raw(`SELECT count() AS n FROM ${table} FINAL WHERE deleted = 0 SETTINGS optimize_move_to_prewhere = 0`));
+    return Number(r[0]!.n);
+  } finally {
+    await ch.close();
+  }
+}
+
+describe('ClickHouse adapter writes', () => {
+  it('re-importing replaces: counts say replaced, every span is stored once, summaries unchanged', async () => {
+    const spans = await benchSpans();
+    const { url, store } = await fresh();
+    expect(await store.writeSpans(spans)).toMatchObject({ inserted: spans.length, replaced: 0 });
+    const before = await snapshot(store);
+    const again = await store.writeSpans(spans);
+    expect(again).toMatchObject({ inserted: 0, replaced: spans.length });
+    expect(await rowCount(url, 'spans')).toBe(spans.length);
+    expect(await snapshot(store)).toEqual(before);
+  });
+
+  it('two Loupe instances writing at once (same and overlapping batches) store every span exactly once, with the summaries of one writer', async () => {
+    const spans = await benchSpans();
+    const sequential = await fresh();
+    await sequential.store.writeSpans(spans);
+    const expected = await snapshot(sequential.store);
+
+    // Two stores on one database = two Loupe instances (separate connections and writers). Batches are
+    // cut differently so the same trace arrives in pieces from both, in different orders.
+    const { url, store: a } = await fresh();
+    const b = await openClickHouseTraceStore(url);
+    opened.push(b);
+    const cut = (list: SpanRecord[], size: number) => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
+    const reversed = [...spans].reverse();
+    await Promise.all([
+      (async () => { for (const batch of cut(spans, 37)) await a.writeSpans(batch); })(),
+      (async () => { for (const batch of cut(reversed, 53)) await b.writeSpans(batch); })(),
+    ]);
+    expect(await rowCount(url, 'spans')).toBe(spans.length);
+    expect(await rowCount(url, 'span_payloads')).toBe(spans.length);
+    expect(await snapshot(a)).toEqual(expected);
+  });
+
+  it('reads only the newest version of a changed span, also through filters on the changed column', async () => {
+    const spans = await benchSpans();
+    const { store } = await fresh();
+    await store.writeSpans(spans);
+    const target = spans.find((s) => s.operation_name === 'chat' && s.agent_name)!;
+    const oldAgent = target.agent_name!;
+    await store.writeSpans([{ ...target, agent_name: 'renamed-agent', status_code: 'ERROR' }]);
+    const bySpan = (agent: string) =>
+      store.listSpans({
+        ...scope,
+        where: {
+          kind: 'and',
+          args: [
+            { kind: 'compare', op: 'eq', left: { kind: 'column', column: 'span_id', type: 'string' }, right: { kind: 'literal', type: 'string', value: target.span_id } },
+            { kind: 'compare', op: 'eq', left: { kind: 'column', column: 'agent_name', type: 'string' }, right: { kind: 'literal', type: 'string', value: agent } },
+          ],
+        },
+        custom_columns: [], include_costs: false, include_details: false, sort: [{ ref: { kind: 'column', column: 'started_at' }, direction: 'desc' }], limit: 10, offset: 0,
+      });
+    expect((await bySpan(oldAgent)).total_count).toBe(0);
+    expect((await bySpan('renamed-agent')).spans.map((s) => s.status_code)).toEqual(['ERROR']);
+    const agents = await store.agents({ project_id: P, agent_name: 'renamed-agent', include_costs: true, sort: [{ field: 'agent_name', direction: 'asc' }], limit: 10, offset: 0 });
+    expect(agents.agents).toMatchObject([{ agent_name: 'renamed-agent', span_count: 1, error_count: 1 }]);
+  });
+
+  it('deleting traces removes their spans and keeps every summary exact', async () => {
+    const spans = await benchSpans();
+    const traces = [...new Set(spans.map((s) => s.trace_id))];
+    const doomed = new Set(traces.filter((_, i) => i % 3 === 0));
+    const kept = spans.filter((s) => !doomed.has(s.trace_id));
+    const reference = await fresh();
+    await reference.store.writeSpans(kept);
+    const expected = await snapshot(reference.store);
+
+    const { url, store } = await fresh();
+    await store.writeSpans(spans);
+    const r = await store.deleteSpans({ kind: 'traces', project_id: P, trace_ids: [...doomed] });
+    expect(r).toMatchObject({ deleted_traces: doomed.size, deleted_spans: spans.length - kept.length, projects: [P] });
+    expect(await rowCount(url, 'spans')).toBe(kept.length);
+    expect(await snapshot(store)).toEqual(expected);
+  });
+
+  it('an age cut drops whole days and tombstones the rest, summaries exact', async () => {
+    // Traces spread over four days (each moved 0–3 days back), so the cut leaves whole days behind it.
+    const DAY = 86_400_000_000_000n;
+    const order = [...new Set((await benchSpans()).map((s) => s.trace_id))];
+    const spans = (await benchSpans()).map((s) => {
+      const back = BigInt(order.indexOf(s.trace_id) % 4) * DAY;
+      return { ...s, start_ns: s.start_ns! - back, end_ns: s.end_ns === null ? null : s.end_ns - back };
+    });
+    const starts = [...new Set(spans.map((s) => s.start_ns!))].sort((x, y) => (x < y ? -1 : 1));
+    const cut = starts[Math.floor(starts.length / 2)]!;
+    const lastStart = new Map<string, bigint>();
+    for (const s of spans) if (!lastStart.has(s.trace_id) || s.start_ns! > lastStart.get(s.trace_id)!) lastStart.set(s.trace_id, s.start_ns!);
+    const kept = spans.filter((s) => lastStart.get(s.trace_id)! >= cut);
+    const reference = await fresh();
+    await reference.store.writeSpans(kept);
+    const expected = await snapshot(reference.store);
+
+    const { url, store } = await fresh();
+    await store.writeSpans(spans);
+    const days = async () => {
+      const ch = await ClickHouse.connect(parseStoreUrl(url));
+      const r = await ch.rows<{ n: string }>(raw("SELECT uniqExact(partition) AS n FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"));
+      await ch.close();
+      return Number(r[0]!.n);
+    };
+    expect(await days()).toBe(4);
+    const r = await store.deleteSpans({ kind: 'older_than', project_id: null, before_ns: cut });
+    expect(r.deleted_spans).toBe(spans.length - kept.length);
+    expect(await rowCount(url, 'spans')).toBe(kept.length);
+    expect(await days()).toBeLessThan(4);
+    expect(await snapshot(store)).toEqual(expected);
+  });
+});
