@@ -28,10 +28,10 @@ async function fresh(): Promise<{ url: string; store: TraceStore }> {
   return { url, store };
 }
 
-/** A few hundred spans of the bench generator (several conversations, agents, tool calls, costs). */
+/** ~300 spans of the bench generator (several conversations, agents, tool calls, costs). */
 async function benchSpans(): Promise<SpanRecord[]> {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-chw-')), 'g.jsonl');
-  await generateJsonl(file, { minSpans: 600, conversations: 20, agents: 5 });
+  await generateJsonl(file, { minSpans: 300, conversations: 8, agents: 4 });
   const spans: SpanRecord[] = [];
   for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
     walkRequest(JSON.parse(line) as Record<string, unknown>, undefined, { span: (s) => spans.push(s), skip: () => {} });
@@ -71,7 +71,8 @@ async function rowCount(url: string, table: string): Promise<number> {
   }
 }
 
-describe('ClickHouse adapter writes', () => {
+// Each write is a handful of round trips to the server; on a busy machine a test takes tens of seconds.
+describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
   it('re-importing replaces: counts say replaced, every span is stored once, summaries unchanged', async () => {
     const spans = await benchSpans();
     const { url, store } = await fresh();
@@ -97,8 +98,8 @@ describe('ClickHouse adapter writes', () => {
     const cut = (list: SpanRecord[], size: number) => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
     const reversed = [...spans].reverse();
     await Promise.all([
-      (async () => { for (const batch of cut(spans, 37)) await a.writeSpans(batch); })(),
-      (async () => { for (const batch of cut(reversed, 53)) await b.writeSpans(batch); })(),
+      (async () => { for (const batch of cut(spans, 71)) await a.writeSpans(batch); })(),
+      (async () => { for (const batch of cut(reversed, 97)) await b.writeSpans(batch); })(),
     ]);
     expect(await rowCount(url, 'spans')).toBe(spans.length);
     expect(await rowCount(url, 'span_payloads')).toBe(spans.length);

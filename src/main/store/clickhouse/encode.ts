@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { SpanMessage, SpanRecord } from '../../domain/span.js';
 import { cutPreview } from '../sqlite/analytics/previews.js';
+import { countedSpans } from '../../domain/chat/tree.js';
 
 /** Scalar columns of `spans` copied from the record as they are (strings, numbers, null). */
 export const SPAN_SCALARS = [
@@ -90,9 +91,30 @@ function resourceOf(s: SpanRecord): EncodedResource {
   return { project_id: s.project_id, resource_id: r.hash, attributes: r.text };
 }
 
+/**
+ * The counting rule's bits of a batch's spans, trace by trace, from the batch's own spans of each
+ * trace: exact for a trace the batch holds whole (an import writes whole turns); for a trace that
+ * also has stored spans, the writer's summary pass recomputes them over all of them.
+ */
+function countBatch(spans: readonly SpanRecord[]): Map<string, number> {
+  const byTrace = new Map<string, Map<string, SpanRecord>>();
+  for (const s of spans) {
+    const key = `${s.project_id}\u0000${s.trace_id}`;
+    let t = byTrace.get(key);
+    if (!t) byTrace.set(key, (t = new Map()));
+    t.set(s.span_id, s); // the last write of a span id wins, as in the store
+  }
+  const out = new Map<string, number>();
+  for (const [key, t] of byTrace) {
+    for (const [id, bits] of countedSpans([...t.values()])) out.set(`${key}\u0000${id}`, bits);
+  }
+  return out;
+}
+
 export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
   const out: EncodedSpans = { spans: [], payloads: [], resources: [], keys: [] };
   const seen = new Set<string>();
+  const counted = countBatch(spans);
   for (const s of spans) {
     const day = dayOf(s.start_ns);
     const res = resourceOf(s);
@@ -114,7 +136,7 @@ export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
     const [bk, bv] = keysValues(s.custom_attrs_bool, (v) => (v ? '1' : '0'));
     row += `,"str_keys":${sk},"str_values":${sv},"int_keys":${ik},"int_values":${iv},"float_keys":${fk},"float_values":${fv},"bool_keys":${bk},"bool_values":${bv}`;
     row += `,"tool_definitions":${q(s.tool_definitions)},"tool_call_arguments":${q(s.tool_call_arguments)},"tool_call_result":${q(s.tool_call_result)}`;
-    row += `,"has_input":${s.input_messages.length ? 1 : 0},"input_preview":${q(inputPreview(s.input_messages))}`;
+    row += `,"counted":${counted.get(`${s.project_id}\u0000${s.trace_id}\u0000${s.span_id}`) ?? 0},"has_input":${s.input_messages.length ? 1 : 0},"input_preview":${q(inputPreview(s.input_messages))}`;
     row += `,"has_output":${s.output_messages.length ? 1 : 0},"output_preview":${q(outputPreview(s.output_messages))}`;
     out.spans.push(`${row},"deleted":0}`);
 

@@ -41,10 +41,12 @@ export const columnSql = (c: Column): Sql => ident(RENAMED[c] ?? c);
 
 export const DERIVED_SQL: Readonly<Record<Derived, Sql>> = {
   duration_ms: raw('if(end_ns >= start_ns, intDiv(end_ns - start_ns, 1000000), NULL)'),
-  total_tokens: raw('if(isNull(input_tokens) AND isNull(output_tokens), NULL, ifNull(input_tokens, 0) + ifNull(output_tokens, 0))'),
+  // What the span adds to totals by the one counting rule (spans.counted, bit 1 tokens / bit 2 cost):
+  // NULL for a span whose usage or cost repeats its descendants' (docs/analytics.md).
+  total_tokens: raw('if(bitAnd(counted, 1) != 0, ifNull(input_tokens, 0) + ifNull(output_tokens, 0), NULL)'),
   is_error: raw("(status_code = 'ERROR')"),
   is_invocation: raw("ifNull(operation_name = 'invoke_agent', 0)"),
-  total_cost_usd: raw('total_cost_usd'),
+  total_cost_usd: raw('if(bitAnd(counted, 2) != 0, total_cost_usd, NULL)'),
 };
 
 /** Key and value arrays of each custom map (parallel arrays in `spans`). */

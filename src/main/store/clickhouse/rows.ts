@@ -15,7 +15,7 @@ export const int = (v: string | number | null): number | null => (v == null ? nu
 export const LIGHT_COLUMNS = raw(
   `day, trace_id, span_id, parent_span_id, span_name, start_ns, end_ns, status_code, provider_name, agent_name, agent_version,
    conversation_id, conversation_name, svc_user_id, operation_name, request_model, response_model, input_tokens, output_tokens,
-   reasoning_tokens, cache_creation_input_tokens, cache_read_input_tokens, total_cost_usd, has_input, input_preview, has_output, output_preview`,
+   reasoning_tokens, cache_creation_input_tokens, cache_read_input_tokens, total_cost_usd, counted, has_input, input_preview, has_output, output_preview`,
 );
 
 export interface LightRowJson {
@@ -42,6 +42,7 @@ export interface LightRowJson {
   cache_creation_input_tokens: string | null;
   cache_read_input_tokens: string | null;
   total_cost_usd: number | null;
+  counted: number;
   has_input: number;
   input_preview: string | null;
   has_output: number;
@@ -66,9 +67,8 @@ export function lightSpan(r: LightRowJson): LightSpan {
 
 export const TURN_COLUMNS = raw(
   `project_id, conversation_id, trace_id, turn_start_ns, root_span_id, root_start_ns, root_end_ns, duration_ms, status_code,
-   conversation_name, span_count, error_count, agent_names, request_models, models, input_tokens, output_tokens, cost_usd,
-   first_activity_ns, last_activity_ns, first_input_ns, first_input_span, first_input_text, last_output_ns, last_output_span,
-   last_output_text`,
+   span_count, error_count, input_tokens, output_tokens, cost_usd, last_ns, conversation_name, agent_names, request_models,
+   first_input_ns, first_text, last_output_ns, last_text`,
 );
 
 type Json<T> = { [K in keyof T]: T[K] extends bigint | null ? string | null : T[K] extends number ? number | string : T[K] };
@@ -85,8 +85,7 @@ export function turnRow(r: TurnRowJson): TurnRow {
     error_count: Number(r.error_count),
     input_tokens: Number(r.input_tokens),
     output_tokens: Number(r.output_tokens),
-    first_activity_ns: big(r.first_activity_ns),
-    last_activity_ns: big(r.last_activity_ns),
+    last_ns: big(r.last_ns),
     first_input_ns: big(r.first_input_ns),
     last_output_ns: big(r.last_output_ns),
   };

@@ -2,25 +2,28 @@
  * The read summaries of the ClickHouse adapter (migration 0002), computed from stored spans. Pure
  * functions: the writer (writer.ts) reads the light rows of every trace a batch touched back from
  * `spans FINAL`, passes them here, and inserts the rows returned with a version; ReplacingMergeTree
- * keeps the newest. The rules are the chat view's own (domain/chat/header.ts, the usage-bearing-leaf
- * rule), so a summary and a freshly built turn never disagree.
+ * keeps the newest. The rules are the ones the SQLite adapter applies (the chat view's turn header,
+ * the one counting rule, a turn's contribution to its conversation, the conversation re-aggregated
+ * from its turns — docs/store.md), so both adapters answer the same rows.
  *
  * Why the writer recomputes instead of materialized views: a view sees inserted blocks, not stored
- * rows, so a re-imported span would be counted twice, and the turn header and the leaf rule need the
- * whole trace's tree, which no single insert block holds.
+ * rows, so a re-imported span would be counted twice, and the turn header and the counting rule need
+ * the whole trace's tree, which no single insert block holds.
  */
-import { buildTree } from '../../domain/chat/tree.js';
+import { buildTree, countedSpans, COUNTS_COST, COUNTS_USAGE } from '../../domain/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../domain/chat/header.js';
 import type { HeaderSpan } from '../../domain/chat/span.js';
 import { traceAgentStats, type AgentTraceStats } from '../sqlite/summaries/agent-stats.js';
+import { HAS_INPUT, HAS_OUTPUT, turnContribution, type TurnContribution } from '../sqlite/summaries/conversations.js';
 
 /** A span as the summaries read it back (the narrow table's columns they need). */
 export interface LightSpan extends HeaderSpan {
   day: string;
   operation_name: string | null;
   request_model: string | null;
-  response_model: string | null;
   conversation_name: string | null;
+  /** Stored counting bits (COUNTS_USAGE | COUNTS_COST). */
+  counted: number;
   has_input: boolean;
   input_preview: string | null;
   has_output: boolean;
@@ -57,6 +60,7 @@ export interface TraceSummaryRow {
   total_cost_usd: number | null;
 }
 
+/** A conversation_turns row: the turn's header fields and its contribution to the conversation. */
 export interface TurnRow {
   project_id: string;
   conversation_id: string;
@@ -67,127 +71,95 @@ export interface TurnRow {
   root_end_ns: bigint | null;
   duration_ms: number | null;
   status_code: string | null;
-  conversation_name: string | null;
   span_count: number;
   error_count: number;
-  agent_names: string[];
-  request_models: string[];
-  /** Request and response models (the conversations list filters on either). */
-  models: string[];
   input_tokens: number;
   output_tokens: number;
   cost_usd: number | null;
-  first_activity_ns: bigint | null;
-  last_activity_ns: bigint | null;
+  last_ns: bigint | null;
+  conversation_name: string | null;
+  agent_names: string[];
+  request_models: string[];
   first_input_ns: bigint | null;
-  first_input_span: string;
-  first_input_text: string | null;
+  first_text: string | null;
   last_output_ns: bigint | null;
-  last_output_span: string;
-  last_output_text: string | null;
+  last_text: string | null;
 }
 
+/** A conversation_summaries row (kind 'trace': a trace without any conversation id, keyed by its id). */
 export interface ConversationSummaryRow {
   project_id: string;
   conversation_id: string;
+  kind: 'conversation' | 'trace';
   conversation_name: string | null;
-  first_message: string | null;
-  last_message: string | null;
   turn_count: number;
   span_count: number;
+  error_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+  first_ns: bigint | null;
+  last_ns: bigint | null;
   agent_names: string[];
   request_models: string[];
-  models: string[];
-  total_input_tokens: number;
-  total_output_tokens: number;
-  total_cost_usd: number | null;
-  error_count: number;
-  first_activity_ns: bigint | null;
-  last_activity_ns: bigint | null;
+  first_text: string | null;
+  last_text: string | null;
 }
 
-export interface AgentStatsRow extends Omit<AgentTraceStats, 'duration_ns'> {
+export interface AgentStatsRow extends AgentTraceStats {
   project_id: string;
   trace_id: string;
-  duration_ns: bigint;
-}
-
-const minN = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a < b ? a : b);
-const maxN = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a > b ? a : b);
-const sortedDistinct = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => x != null && x !== ''))].sort();
-
-/** Earlier by (time, id) with a missing time last; `later` flips both. */
-function before(t: bigint | null, id: string, bt: bigint | null, bid: string, later = false): boolean {
-  if (t !== bt) {
-    if (t == null) return false;
-    if (bt == null) return true;
-    return later ? t > bt : t < bt;
-  }
-  return later ? id > bid : id < bid;
-}
-
-/** The turn of `conversationId` in a trace: what conversation_turns holds for it. */
-function turnOf(projectId: string, traceId: string, conversationId: string, spans: LightSpan[], all: LightSpan[]): TurnRow {
-  const h = turnHeader(spans, buildTree(spans));
-  let turnStart: bigint | null = null;
-  let named: LightSpan | null = null;
-  let first: LightSpan | null = null;
-  let last: LightSpan | null = null;
-  let firstActivity: bigint | null = null;
-  let lastActivity: bigint | null = null;
-  let errors = 0;
-  // Turn start and name come from the spans tagged with the conversation (§4.1): the earliest name wins.
-  for (const s of all) {
-    if (s.conversation_id !== conversationId) continue;
-    turnStart = minN(turnStart, s.start_ns);
-    if (s.conversation_name != null && (!named || before(s.start_ns, s.span_id, named.start_ns, named.span_id))) named = s;
-  }
-  for (const s of spans) {
-    if (s.status_code === 'ERROR') errors++;
-    firstActivity = minN(firstActivity, s.start_ns);
-    lastActivity = maxN(lastActivity, maxN(s.end_ns, s.start_ns));
-    if (s.has_input && (!first || before(s.start_ns, s.span_id, first.start_ns, first.span_id))) first = s;
-    if (s.has_output && (!last || before(s.end_ns, s.span_id, last.end_ns, last.span_id, true))) last = s;
-  }
-  return {
-    project_id: projectId,
-    conversation_id: conversationId,
-    trace_id: traceId,
-    turn_start_ns: turnStart,
-    root_span_id: h.root_span_id,
-    root_start_ns: h.start_ns,
-    root_end_ns: h.end_ns,
-    duration_ms: h.total_duration_ms,
-    status_code: h.status_code,
-    conversation_name: named?.conversation_name ?? null,
-    span_count: spans.length,
-    error_count: errors,
-    agent_names: sortedDistinct(spans.map((s) => s.agent_name)),
-    request_models: sortedDistinct(spans.map((s) => s.request_model)),
-    models: sortedDistinct(spans.flatMap((s) => [s.request_model, s.response_model])),
-    input_tokens: h.total_input_tokens,
-    output_tokens: h.total_output_tokens,
-    cost_usd: h.total_cost_usd,
-    first_activity_ns: firstActivity,
-    last_activity_ns: lastActivity,
-    first_input_ns: first?.start_ns ?? null,
-    first_input_span: first?.span_id ?? '',
-    first_input_text: first?.input_preview ?? null,
-    last_output_ns: last?.end_ns ?? null,
-    last_output_span: last?.span_id ?? '',
-    last_output_text: last?.output_preview ?? null,
-  };
 }
 
 export interface TraceSummaries {
   trace: TraceSummaryRow;
   turns: TurnRow[];
+  /** The trace's own conversations-list row when no span carries a conversation id. */
+  traceRow: ConversationSummaryRow | null;
   agents: AgentStatsRow[];
+  /** Spans whose stored counting bits are wrong (the trace grew or changed): span id → bits. */
+  recount: Map<string, number>;
 }
 
-/** Every summary row of one trace, from all its stored spans (none when it has none). */
-export function summarizeTrace(projectId: string, traceId: string, spans: LightSpan[]): TraceSummaries | null {
-  if (!spans.length) return null;
+const minN = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a < b ? a : b);
+const maxN = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a > b ? a : b);
+const COUNT_BITS = COUNTS_USAGE | COUNTS_COST;
+
+/** The span as turnContribution reads it: message facts in the counted bits, previews as its texts. */
+const turnSpan = (s: LightSpan) => ({ ...s, counted: s.counted | (s.has_input ? HAS_INPUT : 0) | (s.has_output ? HAS_OUTPUT : 0) });
+const previewText = (s: LightSpan, which: 'input' | 'output') => (which === 'input' ? s.input_preview : s.output_preview);
+
+function contributionRow(c: TurnContribution) {
+  return {
+    span_count: c.span_count,
+    error_count: c.error_count,
+    input_tokens: c.input_tokens,
+    output_tokens: c.output_tokens,
+    cost_usd: c.cost_usd,
+    last_ns: c.last_ns,
+    conversation_name: c.conversation_name,
+    agent_names: JSON.parse(c.agent_names) as string[],
+    request_models: JSON.parse(c.request_models) as string[],
+    first_input_ns: c.first_input_ns,
+    first_text: c.first_text,
+    last_output_ns: c.last_output_ns,
+    last_text: c.last_text,
+  };
+}
+
+/** Every summary row of one trace, from all its stored spans (null when it has none left). */
+export function summarizeTrace(projectId: string, traceId: string, stored: LightSpan[]): TraceSummaries | null {
+  if (!stored.length) return null;
+  const tree = buildTree(stored);
+  // The counting rule over the whole trace: the stored bits were set from one batch's view of it.
+  const counts = countedSpans(stored, tree);
+  const recount = new Map<string, number>();
+  const spans = stored.map((s) => {
+    const bits = counts.get(s.span_id) ?? 0;
+    if ((s.counted & COUNT_BITS) === bits) return s;
+    recount.set(s.span_id, bits);
+    return { ...s, counted: bits };
+  });
   const h = turnHeader(spans, buildTree(spans));
   let firstDay = spans[0]!.day;
   let lastDay = firstDay;
@@ -195,7 +167,7 @@ export function summarizeTrace(projectId: string, traceId: string, spans: LightS
   let lastStart: bigint | null = null;
   let lastEnd: bigint | null = null;
   let errors = 0;
-  const conversations = new Set<string>();
+  const convStart = new Map<string, bigint | null>();
   for (const s of spans) {
     if (s.day < firstDay) firstDay = s.day;
     if (s.day > lastDay) lastDay = s.day;
@@ -203,17 +175,47 @@ export function summarizeTrace(projectId: string, traceId: string, spans: LightS
     lastStart = maxN(lastStart, s.start_ns);
     lastEnd = maxN(lastEnd, s.end_ns);
     if (s.status_code === 'ERROR') errors++;
-    if (s.conversation_id != null) conversations.add(s.conversation_id);
+    if (s.conversation_id != null) {
+      const prev = convStart.has(s.conversation_id) ? convStart.get(s.conversation_id)! : undefined;
+      convStart.set(s.conversation_id, prev === undefined ? s.start_ns : minN(prev, s.start_ns));
+    }
   }
-  const convIds = [...conversations].sort();
+  const convIds = [...convStart.keys()].sort();
   const agents = traceAgentStats(
     spans.map((s) => ({
       span_id: s.span_id, parent_span_id: s.parent_span_id, agent_name: s.agent_name, operation_name: s.operation_name,
-      status_code: s.status_code, start_ns: s.start_ns, end_ns: s.end_ns,
+      status_code: s.status_code, start_ns: s.start_ns, end_ns: s.end_ns, counted: s.counted,
       input_tokens: s.input_tokens == null ? null : BigInt(s.input_tokens), output_tokens: s.output_tokens == null ? null : BigInt(s.output_tokens),
       total_cost_usd: s.total_cost_usd,
     })),
   );
+  const turns = convIds.map((conv): TurnRow => {
+    // With one conversation in the trace the turn is the whole trace; mixed traces drop the other conversations' spans.
+    const turnSpans = convIds.length === 1 ? spans : spansOfConversation(spans, conv);
+    const th = convIds.length === 1 ? h : turnHeader(turnSpans);
+    return {
+      project_id: projectId,
+      conversation_id: conv,
+      trace_id: traceId,
+      turn_start_ns: convStart.get(conv) ?? null,
+      root_span_id: th.root_span_id,
+      root_start_ns: th.start_ns,
+      root_end_ns: th.end_ns,
+      duration_ms: th.total_duration_ms,
+      status_code: th.status_code,
+      ...contributionRow(turnContribution(turnSpans.map(turnSpan), th, (s, which) => previewText(s, which))),
+    };
+  });
+  let traceRow: ConversationSummaryRow | null = null;
+  if (!convIds.length) {
+    const c = contributionRow(turnContribution(spans.map(turnSpan), h, (s, which) => previewText(s, which)));
+    traceRow = {
+      project_id: projectId, conversation_id: traceId, kind: 'trace', conversation_name: c.conversation_name, turn_count: 1,
+      span_count: c.span_count, error_count: c.error_count, input_tokens: c.input_tokens, output_tokens: c.output_tokens,
+      cost_usd: c.cost_usd, first_ns: firstStart, last_ns: c.last_ns, agent_names: c.agent_names, request_models: c.request_models,
+      first_text: c.first_text, last_text: c.last_text,
+    };
+  }
   return {
     trace: {
       project_id: projectId,
@@ -244,53 +246,52 @@ export function summarizeTrace(projectId: string, traceId: string, spans: LightS
       total_cache_read_input_tokens: h.total_cache_read_input_tokens,
       total_cost_usd: h.total_cost_usd,
     },
-    // One conversation: the turn is the whole trace; mixed traces filter out the other conversations' spans.
-    turns: convIds.map((c) => turnOf(projectId, traceId, c, convIds.length === 1 ? spans : spansOfConversation(spans, c), spans)),
+    turns,
+    traceRow,
     agents: agents.map((a) => ({ ...a, project_id: projectId, trace_id: traceId })),
+    recount,
   };
 }
 
-/** A conversation's summary row from all its (current) turns; null when it has none left. */
+const before = (a: bigint | null, b: bigint | null) => a != null && (b == null || a < b);
+
+/**
+ * A conversation's row from its turn rows (given in trace id order): sums, the earliest turn start,
+ * the latest activity, unions of agents and models, the name of the earliest named turn, and the
+ * previews of the turns holding the earliest input and the latest output (ties by trace id).
+ */
 export function summarizeConversation(projectId: string, conversationId: string, turns: TurnRow[]): ConversationSummaryRow | null {
   if (!turns.length) return null;
-  let first: TurnRow | null = null;
-  let last: TurnRow | null = null;
-  let named: TurnRow | null = null;
-  let firstActivity: bigint | null = null;
-  let lastActivity: bigint | null = null;
-  let spans = 0;
-  let errors = 0;
-  let input = 0;
-  let output = 0;
-  let cost: number | null = null;
-  for (const t of turns) {
-    spans += t.span_count;
-    errors += t.error_count;
-    input += t.input_tokens;
-    output += t.output_tokens;
-    if (t.cost_usd != null) cost = (cost ?? 0) + t.cost_usd;
-    firstActivity = minN(firstActivity, t.first_activity_ns);
-    lastActivity = maxN(lastActivity, t.last_activity_ns);
-    if (t.first_input_span && (!first || before(t.first_input_ns, t.first_input_span, first.first_input_ns, first.first_input_span))) first = t;
-    if (t.last_output_span && (!last || before(t.last_output_ns, t.last_output_span, last.last_output_ns, last.last_output_span, true))) last = t;
-    if (t.conversation_name != null && (!named || before(t.turn_start_ns, t.trace_id, named.turn_start_ns, named.trace_id))) named = t;
-  }
-  return {
-    project_id: projectId,
-    conversation_id: conversationId,
-    conversation_name: named?.conversation_name ?? null,
-    first_message: first?.first_input_text ?? null,
-    last_message: last?.last_output_text ?? null,
-    turn_count: turns.length,
-    span_count: spans,
-    agent_names: sortedDistinct(turns.flatMap((t) => t.agent_names)),
-    request_models: sortedDistinct(turns.flatMap((t) => t.request_models)),
-    models: sortedDistinct(turns.flatMap((t) => t.models)),
-    total_input_tokens: input,
-    total_output_tokens: output,
-    total_cost_usd: cost,
-    error_count: errors,
-    first_activity_ns: firstActivity,
-    last_activity_ns: lastActivity,
+  const row: ConversationSummaryRow = {
+    project_id: projectId, conversation_id: conversationId, kind: 'conversation', conversation_name: null, turn_count: turns.length,
+    span_count: 0, error_count: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, first_ns: null, last_ns: null,
+    agent_names: [], request_models: [], first_text: null, last_text: null,
   };
+  let nameAt: bigint | null = null;
+  let firstIn: TurnRow | null = null;
+  let lastOut: TurnRow | null = null;
+  const agents = new Set<string>();
+  const models = new Set<string>();
+  for (const r of turns) {
+    row.span_count += r.span_count;
+    row.error_count += r.error_count;
+    row.input_tokens += r.input_tokens;
+    row.output_tokens += r.output_tokens;
+    if (r.cost_usd != null) row.cost_usd = (row.cost_usd ?? 0) + r.cost_usd;
+    if (r.turn_start_ns != null && (row.first_ns == null || r.turn_start_ns < row.first_ns)) row.first_ns = r.turn_start_ns;
+    if (r.last_ns != null && (row.last_ns == null || r.last_ns > row.last_ns)) row.last_ns = r.last_ns;
+    if (r.conversation_name && (row.conversation_name == null || before(r.turn_start_ns, nameAt))) {
+      row.conversation_name = r.conversation_name;
+      nameAt = r.turn_start_ns;
+    }
+    r.agent_names.forEach((a) => agents.add(a));
+    r.request_models.forEach((m) => models.add(m));
+    if (r.first_input_ns != null && (!firstIn || r.first_input_ns < firstIn.first_input_ns! || (r.first_input_ns === firstIn.first_input_ns && r.trace_id < firstIn.trace_id))) firstIn = r;
+    if (r.last_output_ns != null && (!lastOut || r.last_output_ns > lastOut.last_output_ns! || (r.last_output_ns === lastOut.last_output_ns && r.trace_id > lastOut.trace_id))) lastOut = r;
+  }
+  row.agent_names = [...agents].sort();
+  row.request_models = [...models].sort();
+  row.first_text = firstIn?.first_text ?? null;
+  row.last_text = lastOut?.last_text ?? null;
+  return row;
 }

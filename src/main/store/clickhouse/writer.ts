@@ -20,7 +20,7 @@ import type { WriteResult } from '../ports.js';
 import type { ClickHouse } from './connection.js';
 import type { EncodedSpans } from './encode.js';
 import { summarizeConversation, summarizeTrace, type LightSpan, type TurnRow } from './summaries.js';
-import { date, join, raw, sql, str, type Sql } from './sql.js';
+import { date, i64, ident, join, raw, sql, str, strs, type Sql } from './sql.js';
 import { FINAL_SETTINGS } from './reads/scope.js';
 import { LIGHT_COLUMNS, lightSpan, turnRow, TURN_COLUMNS, type LightRowJson, type TurnRowJson } from './rows.js';
 
@@ -186,40 +186,76 @@ export class Writer {
       if (list) list.push(s);
       else byTrace.set(s.trace_id, [s]);
     }
-    const traceRows: object[] = [];
-    const turnRows: object[] = [];
-    const agentRows: object[] = [];
-    const goneTraces: object[] = [];
-    const goneTurns: object[] = [];
-    const goneAgents: object[] = [];
+    const live = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[] };
+    const gone = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[] };
+    const recount: { trace_id: string; span_id: string; day: string; bits: number }[] = [];
     const conversations = new Set<string>();
     for (const t of ids) {
-      const sum = summarizeTrace(projectId, t, byTrace.get(t) ?? []);
+      const spans = byTrace.get(t) ?? [];
+      const sum = summarizeTrace(projectId, t, spans);
       const before = old.get(t);
       const convNow = new Set(sum?.trace.conversation_ids ?? []);
       const agentsNow = new Set(sum?.trace.agent_names ?? []);
       for (const c of before?.conversation_ids ?? []) {
         conversations.add(c);
-        if (!convNow.has(c)) goneTurns.push({ ...emptyTurn, project_id: projectId, conversation_id: c, trace_id: t });
+        if (!convNow.has(c)) gone.turns.push({ ...emptyTurn, project_id: projectId, conversation_id: c, trace_id: t });
       }
       for (const a of before?.agent_names ?? []) {
-        if (!agentsNow.has(a)) goneAgents.push({ ...emptyAgent, project_id: projectId, trace_id: t, agent_name: a });
+        if (!agentsNow.has(a)) gone.agents.push({ ...emptyAgent, project_id: projectId, trace_id: t, agent_name: a });
       }
+      // A trace listed as its own conversation-less row loses that row once a span carries a conversation (or it has no span left).
+      if (before && !before.conversation_ids.length && !sum?.traceRow) gone.rows.push({ ...emptyConversation, project_id: projectId, conversation_id: t, kind: 'trace' });
       if (!sum) {
-        if (before) goneTraces.push({ ...emptyTrace, project_id: projectId, trace_id: t, first_day: before.first_day, last_day: before.last_day });
+        if (before) gone.traces.push({ ...emptyTrace, project_id: projectId, trace_id: t, first_day: before.first_day, last_day: before.last_day });
         continue;
       }
-      traceRows.push(sum.trace);
-      turnRows.push(...sum.turns);
-      agentRows.push(...sum.agents);
+      live.traces.push(sum.trace);
+      live.turns.push(...sum.turns);
+      live.agents.push(...sum.agents);
+      if (sum.traceRow) live.rows.push(sum.traceRow);
       for (const c of convNow) conversations.add(c);
+      for (const s of spans) if (sum.recount.has(s.span_id)) recount.push({ trace_id: t, span_id: s.span_id, day: s.day, bits: sum.recount.get(s.span_id)! });
     }
+    const both = (a: object[], b: object[]) => [jsonRows(a, version), jsonRows(b, version, 1)].filter(Boolean).join('\n');
     await Promise.all([
-      this.ch.insertJsonEachRow('trace_summaries', [jsonRows(traceRows, version), jsonRows(goneTraces, version, 1)].filter(Boolean).join('\n')),
-      this.ch.insertJsonEachRow('conversation_turns', [jsonRows(turnRows, version), jsonRows(goneTurns, version, 1)].filter(Boolean).join('\n')),
-      this.ch.insertJsonEachRow('agent_trace_stats', [jsonRows(agentRows, version), jsonRows(goneAgents, version, 1)].filter(Boolean).join('\n')),
+      this.ch.insertJsonEachRow('trace_summaries', both(live.traces, gone.traces)),
+      this.ch.insertJsonEachRow('conversation_turns', both(live.turns, gone.turns)),
+      this.ch.insertJsonEachRow('agent_trace_stats', both(live.agents, gone.agents)),
+      this.ch.insertJsonEachRow('conversation_summaries', both(live.rows, gone.rows)),
+      recount.length ? this.recount(projectId, recount, version) : null,
     ]);
     if (conversations.size) await this.summarizeConversations(projectId, [...conversations]);
+  }
+
+  /**
+   * New versions of spans whose counting bits changed (a late child took the leaf role): the server
+   * copies each row with its new bits, versioned above every version it has of that span.
+   */
+  private async recount(projectId: string, list: { trace_id: string; span_id: string; day: string; bits: number }[], version: number): Promise<void> {
+    const columns = await this.spanColumns();
+    const keys = list.map((r) => `${r.trace_id}/${r.span_id}`);
+    const bits = list.map((r) => r.bits);
+    const select = columns.map((c) =>
+      c === 'counted'
+        ? sql`transform(concat(trace_id, '/', span_id), ${strs(keys)}, ${{ type: 'Array(UInt8)', value: bits }}, counted) AS counted`
+        : c === 'version'
+          ? sql`greatest(version + 1, ${i64(version)}) AS version`
+          : ident(c),
+    );
+    await this.ch.command(
+      sql`INSERT INTO spans (${join(columns.map((c) => ident(c)), ', ')})
+          SELECT ${join(select, ', ')} FROM spans FINAL WHERE project_id = ${str(projectId)} AND ${inDays(list.map((r) => r.day))}
+          AND (trace_id, span_id) IN (${join(list.map((r) => sql`(${str(r.trace_id)}, ${str(r.span_id)})`), ', ')}) AND deleted = 0${FINAL_SETTINGS}`,
+    );
+  }
+
+  private columns: Promise<string[]> | null = null;
+  /** The spans table's columns, in order (read once from the server, so later migrations need no list here). */
+  private spanColumns(): Promise<string[]> {
+    this.columns ??= this.ch
+      .rows<{ name: string }>(raw('DESCRIBE TABLE spans'))
+      .then((r) => r.map((c) => c.name));
+    return this.columns;
   }
 
   /** Recomputes the summaries of these conversations from their current turns (also after deletes). */
@@ -227,7 +263,8 @@ export class Writer {
     const version = nextStamp();
     const rows = await this.ch.rows<TurnRowJson>(
       sql`SELECT ${TURN_COLUMNS} FROM conversation_turns FINAL WHERE project_id = ${str(projectId)}
-          AND conversation_id IN (${join(conversationIds.map((c) => sql`${str(c)}`), ', ')}) AND deleted = 0${FINAL_SETTINGS}`,
+          AND conversation_id IN (${join(conversationIds.map((c) => sql`${str(c)}`), ', ')}) AND deleted = 0
+          ORDER BY conversation_id, trace_id${FINAL_SETTINGS}`,
     );
     const byConv = new Map<string, TurnRow[]>();
     for (const r of rows) {
@@ -241,7 +278,7 @@ export class Writer {
     for (const c of conversationIds) {
       const s = summarizeConversation(projectId, c, byConv.get(c) ?? []);
       if (s) live.push(s);
-      else gone.push({ ...emptyConversation, project_id: projectId, conversation_id: c });
+      else gone.push({ ...emptyConversation, project_id: projectId, conversation_id: c, kind: 'conversation' });
     }
     await this.ch.insertJsonEachRow('conversation_summaries', [jsonRows(live, version), jsonRows(gone, version, 1)].filter(Boolean).join('\n'));
   }
@@ -249,9 +286,9 @@ export class Writer {
 
 /** Tombstones: the key and the defaults of every other column. */
 const emptyTrace = { conversation_ids: [], agent_names: [], span_count: 0, error_count: 0 };
-const emptyTurn = { agent_names: [], request_models: [], models: [], span_count: 0, error_count: 0, input_tokens: 0, output_tokens: 0, first_input_span: '', last_output_span: '' };
+const emptyTurn = { agent_names: [], request_models: [], span_count: 0, error_count: 0, input_tokens: 0, output_tokens: 0 };
 const emptyAgent = { span_count: 0, invocation_count: 0, error_count: 0, duration_ns: 0, input_tokens: 0, output_tokens: 0 };
-const emptyConversation = { turn_count: 0, span_count: 0, agent_names: [], request_models: [], models: [], total_input_tokens: 0, total_output_tokens: 0, error_count: 0 };
+const emptyConversation = { turn_count: 0, span_count: 0, agent_names: [], request_models: [], input_tokens: 0, output_tokens: 0, error_count: 0 };
 
 function splitResult(all: WriteResult & { replacedKeys: Set<string> }, b: EncodedSpans): WriteResult {
   let inserted = 0;

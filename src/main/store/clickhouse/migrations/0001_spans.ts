@@ -88,6 +88,8 @@ CREATE TABLE IF NOT EXISTS spans (
   tool_definitions Nullable(String),
   tool_call_arguments Nullable(String),
   tool_call_result Nullable(String),
+  -- the one counting rule's bits (domain/chat/tree.ts countedSpans): 1 the span's tokens count, 2 its cost
+  counted UInt8,
   has_input UInt8,
   input_preview Nullable(String),
   has_output UInt8,

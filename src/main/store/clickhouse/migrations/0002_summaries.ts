@@ -41,8 +41,8 @@ CREATE TABLE IF NOT EXISTS trace_summaries (
 ORDER BY (project_id, trace_id)`,
   /* sql */ `
 -- One row per (project, conversation, trace): a turn of the conversation (semantics §4.1), computed
--- over the trace's spans minus those tagged with another conversation, with what the conversation's
--- summary aggregates (previews with the time that ranks them, tokens, cost, agents, models).
+-- over the trace's spans minus those tagged with another conversation, with its contribution to the
+-- conversation's row (the same fields as the SQLite adapter's conversation_turns, migration 0006).
 CREATE TABLE IF NOT EXISTS conversation_turns (
   project_id String,
   conversation_id String,
@@ -53,50 +53,47 @@ CREATE TABLE IF NOT EXISTS conversation_turns (
   root_end_ns Nullable(Int64),
   duration_ms Nullable(Int64),
   status_code Nullable(String),
-  conversation_name Nullable(String),
   span_count UInt32,
   error_count UInt32,
-  agent_names Array(String),
-  request_models Array(String),
-  models Array(String),
   input_tokens Int64,
   output_tokens Int64,
   cost_usd Nullable(Float64),
-  first_activity_ns Nullable(Int64),
-  last_activity_ns Nullable(Int64),
+  last_ns Nullable(Int64),
+  conversation_name Nullable(String),
+  agent_names Array(String),
+  request_models Array(String),
   first_input_ns Nullable(Int64),
-  first_input_span String,
-  first_input_text Nullable(String),
+  first_text Nullable(String),
   last_output_ns Nullable(Int64),
-  last_output_span String,
-  last_output_text Nullable(String),
+  last_text Nullable(String),
   version UInt64,
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version)
 ORDER BY (project_id, conversation_id, trace_id)`,
   /* sql */ `
--- One row per (project, conversation): the conversations list reads only this table.
+-- One row per (project, conversation), and per trace in which no span carries a conversation id
+-- (kind 'trace', keyed by the trace id): the conversations list reads only this table.
 CREATE TABLE IF NOT EXISTS conversation_summaries (
   project_id String,
   conversation_id String,
+  kind String,
   conversation_name Nullable(String),
-  first_message Nullable(String),
-  last_message Nullable(String),
   turn_count UInt32,
   span_count UInt64,
+  error_count UInt64,
+  input_tokens Int64,
+  output_tokens Int64,
+  cost_usd Nullable(Float64),
+  first_ns Nullable(Int64),
+  last_ns Nullable(Int64),
   agent_names Array(String),
   request_models Array(String),
-  models Array(String),
-  total_input_tokens Int64,
-  total_output_tokens Int64,
-  total_cost_usd Nullable(Float64),
-  error_count UInt64,
-  first_activity_ns Nullable(Int64),
-  last_activity_ns Nullable(Int64),
+  first_text Nullable(String),
+  last_text Nullable(String),
   version UInt64,
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version)
-ORDER BY (project_id, conversation_id)`,
+ORDER BY (project_id, conversation_id, kind)`,
   /* sql */ `
 -- One row per (project, trace, agent): what the trace contributes to the agent (semantics §6 with
 -- the usage-bearing-leaf rule). The agents list sums these per agent.

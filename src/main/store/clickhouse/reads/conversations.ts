@@ -1,79 +1,91 @@
-/** The conversations list (issue 8 item 3), read from conversation_summaries only. */
+/**
+ * The conversations list (conversations.list, issue 8 item 3), read from conversation_summaries only:
+ * the same rows, filters, search and order as the SQLite adapter (store/sqlite/conversations.ts).
+ */
 import type { ConversationRow, ConversationSortField, ConversationsPlan } from '../../../domain/plans.js';
 import { isoFromNs } from '../../../domain/time.js';
 import type { ReadOptions } from '../../ports.js';
+import { snippetOf } from '../../sqlite/conversations.js';
 import type { ClickHouse } from '../connection.js';
-import { searchSql, withProject } from '../expr.js';
 import { i64, join, limit, raw, sql, str, strs, type Sql } from '../sql.js';
 import { FINAL_SETTINGS } from './scope.js';
 import { dir } from './spans-list.js';
-import { withSnippets } from './search.js';
 
 const SORT: Record<ConversationSortField, string> = {
   conversation_id: 'conversation_id', conversation_name: 'conversation_name', turn_count: 'turn_count', span_count: 'span_count',
-  error_count: 'error_count', total_input_tokens: 'total_input_tokens', total_output_tokens: 'total_output_tokens',
-  total_cost_usd: 'total_cost_usd', first_activity: 'first_activity_ns', last_activity: 'last_activity_ns',
+  error_count: 'error_count', total_input_tokens: 'input_tokens', total_output_tokens: 'output_tokens', total_cost_usd: 'cost_usd',
+  first_activity: 'first_ns', last_activity: 'last_ns',
 };
 
-type Row = Omit<ConversationRow, 'first_message' | 'last_message' | 'first_activity' | 'last_activity' | 'snippet'> & {
-  first_message: string | null; last_message: string | null; first_activity_ns: string | null; last_activity_ns: string | null;
+type Row = {
+  kind: 'conversation' | 'trace'; conversation_id: string; conversation_name: string | null; turn_count: number; span_count: string;
+  error_count: string; input_tokens: string; output_tokens: string; cost_usd: number | null; first_ns: string | null; last_ns: string | null;
+  agent_names: string[]; request_models: string[]; first_text: string | null; last_text: string | null;
 };
+
+/** Until full-text search: a case-insensitive substring of the row's texts (ASCII case folding, as SQLite's LIKE). */
+function searchOf(text: string): Sql {
+  const n = str(text);
+  const hit = (c: string) => sql`positionCaseInsensitive(ifNull(${raw(c)}, ''), ${n}) > 0`;
+  return sql`(${join(['conversation_id', 'conversation_name', 'first_text', 'last_text'].map(hit), ' OR ')}
+    OR arrayExists(x -> positionCaseInsensitive(x, ${n}) > 0, agent_names) OR arrayExists(x -> positionCaseInsensitive(x, ${n}) > 0, request_models))`;
+}
 
 export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opts: ReadOptions): Promise<{ conversations: ConversationRow[]; total_count: number }> {
-  const project = str(plan.project_id);
-  const where: Sql[] = [sql`project_id = ${project}`, raw('deleted = 0')];
-  if (plan.active_after_ns !== null) where.push(sql`last_activity_ns >= ${i64(plan.active_after_ns)}`);
-  if (plan.active_before_ns !== null) where.push(sql`last_activity_ns < ${i64(plan.active_before_ns)}`);
+  const where: Sql[] = [sql`project_id = ${str(plan.project_id)}`, raw('deleted = 0')];
+  if (plan.active_after_ns !== null) where.push(sql`last_ns >= ${i64(plan.active_after_ns)}`);
+  if (plan.active_before_ns !== null) where.push(sql`last_ns < ${i64(plan.active_before_ns)}`);
   if (plan.agent_names) where.push(sql`hasAny(agent_names, ${strs(plan.agent_names)})`);
-  if (plan.models) where.push(sql`hasAny(models, ${strs(plan.models)})`);
+  if (plan.models) where.push(sql`hasAny(request_models, ${strs(plan.models)})`);
   if (plan.status === 'error') where.push(raw('error_count > 0'));
   if (plan.status === 'ok') where.push(raw('error_count = 0'));
-  if (plan.search !== null) {
-    const text = plan.search;
-    const cond = withProject(plan.project_id, () => searchSql(text));
-    where.push(sql`conversation_id IN (SELECT conversation_id FROM spans FINAL WHERE project_id = ${project} AND deleted = 0 AND isNotNull(conversation_id) AND ${cond})`);
-  }
-  const order = join(plan.sort.map((s) => sql`${raw(SORT[s.field])}${dir(s.direction)}`), ', ');
+  if (plan.search) where.push(searchOf(plan.search));
+  const order = plan.sort.map((s) => sql`${raw(SORT[s.field])}${dir(s.direction)}`);
+  if (!plan.sort.some((s) => s.field === 'conversation_id')) order.push(raw('conversation_id ASC'));
+  order.push(raw('kind ASC'));
   const { rows, total } = await ch.page<Row>(
-    sql`SELECT conversation_id, conversation_name, first_message, last_message, turn_count, span_count, agent_names, request_models,
-          total_input_tokens, total_output_tokens, total_cost_usd, error_count, first_activity_ns, last_activity_ns
+    sql`SELECT kind, conversation_id, conversation_name, turn_count, span_count, error_count, input_tokens, output_tokens, cost_usd,
+          first_ns, last_ns, agent_names, request_models, first_text, last_text
         FROM conversation_summaries FINAL WHERE ${join(where, ' AND ')}
-        ORDER BY ${order}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`,
+        ORDER BY ${join(order, ', ')}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`,
     opts,
   );
-  const snippets = plan.search !== null && rows.length ? await snippetsOf(ch, plan.project_id, plan.search, rows.map((r) => r.conversation_id), opts) : new Map<string, string>();
+  return { conversations: rows.map((r) => toRow(r, plan.search)), total_count: total };
+}
+
+function toRow(r: Row, search: string | null): ConversationRow {
+  let snippet: ConversationRow['snippet'] = null;
+  if (search) {
+    for (const text of [r.first_text, r.last_text, r.conversation_name, r.conversation_id, r.agent_names.join(', '), r.request_models.join(', ')]) {
+      if (text && (snippet = snippetOf(text, search))) break;
+    }
+  }
   return {
-    conversations: rows.map((r): ConversationRow => ({
-      conversation_id: r.conversation_id,
-      conversation_name: r.conversation_name,
-      first_message: r.first_message ? { role: 'user_message', text: r.first_message } : null,
-      last_message: r.last_message ? { role: 'assistant_message', text: r.last_message } : null,
-      turn_count: Number(r.turn_count),
-      span_count: Number(r.span_count),
-      agent_names: r.agent_names,
-      request_models: r.request_models,
-      total_input_tokens: Number(r.total_input_tokens),
-      total_output_tokens: Number(r.total_output_tokens),
-      total_cost_usd: r.total_cost_usd,
-      error_count: Number(r.error_count),
-      first_activity: r.first_activity_ns == null ? null : isoFromNs(BigInt(r.first_activity_ns)),
-      last_activity: r.last_activity_ns == null ? null : isoFromNs(BigInt(r.last_activity_ns)),
-      snippet: plan.search !== null ? (snippets.get(r.conversation_id) ?? null) : null,
-    })),
-    total_count: total,
+    kind: r.kind,
+    conversation_id: r.conversation_id,
+    conversation_name: r.conversation_name,
+    first_message: r.first_text == null ? null : { role: 'user_message', text: r.first_text },
+    last_message: r.last_text == null ? null : { role: 'assistant_message', text: r.last_text },
+    turn_count: Number(r.turn_count),
+    span_count: Number(r.span_count),
+    agent_names: r.agent_names,
+    request_models: r.request_models,
+    total_input_tokens: Number(r.input_tokens),
+    total_output_tokens: Number(r.output_tokens),
+    total_cost_usd: r.cost_usd,
+    error_count: Number(r.error_count),
+    first_activity: r.first_ns == null ? null : isoFromNs(BigInt(r.first_ns)),
+    last_activity: r.last_ns == null ? null : isoFromNs(BigInt(r.last_ns)),
+    snippet,
   };
 }
 
-/** The earliest matching span of each listed conversation, cut to a snippet. */
-async function snippetsOf(ch: ClickHouse, projectId: string, text: string, ids: string[], opts: ReadOptions): Promise<Map<string, string>> {
-  const cond = withProject(projectId, () => searchSql(text));
-  const hits = await ch.rows<Parameters<typeof withSnippets>[3][number]>(
-    sql`SELECT trace_id, span_id, conversation_id, day, tool_call_arguments, tool_call_result, str_values FROM spans FINAL
-        WHERE project_id = ${str(projectId)} AND deleted = 0 AND conversation_id IN (${join(ids.map((c) => sql`${str(c)}`), ', ')}) AND ${cond}
-        ORDER BY start_ns ASC NULLS LAST, span_id LIMIT 1 BY conversation_id${FINAL_SETTINGS}`,
-    opts,
-  );
-  const out = new Map<string, string>();
-  for (const h of await withSnippets(ch, projectId, text, hits, opts)) if (h.conversation_id && h.snippet) out.set(h.conversation_id, h.snippet);
-  return out;
+/** Every agent and request model of a project (the list's filter choices), sorted. */
+export async function facets(ch: ClickHouse, projectId: string, opts: ReadOptions): Promise<{ agent_names: string[]; request_models: string[] }> {
+  const p = str(projectId);
+  const [agents, models] = await Promise.all([
+    ch.rows<{ v: string }>(sql`SELECT DISTINCT agent_name AS v FROM agent_trace_stats FINAL WHERE project_id = ${p} AND deleted = 0 ORDER BY v${FINAL_SETTINGS}`, opts),
+    ch.rows<{ v: string }>(sql`SELECT DISTINCT arrayJoin(request_models) AS v FROM conversation_summaries FINAL WHERE project_id = ${p} AND deleted = 0 ORDER BY v${FINAL_SETTINGS}`, opts),
+  ]);
+  return { agent_names: agents.map((r) => r.v), request_models: models.map((r) => r.v) };
 }

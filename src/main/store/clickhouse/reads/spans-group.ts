@@ -65,7 +65,9 @@ export async function groupSpans(ch: ClickHouse, plan: SpansGroupPlan, opts: Rea
 function compile(plan: SpansGroupPlan) {
   const keys = plan.keys.map((k) => (k.ref.kind === 'column' ? columnSql(k.ref.column) : customSql(k.ref.source, k.ref.key)));
   const keyed = (column: string) => plan.keys.some((k) => k.ref.kind === 'column' && k.ref.column === column);
-  const cost = (c: string) => (plan.include_costs ? sql`sum(${raw(c)})` : raw('CAST(NULL AS Nullable(Float64))'));
+  // Token and cost totals sum what the one counting rule counts (counted: 1 tokens, 2 cost), so a
+  // group equals the chat header, agents and conversations list over the same spans.
+  const cost = (c: string) => (plan.include_costs ? raw(`sum(if(bitAnd(counted, 2) != 0, ${c}, NULL))`) : raw('CAST(NULL AS Nullable(Float64))'));
   const measures = plan.measures.map(measureSql);
   const cols: Sql[] = [
     ...keys.map((k, i) => sql`${k} AS k${raw(String(i))}`),
@@ -76,7 +78,7 @@ function compile(plan: SpansGroupPlan) {
     raw('min(start_ns) AS first_ns'),
     raw('max(start_ns) AS last_ns'),
     raw('intDiv(sum(if(end_ns > start_ns, end_ns - start_ns, 0)), 1000000) AS total_duration_ms'),
-    ...TOKENS.map((c) => raw(`ifNull(sum(${c}), 0) AS total_${c}`)),
+    ...TOKENS.map((c) => raw(`ifNull(sum(if(bitAnd(counted, 1) != 0, ${c}, NULL)), 0) AS total_${c}`)),
     sql`${cost('total_cost_usd')} AS total_cost_usd`,
     sql`${cost('input_cost_usd')} AS total_input_cost_usd`,
     sql`${cost('output_cost_usd')} AS total_output_cost_usd`,
