@@ -68,6 +68,8 @@ export interface FileJob {
 export interface BrokenRead {
   rawBytes: number;
   cause: string;
+  /** The input was gzip (known from its first bytes for a pipe). */
+  zipped: boolean;
 }
 
 /**
@@ -128,7 +130,7 @@ export async function readFileInto(session: ImportSession, job: FileJob, onBytes
     if (reader.streaming) session.flush();
     else session.discardPending();
     if (e instanceof ServiceError) throw e; // the input itself is bad (a line too long, a bogus frame)
-    return { rawBytes, cause: (e as Error).message };
+    return { rawBytes, cause: (e as Error).message, zipped: zipped === true };
   }
   reader.end();
   session.bytes = job.size ?? rawBytes;
@@ -172,7 +174,7 @@ async function* sniffGzip(raw: AsyncIterable<Buffer>, decided: (zipped: boolean)
 export function truncatedError(job: FileJob, broken: BrokenRead, kept: number): ServiceError {
   return new ServiceError(
     400,
-    `${job.where}: ${job.zipped ? 'gzip data is truncated or corrupt' : 'read failed'} after ${broken.rawBytes} bytes (${broken.cause}); ` +
+    `${job.where}: ${broken.zipped ? 'gzip data is truncated or corrupt' : 'read failed'} after ${broken.rawBytes} bytes (${broken.cause}); ` +
       (kept ? `${kept} spans from complete data before that point were stored, the broken part was not` : 'nothing was stored'),
   );
 }
