@@ -130,6 +130,10 @@ describe('conversations.list', () => {
     const model = await list(store, { filters: { models: ['gpt-4o'] } });
     expect(model.conversations.every((r: { request_models: string[] }) => r.request_models.includes('gpt-4o'))).toBe(true);
     expect(model.total_count).toBeGreaterThan(0);
+    // Filter choices: every agent and model of the project.
+    const facets = await call(store, 'conversations.facets', { project_id: P });
+    expect(facets.agent_names).toEqual([...new Set(all.flatMap((r) => r.agent_names as string[]))].sort());
+    expect(facets.request_models).toEqual([...new Set(all.flatMap((r) => r.request_models as string[]))].sort());
     // Search: a substring of a message, with a plain-text snippet and the match's offsets.
     const found = await list(store, { search: 'a-1187' });
     expect(found.conversations.map((r: { kind: string }) => r.kind)).toEqual(['trace']);

@@ -116,6 +116,10 @@ describe('spans.delete', () => {
     expect(Object.values(after).flat().filter((r) => r.project_id === Q)).toEqual([]);
     expect(qBefore(after)).toEqual(keep);
     expectSame(after, recomputed(store));
+    // Filter choices follow: the models of the spans left.
+    const models = new Database(store.file, { readonly: true }).prepare('SELECT DISTINCT request_model FROM spans WHERE project_id = ? AND request_model IS NOT NULL ORDER BY 1').pluck().all(P);
+    expect(((await dispatch('conversations.facets', { project_id: P }, ctx)) as { request_models: string[] }).request_models).toEqual(models);
+    expect(await dispatch('conversations.facets', { project_id: Q }, ctx)).toEqual({ agent_names: [], request_models: [] });
     const storage = await dispatch('system.storage', {}, ctx);
     expect(storage).toMatchObject({ projects: [{ project_id: P, span_count: after.counted.length }] });
   }, 60_000);

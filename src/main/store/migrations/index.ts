@@ -5,7 +5,8 @@
  *
  * Numbers are reserved per domain so parallel work never collides:
  *   0001 core spans/feedback · 0002 read summaries (query) · 0004 training · 0005 analytics covering index ·
- *   0006 conversation summaries, counting bits, spans indexes (layout) · 0007 training jobs v2 and datasets
+ *   0006 conversation summaries, counting bits, spans indexes (layout) · 0007 training jobs v2 and datasets ·
+ *   0008 filter choices (layout)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -14,6 +15,7 @@ import training from './0004_training.js';
 import groupCovering from './0005_group_covering.js';
 import conversations from './0006_conversations.js';
 import trainingJobsDatasets from './0007_training_jobs_datasets.js';
+import facets from './0008_facets.js';
 
 export interface Migration {
   version: number;
@@ -29,4 +31,5 @@ export const migrations: Migration[] = [
   { version: 5, name: 'group_covering', sql: groupCovering },
   { version: 6, name: 'conversations', sql: conversations },
   { version: 7, name: 'training_jobs_datasets', sql: trainingJobsDatasets },
+  { version: 8, name: 'facets', sql: facets },
 ];

@@ -50,9 +50,9 @@ export const CONVERSATIONS_SQL = {
       FROM conversation_summaries c WHERE ${whereOf(plan).sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
   },
   count: (plan: ConversationsPlan) => `SELECT COUNT(*) FROM conversation_summaries c WHERE ${whereOf(plan).sql}`,
-  // Filter choices: agents from the agent summaries, models from the conversation summaries' lists.
+  // Filter choices: agents from the agent summaries, models from project_values (migration 0008).
   agents: `SELECT agent_name FROM agent_summaries WHERE project_id = ? ORDER BY agent_name`,
-  models: `SELECT DISTINCT j.value FROM conversation_summaries c, json_each(c.request_models) j WHERE c.project_id = ? ORDER BY 1`,
+  models: `SELECT value FROM project_values WHERE project_id = ? AND field = 'request_model' ORDER BY value`,
 };
 
 interface Row {

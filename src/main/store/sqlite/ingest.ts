@@ -169,6 +169,7 @@ export function createIngestRepo(db: Db, summaries: SummaryMaintainer = createSu
   const insertDetails = db.prepare(INSERT_DETAILS);
   const upsertSpan = db.prepare<unknown[], { id: number; version: number }>(UPSERT_SPAN);
   const upsertDetails = db.prepare(UPSERT_DETAILS);
+  const addValue = db.prepare(`INSERT OR IGNORE INTO project_values (project_id, field, value) VALUES (?, 'request_model', ?)`);
   const spanArgs: unknown[] = new Array(SPAN_COLUMNS.length);
   const detailArgs: unknown[] = new Array(DETAIL_COLUMNS.length);
 
@@ -206,6 +207,10 @@ export function createIngestRepo(db: Db, summaries: SummaryMaintainer = createSu
       if (!touched.has(key)) touched.set(key, { project_id: s.project_id, trace_id: s.trace_id });
     }
     summaries.afterWrite(written);
+    // Filter choices (migration 0008): each distinct model of the batch once.
+    const models = new Set<string>();
+    for (const s of written) if (s.request_model) models.add(`${s.project_id}\u0000${s.request_model}`);
+    for (const m of models) addValue.run(...m.split('\u0000'));
     return { inserted, replaced, touched: [...touched.values()] };
   });
   const empty = (): WriteResult => ({ inserted: 0, replaced: 0, touched: [] });

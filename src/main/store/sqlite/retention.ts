@@ -26,6 +26,10 @@ export const RETENTION_SQL = {
   deleteSpans: `DELETE FROM spans WHERE project_id = ? AND trace_id = ?`,
   totalSpans: `SELECT COUNT(*) FROM spans`,
   perProject: `SELECT project_id, SUM(span_count) AS spans FROM trace_summaries GROUP BY project_id ORDER BY project_id`,
+  // Filter choices of a project that lost traces: rebuilt from its conversation rows (migration 0008).
+  clearValues: `DELETE FROM project_values WHERE project_id = ? AND field = 'request_model'`,
+  refillValues: `INSERT OR IGNORE INTO project_values (project_id, field, value)
+    SELECT DISTINCT c.project_id, 'request_model', j.value FROM conversation_summaries c, json_each(c.request_models) j WHERE c.project_id = ?`,
 } as const;
 
 interface TraceRef {
@@ -104,10 +108,17 @@ export function createRetentionRepo(db: Db, file: string, summaries: SummaryMain
         spans = deleteTraces(traces);
         compact();
       }
+      const projects = [...new Set(traces.map((t) => t.project_id))].sort();
+      db.transaction(() => {
+        for (const p of projects) {
+          db.prepare(RETENTION_SQL.clearValues).run(p);
+          db.prepare(RETENTION_SQL.refillValues).run(p);
+        }
+      })();
       return {
         deleted_spans: spans,
         deleted_traces: traces.length,
-        projects: [...new Set(traces.map((t) => t.project_id))].sort(),
+        projects,
         store_bytes: bytes(),
       };
     },

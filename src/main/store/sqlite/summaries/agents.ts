@@ -56,24 +56,31 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
   );
 
   const refresh = (traces: Iterable<{ project_id: string; trace_id: string }>) => {
-      const rebuild = new Map<string, { project_id: string; agent_name: string }>();
-      for (const { project_id, trace_id } of traces) {
-        const before = oldAgents.all(project_id, trace_id) as string[];
-        const stats = traceAgentStats(readTrace.all(project_id, trace_id) as TraceSpanRow[]);
-        if (before.length) {
-          deleteTrace.run(project_id, trace_id);
-          for (const a of [...before, ...stats.map((s) => s.agent_name)]) rebuild.set(`${project_id}\u0000${a}`, { project_id, agent_name: a });
-        }
-        for (const s of stats) {
-          const row = toParams(project_id, trace_id, s);
-          insertStats.run(row);
-          if (!before.length) addToSummary.run(row);
-        }
+    const rebuild = new Map<string, { project_id: string; agent_name: string }>();
+    // New traces' contributions, summed per agent in memory: one summary upsert per agent per batch
+    // instead of one per (trace, agent).
+    const added = new Map<string, AgentTraceStats & { project_id: string }>();
+    for (const { project_id, trace_id } of traces) {
+      const before = oldAgents.all(project_id, trace_id) as string[];
+      const stats = traceAgentStats(readTrace.all(project_id, trace_id) as TraceSpanRow[]);
+      if (before.length) {
+        deleteTrace.run(project_id, trace_id);
+        for (const a of [...before, ...stats.map((s) => s.agent_name)]) rebuild.set(`${project_id}\u0000${a}`, { project_id, agent_name: a });
       }
-      for (const { project_id, agent_name } of rebuild.values()) {
-        deleteSummary.run(project_id, agent_name);
-        rebuildSummary.run(project_id, agent_name);
+      for (const s of stats) {
+        insertStats.run(toParams(project_id, trace_id, s));
+        if (before.length) continue;
+        const key = `${project_id}\u0000${s.agent_name}`;
+        const sum = added.get(key);
+        if (sum) addStats(sum, s);
+        else added.set(key, { project_id, ...s });
       }
+    }
+    for (const [key, sum] of added) if (!rebuild.has(key)) addToSummary.run(sum);
+    for (const { project_id, agent_name } of rebuild.values()) {
+      deleteSummary.run(project_id, agent_name);
+      rebuildSummary.run(project_id, agent_name);
+    }
   };
   return {
     afterWrite(spans: SummarySpan[]) {
@@ -84,6 +91,19 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
     refresh,
     backfill: refresh,
   };
+}
+
+/** Adds `b` to `a` as the summary upsert would (nullable cost, earliest first, latest last). */
+function addStats(a: AgentTraceStats, b: AgentTraceStats): void {
+  a.span_count += b.span_count;
+  a.invocation_count += b.invocation_count;
+  a.error_count += b.error_count;
+  a.duration_ns += b.duration_ns;
+  a.input_tokens += b.input_tokens;
+  a.output_tokens += b.output_tokens;
+  if (b.cost_usd != null) a.cost_usd = (a.cost_usd ?? 0) + b.cost_usd;
+  if (b.first_ns != null && (a.first_ns == null || b.first_ns < a.first_ns)) a.first_ns = b.first_ns;
+  if (b.last_ns != null && (a.last_ns == null || b.last_ns > a.last_ns)) a.last_ns = b.last_ns;
 }
 
 function toParams(project_id: string, trace_id: string, s: AgentTraceStats) {
