@@ -1,9 +1,13 @@
 /**
  * The emitter corpus (issue 10): real traces that agent frameworks and instrumentations emitted,
- * kept in test/fixtures/emitters/ with their provenance. Each is posted as OTLP to a real server
- * on port 0 (the path its SDK posts to) and read back through POST /agents/traces/chat; the test
- * checks exactly the first user text, the final assistant text, every tool call with its
- * arguments, and each tool result on its tool call (never as assistant text).
+ * kept in test/fixtures/emitters/ with their provenance — taken from the frameworks' public test
+ * data, or captured by running the real libraries against a local scripted model
+ * (scripts/fixtures/capture/, the scripted exchange kept beside the trace). Each is posted as OTLP
+ * to a real server on port 0 (the path its SDK posts to) and read back through POST
+ * /agents/traces/chat; the test checks exactly the first user text, the final assistant text, every
+ * tool call with its arguments, each tool result on its tool call (never as assistant text), the
+ * handoffs between agents with their speakers, streamed answers joined whole, and errors carried
+ * in the payload's error fields.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -14,6 +18,7 @@ import type { RunningLoupe } from '../../src/main/serve.js';
 const DIR = path.join(repoRoot, 'test/fixtures/emitters');
 
 interface ToolExpect { name: string; arguments: unknown; result: unknown }
+interface HandoffExpect { from: string; to: string; text: string | null }
 interface TraceExpect {
   trace_id: string;
   conversation_id?: string;
@@ -21,13 +26,17 @@ interface TraceExpect {
   user: string | null;
   final: string | null;
   tools: ToolExpect[];
-  /** The error message a failed span carries into its bubble. */
+  /** The error message a failed span carries into its bubble (its first line: stack traces follow it). */
   error?: string;
+  /** Agent-to-agent messages, in order: spoken by `from`. */
+  handoffs?: HandoffExpect[];
+  /** The model streamed the final answer (captured fixtures: the exchange shows a streamed request). */
+  streamed?: boolean;
 }
-interface Fixture { name: string; emitter: string; path?: string; traces: TraceExpect[]; provenance: Record<string, string> }
+interface Fixture { name: string; emitter: string; path?: string; traces: TraceExpect[]; provenance: Record<string, any> }
 
 /** Provenance: the header of source.txt (converted fixtures) or provenance.json (OTLP kept as found). */
-function provenanceOf(dir: string): Record<string, string> {
+function provenanceOf(dir: string): Record<string, any> {
   const src = path.join(dir, 'source.txt');
   if (existsSync(src)) {
     const h: Record<string, string> = {};
@@ -63,8 +72,30 @@ describe('emitter corpus', () => {
     expect(fixtures.flatMap((f) => f.traces).length).toBeGreaterThanOrEqual(15);
     expect(new Set(fixtures.map((f) => f.emitter)).size).toBeGreaterThanOrEqual(12);
     for (const f of fixtures) {
+      if (f.provenance.form === 'captured') continue;
       for (const k of ['repo', 'path', 'commit']) expect(f.provenance[k], `${f.name}: provenance ${k}`).toMatch(/\S/);
       expect(f.provenance.commit, f.name).toMatch(/^[0-9a-f]{7,40}$/);
+    }
+  });
+
+  it('captured fixtures name the exact packages, the script that ran them (in this repository) and the date', () => {
+    const captured = fixtures.filter((f) => f.provenance.form === 'captured');
+    expect(captured.length).toBeGreaterThanOrEqual(8);
+    expect(captured.flatMap((f) => f.traces).length).toBeGreaterThanOrEqual(10);
+    for (const f of captured) {
+      const p = f.provenance;
+      expect(Object.keys(p.packages).length, f.name).toBeGreaterThan(0);
+      for (const v of Object.values(p.packages)) expect(v, f.name).toMatch(/^\d+\.\d+\.\d+/);
+      const script = String(p.script).split(' ')[0]!;
+      expect(existsSync(path.join(repoRoot, script)), `${f.name}: ${script}`).toBe(true);
+      const folder = path.dirname(path.join(repoRoot, script));
+      const pinned = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')).dependencies as Record<string, string>;
+      // Every package the provenance names is pinned to that exact version by the capture folder's lock.
+      const lock = JSON.parse(readFileSync(path.join(folder, 'package-lock.json'), 'utf8')).packages as Record<string, { version: string }>;
+      for (const [name, v] of Object.entries(p.packages)) expect(lock[`node_modules/${name}`]?.version, `${f.name}: ${name}`).toBe(v);
+      expect(Object.values(pinned).every((v) => /^\d/.test(v)), `${folder}: exact versions`).toBe(true);
+      expect(p.date, f.name).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(existsSync(path.join(DIR, f.name, 'exchange.json')), `${f.name}: exchange.json`).toBe(true);
     }
   });
 
@@ -99,16 +130,30 @@ describe('emitter corpus', () => {
         name: x.tool_call.tool_name, arguments: norm(x.tool_call.tool_arguments), result: norm(x.tool_call.tool_result),
       }));
       expect(tools, dump).toEqual(t.tools.map((x) => ({ name: x.name, arguments: x.arguments, result: x.result })));
-      // A tool's result is the tool's, never an assistant bubble of its own (unless a model answered with those very words).
-      for (const r of t.tools.map((x) => x.result).filter((x) => x !== null && x !== t.final)) {
+      // A tool's result is the tool's, never an assistant bubble of its own (unless a model answered with those
+      // very words: the final answer, or a sub-agent called as a tool, whose answer is the tool's result).
+      const agents = new Set((t.handoffs ?? []).map((h) => h.to));
+      for (const r of t.tools.filter((x) => !agents.has(x.name)).map((x) => x.result).filter((x) => x !== null && x !== t.final)) {
         expect(texts.map(norm), dump).not.toContainEqual(r);
       }
       // Nothing shows tool-call JSON as prose.
       for (const x of texts) expect(x, dump).not.toMatch(/^\{"id":.*"arguments"/);
 
       if (t.error) {
-        const errors = m.map((x) => x[x.type]?.error_message).filter(Boolean);
+        const errors = m.map((x) => x[x.type]?.error_message).filter(Boolean).map((e: string) => e.split('\n')[0]);
         expect(errors, dump).toContain(t.error);
+      }
+      if (t.handoffs) {
+        const got = m.filter((x) => x.type === 'agent_handoff').map((x) => ({ speaker: x.agent_name, from: x.agent_handoff.from_agent, to: x.agent_handoff.to_agent, text: x.agent_handoff.text }));
+        expect(got, dump).toEqual(t.handoffs.map((h) => ({ speaker: h.from, from: h.from, to: h.to, text: h.text })));
+        // A task one agent gives another is never drawn as the user speaking.
+        for (const h of t.handoffs) if (h.text !== t.user) expect(users.map((u) => u.user_message.text), dump).not.toContain(h.text);
+      }
+      if (t.streamed) {
+        // The scripted model streamed this answer in several chunks; the chat shows it whole, once.
+        const exchange = JSON.parse(readFileSync(path.join(DIR, f.name, 'exchange.json'), 'utf8')) as { request: { stream: boolean }; reply: { text?: string } }[];
+        expect(exchange.some((e) => e.request.stream && e.reply.text === t.final), 'a streamed reply in exchange.json').toBe(true);
+        expect(texts.filter((x) => x === t.final).length, dump).toBe(1);
       }
       if (t.conversation_id) {
         const { body: conv } = await postJson(app.url, '/agents/conversations/chat', { project_id: project, conversation_id: t.conversation_id });

@@ -1,93 +1,79 @@
 /**
  * An app instrumented for Langfuse points its SDK at Loupe unchanged (issue 10): the SDK exports
- * OTLP to `<host>/api/public/otel/v1/traces` with a Basic auth header of its keys. The export below
- * has the Langfuse SDK's shape — `@observe`-decorated function spans (input recorded as the call's
- * `{args, kwargs}`), a generation with model, messages and usage details, `langfuse.trace.*` and
- * `langfuse.session.id` — and must read as one conversation of two turns.
+ * OTLP to `<host>/api/public/otel/v1/traces` with a Basic auth header of its keys. The body posted
+ * here is what the real Langfuse JS SDK v5 exported (test/fixtures/emitters/langfuse-sdk, captured by
+ * scripts/fixtures/capture/langfuse/capture.mjs: `observe()` handler, `observeOpenAI` generations, a
+ * tool observation, `propagateAttributes({sessionId, userId})`, two turns, the second streamed) and
+ * must read as one conversation of two turns.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, rawRequest, startTestServer } from './server-harness.js';
-import { traceBuilder } from '../helpers/otlp.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { postJson, rawRequest, repoRoot, startTestServer } from './server-harness.js';
 import type { RunningLoupe } from '../../src/main/serve.js';
 
-const SESSION = 'chat-session-7f3a';
+const FIXTURE = path.join(repoRoot, 'test/fixtures/emitters/langfuse-sdk');
+const body = readFileSync(path.join(FIXTURE, 'trace.json'));
 const PROJECT = 'local/default';
-let app: RunningLoupe & { port?: number };
-let traces: string[] = [];
+let app: RunningLoupe;
 
-/** One turn as the Langfuse Python SDK (v3, OTel-based) exports it. */
-function turn(seed: string, startMs: number, question: string, answer: string) {
-  const t = traceBuilder({
-    seed, start: Date.parse('2026-11-22T10:00:00Z') + startMs,
-    resource: { 'service.name': 'support-bot', 'telemetry.sdk.language': 'python', 'telemetry.sdk.name': 'opentelemetry' },
-    scope: { name: 'langfuse-sdk', version: '3.2.1' },
-  });
-  const root = t.span('handle_question', { durationMs: 1800, attributes: {
-    'langfuse.observation.type': 'span',
-    'langfuse.trace.name': 'handle_question',
-    'langfuse.user.id': 'user-42',
-    'langfuse.session.id': SESSION,
-    'langfuse.observation.input': JSON.stringify({ args: [question], kwargs: {} }),
-    'langfuse.observation.output': JSON.stringify(answer),
-  } });
-  t.span('OpenAI-generation', { parent: root, at: 50, durationMs: 1500, attributes: {
-    'langfuse.observation.type': 'generation',
-    'langfuse.observation.model.name': 'gpt-4o-mini',
-    'langfuse.observation.model.parameters': JSON.stringify({ temperature: 0.2, max_tokens: 256 }),
-    'langfuse.observation.input': JSON.stringify([
-      { role: 'system', content: 'You answer order questions briefly.' },
-      { role: 'user', content: question },
-    ]),
-    'langfuse.observation.output': JSON.stringify({ role: 'assistant', content: answer }),
-    'langfuse.observation.usage_details': JSON.stringify({ input: 31, output: 9, total: 40 }),
-    'langfuse.observation.cost_details': JSON.stringify({ input: 0.0000047, output: 0.0000054, total: 0.0000101 }),
-  } });
-  return t;
-}
+/** What the SDK recorded, read straight from the export (not through Loupe): sessions, traces, usage per trace. */
+const exported = (() => {
+  const spans = JSON.parse(body.toString('utf8')).resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans));
+  const attr = (s: any, k: string) => s.attributes.find((a: any) => a.key === k)?.value?.stringValue;
+  const traces = [...new Set<string>(spans.map((s: any) => s.traceId))];
+  const usage = (t: string) => spans.filter((s: any) => s.traceId === t && attr(s, 'langfuse.observation.usage_details'))
+    .map((s: any) => JSON.parse(attr(s, 'langfuse.observation.usage_details')))
+    .reduce((a: any, u: any) => ({ input: a.input + u.input, output: a.output + u.output }), { input: 0, output: 0 });
+  return { session: attr(spans[0], 'session.id')!, user: attr(spans[0], 'user.id')!, traces, usage };
+})();
 
 beforeAll(async () => {
   app = await startTestServer();
-  const turns = [turn('lf-1', 0, 'Where is order A-1187?', 'It ships tomorrow with UPS.'), turn('lf-2', 60_000, 'Can I change the address?', 'No, it has already shipped.')];
-  traces = turns.map((t) => t.traceId);
-  const body = JSON.stringify({ resourceSpans: turns.map((t) => t.request().resourceSpans[0]) });
   const res = await fetch(`${app.url}/api/public/otel/v1/traces`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('pk-lf-1234:sk-lf-5678').toString('base64')}` },
+    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('pk-lf-capture:sk-lf-capture').toString('base64')}` },
     body,
   });
   expect(res.status).toBe(200);
 }, 60_000);
 afterAll(async () => app?.close());
 
-describe('Langfuse SDK export to /api/public/otel/v1/traces', () => {
-  it('reads as one conversation (langfuse.session.id) with both turns, questions, answers, usage and cost', async () => {
-    const { status, body } = await postJson(app.url, '/agents/conversations/chat', { project_id: PROJECT, conversation_id: SESSION });
+describe('Langfuse JS SDK export to /api/public/otel/v1/traces', () => {
+  it('reads as one conversation (the SDK session) with both turns, questions, answers, the tool call and usage', async () => {
+    expect(exported.session).toBe('support-chat-sdk');
+    const { status, body: conv } = await postJson(app.url, '/agents/conversations/chat', { project_id: PROJECT, conversation_id: exported.session });
     expect(status).toBe(200);
-    expect(body.total_turns).toBe(2);
-    expect(body.turns.map((t: any) => t.trace_id)).toEqual(traces);
-    const said = body.turns.map((t: any) => t.messages.map((m: any) => [m.type, m.user_message?.text ?? m.assistant_message?.text ?? null]));
+    expect(conv.total_turns).toBe(2);
+    expect(conv.turns.map((t: any) => t.trace_id)).toEqual(exported.traces);
+    const said = conv.turns.map((t: any) => t.messages.map((m: any) => [m.type, m.user_message?.text ?? m.assistant_message?.text ?? m.tool_call?.tool_name ?? null]));
     expect(said).toEqual([
-      [['user_message', 'Where is order A-1187?'], ['assistant_message', 'It ships tomorrow with UPS.']],
-      [['user_message', 'Can I change the address?'], ['assistant_message', 'No, it has already shipped.']],
+      [['user_message', 'Where is my order A-1187?'], ['assistant_message', ''], ['tool_call', 'get_order_status'], ['assistant_message', 'Order A-1187 ships tomorrow with UPS.']],
+      [['user_message', 'Can I still change the delivery address?'], ['assistant_message', 'No, it has already left the warehouse, so the address cannot be changed.']],
     ]);
-    const first = body.turns[0];
-    expect(first).toMatchObject({ svc_user_id: 'user-42', total_input_tokens: 31, total_output_tokens: 9, root_span_name: 'handle_question' });
-    expect(first.total_cost_usd).toBeCloseTo(0.0000101, 12);
-    expect(first.messages[1].assistant_message).toMatchObject({ model: 'gpt-4o-mini', input_tokens: 31, output_tokens: 9 });
+    const [first, second] = conv.turns;
+    const tool = first.messages[2].tool_call;
+    expect(JSON.parse(tool.tool_arguments)).toEqual({ order_id: 'A-1187' });
+    expect(JSON.parse(tool.tool_result)).toEqual({ order_id: 'A-1187', status: 'packed', carrier: 'UPS', ships: 'tomorrow' });
+    for (const [turn, trace] of [[first, exported.traces[0]!], [second, exported.traces[1]!]] as const) {
+      const u = exported.usage(trace);
+      expect(turn).toMatchObject({ svc_user_id: exported.user, total_input_tokens: u.input, total_output_tokens: u.output, root_span_name: 'handle-question' });
+    }
+    expect(first.messages[3].assistant_message).toMatchObject({ model: 'gpt-4o-mini' });
   });
 
   it('accepts the export without credentials too, and still refuses a foreign origin', async () => {
-    const t = turn('lf-3', 120_000, 'Hello?', 'Hi.');
-    const body = JSON.stringify(t.request());
     const port = Number(new URL(app.url).port);
-    const ok = await rawRequest(port, { method: 'POST', path: '/api/public/otel/v1/traces', headers: { 'content-type': 'application/json', host: `127.0.0.1:${port}` }, body });
+    const ok = await rawRequest(port, { method: 'POST', path: '/api/public/otel/v1/traces', headers: { 'content-type': 'application/json', 'x-project-id': 'lf/anon', host: `127.0.0.1:${port}` }, body });
     expect(ok.status).toBe(200);
     const foreign = await rawRequest(port, {
       method: 'POST', path: '/api/public/otel/v1/traces', body,
-      headers: { 'content-type': 'application/json', host: `127.0.0.1:${port}`, origin: 'http://evil.example' },
+      headers: { 'content-type': 'application/json', 'x-project-id': 'lf/foreign', host: `127.0.0.1:${port}`, origin: 'http://evil.example' },
     });
     expect(foreign.status).toBe(403);
-    const { body: conv } = await postJson(app.url, '/agents/conversations/chat', { project_id: PROJECT, conversation_id: SESSION });
-    expect(conv.total_turns).toBe(3);
+    const anon = await postJson(app.url, '/agents/conversations/chat', { project_id: 'lf/anon', conversation_id: exported.session });
+    expect(anon.body.total_turns).toBe(2);
+    const refused = await postJson(app.url, '/agents/conversations/chat', { project_id: 'lf/foreign', conversation_id: exported.session });
+    expect(refused.body.total_turns ?? 0).toBe(0);
   });
 });

@@ -10,13 +10,16 @@
  *   rendered into assistant text;
  * - wrapper spans (chains, workflows, unknown kinds) show their input once as the turn's question and
  *   their output only at the top of the walk when nothing inside answered;
- * - a failed span or tool carries its error (type, message) in its bubble.
+ * - a failed span or tool carries its error (type, message) in its bubble;
+ * - a model call's bubble precedes the tools and sub-agents nested in it (Google ADK nests them);
+ * - tool arguments / results are read through emitters' wrappers (tool-values.ts).
  */
 import { isoFromNs } from '../time.js';
 import type { MessagePart, SpanMessage } from '../span.js';
 import { buildTree, subtree, usageTotals, type SpanTree } from './tree.js';
 import { durationMs, nameSuffix, type ChatSpan } from './span.js';
 import { message, messageText, reasoningFromParts, type ChatMessage, type ErrorFields, type MessageHead } from './messages.js';
+import { CLASS_NAMES, ModelCalls, argumentsAreOwn, readToolResult } from './tool-values.js';
 
 export const MAX_DEPTH = 200;
 
@@ -72,6 +75,8 @@ interface Ctx {
   from: { agent: string | null; version: string | null } | null;
   /** Last user-role text shown in this context (the user's message, or the sub-agent's task). */
   seen: { text: string | null };
+  /** The enclosing agent (or, outside agents, the trace) has a model call with output: wrappers stay silent. */
+  quiet: boolean;
 }
 
 /** Tool spans of the turn, so model outputs do not show a call twice. */
@@ -79,9 +84,13 @@ class ToolIndex {
   private readonly ids = new Set<string>();
   private readonly names = new Map<string, number>();
   readonly results = new Map<string, string>();
+  readonly calls = new ModelCalls();
 
   constructor(spans: readonly ChatSpan[]) {
     for (const s of spans) {
+      for (const [list, out] of [[s.input_messages, false], [s.output_messages, true]] as const) {
+        for (const m of list) for (const p of Array.isArray(m.parts) ? m.parts : []) this.calls.add(p, out && MODEL_OPS.has(opOf(s)));
+      }
       if (opOf(s) === 'execute_tool') {
         if (s.tool_call_id) this.ids.add(s.tool_call_id);
         else if (s.tool_name) this.names.set(s.tool_name, (this.names.get(s.tool_name) ?? 0) + 1);
@@ -191,6 +200,28 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     }
   };
 
+  /** True when a model call with output is in the subtree of `s` (or in the whole turn for null). */
+  const speaks = (c: ChatSpan) => MODEL_OPS.has(opOf(c)) && c.output_messages.length > 0;
+  const modelIn = (s: ChatSpan | null): boolean => (s === null ? spans.some(speaks) : subtree(tree, s).some(speaks));
+
+  /** A tool span's call: arguments and result read through emitters' wrappers, the tool named by its result when the span is not. */
+  const emitTool = (s: ChatSpan, here: Ctx) => {
+    const res = readToolResult(s.tool_call_result);
+    let name = s.tool_name ?? nameSuffix(s.span_name, 'execute_tool');
+    if (res.name && (!name || CLASS_NAMES.has(name))) name = res.name;
+    const model = tools.calls.claim(s.tool_call_id ?? res.callId, name);
+    const args = !argumentsAreOwn(s.tool_call_arguments) && model && model.arguments != null ? jsonText(model.arguments) : s.tool_call_arguments;
+    out.push(message('tool_call', head(s, here.agent, here.version), {
+      tool_name: name,
+      tool_arguments: args,
+      tool_result: res.text,
+      duration_ms: durationMs(s.start_ns, s.end_ns),
+      status: s.status_code,
+      content_refs: s.content_refs ?? [],
+      ...errorOf(s),
+    }));
+  };
+
   const walkChildren = (s: ChatSpan, ctx: Ctx, depth: number) => {
     const underAgent = opOf(s) === 'invoke_agent';
     for (const c of tree.children.get(s.span_id) ?? []) visit(c, ctx, depth + 1, underAgent);
@@ -206,7 +237,8 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
       const op = opOf(c);
       if (op === 'invoke_agent' && (c.agent_name ?? c.agent_id) != null && (c.agent_name ?? c.agent_id) !== (s.agent_name ?? s.agent_id)) continue;
       if (op !== 'execute_tool') {
-        const t = trailingUserText(c.input_messages);
+        // The trailing user input, else (ADK's sub-agents see other agents' turns after it) the last one.
+        const t = trailingUserText(c.input_messages) ?? lastUserText(c.input_messages);
         if (t) return t;
       }
       stack.push(...[...(tree.children.get(c.span_id) ?? [])].reverse());
@@ -223,9 +255,9 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     if (sub) {
       const task = taskOf(s);
       out.push(message('agent_handoff', head(s, ctx.agent, ctx.version), { from_agent: ctx.agent, to_agent: agent, text: task }));
-      inner = { agent, version: ver, inAgent: true, from: { agent: ctx.agent, version: ctx.version }, seen: { text: task } };
+      inner = { agent, version: ver, inAgent: true, from: { agent: ctx.agent, version: ctx.version }, seen: { text: task }, quiet: modelIn(s) };
     } else {
-      inner = { ...ctx, agent, version: ver, inAgent: true };
+      inner = { ...ctx, agent, version: ver, inAgent: true, quiet: modelIn(s) };
     }
     // The user's own message of the turn (what the top-level agent was asked) comes first.
     if (!sub && top) emitUser(s, trailingUserText(s.input_messages), inner);
@@ -259,15 +291,7 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     if (op === 'invoke_agent') return visitAgent(s, ctx, depth, top);
     const here: Ctx = ctx.inAgent ? ctx : { ...ctx, agent: ctx.agent ?? s.agent_name, version: ctx.agent != null ? ctx.version : s.agent_version };
     if (op === 'execute_tool') {
-      out.push(message('tool_call', head(s, here.agent, here.version), {
-        tool_name: s.tool_name ?? nameSuffix(s.span_name, 'execute_tool'),
-        tool_arguments: s.tool_call_arguments,
-        tool_result: s.tool_call_result,
-        duration_ms: durationMs(s.start_ns, s.end_ns),
-        status: s.status_code,
-        content_refs: s.content_refs ?? [],
-        ...errorOf(s),
-      }));
+      emitTool(s, here);
       walkChildren(s, here, depth);
       return;
     }
@@ -275,6 +299,13 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     const userText = trailingUserText(s.input_messages);
     // A wrapper's input is shown once, as the turn's question; every model call's new user input is shown.
     if (model || here.from || !userShown) emitUser(s, userText, here);
+    // A model call whose children are its tools / sub-agents (Google ADK nests them) spoke before they ran.
+    if (model && !(tree.children.get(s.span_id) ?? []).some((c) => MODEL_OPS.has(opOf(c)))) {
+      emitAssistant(s, here, null);
+      emitModelToolCalls(s, here);
+      walkChildren(s, here, depth);
+      return;
+    }
     const before = assistants;
     walkChildren(s, here, depth);
     if (model) {
@@ -283,11 +314,13 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
       emitModelToolCalls(s, here);
       return;
     }
-    // Wrappers answer only at the top of the walk (or right under an agent) when nothing inside did.
-    if (assistants === before && (depth === 1 || underAgent || s.status_code === 'ERROR')) emitAssistant(s, here, null);
+    // Wrappers answer only at the top of the walk (or right under an agent) when nothing inside did and
+    // no model call of the agent (or turn) speaks: flat emitters (OpenLLMetry's LangChain callbacks
+    // under one agent span) put every graph node beside the model calls.
+    if (assistants === before && ((!here.quiet && (depth === 1 || underAgent)) || s.status_code === 'ERROR')) emitAssistant(s, here, null);
   };
 
-  const start: Ctx = { agent: null, version: null, inAgent: false, from: null, seen: { text: null } };
+  const start: Ctx = { agent: null, version: null, inAgent: false, from: null, seen: { text: null }, quiet: modelIn(null) };
   for (const r of tree.roots) visit(r, start, 1, false);
 
   if (!out.some((m) => m.type === 'user_message')) {

@@ -145,11 +145,23 @@ function fromVercelPrompt(v: unknown, out: Content): void {
   else if (j.prompt !== undefined) out.input.push(...normalizeMessages(j.prompt, 'user'));
 }
 
+/**
+ * ADK shows a sub-agent what other agents did as user-role content opening with the text part
+ * "For context:" ("[concierge] called tool `transfer_to_agent` ..."). That is another agent
+ * speaking, not the user: it is read as an assistant message, so the user's own question stays the
+ * trailing user input (and a handoff's task).
+ */
+function adkContext(c: unknown): unknown {
+  if (!isObj(c) || c.role !== 'user' || !Array.isArray(c.parts)) return c;
+  const first = c.parts[0];
+  return isObj(first) && first.text === 'For context:' ? { ...c, role: 'assistant' } : c;
+}
+
 /** Google ADK: `gcp.vertex.agent.llm_request` = `{model, config: {system_instruction}, contents}`. */
 function fromAdkRequest(v: unknown, out: Content): void {
   const j = jsonish(v);
   if (!isObj(j)) return;
-  if (Array.isArray(j.contents)) out.input.push(...normalizeMessages(j.contents, 'user'));
+  if (Array.isArray(j.contents)) out.input.push(...normalizeMessages(j.contents.map(adkContext), 'user'));
   const cfg = isObj(j.config) ? j.config : {};
   const si = cfg.system_instruction ?? cfg.systemInstruction;
   if (typeof si === 'string' && si) out.system.push(si);

@@ -47,10 +47,13 @@ function toolResponse(id: unknown, response: unknown, name?: unknown): MessagePa
 /** Vercel AI SDK 5 tool outputs are `{type: 'json' | 'text' | 'error-text' ..., value}`. */
 const unwrapOutput = (o: unknown): unknown => (isObj(o) && typeof o.type === 'string' && 'value' in o ? o.value : o);
 
+/** Strands serializes a non-object JSON block value as `{$value: v}`. */
+export const unwrapJsonBlock = (v: unknown): unknown => (isObj(v) && Object.keys(v).length === 1 && '$value' in v ? v.$value : v);
+
 /** Tool-result content given as blocks (`[{type: 'text', text}]`, `[{text}]`, `[{json}]`) → text or value. */
 function blockContent(c: unknown): unknown {
   if (!Array.isArray(c)) return c;
-  const texts = c.map((b) => (isObj(b) ? (typeof b.text === 'string' ? b.text : b.json !== undefined ? toText(b.json) : null) : typeof b === 'string' ? b : null));
+  const texts = c.map((b) => (isObj(b) ? (typeof b.text === 'string' ? b.text : b.json !== undefined ? toText(unwrapJsonBlock(b.json)) : null) : typeof b === 'string' ? b : null));
   return texts.every((t) => t !== null) ? texts.join('\n') : c;
 }
 
@@ -71,6 +74,8 @@ function untypedPart(p: Obj): MessagePart | null {
   const file = p.file_data ?? p.fileData;
   if (isObj(file)) return { type: 'uri', mime_type: str(file.mime_type ?? file.mimeType), uri: str(file.file_uri ?? file.fileUri) };
   if (typeof p.text === 'string') return { type: p.thought === true ? 'reasoning' : 'text', content: p.text };
+  // Bedrock / Strands `{json: value}` block (Strands wraps a non-object value as `{$value: ...}`).
+  if (p.json !== undefined && Object.keys(p).length === 1) return { type: 'text', content: toText(unwrapJsonBlock(p.json)) };
   if (typeof p.content === 'string') return { type: 'text', content: p.content };
   return null;
 }
