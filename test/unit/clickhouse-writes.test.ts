@@ -13,7 +13,7 @@ import { walkRequest } from '../../src/main/service/ingest/otlp.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
 import type { TraceStore } from '../../src/main/store/ports.js';
 import type { SpanScope } from '../../src/main/domain/plans.js';
-import { openClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
+import { openClickHouseTraceStore, type ClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
 import { raw } from '../../src/main/store/clickhouse/sql.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
@@ -21,7 +21,7 @@ import { freshClickHouseStore } from '../helpers/clickhouse.js';
 const opened: TraceStore[] = [];
 afterAll(() => Promise.all(opened.map((s) => s.close())));
 
-async function fresh(): Promise<{ url: string; store: TraceStore }> {
+async function fresh(): Promise<{ url: string; store: ClickHouseTraceStore }> {
   const { url } = await freshClickHouseStore('w');
   const store = await openClickHouseTraceStore(url);
   opened.push(store);
@@ -61,6 +61,17 @@ async function snapshot(store: TraceStore) {
   return round({ agents, conversations, threads, groups, projects: await store.projects() });
 }
 
+/** Days marked as holding several versions of a span (scans merge versions there only). */
+async function dirtyDays(url: string): Promise<number> {
+  const ch = await ClickHouse.connect(parseStoreUrl(url));
+  try {
+    const r = await ch.rows<{ n: string }>(raw('SELECT count() AS n FROM dirty_days FINAL WHERE dirty = 1'));
+    return Number(r[0]!.n);
+  } finally {
+    await ch.close();
+  }
+}
+
 async function rowCount(url: string, table: string): Promise<number> {
   const ch = await ClickHouse.connect(parseStoreUrl(url));
   try {
@@ -77,10 +88,16 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
     const spans = await benchSpans();
     const { url, store } = await fresh();
     expect(await store.writeSpans(spans)).toMatchObject({ inserted: spans.length, replaced: 0 });
+    expect(await dirtyDays(url)).toBe(0); // a fresh import stores one version of each span: scans read it as stored
     const before = await snapshot(store);
     const again = await store.writeSpans(spans);
     expect(again).toMatchObject({ inserted: 0, replaced: spans.length });
+    expect(await dirtyDays(url)).toBeGreaterThan(0); // two versions now: scans merge them
     expect(await rowCount(url, 'spans')).toBe(spans.length);
+    expect(await snapshot(store)).toEqual(before);
+    // Merged (as the store does once writes pause): the same answers without merging at read time.
+    expect((await store.maintain(0)).length).toBeGreaterThan(0);
+    expect(await dirtyDays(url)).toBe(0);
     expect(await snapshot(store)).toEqual(before);
   });
 
@@ -103,7 +120,10 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
     ]);
     expect(await rowCount(url, 'spans')).toBe(spans.length);
     expect(await rowCount(url, 'span_payloads')).toBe(spans.length);
+    expect(await dirtyDays(url)).toBeGreaterThan(0); // each writer saw the other's copies
     expect(await snapshot(a)).toEqual(expected);
+    await a.maintain(0);
+    expect(await snapshot(b)).toEqual(expected);
   });
 
   it('reads only the newest version of a changed span, also through filters on the changed column', async () => {

@@ -95,6 +95,9 @@ export class ClickHouse {
       request_timeout: 300_000,
       max_open_connections: 16,
       log: { level: ClickHouseLogLevel.OFF },
+      // Servers close idle keep-alive sockets after keep_alive_timeout (3 s by default); a socket idle
+      // for 1 s is dropped by the client first, and a stale one found after an event-loop stall too.
+      keep_alive: { enabled: true, idle_socket_ttl: 1000, eagerly_destroy_stale_sockets: true },
     };
     if (opts.createDatabase !== false) {
       const admin = createClient({ ...base, database: 'default' });
@@ -117,12 +120,10 @@ export class ClickHouse {
   /** Rows of a SELECT as objects (JSONEachRow; 64-bit integers arrive as strings). */
   async rows<T = Record<string, unknown>>(q: Sql, opts: { signal?: AbortSignal } = {}): Promise<T[]> {
     const r = render(q, this.server.paramMode);
-    try {
+    return retried(r.query, async () => {
       const rs = await this.client.query({ query: r.query, query_params: r.query_params, format: 'JSONEachRow', abort_signal: opts.signal });
       return (await rs.json()) as T[];
-    } catch (e) {
-      throw wrap(e, r.query);
-    }
+    });
   }
 
   /**
@@ -132,23 +133,17 @@ export class ClickHouse {
    */
   async page<T = Record<string, unknown>>(q: Sql, opts: { signal?: AbortSignal } = {}): Promise<{ rows: T[]; total: number }> {
     const r = render(q, this.server.paramMode);
-    try {
+    return retried(r.query, async () => {
       const rs = await this.client.query({ query: r.query, query_params: r.query_params, format: 'JSON', abort_signal: opts.signal });
       const body = (await rs.json()) as { data: T[]; rows_before_limit_at_least?: number | string };
       return { rows: body.data, total: Number(body.rows_before_limit_at_least ?? body.data.length) };
-    } catch (e) {
-      throw wrap(e, r.query);
-    }
+    });
   }
 
   /** A statement without a result (DDL, ALTER, OPTIMIZE, INSERT … SELECT). */
-  async command(q: Sql): Promise<void> {
+  async command(q: Sql, settings: Record<string, string | number> = {}): Promise<void> {
     const r = render(q, this.server.paramMode);
-    try {
-      await this.client.command({ query: r.query, query_params: r.query_params });
-    } catch (e) {
-      throw wrap(e, r.query);
-    }
+    await retried(r.query, () => this.client.command({ query: r.query, query_params: r.query_params, clickhouse_settings: settings }));
   }
 
   /**
@@ -158,14 +153,13 @@ export class ClickHouse {
   async insertJsonEachRow(table: string, body: string): Promise<void> {
     if (!DB_NAME.test(table)) throw new TypeError(`not a table name: ${table}`);
     if (!body) return;
-    try {
-      const res = await this.client.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from([Buffer.from(body)]) });
+    const data = Buffer.from(body);
+    await retried(`INSERT INTO ${table}`, async () => {
+      const res = await this.client.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from([data]) });
       for await (const _ of res.stream) {
         // drain: the server answers an empty body
       }
-    } catch (e) {
-      throw wrap(e, `INSERT INTO ${table}`);
-    }
+    });
   }
 
   close(): Promise<void> {
@@ -199,6 +193,27 @@ export class ClickHouseError extends Error {
     super(message);
   }
 }
+
+/**
+ * Runs a request, once more if the connection broke under it (a keep-alive socket the server had just
+ * closed). Safe for every request of this adapter: reads have no effect, and writes are idempotent —
+ * rows are versioned and ReplacingMergeTree keeps one per key, DDL says IF NOT EXISTS.
+ */
+async function retried<T>(query: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!isBrokenSocket(e)) throw wrap(e, query);
+    try {
+      return await run();
+    } catch (again) {
+      throw wrap(again, query);
+    }
+  }
+}
+
+const isBrokenSocket = (e: unknown): boolean =>
+  (e as { code?: unknown } | null)?.code === 'ECONNRESET' || (e instanceof Error && /socket hang up|ECONNRESET|EPIPE/i.test(e.message));
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
 

@@ -27,6 +27,8 @@ import { ping, projects, storageStats } from './reads/housekeeping.js';
 import { deleteSpans } from './retention.js';
 
 export const ADAPTER = 'clickhouse';
+/** A day written to within this long is left unmerged (it will likely be written again). */
+const CLEAN_AFTER_MS = 30_000;
 
 /** Spans encoded for this adapter (on the ingest worker thread): see EncodedBatch. */
 export function encodeForClickHouse(spans: readonly SpanRecord[]): EncodedBatch {
@@ -35,7 +37,7 @@ export function encodeForClickHouse(spans: readonly SpanRecord[]): EncodedBatch 
 
 export const isClickHouseUrl = (s: string): boolean => /^clickhouses?:\/\//i.test(s);
 
-export async function openClickHouseTraceStore(url: string): Promise<TraceStore> {
+export async function openClickHouseTraceStore(url: string): Promise<ClickHouseTraceStore> {
   const ch = await ClickHouse.connect(parseStoreUrl(url));
   try {
     await migrateClickHouse(ch);
@@ -46,16 +48,37 @@ export async function openClickHouseTraceStore(url: string): Promise<TraceStore>
   return new ClickHouseTraceStore(ch, redactStoreUrl(url));
 }
 
-class ClickHouseTraceStore implements TraceStore {
+export class ClickHouseTraceStore implements TraceStore {
   readonly adapter = ADAPTER;
   private readonly writer: Writer;
   private closed = false;
+
+  private cleaning: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly ch: ClickHouse,
     readonly location: string,
   ) {
     this.writer = new Writer(ch);
+    // Days holding several versions of a span are merged once writes to them have paused, so scans
+    // read them without FINAL again (writer.ts cleanDirtyDays).
+    this.writer.onDirty = () => {
+      if (this.cleaning || this.closed) return;
+      this.cleaning = setTimeout(() => {
+        this.cleaning = null;
+        void this.maintain().catch(() => {});
+      }, CLEAN_AFTER_MS);
+      this.cleaning.unref();
+    };
+  }
+
+  /**
+   * Housekeeping outside the port: merges the days whose writes have paused (see dirty_days).
+   * Runs by itself after writes; tests call it to reach the merged state at once.
+   */
+  async maintain(quietMs = CLEAN_AFTER_MS): Promise<string[]> {
+    const cleaned = await this.writer.cleanDirtyDays(quietMs);
+    return cleaned;
   }
 
   writeSpans(spans: SpanRecord[]): Promise<WriteResult> {
@@ -134,6 +157,7 @@ class ClickHouseTraceStore implements TraceStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.cleaning) clearTimeout(this.cleaning);
     await this.ch.close();
   }
 }

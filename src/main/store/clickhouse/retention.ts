@@ -72,6 +72,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
       const where = sql`project_id = ${str(project)} AND ${traceIn(chunk.map((d) => d.trace_id))} AND deleted = 0`;
       const days = [...new Set(chunk.flatMap((d) => daysOf(d.first_day, d.last_day)))].filter((d) => !dropped.has(d));
       if (days.length) {
+        await writer.markDirty(days);
         const inDays = sql`day IN (${join(days.map((d) => sql`${date(d)}`), ', ')})`;
         for (const t of SPAN_TABLES) {
           await ch.command(
@@ -99,6 +100,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
     }
   }
   await purgeTombstones(ch, [...touchedDays]);
+  await writer.cleanDirtyDays(0);
   return done();
 }
 

@@ -100,7 +100,8 @@ export class Writer {
     this.running = false;
   }
 
-  private async writeNow(b: EncodedSpans): Promise<WriteResult & { replacedKeys: Set<string> }> {
+  private async writeNow(all: EncodedSpans): Promise<WriteResult & { replacedKeys: Set<string> }> {
+    const b = lastOfEachSpan(all);
     // Traces per project, with the days the batch puts their spans in.
     const projects = new Map<string, Map<string, Set<string>>>();
     for (const [p, t, , day] of b.keys) {
@@ -126,6 +127,9 @@ export class Writer {
       }
     }
 
+    // A known replacement makes a second version of a span: its days read through FINAL from now on
+    // (marked before the insert, so no read sees both versions without merging them).
+    if (existing.size) await this.markDirty(b.keys.filter(([p, t, s]) => existing.has(`${p}\u0000${t}\u0000${s}`)).map((k) => k[3]));
     const version = nextStamp();
     const prefix = `{"version":${version},`;
     const fresh = b.resources.filter((r) => !this.resources.has(`${r.project_id}\u0000${r.resource_id}`));
@@ -175,12 +179,24 @@ export class Writer {
       return [...traces.get(t)!, ...(o ? daysBetween(o.first_day, o.last_day) : [])];
     });
     const version = nextStamp();
-    const rows = await this.ch.rows<LightRowJson>(
-      sql`SELECT ${LIGHT_COLUMNS} FROM spans FINAL WHERE project_id = ${str(projectId)} AND ${inDays(days)}
-          AND trace_id IN (${join(ids.map((t) => sql`${str(t)}`), ', ')}) AND deleted = 0${FINAL_SETTINGS}`,
+    // Every stored version, merged here: the newest of each span wins (as FINAL would pick), and a
+    // span found in more than one version marks its day for merging reads (two writers stored it).
+    const rows = await this.ch.rows<LightRowJson & { version: string; deleted: number }>(
+      sql`SELECT ${LIGHT_COLUMNS}, version, deleted FROM spans WHERE project_id = ${str(projectId)} AND ${inDays(days)}
+          AND trace_id IN (${join(ids.map((t) => sql`${str(t)}`), ', ')})`,
     );
-    const byTrace = new Map<string, LightSpan[]>();
+    const newest = new Map<string, LightRowJson & { version: string; deleted: number }>();
+    const twice = new Set<string>();
     for (const r of rows) {
+      const k = `${r.trace_id}/${r.span_id}`;
+      const had = newest.get(k);
+      if (had) twice.add(r.day);
+      if (!had || BigInt(r.version) > BigInt(had.version)) newest.set(k, r);
+    }
+    const dirty = this.markDirty([...twice]);
+    const byTrace = new Map<string, LightSpan[]>();
+    for (const r of newest.values()) {
+      if (r.deleted) continue;
       const s = lightSpan(r);
       const list = byTrace.get(s.trace_id);
       if (list) list.push(s);
@@ -223,6 +239,7 @@ export class Writer {
       this.ch.insertJsonEachRow('agent_trace_stats', both(live.agents, gone.agents)),
       this.ch.insertJsonEachRow('conversation_summaries', both(live.rows, gone.rows)),
       recount.length ? this.recount(projectId, recount, version) : null,
+      dirty,
     ]);
     if (conversations.size) await this.summarizeConversations(projectId, [...conversations]);
   }
@@ -232,6 +249,7 @@ export class Writer {
    * copies each row with its new bits, versioned above every version it has of that span.
    */
   private async recount(projectId: string, list: { trace_id: string; span_id: string; day: string; bits: number }[], version: number): Promise<void> {
+    await this.markDirty(list.map((r) => r.day));
     const columns = await this.spanColumns();
     const keys = list.map((r) => `${r.trace_id}/${r.span_id}`);
     const bits = list.map((r) => r.bits);
@@ -247,6 +265,49 @@ export class Writer {
           SELECT ${join(select, ', ')} FROM spans FINAL WHERE project_id = ${str(projectId)} AND ${inDays(list.map((r) => r.day))}
           AND (trace_id, span_id) IN (${join(list.map((r) => sql`(${str(r.trace_id)}, ${str(r.span_id)})`), ', ')}) AND deleted = 0${FINAL_SETTINGS}`,
     );
+  }
+
+  /** Marks days as holding several versions of some span (see dirty_days, migration 0001). */
+  async markDirty(days: Iterable<string>): Promise<void> {
+    const list = [...new Set(days)];
+    if (!list.length) return;
+    const version = nextStamp();
+    await this.ch.insertJsonEachRow('dirty_days', list.map((day) => JSON.stringify({ day, dirty: 1, version })).join('\n'));
+    this.onDirty?.();
+  }
+
+  /** Called after days were marked dirty (the store schedules a cleaning). */
+  onDirty: (() => void) | null = null;
+
+  /**
+   * Merges every dirty day that no write touched for `quietMs` (OPTIMIZE … FINAL of both span tables,
+   * which leaves one version per span) and marks it clean with a stamp taken before the merge: a write
+   * racing the merge marks the day dirty again after its insert, with a later stamp, and wins.
+   * Returns the days cleaned.
+   */
+  async cleanDirtyDays(quietMs = 10_000): Promise<string[]> {
+    const rows = await this.ch.rows<{ day: string; version: string }>(raw(`SELECT day, version FROM dirty_days FINAL WHERE dirty = 1 ORDER BY day${FINAL_SETTINGS.parts[0]}`));
+    const cutoff = Date.now() * 1000 - quietMs * 1000;
+    const cleaned: string[] = [];
+    for (const r of rows) {
+      if (Number(r.version) > cutoff) continue;
+      const stamp = nextStamp();
+      // A day in one part has one version per span (a batch never holds a span twice): nothing to merge.
+      const parts = await this.ch.rows<{ table: string; n: string }>(
+        sql`SELECT table, count() AS n FROM system.parts WHERE database = currentDatabase() AND active AND partition = ${str(r.day)}
+            AND table IN ('spans', 'span_payloads') GROUP BY table`,
+      );
+      try {
+        for (const p of parts) {
+          if (Number(p.n) > 1) await this.ch.command(sql`OPTIMIZE TABLE ${raw(p.table)} PARTITION ${date(r.day)} FINAL`, { optimize_throw_if_noop: 1 });
+        }
+      } catch {
+        continue; // a merge of that day is running already: try again next time
+      }
+      await this.ch.insertJsonEachRow('dirty_days', JSON.stringify({ day: r.day, dirty: 0, version: stamp }));
+      cleaned.push(r.day);
+    }
+    return cleaned;
   }
 
   private columns: Promise<string[]> | null = null;
@@ -289,6 +350,15 @@ const emptyTrace = { conversation_ids: [], agent_names: [], span_count: 0, error
 const emptyTurn = { agent_names: [], request_models: [], span_count: 0, error_count: 0, input_tokens: 0, output_tokens: 0 };
 const emptyAgent = { span_count: 0, invocation_count: 0, error_count: 0, duration_ns: 0, input_tokens: 0, output_tokens: 0 };
 const emptyConversation = { turn_count: 0, span_count: 0, agent_names: [], request_models: [], input_tokens: 0, output_tokens: 0, error_count: 0 };
+
+/** A batch with each span once (its last occurrence, as a later write replaces an earlier one). */
+function lastOfEachSpan(b: EncodedSpans): EncodedSpans {
+  const last = new Map<string, number>();
+  b.keys.forEach(([p, t, s], i) => last.set(`${p}\u0000${t}\u0000${s}`, i));
+  if (last.size === b.keys.length) return b;
+  const keep = [...last.values()].sort((x, y) => x - y);
+  return { spans: keep.map((i) => b.spans[i]!), payloads: keep.map((i) => b.payloads[i]!), resources: b.resources, keys: keep.map((i) => b.keys[i]!) };
+}
 
 function splitResult(all: WriteResult & { replacedKeys: Set<string> }, b: EncodedSpans): WriteResult {
   let inserted = 0;

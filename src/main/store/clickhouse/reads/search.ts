@@ -8,7 +8,7 @@ import type { ReadOptions, SearchHit, SearchQuery } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { searchSql, withProject } from '../expr.js';
 import { join, limit, sql, str } from '../sql.js';
-import { FINAL_SETTINGS } from './scope.js';
+import { FINAL_SETTINGS, currentSpans } from './scope.js';
 
 const AROUND = 60;
 
@@ -41,8 +41,8 @@ export async function search(ch: ClickHouse, q: SearchQuery, opts: ReadOptions):
   const project = str(q.project_id);
   const cond = withProject(q.project_id, () => searchSql(q.text));
   const hits = await ch.rows<HitRow>(
-    sql`SELECT trace_id, span_id, conversation_id, day, tool_call_arguments, tool_call_result, str_values FROM spans FINAL
-        WHERE project_id = ${project} AND deleted = 0 AND ${cond}
+    sql`SELECT trace_id, span_id, conversation_id, day, tool_call_arguments, tool_call_result, str_values
+        FROM ${currentSpans(sql`project_id = ${project} AND deleted = 0 AND ${cond}`)}
         ORDER BY start_ns DESC NULLS LAST, trace_id, span_id${limit(0, q.limit)}${FINAL_SETTINGS}`,
     opts,
   );

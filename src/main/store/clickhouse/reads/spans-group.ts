@@ -11,7 +11,7 @@ import type { GroupRowOut, ReadOptions } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql, fieldSql, predicate, withProject } from '../expr.js';
 import { f64, join, limit, raw, sql, str, type Sql } from '../sql.js';
-import { FINAL_SETTINGS, scopeSql } from './scope.js';
+import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
 import { dir } from './spans-list.js';
 
 /** Output column of each fixed total a plan may sort by. */
@@ -97,7 +97,7 @@ function compile(plan: SpansGroupPlan) {
     return sql`${raw(col)}${dir(s.direction)}`;
   });
   const scope = scopeSql(plan);
-  const query = sql`SELECT ${join(cols, ', ')} FROM spans FINAL WHERE ${scope}
+  const query = sql`SELECT ${join(cols, ', ')} FROM ${currentSpans(scope)}
     GROUP BY ${raw(keys.map((_, i) => `k${i}`).join(', '))}${having.length ? sql` HAVING ${join(having, ' AND ')}` : raw('')}
     ORDER BY ${join(order, ', ')}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`;
 
@@ -158,8 +158,8 @@ async function distributions(
   await Promise.all(plan.distributions.map(async (spec) => {
     const v = customSql(spec.source, spec.key);
     const counted = await ch.rows<{ k: unknown; v: string | number; n: string }>(
-      sql`SELECT ${key} AS k, ${v} AS v, count() AS n FROM spans FINAL
-          WHERE ${scope} AND ${pageFilter(key, values, keyType === 'string' ? 'string' : 'number')} AND isNotNull(v)
+      sql`SELECT ${key} AS k, ${v} AS v, count() AS n
+          FROM ${currentSpans(sql`${scope} AND ${pageFilter(key, values, keyType === 'string' ? 'string' : 'number')} AND isNotNull(${v})`)}
           GROUP BY k, v${FINAL_SETTINGS}`,
       opts,
     );
@@ -187,7 +187,7 @@ async function previews(ch: ClickHouse, scope: Sql, ids: (string | null)[], grou
           countIf(has_input = 1) AS has_first,
           argMaxIf(ifNull(output_preview, ''), tuple(ifNull(end_ns, toInt64(-9223372036854775808)), span_id), has_output = 1) AS last,
           countIf(has_output = 1) AS has_last
-        FROM spans FINAL WHERE ${scope} AND conversation_id IN (${join(list.map((c) => sql`${str(c)}`), ', ')})
+        FROM ${currentSpans(sql`${scope} AND conversation_id IN (${join(list.map((c) => sql`${str(c)}`), ', ')})`)}
         GROUP BY k${FINAL_SETTINGS}`,
     opts,
   );

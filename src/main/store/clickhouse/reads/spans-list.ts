@@ -11,7 +11,7 @@ import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql } from '../expr.js';
 import { big } from '../rows.js';
 import { join, limit, raw, sql, type Sql } from '../sql.js';
-import { FINAL_SETTINGS, scopeSql } from './scope.js';
+import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
 import { keyFilter, type SpanKey } from './keys.js';
 
 const STRINGS = [
@@ -48,7 +48,7 @@ type Row = Record<string, unknown> & { trace_id: string; span_id: string; day: s
 
 export async function listSpans(ch: ClickHouse, plan: SpansListPlan, opts: ReadOptions): Promise<{ spans: SpanRowOut[]; total_count: number }> {
   const page = await ch.page<{ trace_id: string; span_id: string; day: string }>(
-    sql`SELECT trace_id, span_id, day FROM spans FINAL WHERE ${scopeSql(plan)}
+    sql`SELECT trace_id, span_id, day FROM ${currentSpans(scopeSql(plan))}
         ORDER BY ${sortSql(plan)}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`,
     opts,
   );
