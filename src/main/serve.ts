@@ -87,6 +87,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
           await ctx.training?.close();
           await checked.catch(() => undefined);
           store.close();
+          health.close();
           lock.release();
         })()),
     };

@@ -10,11 +10,11 @@
  * Registered in its own fastify scope because its content-type parsers differ from the JSON API:
  * bodies arrive as raw bytes and are decoded by the importer.
  */
-import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, payloadTooLarge } from '../../shared/errors.js';
 import type { ServiceContext } from '../service/context.js';
-import { encodeOtlpProtoResponse, importBuffer } from '../service/ingest/index.js';
+import { encodeOtlpProtoResponse } from '../service/ingest/index.js';
+import { bodyIngester, closeBodyIngester } from '../service/ingest/body-ingest.js';
 
 /** 64 MiB after decompression (semantics §10). */
 export const OTLP_MAX_BYTES = 64 * 1024 * 1024;
@@ -25,6 +25,7 @@ export const TRACE_PATHS = ['/v1/traces', '/api/public/otel/v1/traces'] as const
 const PROTO_TYPES = new Set(['application/x-protobuf', 'application/protobuf']);
 
 export function registerOtlpRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.addHook('onClose', () => closeBodyIngester(ctx));
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: OTLP_MAX_BYTES }, (_req, body, done) => done(null, body));
@@ -45,11 +46,18 @@ async function receiveTraces(request: FastifyRequest, reply: FastifyReply, ctx: 
     throw new ServiceError(415, `Unsupported Content-Type '${type || '(none)'}' for /v1/traces: send application/x-protobuf or application/json`);
   }
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  const body = decode(raw, String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim());
+  const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  if (encoding !== 'identity' && encoding !== '' && encoding !== 'gzip' && encoding !== 'x-gzip') {
+    throw new ServiceError(415, `Unsupported Content-Encoding '${encoding}' for /v1/traces: send gzip or no encoding`);
+  }
+  if ((encoding === 'identity' || encoding === '') && raw.length > OTLP_MAX_BYTES) throw tooLarge();
   const projectHeader = request.headers['x-project-id'];
   const projectId = (Array.isArray(projectHeader) ? projectHeader[0] : projectHeader)?.trim() || undefined;
-  const report = importBuffer(ctx.store, body, {
+  // Decompressed (capped at 64 MiB: a gzip bomb is a 413), parsed and normalized off this thread when
+  // large (service/ingest/body-ingest.ts); 429 + Retry-After when too much is already waiting.
+  const report = await bodyIngester(ctx).import(raw, {
     contentType: proto ? 'application/x-protobuf' : 'application/json',
+    contentEncoding: encoding === 'identity' ? undefined : encoding,
     projectId,
     events: ctx.events,
   });
@@ -64,23 +72,6 @@ async function receiveTraces(request: FastifyRequest, reply: FastifyReply, ctx: 
 
 function mediaType(request: FastifyRequest): string {
   return String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** gzip is the only encoding OTLP/HTTP defines; the cap applies to the decompressed size. */
-function decode(raw: Buffer, encoding: string): Buffer {
-  if (encoding === 'identity' || encoding === '') {
-    if (raw.length > OTLP_MAX_BYTES) throw tooLarge();
-    return raw;
-  }
-  if (encoding !== 'gzip' && encoding !== 'x-gzip') {
-    throw new ServiceError(415, `Unsupported Content-Encoding '${encoding}' for /v1/traces: send gzip or no encoding`);
-  }
-  try {
-    return gunzipSync(raw, { maxOutputLength: OTLP_MAX_BYTES });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw tooLarge();
-    throw new ServiceError(400, `Body is not valid gzip (Content-Encoding: gzip): ${(err as Error).message}`);
-  }
 }
 
 const tooLarge = () => payloadTooLarge(`OTLP body exceeds ${OTLP_MAX_BYTES / 1024 / 1024} MiB after decompression`);

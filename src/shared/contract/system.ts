@@ -47,6 +47,8 @@ export const StoreHealthView = z.object({
     failures: z.number().int(),
     last_failure: z.object({ at: z.string(), kind: z.string(), message: z.string() }).nullable(),
   }),
+  /** The server thread's event-loop delay since the previous health read (then reset): the longest wait a request could have had. */
+  event_loop: z.object({ max_ms: z.number(), p99_ms: z.number() }),
 });
 
 export const systemOps = {

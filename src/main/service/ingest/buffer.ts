@@ -55,26 +55,42 @@ function gunzip(body: Buffer): Buffer {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-      throw new ServiceError(413, `body is larger than ${MAX_BODY_BYTES} bytes once decompressed`);
+      throw new ServiceError(413, `body exceeds ${MAX_BODY_BYTES / 1024 / 1024} MiB once decompressed`);
     }
     throw new ServiceError(400, `body: gzip data is truncated or corrupt (${err.message}); nothing was stored`);
   }
 }
 
 export function importBuffer(store: Store, body: Buffer, opts: ImportBufferOptions = {}): ImportReport {
-  const hint = contentHint(opts.contentType);
+  checkEncoding(opts);
+  const stored = new StoreWriter(store);
+  const session = new ImportSession(stored, opts.projectId);
+  readBodyInto(session, body, opts);
+  return completeReport(session.finish(), stored, opts.events);
+}
+
+/** 415 for an encoding other than gzip (checked before the body is handed to a worker). */
+export function checkEncoding(opts: Pick<ImportBufferOptions, 'contentType' | 'contentEncoding'>): void {
+  contentHint(opts.contentType);
   const enc = (opts.contentEncoding ?? '').trim().toLowerCase();
   if (enc && enc !== 'identity' && enc !== 'gzip' && enc !== 'x-gzip') {
     throw new ServiceError(415, `Unsupported content encoding "${enc}": send gzip or no encoding`);
   }
-  const stored = new StoreWriter(store);
-  const session = new ImportSession(stored, opts.projectId);
+}
+
+/**
+ * Decompresses, detects and parses a body into `session` (which batches its spans to a writer): the
+ * same on this thread and in the ingest worker (body-ingest.ts). The caller finishes the session.
+ */
+export function readBodyInto(session: ImportSession, body: Buffer, opts: Pick<ImportBufferOptions, 'contentType' | 'contentEncoding'>): void {
+  const hint = contentHint(opts.contentType);
+  const enc = (opts.contentEncoding ?? '').trim().toLowerCase();
   session.bytes = body.length;
   const zipped = enc === 'gzip' || enc === 'x-gzip' || isGzip(body);
   const data = zipped ? gunzip(body) : body;
   if (data.length === 0) {
     session.format = hint === 'proto' ? 'otlp-proto' : 'otlp-json';
-    return completeReport(session.finish(), stored, opts.events);
+    return;
   }
   const first = firstSignificant(data);
   const jsonish = first === 0x7b /* { */ || first === 0x5b; /* [ */
@@ -86,7 +102,6 @@ export function importBuffer(store: Store, body: Buffer, opts: ImportBufferOptio
     importJsonText(session, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, hint, 'body');
   }
   if (zipped) session.format += '+gzip';
-  return completeReport(session.finish(), stored, opts.events);
 }
 
 /** A JSON document, or JSONL when the content type says so or the text is several JSON lines. */

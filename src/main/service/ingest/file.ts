@@ -34,6 +34,14 @@ export interface ImportFileOptions {
    * 'inline' force one way (tests cover both).
    */
   thread?: 'auto' | 'worker' | 'inline';
+  /**
+   * Spans per write transaction when parsed in a worker (default PIPELINE_BATCH_SPANS, tuned for a
+   * CLI import's speed and memory). A server importing while it answers other requests passes a small
+   * one: each transaction is a pause of the server thread (service/system/import.ts).
+   */
+  batchSpans?: number;
+  /** Files at least this big go to the worker under 'auto' (default WORKER_MIN_BYTES). */
+  workerMinBytes?: number;
 }
 
 /** Largest single JSON document or raw protobuf read whole (JSONL and length-prefixed protobuf stream). */
@@ -93,7 +101,7 @@ export async function importFile(store: Store, filePath: string, opts: ImportFil
   const job: FileJob = pipe
     ? { filePath, where, size: null, zipped: null }
     : { filePath, where, size: stat.size, zipped: isGzip(await readHead(filePath)) };
-  const threaded = opts.thread === 'worker' || (opts.thread !== 'inline' && (pipe || stat.size >= WORKER_MIN_BYTES));
+  const threaded = opts.thread === 'worker' || (opts.thread !== 'inline' && (pipe || stat.size >= (opts.workerMinBytes ?? WORKER_MIN_BYTES)));
   if (threaded) return importFileInWorker(store, job, opts);
 
   let rawBytes = 0;

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { errorMessage } from '../../../shared/errors.js';
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
-import { importBuffer, importFile, type ImportReport } from '../ingest/index.js';
+import { importFile, type ImportReport } from '../ingest/index.js';
+import { BODY_BATCH_SPANS, INLINE_MAX_BYTES, bodyIngester } from '../ingest/body-ingest.js';
 
 type Input = OpParsedInput<'system.import'>;
 export interface FileResult {
@@ -25,7 +26,7 @@ export async function runImport(input: Input, ctx: ServiceContext): Promise<{ fi
   }
   const body = input.content_base64 !== undefined ? Buffer.from(input.content_base64, 'base64') : Buffer.from(input.content ?? '', 'utf8');
   try {
-    return { files: [{ file: input.file_name, report: importBuffer(ctx.store, body, { projectId: input.project_id, events: ctx.events }), error: null }] };
+    return { files: [{ file: input.file_name, report: await bodyIngester(ctx).import(body, { projectId: input.project_id, events: ctx.events }), error: null }] };
   } catch (err) {
     return { files: [{ file: input.file_name, report: null, error: errorMessage(err) }] };
   }
@@ -37,6 +38,11 @@ async function importOnePath(file: string, projectId: string | undefined, ctx: S
     ctx.events.emit({ type: 'import.progress', import_id: importId, file, bytes, total_bytes: totalBytes, spans, done });
   try {
     const report = await importFile(ctx.store, file, {
+      // Parsed off the server thread from 256 KiB on, written in small transactions: the server keeps
+      // answering while a big file imports (body-ingest.ts has the same figures for uploads).
+      thread: 'auto',
+      workerMinBytes: INLINE_MAX_BYTES,
+      batchSpans: BODY_BATCH_SPANS,
       projectId,
       events: ctx.events,
       onProgress: (p) => progress(p.bytes, p.totalBytes, p.spans, false),

@@ -5,6 +5,7 @@
  * 503 + Retry-After through storeFailure() (store-errors.ts) and record them here.
  */
 import fs from 'node:fs';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { errorMessage } from '../../../shared/errors.js';
 import { StoreBusyError, StoreError, StoreFullError, StoreUnavailableError } from '../../store/ports.js';
 
@@ -60,7 +61,23 @@ export class StoreHealth {
   writeFailures = 0;
   lastWriteFailure: WriteFailure | null = null;
 
-  constructor(private readonly dataDir: string) {}
+  /** How long the server thread was blocked (any cause: a parse, a write, GC), since the last look. */
+  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+
+  constructor(private readonly dataDir: string) {
+    this.loop.enable();
+  }
+
+  /** Event-loop delay since the last call (then reset): what a cheap request may have waited. */
+  takeLoopDelay(): { max_ms: number; p99_ms: number } {
+    const out = { max_ms: Math.round(this.loop.max / 1e6), p99_ms: Math.round(this.loop.percentile(99) / 1e6) };
+    this.loop.reset();
+    return out;
+  }
+
+  close(): void {
+    this.loop.disable();
+  }
 
   recordFailure(kind: WriteFailure['kind'], err: unknown): void {
     this.writeFailures++;
@@ -97,5 +114,6 @@ export function healthView(ctx: { health?: StoreHealth; dataDir: string }) {
     database: { ok: blocker === null, read_only: health.readOnlyReason !== null, reason: blocker, last_check: health.lastCheck },
     disk: health.disk(),
     writes: { failures: health.writeFailures, last_failure: health.lastWriteFailure },
+    event_loop: health.takeLoopDelay(),
   };
 }

@@ -1,0 +1,143 @@
+/**
+ * Large bodies parsed off the server thread (issue 13.7: a 32.7 MB OTLP post held every other request
+ * for 4.8 s). One ingest worker thread is kept alive per server and takes bodies — OTLP posts and
+ * uploads — one after another: it decompresses, parses and normalizes; this thread only writes the
+ * prepared batches, small ones (BODY_BATCH_SPANS), so a cheap request waits at most one short
+ * transaction. Small bodies stay in-thread, where a worker round trip would cost more than the parse.
+ *
+ * Over capacity — more than MAX_QUEUED_BYTES of bodies waiting — a new body is refused with 429 and
+ * Retry-After (an OTLP exporter retries it later) instead of piling up memory.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Store } from '../../store/index.js';
+import type { ImportReport } from '../../../shared/contract/import-report.js';
+import { ServiceError, errorMessage, tooManyRequests } from '../../../shared/errors.js';
+import { StoreWriter, completeReport } from './session.js';
+import { checkEncoding, importBuffer, type ImportBufferOptions } from './buffer.js';
+import { ACKED, CANCELLED, ackLater } from './pipeline.js';
+import { isGzip } from './document.js';
+import type { BodyJob, BodyReply } from './body-worker.js';
+import { workerLaunch } from '../../worker-launch.js';
+
+/** Bodies up to this size are parsed in-thread (a few ms); larger ones go to the worker. */
+export const INLINE_MAX_BYTES = 256 * 1024;
+export const INLINE_MAX_GZIP_BYTES = 16 * 1024;
+/** Spans per write transaction on the server thread for body jobs: each one is a short pause (measured in bench/sections/70-stall.ts). */
+export const BODY_BATCH_SPANS = 64;
+/** Bodies waiting or in work beyond this → 429. Two 64 MiB bodies fit; a flood does not. */
+export const MAX_QUEUED_BYTES = 160 * 1024 * 1024;
+
+export class BodyIngester {
+  private worker: Worker | null = null;
+  private tail: Promise<unknown> = Promise.resolve();
+  private nextId = 1;
+  private queuedBytes = 0;
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly maxQueuedBytes = MAX_QUEUED_BYTES,
+  ) {}
+
+  /** Imports one body: in-thread when small, else through the worker (in arrival order). */
+  async import(body: Buffer, opts: ImportBufferOptions): Promise<ImportReport> {
+    // gzip can hide 64 MiB in a few hundred KB: compressed bodies go to the worker from a small size on.
+    const zipped = /gzip/i.test(opts.contentEncoding ?? '') || isGzip(body);
+    if (body.length <= (zipped ? INLINE_MAX_GZIP_BYTES : INLINE_MAX_BYTES)) return importBuffer(this.store, body, opts);
+    checkEncoding(opts); // 415 at once, before queueing
+    if (this.queuedBytes > 0 && this.queuedBytes + body.length > this.maxQueuedBytes) {
+      throw tooManyRequests(`Too many large bodies in progress (${Math.round(this.queuedBytes / 1048576)} MiB waiting); retry shortly`, 2);
+    }
+    this.queuedBytes += body.length;
+    const run = this.tail.then(() => this.run(body, opts));
+    this.tail = run.catch(() => undefined);
+    try {
+      return await run;
+    } finally {
+      this.queuedBytes -= body.length;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.tail;
+    await this.worker?.terminate();
+    this.worker = null;
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const { file, entry } = workerLaunch(new URL('./ingest-worker.ts', import.meta.url), 'ingest-worker.js');
+    const worker = new Worker(file, { workerData: { bodies: true, entry } });
+    worker.unref(); // an idle body worker never keeps the process alive
+    worker.on('exit', () => {
+      if (this.worker === worker) this.worker = null;
+    });
+    worker.on('error', () => undefined); // reported to the job in progress through 'exit'
+    return (this.worker = worker);
+  }
+
+  private run(body: Buffer, opts: ImportBufferOptions): Promise<ImportReport> {
+    if (this.closed) return Promise.reject(new ServiceError(503, 'The server is shutting down'));
+    const worker = this.ensureWorker();
+    const id = this.nextId++;
+    const control = new SharedArrayBuffer(8);
+    const slots = new Int32Array(control);
+    const stored = new StoreWriter(this.store);
+    // Own copy to transfer (a request body may be a view into a larger pooled buffer).
+    const copy = body.buffer.slice(body.byteOffset, body.byteOffset + body.length) as ArrayBuffer;
+    return new Promise<ImportReport>((resolve, reject) => {
+      const finish = (fn: () => void) => {
+        worker.off('message', onMessage);
+        worker.off('exit', onExit);
+        Atomics.store(slots, CANCELLED, 1);
+        Atomics.notify(slots, ACKED);
+        fn();
+      };
+      const onExit = (code: number) => finish(() => reject(new Error(`ingest worker exited (code ${code}) while parsing a body`)));
+      const onMessage = (msg: BodyReply) => {
+        if (msg.id !== id) return;
+        try {
+          if (msg.type === 'batch') {
+            stored.writePrepared(msg.rows, msg.lines);
+            ackLater(slots);
+          } else if (msg.type === 'done') {
+            finish(() => resolve(completeReport(msg.report, stored, opts.events)));
+          } else {
+            finish(() => reject(msg.status === null ? new Error(String(msg.detail)) : new ServiceError(msg.status, msg.detail)));
+          }
+        } catch (e) {
+          // A store failure while writing: the worker is told to stop, the caller gets the failure.
+          finish(() => reject(e instanceof Error ? e : new Error(errorMessage(e))));
+        }
+      };
+      worker.on('message', onMessage);
+      worker.on('exit', onExit);
+      const job: BodyJob = {
+        type: 'job',
+        id,
+        body: copy,
+        contentType: opts.contentType,
+        contentEncoding: opts.contentEncoding,
+        projectId: opts.projectId,
+        control,
+        batchSpans: BODY_BATCH_SPANS,
+      };
+      worker.postMessage(job, [copy]);
+    });
+  }
+}
+
+const ingesters = new WeakMap<object, BodyIngester>();
+
+/** The body ingester of a server (one per service context), made on first use. */
+export function bodyIngester(ctx: { store: Store }): BodyIngester {
+  let b = ingesters.get(ctx);
+  if (!b) ingesters.set(ctx, (b = new BodyIngester(ctx.store)));
+  return b;
+}
+
+export async function closeBodyIngester(ctx: object): Promise<void> {
+  await ingesters.get(ctx)?.close();
+  ingesters.delete(ctx);
+}

@@ -1,0 +1,38 @@
+/**
+ * Worker side of body jobs (body-ingest.ts): each `job` message carries one body (transferred, not
+ * copied) with its content type and encoding; it is decompressed, parsed and normalized here exactly
+ * as in-thread (readBodyInto), its batches posted to the main thread for writing. Jobs run one after
+ * another; every message back carries the job's id.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { ImportSession } from './session.js';
+import { readBodyInto } from './buffer.js';
+import type { WorkerMessage } from './pipeline.js';
+import { Cancelled, failMessage, mainThreadWriter } from './worker-writer.js';
+
+export interface BodyJob {
+  type: 'job';
+  id: number;
+  body: ArrayBuffer;
+  contentType?: string;
+  contentEncoding?: string;
+  projectId?: string;
+  control: SharedArrayBuffer;
+  batchSpans: number;
+}
+
+export type BodyReply = WorkerMessage & { id: number };
+
+export function serveBodies(port: MessagePort): void {
+  port.on('message', (job: BodyJob) => {
+    const post = (m: WorkerMessage) => port.postMessage({ ...m, id: job.id } satisfies BodyReply);
+    const body = Buffer.from(job.body);
+    try {
+      const session = new ImportSession(mainThreadWriter(post, job.control, () => body.length), job.projectId, undefined, job.batchSpans);
+      readBodyInto(session, body, job);
+      post({ type: 'done', report: session.finish(), broken: null });
+    } catch (e) {
+      if (!(e instanceof Cancelled)) post(failMessage(e));
+    }
+  });
+}

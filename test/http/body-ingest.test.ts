@@ -1,0 +1,82 @@
+/**
+ * Large bodies are parsed off the server thread (service/ingest/body-ingest.ts, issue 13.7): what the
+ * worker stores equals what an in-thread import stores, for plain and gzip bodies, with per-span
+ * rejections still reported; too much waiting is a 429 with Retry-After, not unbounded memory.
+ */
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { rawRequest, startTestServer, tempDir } from './server-harness.js';
+import { openStore } from '../../src/main/store/index.js';
+import { importBuffer } from '../../src/main/service/ingest/index.js';
+import { BodyIngester, INLINE_MAX_BYTES } from '../../src/main/service/ingest/body-ingest.js';
+import { generateDemo } from '../../src/main/demo/generate.js';
+import { summaryTables } from '../helpers/store-consistency.js';
+
+const stores: ReturnType<typeof openStore>[] = [];
+afterAll(() => stores.forEach((s) => s.close()));
+const store = () => {
+  const s = openStore(tempDir('loupe-body-'));
+  stores.push(s);
+  return s;
+};
+
+/** One OTLP/JSON request of the demo's conversations, over `bytes`, with one span whose start is past 2^63 ns. */
+function body(bytes: number): Buffer {
+  const resourceSpans: { scopeSpans: { spans: Record<string, unknown>[] }[] }[] = [];
+  for (let seed = 1, size = 0; size < bytes; seed++) {
+    for (const r of generateDemo({ seed, now: Date.UTC(2026, 10, 22), fillers: 10 }).requests as { resourceSpans: typeof resourceSpans }[]) {
+      resourceSpans.push(...r.resourceSpans);
+      size += JSON.stringify(r).length;
+    }
+  }
+  resourceSpans[3]!.scopeSpans[0]!.spans[0]!.startTimeUnixNano = (2n ** 63n + 1n).toString();
+  return Buffer.from(JSON.stringify({ resourceSpans }));
+}
+
+describe('bodies through the ingest worker', () => {
+  const big = body(2 * INLINE_MAX_BYTES);
+
+  it('a body past the inline size stores exactly what an in-thread import stores, plain and gzip', async () => {
+    const inline = store();
+    const expected = importBuffer(inline, big, { contentType: 'application/json', projectId: 'p' });
+    for (const [encoding, payload] of [[undefined, big], ['gzip', gzipSync(big)]] as const) {
+      const viaWorker = store();
+      const ingester = new BodyIngester(viaWorker);
+      const report = await ingester.import(payload, { contentType: 'application/json', contentEncoding: encoding, projectId: 'p' });
+      await ingester.close();
+      expect(report.spans_imported).toBe(expected.spans_imported);
+      expect(report.spans_skipped).toBe(1);
+      expect(report.errors[0]!.message).toMatch(/start_time_unix_nano out of range/);
+      expect(summaryTables(viaWorker.file)).toEqual(summaryTables(inline.file));
+    }
+  }, 60_000);
+
+  it('over POST /v1/traces: the same partial success, and the server answers others meanwhile', async () => {
+    const s = await startTestServer();
+    try {
+      const posted = rawRequest(s.port, { method: 'POST', path: '/v1/traces', headers: { 'content-type': 'application/json', 'x-project-id': 'big' }, body: big });
+      const health = await rawRequest(s.port, { path: '/v1/health' });
+      expect(health.status).toBe(200);
+      const res = await posted;
+      expect(res.status).toBe(200);
+      expect((res.json() as { partialSuccess: { rejectedSpans: string } }).partialSuccess.rejectedSpans).toBe('1');
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
+  it('more than the queue holds is a 429 with Retry-After; what was accepted is stored', async () => {
+    const ingester = new BodyIngester(store(), big.length + 1024);
+    const first = ingester.import(big, { contentType: 'application/json', projectId: 'q1' });
+    const second = ingester.import(big, { contentType: 'application/json', projectId: 'q2' }).then(
+      () => null,
+      (e: { status: number; retryAfterSeconds?: number }) => e,
+    );
+    const refused = await second;
+    expect(refused?.status).toBe(429);
+    expect(refused?.retryAfterSeconds).toBeGreaterThan(0);
+    expect((await first).spans_imported).toBeGreaterThan(0);
+    await ingester.close();
+  }, 60_000);
+});
+
