@@ -41,6 +41,7 @@ function dump(store: Store): Record<string, unknown[]> {
       turns: q('SELECT * FROM conversation_turns ORDER BY project_id, conversation_id, trace_id'),
       agentTraces: q('SELECT * FROM agent_trace_stats ORDER BY project_id, trace_id, agent_name'),
       agents: q('SELECT * FROM agent_summaries ORDER BY project_id, agent_name'),
+      projects: q('SELECT * FROM project_summaries ORDER BY project_id'),
       conversations: q('SELECT * FROM conversation_summaries ORDER BY project_id, kind, conversation_id').map((r) => ({ ...(r as object), id: 0 })),
     };
   } finally {
@@ -80,6 +81,8 @@ describe('import in a worker thread', () => {
     expect(b.errors).toEqual([{ line: 101, message: expect.stringMatching(/invalid JSON/) }]);
     expect(b.non_trace_lines_skipped).toBe(1);
     expect(dump(threaded)).toEqual(dump(inline));
+    // Project rows count each span once, re-imports included.
+    expect(dump(threaded).projects!.map((p) => (p as { span_count: bigint }).span_count)).toEqual([BigInt(g.spans)]);
     // Progress after every batch, then the final one.
     expect(progress.length).toBeGreaterThan(MAX_IN_FLIGHT + 2);
     expect(progress.at(-1)).toEqual({ bytes: text.length, totalBytes: text.length, spans: b.spans_imported + b.spans_replaced });

@@ -81,6 +81,15 @@ async function loaded(): Promise<{ store: Store; ctx: ServiceContext; events: { 
   return { store, ctx, events };
 }
 
+/** system.projects (from project_summaries) equals a count over the spans. */
+async function expectProjectsExact(store: Store, ctx: ServiceContext): Promise<void> {
+  const db = new Database(store.file, { readonly: true });
+  const counted = db.prepare('SELECT project_id, COUNT(*) AS span_count FROM spans GROUP BY project_id ORDER BY project_id').all();
+  db.close();
+  const listed = ((await dispatch('system.projects', {}, ctx)) as { projects: { project_id: string; span_count: number }[] }).projects;
+  expect(listed.map((p) => ({ project_id: p.project_id, span_count: p.span_count })).sort((a, b) => (a.project_id < b.project_id ? -1 : 1))).toEqual(counted);
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const del = (ctx: ServiceContext, body: unknown): Promise<any> => dispatch('spans.delete', body, ctx);
 
@@ -88,6 +97,7 @@ describe('spans.delete', () => {
   it('keeps every summary equal to a full recomputation, by trace ids, by age, by project', async () => {
     const { store, ctx, events } = await loaded();
     const before = summaries(store.file);
+    await expectProjectsExact(store, ctx);
     // Two turns of one conversation and one of another: conversations lose turns, agents lose spans.
     const turns = before.turns.filter((t) => t.project_id === P);
     const victims = [turns[0]!.trace_id, turns[1]!.trace_id, turns.at(-1)!.trace_id] as string[];
@@ -96,6 +106,7 @@ describe('spans.delete', () => {
     expect(r1.deleted_spans).toBe(before.counted.filter((s) => victims.includes(s.trace_id as string)).length);
     expect(events).toEqual([{ type: 'data.changed', project_id: P, tables: ['spans'] }]);
     expectSame(summaries(store.file), recomputed(store));
+    await expectProjectsExact(store, ctx);
 
     // By age: traces whose last activity is before the middle of the data.
     const ends = summaries(store.file).traces.filter((t) => t.project_id === P).map((t) => t.last_end_ns as bigint).sort((a, b) => (a < b ? -1 : 1));
@@ -116,6 +127,7 @@ describe('spans.delete', () => {
     expect(Object.values(after).flat().filter((r) => r.project_id === Q)).toEqual([]);
     expect(qBefore(after)).toEqual(keep);
     expectSame(after, recomputed(store));
+    await expectProjectsExact(store, ctx);
     // Filter choices follow: the models of the spans left.
     const models = new Database(store.file, { readonly: true }).prepare('SELECT DISTINCT request_model FROM spans WHERE project_id = ? AND request_model IS NOT NULL ORDER BY 1').pluck().all(P);
     expect(((await dispatch('conversations.facets', { project_id: P }, ctx)) as { request_models: string[] }).request_models).toEqual(models);

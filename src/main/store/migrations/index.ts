@@ -6,7 +6,7 @@
  * Numbers are reserved per domain so parallel work never collides:
  *   0001 core spans/feedback · 0002 read summaries (query) · 0004 training · 0005 analytics covering index ·
  *   0006 conversation summaries, counting bits, spans indexes (layout) · 0007 training jobs v2 and datasets ·
- *   0008 filter choices (layout)
+ *   0008 filter choices · 0009 project summaries (layout)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -16,6 +16,7 @@ import groupCovering from './0005_group_covering.js';
 import conversations from './0006_conversations.js';
 import trainingJobsDatasets from './0007_training_jobs_datasets.js';
 import facets from './0008_facets.js';
+import projectSummaries from './0009_project_summaries.js';
 
 export interface Migration {
   version: number;
@@ -32,4 +33,5 @@ export const migrations: Migration[] = [
   { version: 6, name: 'conversations', sql: conversations },
   { version: 7, name: 'training_jobs_datasets', sql: trainingJobsDatasets },
   { version: 8, name: 'facets', sql: facets },
+  { version: 9, name: 'project_summaries', sql: projectSummaries },
 ];

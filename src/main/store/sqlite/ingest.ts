@@ -170,6 +170,10 @@ export function createIngestRepo(db: Db, summaries: SummaryMaintainer = createSu
   const upsertSpan = db.prepare<unknown[], { id: number; version: number }>(UPSERT_SPAN);
   const upsertDetails = db.prepare(UPSERT_DETAILS);
   const addValue = db.prepare(`INSERT OR IGNORE INTO project_values (project_id, field, value) VALUES (?, 'request_model', ?)`);
+  // Project rows (migration 0009): new spans counted, latest start kept.
+  const addToProject = db.prepare(`INSERT INTO project_summaries (project_id, span_count, last_start_ns) VALUES (?, ?, ?)
+    ON CONFLICT (project_id) DO UPDATE SET span_count = span_count + excluded.span_count,
+    last_start_ns = MAX(IFNULL(last_start_ns, excluded.last_start_ns), IFNULL(excluded.last_start_ns, last_start_ns))`);
   const spanArgs: unknown[] = new Array(SPAN_COLUMNS.length);
   const detailArgs: unknown[] = new Array(DETAIL_COLUMNS.length);
 
@@ -186,7 +190,9 @@ export function createIngestRepo(db: Db, summaries: SummaryMaintainer = createSu
       return summary as SummarySpan;
     });
     countBatch(rows, written);
+    const projects = new Map<string, { added: number; last: bigint | null }>();
     for (const [n, row] of rows.entries()) {
+      const insertedBefore = inserted;
       for (let i = 0; i < N_SPAN; i++) spanArgs[i] = row[i];
       spanArgs[N_SPAN] = now;
       for (let i = 0; i < N_DETAIL; i++) detailArgs[i + 1] = row[N_SPAN + i];
@@ -203,6 +209,10 @@ export function createIngestRepo(db: Db, summaries: SummaryMaintainer = createSu
         upsertDetails.run(detailArgs);
       }
       const s = written[n]!;
+      let p = projects.get(s.project_id);
+      if (!p) projects.set(s.project_id, (p = { added: 0, last: null }));
+      if (inserted > insertedBefore) p.added++;
+      if (s.start_ns != null && (p.last == null || s.start_ns > p.last)) p.last = s.start_ns;
       const key = `${s.project_id}\u0000${s.trace_id}`;
       if (!touched.has(key)) touched.set(key, { project_id: s.project_id, trace_id: s.trace_id });
     }
@@ -211,6 +221,7 @@ export function createIngestRepo(db: Db, summaries: SummaryMaintainer = createSu
     const models = new Set<string>();
     for (const s of written) if (s.request_model) models.add(`${s.project_id}\u0000${s.request_model}`);
     for (const m of models) addValue.run(...m.split('\u0000'));
+    for (const [projectId, p] of projects) addToProject.run(projectId, p.added, p.last);
     return { inserted, replaced, touched: [...touched.values()] };
   });
   const empty = (): WriteResult => ({ inserted: 0, replaced: 0, touched: [] });

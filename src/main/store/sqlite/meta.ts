@@ -27,7 +27,8 @@ export interface MetaRepo {
 export function createMetaRepo(db: Db): MetaRepo {
   const ping = db.prepare('SELECT 1 AS ok');
   const projects = db
-    .prepare('SELECT project_id, COUNT(*) AS span_count, MAX(start_ns) AS last_start_ns FROM spans GROUP BY project_id ORDER BY last_start_ns DESC')
+    // project_summaries (migration 0009), kept at ingest: no pass over the spans.
+    .prepare('SELECT project_id, span_count, last_start_ns FROM project_summaries WHERE span_count > 0 ORDER BY last_start_ns DESC, project_id')
     .safeIntegers(true);
   const lastRowid = db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM spans').pluck();
   const writtenAfter = db.prepare('SELECT DISTINCT project_id FROM spans WHERE id > ?').pluck();

@@ -28,6 +28,9 @@ export const RETENTION_SQL = {
   perProject: `SELECT project_id, SUM(span_count) AS spans FROM trace_summaries GROUP BY project_id ORDER BY project_id`,
   // Filter choices of a project that lost traces: rebuilt from its conversation rows (migration 0008).
   clearValues: `DELETE FROM project_values WHERE project_id = ? AND field = 'request_model'`,
+  // The project row (migration 0009) of a project that lost traces.
+  projectRow: `INSERT OR REPLACE INTO project_summaries (project_id, span_count, last_start_ns)
+    SELECT @project_id, (SELECT COUNT(*) FROM spans WHERE project_id = @project_id), (SELECT MAX(start_ns) FROM spans WHERE project_id = @project_id)`,
   refillValues: `INSERT OR IGNORE INTO project_values (project_id, field, value)
     SELECT DISTINCT c.project_id, 'request_model', j.value FROM conversation_summaries c, json_each(c.request_models) j WHERE c.project_id = ?`,
 } as const;
@@ -109,10 +112,12 @@ export function createRetentionRepo(db: Db, file: string, summaries: SummaryMain
         compact();
       }
       const projects = [...new Set(traces.map((t) => t.project_id))].sort();
+      // Filter choices and project rows of the projects that lost traces.
       db.transaction(() => {
         for (const p of projects) {
           db.prepare(RETENTION_SQL.clearValues).run(p);
           db.prepare(RETENTION_SQL.refillValues).run(p);
+          db.prepare(RETENTION_SQL.projectRow).run({ project_id: p });
         }
       })();
       return {
