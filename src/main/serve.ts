@@ -50,6 +50,14 @@ export interface RunningLoupe {
 
 export const DEFAULT_PORT = 4318;
 
+/**
+ * The server's wait for another writer's lock (a CLI import on the same folder). Its own write
+ * transactions are short, so a CLI import waits for them (5 s); the server does not wait long for a
+ * CLI import's: past this it answers 503 + Retry-After: 1 (OTLP exporters retry) — issue 13.6 measured
+ * lock waits of 4.9 s, during which better-sqlite3 held the server thread.
+ */
+export const SERVER_BUSY_TIMEOUT_MS = 200;
+
 export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
   for (const warning of securePrivateFiles(opts.dataDir)) opts.log?.(warning);
   // One running Loupe per data folder (issue 13.1): throws DataDirInUseError naming the holder.
@@ -106,7 +114,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
  */
 function openCheckedStore(opts: StartOptions, health: StoreHealth): Store {
   try {
-    return openStore(opts.dataDir, { nativeBinding: opts.nativeBinding });
+    return openStore(opts.dataDir, { nativeBinding: opts.nativeBinding, busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
   } catch (err) {
     if (classifyStoreFailure(err) !== 'damaged') throw err;
     const reason = `the database file is damaged (${errorMessage(err)})`;

@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -222,6 +223,28 @@ describe('the demo loads into a second project whole (13.10)', () => {
       expect(second.json()).toMatchObject({ project_id: 'acme/demo-copy', spans: first.spans, feedback: first.feedback });
       expect((await post({ project_id: 'acme/demo-copy' })).json()).toMatchObject({ feedback: 0 });
     } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('a busy store is a 503 with Retry-After, quickly (13.6)', () => {
+  it('while another process holds the write lock, OTLP answers 503 + Retry-After: 1 (after the server\'s 200 ms lock wait); after, 200', async () => {
+    const s = await startTestServer();
+    const other = new Database(path.join(s.dataDir, 'loupe.db'));
+    try {
+      other.exec('BEGIN IMMEDIATE'); // what a CLI import holds while it writes a batch
+      const busy = await rawRequest(s.port, { method: 'POST', path: '/v1/traces', headers: { 'content-type': 'application/json' }, body: otlp(2, 'b') });
+      expect(busy.status).toBe(503);
+      expect(busy.headers['retry-after']).toBe('1');
+      expect((busy.json() as { detail: string }).detail).toMatch(/busy/);
+      other.exec('ROLLBACK');
+      const ok = await rawRequest(s.port, { method: 'POST', path: '/v1/traces', headers: { 'content-type': 'application/json' }, body: otlp(2, 'b') });
+      expect(ok.status).toBe(200);
+      const health = (await rawRequest(s.port, { path: '/app/health' })).json() as { writes: { failures: number; last_failure: { kind: string } } };
+      expect(health.writes.last_failure.kind).toBe('busy');
+    } finally {
+      other.close();
       await s.close();
     }
   });

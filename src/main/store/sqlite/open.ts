@@ -13,6 +13,12 @@ export interface OpenOptions {
    */
   nativeBinding?: string;
   readonly?: boolean;
+  /**
+   * How long a write waits for another connection's lock (default 5000 ms, for CLI imports). The
+   * server passes a short one: better-sqlite3 waits on the calling thread, so a long wait is a stall
+   * of every request, and a busy store is better answered 503 + Retry-After (issue 13.6).
+   */
+  busyTimeoutMs?: number;
 }
 
 /** Opens (creating if needed) the database file, sets the pragmas of semantics §2 and migrates. */
@@ -32,7 +38,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(opts.busyTimeoutMs ?? 5000))}`);
   // A 64 MiB page cache and a 64 MiB mmap window, per connection. Measured on the 1M-span bench store:
   // a 256 MiB window put the import's peak RSS at 571 MB (over the 500 MB goal) and sped up no query
   // (chat, agents, spans list, group-by and threads figures equal within noise at 64 MiB; import 447 MB).
