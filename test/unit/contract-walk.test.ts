@@ -86,7 +86,7 @@ const PAYLOADS: Record<string, Table> = {
   context_compacted: { compaction_summary: 's?', compaction_items_before: 'i?', compaction_items_after: 'i?' },
 };
 // Extensions beyond interface.md (issue 10, docs/chat.md): a failed span's error in its bubble; the reserved handoff payload filled in.
-const ERROR_EXTENSION: Table = { error_type: 's?', error_message: 's?' };
+const ERROR_EXTENSION: Table = { error_type: 's?', error_message: 's?', error_detail: 's?' };
 const PAYLOAD_EXTENSIONS: Record<string, Table> = {
   assistant_message: ERROR_EXTENSION, tool_call: ERROR_EXTENSION, agent_handoff: { from_agent: 's?', to_agent: 's?', text: 's?' },
 };

@@ -11,12 +11,15 @@ const Int = z.number().int();
 
 export const UserPayload = z.object({ text: z.string(), content_refs: Refs });
 /**
- * Extension (issue 10): the error of a failed span or tool, for its bubble. Both null when the span
- * did not fail (error_type may be set on its own when the emitter names an error without failing).
+ * Extension (issue 10): the error of a failed span or tool, for its bubble. Null when the span did
+ * not fail (error_type may be set on its own when the emitter names an error without failing).
+ * `error_message` is the message without a stack trace; `error_detail` the whole recorded text
+ * (message and trace) when a trace was cut from it, else null: show it collapsed, not as the headline.
  */
 const ErrorFields = {
   error_type: z.string().nullable(),
   error_message: z.string().nullable(),
+  error_detail: z.string().nullable(),
 };
 export const AssistantPayload = z.object({
   text: z.string(),

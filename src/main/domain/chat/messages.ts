@@ -11,9 +11,10 @@ export interface UserPayload { text: string; content_refs: string[] }
 /**
  * Extension (issue 10, docs/chat.md): the error of a failed span or tool, shown in its bubble.
  * `error_type` is the span's error.type (or exception type); `error_message` its status message
- * (or exception message) when the span failed.
+ * (or exception message) when the span failed, without a stack trace; `error_detail` the whole
+ * recorded text when a trace was cut from the message (errors.ts).
  */
-export interface ErrorFields { error_type: string | null; error_message: string | null }
+export interface ErrorFields { error_type: string | null; error_message: string | null; error_detail: string | null }
 /** Extension: who handed what to whom (the reserved payload of the interface, filled in). */
 export interface HandoffPayload { from_agent: string | null; to_agent: string | null; text: string | null }
 export interface AssistantPayload extends ErrorFields {

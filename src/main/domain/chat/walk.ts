@@ -10,7 +10,8 @@
  *   rendered into assistant text;
  * - wrapper spans (chains, workflows, unknown kinds) show their input once as the turn's question and
  *   their output only at the top of the walk when nothing inside answered;
- * - a failed span or tool carries its error (type, message) in its bubble;
+ * - a failed span or tool carries its error (type, message without its stack trace, the whole text as
+ *   detail) in its bubble; a tool's failure may be recorded on a wrapper directly inside it;
  * - a model call's bubble precedes the tools and sub-agents nested in it (Google ADK nests them);
  * - tool arguments / results are read through emitters' wrappers (tool-values.ts).
  */
@@ -20,6 +21,7 @@ import { buildTree, subtree, usageTotals, type SpanTree } from './tree.js';
 import { durationMs, nameSuffix, type ChatSpan } from './span.js';
 import { message, messageText, reasoningFromParts, type ChatMessage, type ErrorFields, type MessageHead } from './messages.js';
 import { CLASS_NAMES, ModelCalls, argumentsAreOwn, readToolResult } from './tool-values.js';
+import { splitError } from './errors.js';
 
 export const MAX_DEPTH = 200;
 
@@ -63,8 +65,12 @@ export function outputText(output: readonly SpanMessage[]): string {
 
 const jsonText = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
 
-const errorOf = (s: ChatSpan): ErrorFields =>
-  s.status_code === 'ERROR' ? { error_type: s.error_type ?? null, error_message: s.status_message ?? null } : { error_type: s.error_type ?? null, error_message: null };
+/** A span's error for its bubble: the message without a stack trace, the whole text kept as detail (errors.ts). */
+const errorOf = (s: ChatSpan): ErrorFields => {
+  if (s.status_code !== 'ERROR') return { error_type: s.error_type ?? null, error_message: null, error_detail: null };
+  const e = splitError(s.status_message);
+  return { error_type: s.error_type ?? null, error_message: e.message, error_detail: e.detail };
+};
 
 /** Where the walk is: the agent label in effect, and (inside a sub-agent) the agent that handed it its task. */
 interface Ctx {
@@ -77,6 +83,8 @@ interface Ctx {
   seen: { text: string | null };
   /** The enclosing agent (or, outside agents, the trace) has a model call with output: wrappers stay silent. */
   quiet: boolean;
+  /** Directly inside a tool span: a failed wrapper's error belongs to the tool call, not a bubble of its own. */
+  underTool?: boolean;
 }
 
 /** Tool spans of the turn, so model outputs do not show a call twice. */
@@ -195,6 +203,7 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
           content_refs: [],
           error_type: null,
           error_message: null,
+          error_detail: null,
         }));
       }
     }
@@ -204,6 +213,16 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
   const speaks = (c: ChatSpan) => MODEL_OPS.has(opOf(c)) && c.output_messages.length > 0;
   const modelIn = (s: ChatSpan | null): boolean => (s === null ? spans.some(speaks) : subtree(tree, s).some(speaks));
 
+  /**
+   * The span that failed for a tool call: the tool span itself, else a failed wrapper directly inside it
+   * (Claude Code records the failure on `claude_code.tool.execution` under `claude_code.tool`).
+   */
+  const failureOf = (s: ChatSpan): ChatSpan => {
+    if (s.status_code === 'ERROR') return s;
+    const child = (tree.children.get(s.span_id) ?? []).find((c) => c.status_code === 'ERROR' && !opOf(c));
+    return child ?? s;
+  };
+
   /** A tool span's call: arguments and result read through emitters' wrappers, the tool named by its result when the span is not. */
   const emitTool = (s: ChatSpan, here: Ctx) => {
     const res = readToolResult(s.tool_call_result);
@@ -211,20 +230,22 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     if (res.name && (!name || CLASS_NAMES.has(name))) name = res.name;
     const model = tools.calls.claim(s.tool_call_id ?? res.callId, name);
     const args = !argumentsAreOwn(s.tool_call_arguments) && model && model.arguments != null ? jsonText(model.arguments) : s.tool_call_arguments;
+    const failed = failureOf(s);
     out.push(message('tool_call', head(s, here.agent, here.version), {
       tool_name: name,
       tool_arguments: args,
       tool_result: res.text,
       duration_ms: durationMs(s.start_ns, s.end_ns),
-      status: s.status_code,
+      status: failed.status_code,
       content_refs: s.content_refs ?? [],
-      ...errorOf(s),
+      ...errorOf(failed),
     }));
   };
 
   const walkChildren = (s: ChatSpan, ctx: Ctx, depth: number) => {
     const underAgent = opOf(s) === 'invoke_agent';
-    for (const c of tree.children.get(s.span_id) ?? []) visit(c, ctx, depth + 1, underAgent);
+    const child = ctx.underTool && opOf(s) !== 'execute_tool' ? { ...ctx, underTool: false } : ctx;
+    for (const c of tree.children.get(s.span_id) ?? []) visit(c, child, depth + 1, underAgent);
   };
 
   /** The task a sub-agent was given: its own input, else the first input one of its model calls shows. */
@@ -278,9 +299,14 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
       }));
     }
     const before = assistants;
+    const mark = out.length;
     walkChildren(s, inner, depth);
-    // An agent span usually mirrors its last model call's output: emit it only when nothing inside did.
-    if (assistants === before) emitAssistant(s, inner, usageTotals(subtree(tree, s), tree));
+    // An agent span usually mirrors its last model call's output: emit it only when nothing inside did,
+    // or when none of this agent's own bubbles had text and its answer was not just shown (BeeAI's
+    // `final_answer` tool, a supervisor whose model calls record no output).
+    const ownText = out.slice(mark).some((m) => m.type === 'assistant_message' && m.agent_name === agent && m.assistant_message!.text);
+    const answer = outputText(s.output_messages);
+    if (assistants === before || (!ownText && answer && answer !== lastAssistantText)) emitAssistant(s, inner, usageTotals(subtree(tree, s), tree));
   };
 
   const visit = (s: ChatSpan, ctx: Ctx, depth: number, underAgent: boolean): void => {
@@ -292,11 +318,22 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     const here: Ctx = ctx.inAgent ? ctx : { ...ctx, agent: ctx.agent ?? s.agent_name, version: ctx.agent != null ? ctx.version : s.agent_version };
     if (op === 'execute_tool') {
       emitTool(s, here);
-      walkChildren(s, here, depth);
+      // A tool that runs another agent without an agent span of its own (Claude Code's Agent tool names
+      // the sub-agent on the tool span): what happens inside is that agent's, handed its task by this one.
+      const runs = s.agent_name;
+      if (runs && here.inAgent && runs !== here.agent && subtree(tree, s).some((c) => MODEL_OPS.has(opOf(c)))) {
+        const task = taskOf(s);
+        out.push(message('agent_handoff', head(s, here.agent, here.version), { from_agent: here.agent, to_agent: runs, text: task }));
+        const inner: Ctx = { agent: runs, version: null, inAgent: true, from: { agent: here.agent, version: here.version }, seen: { text: task }, quiet: true, underTool: false };
+        walkChildren(s, inner, depth);
+        return;
+      }
+      walkChildren(s, { ...here, underTool: true }, depth);
       return;
     }
     const model = MODEL_OPS.has(op);
-    const userText = trailingUserText(s.input_messages);
+    // Inside a sub-agent the new input is its last user-role message (its history may repeat the user's question before it).
+    const userText = here.from ? lastUserText(s.input_messages) : trailingUserText(s.input_messages);
     // A wrapper's input is shown once, as the turn's question; every model call's new user input is shown.
     if (model || here.from || !userShown) emitUser(s, userText, here);
     // A model call whose children are its tools / sub-agents (Google ADK nests them) spoke before they ran.
@@ -317,10 +354,10 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     // Wrappers answer only at the top of the walk (or right under an agent) when nothing inside did and
     // no model call of the agent (or turn) speaks: flat emitters (OpenLLMetry's LangChain callbacks
     // under one agent span) put every graph node beside the model calls.
-    if (assistants === before && ((!here.quiet && (depth === 1 || underAgent)) || s.status_code === 'ERROR')) emitAssistant(s, here, null);
+    if (assistants === before && ((!here.quiet && (depth === 1 || underAgent)) || (s.status_code === 'ERROR' && !here.underTool))) emitAssistant(s, here, null);
   };
 
-  const start: Ctx = { agent: null, version: null, inAgent: false, from: null, seen: { text: null }, quiet: modelIn(null) };
+  const start: Ctx = { agent: null, version: null, inAgent: false, from: null, seen: { text: null }, quiet: modelIn(null), underTool: false };
   for (const r of tree.roots) visit(r, start, 1, false);
 
   if (!out.some((m) => m.type === 'user_message')) {

@@ -5,7 +5,9 @@
  * GenAI attributes, span events (deprecated OTel, Semantic Kernel, Strands, Pydantic AI's `events`),
  * OpenLLMetry and OpenInference indexed keys, Vercel AI SDK `ai.*`, Pydantic AI agent-run history,
  * Google ADK `gcp.vertex.agent.*`, then the generic value carriers (OpenInference `input.value` /
- * `output.value`, Langfuse `langfuse.observation.*`, OpenLLMetry `traceloop.entity.*`).
+ * `output.value`, Langfuse `langfuse.observation.*`, OpenLLMetry `traceloop.entity.*`, Mastra's
+ * `mastra.agent_run.*` / `mastra.model_step.*`). Emitters with keys of their own are first given the
+ * standard keys by dialects.ts.
  */
 import type { SpanMessage } from '../../domain/span.js';
 import { isObj, jsonish, str, type Obj } from './lenient.js';
@@ -223,8 +225,8 @@ export function joinChunks(output: SpanMessage[]): SpanMessage[] {
 }
 
 /** The value carriers read when nothing more specific is present, in order. */
-const VALUE_INPUTS = ['input.value', 'langfuse.observation.input', 'traceloop.entity.input', 'langfuse.trace.input'];
-const VALUE_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output', 'langfuse.trace.output'];
+const VALUE_INPUTS = ['input.value', 'langfuse.observation.input', 'traceloop.entity.input', 'langfuse.trace.input', 'mastra.agent_run.input', 'mastra.model_step.input'];
+const VALUE_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output', 'langfuse.trace.output', 'mastra.agent_run.output', 'mastra.model_step.output'];
 
 /**
  * `valueCarriers: false` for tool spans: their `input.value` / `output.value` (and the Langfuse /
@@ -237,7 +239,8 @@ export function extractContent(a: Obj, events: SpanEvent[], opts: { valueCarrier
   const outputs = values ? (opts.plainInputOutput ? [...VALUE_OUTPUTS, 'output'] : VALUE_OUTPUTS) : [];
   const indexed = hasIndexedKeys(a);
   const out: Content = { input: [], output: [], system: [], toolDefinitions: toolDefinitions(a, indexed) };
-  const si = a['gen_ai.system_instructions'];
+  // Koog writes the system instructions of its GenAI spans under `system_instructions`.
+  const si = a['gen_ai.system_instructions'] ?? (a['gen_ai.operation.name'] != null ? a['system_instructions'] : undefined);
   if (si !== undefined && si !== null) out.system.push(...systemTexts(si));
 
   if (a['gen_ai.input.messages'] != null) out.input = normalizeMessages(a['gen_ai.input.messages'], 'user');

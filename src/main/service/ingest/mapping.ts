@@ -172,6 +172,7 @@ export const STRUCTURED_KEYS = [
   'pydantic_ai.all_messages', 'all_messages_events', 'final_result', 'gcp.vertex.agent.llm_request', 'gcp.vertex.agent.llm_response',
   'langfuse.observation.input', 'langfuse.observation.output', 'langfuse.trace.input', 'langfuse.trace.output',
   'traceloop.entity.input', 'traceloop.entity.output',
+  'mastra.agent_run.input', 'mastra.agent_run.output', 'mastra.model_step.input', 'mastra.model_step.output',
 ];
 /** Indexed (flattened) dialect keys consumed by messages.ts / tools.ts, matched by prefix. */
 export const CONSUMED_PREFIXES = [

@@ -185,7 +185,9 @@ export function normalizeMessage(m: unknown, defaultRole: string): SpanMessage |
   const finish = str(m.finish_reason ?? m.finishReason ?? inner.finish_reason) ?? '';
   // Tool returns sent back to the model (Pydantic AI puts them in a user-role request) are the tool's, not the user's.
   const toolOnly = parts.length > 0 && parts.every((p) => p.type === 'tool_call_response');
-  return { role: toolOnly ? 'tool' : role, content: contentOf(parts), finish_reason: finish, parts };
+  // A call of a tool is the model's, whatever role it was sent under (Koog sends it under its `Tool` role).
+  const callsOnly = parts.length > 0 && parts.every((p) => p.type === 'tool_call');
+  return { role: toolOnly ? 'tool' : callsOnly && role === 'tool' ? 'assistant' : role, content: contentOf(parts), finish_reason: finish, parts };
 }
 
 /** A list of messages from an array, a JSON string of one, or a single message. */

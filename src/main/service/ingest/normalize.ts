@@ -7,6 +7,7 @@ import { isoFromNs } from '../../domain/time.js';
 import { TOO_DEEP_MARKER, attributes, field, int, isObj, jsonish, nestedDeeperThan, num, readEnum, readId, readTimeNs, str, strList, type Obj } from './lenient.js';
 import { isDroppedKey, pickAll } from './mapping.js';
 import { extractContent, type SpanEvent } from './extract.js';
+import { withDialect } from './dialects.js';
 import { computeCosts } from './costs.js';
 import { customAttributes } from './custom.js';
 
@@ -126,11 +127,12 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   const end_ns = readTimeNs(field(s, 'endTimeUnixNano', 'end_time_unix_nano'));
   if (!storable(start_ns)) return { ok: false, reject: true, reason: 'start_time_unix_nano out of range (at or after 2^63 ns, i.e. after 2262-04-11)' };
   if (!storable(end_ns)) return { ok: false, reject: true, reason: 'end_time_unix_nano out of range (at or after 2^63 ns, i.e. after 2262-04-11)' };
-  const a = attributes(s.attributes);
-  const m = pickAll(a);
-  const pick = (_a: unknown, col: keyof typeof m): unknown => m[col] ?? null;
   const ev = events(s.events);
   const name = str(s.name) ?? '';
+  // Emitters with keys of their own get the standard keys added first (dialects.ts).
+  const a = withDialect(attributes(s.attributes), name, ctx.scope_name, ev.events);
+  const m = pickAll(a);
+  const pick = (_a: unknown, col: keyof typeof m): unknown => m[col] ?? null;
   const status = isObj(s.status) ? s.status : {};
 
   const operation = operationOf(a, name, pick(a, 'operation_name') as string | null, str(pick(a, 'tool_name')));
