@@ -6,6 +6,7 @@
  *   name}}`, sometimes under `{output: ...}`): the result is its content, and it names the call id
  *   and the tool (OpenLLMetry names the span after the tool's class, `DynamicStructuredTool`);
  * - Strands / Bedrock content blocks (`[{text}]`, `[{json}]`, `{json: {$value}}`): their text / value;
+ * - a string result serialized as JSON (Koog: `"rainy, 57°F"`): the string;
  * - arguments recorded as the tool's single input string (`A-1187`) or OpenLLMetry's `{args: [...]}`
  *   wrapper are replaced by the model's own call (same call id, else the next call of that tool).
  */
@@ -56,6 +57,15 @@ export interface ToolResult {
 }
 
 export function readToolResult(raw: string | null): ToolResult {
+  // A string result serialized as JSON (Koog writes JsonElement.toString(): `"rainy, 57°F"`) is that string.
+  if (raw !== null && raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) {
+    try {
+      const s: unknown = JSON.parse(raw);
+      if (typeof s === 'string') raw = s;
+    } catch {
+      // not JSON: kept as recorded
+    }
+  }
   const none: ToolResult = { text: raw, callId: null, name: null };
   const v = parse(raw);
   if (typeof v === 'string' || v === null) return none;
