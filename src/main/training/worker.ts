@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { initBackend } from './backend.js';
@@ -25,6 +26,21 @@ if (!port) throw new Error('the trainer worker must run in a worker thread');
 const ready = initBackend();
 const init = workerData as WorkerInit;
 const busy = new Int32Array(init.busy);
+
+/**
+ * The job worker runs at a lower CPU priority than the rest of Loupe, so on a busy machine a
+ * completion or a request is scheduled before a gradient step. Linux applies a nice value to one
+ * thread when given its thread id (/proc/thread-self names it); elsewhere this is skipped.
+ */
+export const TRAIN_NICE = 10;
+if (init.role === 'train') {
+  try {
+    const tid = Number(path.basename(fs.readlinkSync('/proc/thread-self')));
+    if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, TRAIN_NICE);
+  } catch {
+    // not Linux, or not allowed: the yield between steps still applies
+  }
+}
 
 /** Jobs running in this worker, by request id, so a `cancel` can stop them between steps. */
 const running = new Map<number, AbortController>();
