@@ -31,7 +31,7 @@ const section: BenchSection = {
     ctx.print('machine load average (1 min) / cores', `${os.loadavg()[0]!.toFixed(1)} / ${os.cpus().length}`);
     try {
       // ---- SFT: 30 steps of 8 at each rate.
-      for (const lr of [5e-5, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]) {
+      for (const lr of process.env.LOUPE_BENCH_RL_RATES ? [] : [5e-5, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]) {
         const rand = seededRandom(11);
         const word = (n: number, first?: string) => (first ?? L[Math.floor(rand() * 26)]!) + Array.from({ length: n - 1 }, () => L[Math.floor(rand() * 26)]).join('');
         const lengthTrain = Array.from({ length: 240 }, (_, i) => word(3 + (i % 6)));
@@ -79,7 +79,9 @@ const section: BenchSection = {
         return s / n;
       };
       ctx.print('RL warm-up held-out reward', (await score(ck('warm'))).toFixed(2));
-      for (const lr of [1e-4, 2.5e-4, 5e-4, 1e-3, 2e-3, 4e-3]) {
+      // LOUPE_BENCH_RL_RATES=5e-6,1e-3 runs only those rates.
+      const rates = process.env.LOUPE_BENCH_RL_RATES?.split(',').map(Number) ?? [5e-6, 1e-4, 2.5e-4, 5e-4, 1e-3, 2e-3, 4e-3];
+      for (const lr of rates) {
         const runs: string[] = [];
         for (const seed of [99, 7, 3]) {
           const rand = seededRandom(seed);

@@ -17,11 +17,20 @@ afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);
 });
 
-test('settings keep the backend key write-only', async () => {
+test('settings keep the backend key write-only, in the secrets store, never in the database', async () => {
   const r = await a.req('POST', '/training/settings', { put_backends: [{ name: 'gpu', base_url: `${b.url}/`, api_key: b.key }] });
   expect(r.status).toBe(200);
   expect(r.body.backends).toEqual([{ name: 'gpu', base_url: b.url }]);
   expect(JSON.stringify((await a.req('GET', '/training/settings')).body)).not.toContain(b.key);
+  expect((await a.loupe.ctx.app.training.getBackend('gpu'))?.api_key).toBe('');
+  expect(a.loupe.ctx.secrets!.get('training.backend.gpu.api_key')).toBe(b.key);
+  // A key an older Loupe stored in the database moves to the secrets store at the next start.
+  await a.loupe.ctx.app.training.putBackend({ name: 'old', base_url: 'http://127.0.0.1:9', api_key: 'legacy-key' });
+  await a.loupe.ctx.training!.remote.moveKeysToSecrets();
+  expect((await a.loupe.ctx.app.training.getBackend('old'))?.api_key).toBe('');
+  expect(a.loupe.ctx.secrets!.get('training.backend.old.api_key')).toBe('legacy-key');
+  await a.req('POST', '/training/settings', { remove_backends: ['old'] });
+  expect(a.loupe.ctx.secrets!.get('training.backend.old.api_key')).toBeNull();
   const bad = await a.req('POST', '/training/settings', { put_backends: [{ name: 'x y', base_url: 'ftp://h', api_key: 'k' }] });
   expect(bad.status).toBe(422);
   expect(bad.body.detail.map((d: { loc: (string | number)[] }) => d.loc.slice(-1)[0]).sort()).toEqual(['base_url', 'name']);

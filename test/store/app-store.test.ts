@@ -112,4 +112,28 @@ describe('AppStore.training: intention-named writes', () => {
     ).rejects.toThrow();
     expect((await a.training.latestCheckpoint('m'))?.metrics).toEqual({ 'train/reward': 0.5 });
   });
+
+  it('failJob can end a job CANCELLED; the payload file name is dropped with it', async () => {
+    const a = app();
+    await a.training.insertJob({ id: 'j', model_id: 'm', kind: 'sft', status: 'RUNNING', payload_file: 'training/payloads/j.json', summary: { n: 1 }, created_at_us: 3 });
+    await a.training.failJob('j', { status: 'CANCELLED', event: { id: 'e', job_id: 'j', type: 'training_failed', data: { error_message: 'cancelled' }, created_at_us: 4 }, patch: { error_message: 'cancelled', payload_file: null } });
+    expect(await a.training.getJob('j')).toMatchObject({ status: 'CANCELLED', payload_file: null, summary: { n: 1 } });
+    expect(await a.training.endedJobsWithPayload()).toEqual([]);
+  });
+
+  it('addDatasetVersion numbers versions per name in its transaction; a failed placement stores nothing', async () => {
+    const a = app();
+    const d = (id: string, sha: string) => ({ id, entity: 'e', project: 'p', name: 'n', bytes: 1, lines: 1, sha256: sha, source: 'upload' as const, created_at_us: 5 });
+    const placed: number[] = [];
+    const v0 = await a.training.addDatasetVersion(d('d0', 'aa'), (v) => (placed.push(v), `datasets/e/p/n/v${v}.jsonl`));
+    const v1 = await a.training.addDatasetVersion(d('d1', 'bb'), (v) => (placed.push(v), `datasets/e/p/n/v${v}.jsonl`));
+    expect([v0.version, v1.version, v1.file]).toEqual([0, 1, 'datasets/e/p/n/v1.jsonl']);
+    await expect(a.training.addDatasetVersion(d('d2', 'cc'), () => {
+      throw new Error('disk full');
+    })).rejects.toThrow('disk full');
+    expect((await a.training.getDataset('e', 'p', 'n', null))?.id).toBe('d1');
+    expect((await a.training.datasetBySha('e', 'p', 'n', 'aa'))?.version).toBe(0);
+    expect((await a.training.pageDatasets({ entity: 'e', project: null, name: null, after: null, limit: 10 }))?.map((x) => x.id)).toEqual(['d1', 'd0']);
+    expect(placed).toEqual([0, 1]);
+  });
 });

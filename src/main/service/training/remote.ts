@@ -39,13 +39,37 @@ interface RemotePage<T> {
   last_id: string | null;
 }
 
+/** Where a backend's API key is kept: the secrets store (settings/secrets.ts), not the database. */
+export const backendSecret = (name: string): string => `training.backend.${name}.api_key`;
+
 export class RemoteBackends {
   constructor(private readonly ctx: ServiceContext) {}
+
+  /**
+   * Keys stored in the database by an older Loupe move to the secrets store (issue 13.4: a copy of
+   * loupe.db must carry no credential). Run at start; without a secrets store (a bare test context)
+   * keys stay where they are.
+   */
+  async moveKeysToSecrets(): Promise<void> {
+    const secrets = this.ctx.secrets;
+    if (!secrets) return;
+    const repo = this.ctx.app.training;
+    for (const b of await repo.listBackends()) {
+      if (!b.api_key) continue;
+      secrets.set(backendSecret(b.name), b.api_key);
+      await repo.putBackend({ ...b, api_key: '' });
+    }
+  }
 
   private async backend(name: string): Promise<BackendRow> {
     const b = await this.ctx.app.training.getBackend(name);
     if (!b) throw badRequest(`Unknown remote backend "${name}"; configured: ${(await this.ctx.app.training.listBackends()).map((x) => x.name).join(', ') || 'none'}`);
-    return b;
+    const key = b.api_key || this.ctx.secrets?.get(backendSecret(name)) || null;
+    if (!key) {
+      // Encrypted by the desktop app's keychain, and this process cannot read it (e.g. `loupe serve`).
+      throw new ServiceError(502, `remote backend "${name}": its API key cannot be read here (it was stored encrypted by the desktop app); enter it again in Training settings`);
+    }
+    return { ...b, api_key: key };
   }
 
   /** One call to a backend; a non-2xx answer becomes a ServiceError with the remote's status and detail. */

@@ -45,6 +45,7 @@ export async function startTrainingRuntime(ctx: ServiceContext, opts: TrainingRu
     },
   };
   ctx.training = rt;
+  await remote.moveKeysToSecrets();
   await runner.recover();
   return rt;
 }

@@ -3,6 +3,7 @@ import { invalid } from '../../../shared/errors.js';
 import type { OpParsedInput, OpOutput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
 import { RECORD_SETTING, recordingOn } from './record.js';
+import { backendSecret } from './remote.js';
 import { runtimeOf } from './util.js';
 
 const FALLBACK_SETTING = 'training.fallback_base_model';
@@ -30,10 +31,16 @@ export async function updateSettings(input: OpParsedInput<'training.updateSettin
   const settings: Record<string, string> = {};
   if (input.record_completions !== undefined) settings[RECORD_SETTING] = String(input.record_completions);
   if (input.fallback_base_model !== undefined) settings[FALLBACK_SETTING] = input.fallback_base_model;
+  // API keys go to the secrets store (encrypted with the OS keychain in the desktop app), the rows keep none.
+  const secrets = ctx.secrets;
   await ctx.app.training.applySettings({
     settings,
     remove: input.remove_backends ?? [],
-    put: (input.put_backends ?? []).map((b) => ({ name: b.name, base_url: b.base_url.replace(/\/+$/, ''), api_key: b.api_key })),
+    put: (input.put_backends ?? []).map((b) => ({ name: b.name, base_url: b.base_url.replace(/\/+$/, ''), api_key: secrets ? '' : b.api_key })),
   });
+  if (secrets) {
+    for (const name of input.remove_backends ?? []) secrets.delete(backendSecret(name));
+    for (const b of input.put_backends ?? []) secrets.set(backendSecret(b.name), b.api_key);
+  }
   return getSettings(ctx);
 }
