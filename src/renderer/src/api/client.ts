@@ -52,7 +52,9 @@ async function httpCall<K extends OpName>(name: K, input: OpInput<K>): Promise<O
   reportReachable();
   const type = res.headers.get('content-type') ?? '';
   if (!res.ok) {
-    const payload: { detail?: unknown } | null = type.includes('json') ? await res.json().catch(() => null) : null;
+    const payload: { detail?: unknown; error?: { message?: unknown } } | null = type.includes('json') ? await res.json().catch(() => null) : null;
+    // OpenAI-shaped errors (the chat-completions route): the message is in error.message.
+    if (typeof payload?.error?.message === 'string') throw new ServiceError(res.status, payload.error.message);
     // A status result (e.g. system-check's 503) or a non-JSON answer has no `detail`: keep its body on the error.
     if (!payload || (typeof payload.detail !== 'string' && !Array.isArray(payload.detail))) {
       throw new ServiceError(res.status, `the server answered ${res.status} ${res.statusText || ''}`.trim(), payload ?? undefined);
