@@ -22,8 +22,13 @@ import { workerLaunch } from '../../worker-launch.js';
 /** Bodies up to this size are parsed in-thread (a few ms); larger ones go to the worker. */
 export const INLINE_MAX_BYTES = 256 * 1024;
 export const INLINE_MAX_GZIP_BYTES = 16 * 1024;
-/** Spans per write transaction on the server thread for body jobs: each one is a short pause (measured in bench/sections/70-stall.ts). */
-export const BODY_BATCH_SPANS = 64;
+/**
+ * Spans per write transaction on the server thread for body jobs. Each transaction pauses the server
+ * thread, but summaries are maintained per batch over every span of each touched trace, so small
+ * batches make one huge trace quadratic: 64 took a 20,000-span trace past 3 minutes; 1024 (the file
+ * pipeline's) keeps it linear-ish. Measured pauses: bench/sections/70-stall.ts.
+ */
+export const BODY_BATCH_SPANS = 1024;
 /** Bodies waiting or in work beyond this → 429. Two 64 MiB bodies fit; a flood does not. */
 export const MAX_QUEUED_BYTES = 160 * 1024 * 1024;
 
@@ -58,11 +63,13 @@ export class BodyIngester {
     }
   }
 
+  /** Stops at once: the body in work is cut (its committed batches stay; the client gets an error), queued ones are refused. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.tail;
-    await this.worker?.terminate();
+    const worker = this.worker;
     this.worker = null;
+    await worker?.terminate();
+    await this.tail;
   }
 
   private ensureWorker(): Worker {
