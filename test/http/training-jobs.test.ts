@@ -134,6 +134,42 @@ describe('a 54 MiB job body', () => {
   }, 180_000);
 });
 
+describe('a large /log', () => {
+  test('is checked and turned into spans off the server thread: health answers meanwhile; a bad field is a 422', async () => {
+    const id = await newModel('big-log');
+    const turn = (i: number) => [
+      { role: 'user', content: `question ${i} `.repeat(40) },
+      { finish_reason: 'stop', index: 0, message: { role: 'assistant', content: `answer ${i} `.repeat(40) }, logprobs: null },
+    ];
+    const groups = Array.from({ length: 300 }, (_, g) => ({ trajectories: Array.from({ length: 8 }, (_, t) => ({ messages_and_choices: turn(g * 8 + t), reward: t % 2 })) }));
+    const body = Buffer.from(JSON.stringify({ split: 'val', trajectory_groups: groups }));
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    let answered = false;
+    const health: number[] = [];
+    const post = fetch(`${s.url}/v1/preview/models/${id}/log`, { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' }, body }).then(async (r) => {
+      answered = true;
+      return { status: r.status, body: (await r.json()) as unknown };
+    });
+    while (!answered) {
+      const t = performance.now();
+      expect((await fetch(`${s.url}/v1/health`)).status).toBe(200);
+      health.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await post).toEqual({ status: 200, body: {} });
+    console.log(`/log of ${(body.length / 1048576).toFixed(1)} MiB (2 400 trajectories): ${health.length} health checks answered meanwhile, slowest ${Math.max(...health).toFixed(0)} ms`);
+    const ck = (await s.req('GET', `/v1/preview/models/${id}/checkpoints`)).body.data[0];
+    expect(ck.metrics['val/reward']).toBe(0.5);
+    const fb = await s.req('POST', '/feedback/query', { project_id: 'local/jobs', feedback_type: 'reward', limit: 1 });
+    expect(fb.body.total_count).toBeGreaterThanOrEqual(2400);
+    const conv = await s.req('POST', '/agents/conversations/chat', { project_id: 'local/jobs', conversation_id: 'big-log/val/step0/group299' });
+    expect(conv.body.total_turns).toBe(8);
+    const bad = await s.req('POST', `/v1/preview/models/${id}/log`, { split: 'val', trajectory_groups: [{ trajectories: [{ messages_and_choices: turn(0), reward: 'high' }] }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['body', 'trajectory_groups', 0, 'trajectories', 0, 'reward']);
+  }, 180_000);
+});
+
 describe('datasets as versioned artifacts', () => {
   const upload = (q: string, content: string, key: string | null = s.key) =>
     fetch(`${s.url}/v1/preview/datasets?${q}`, { method: 'POST', headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/jsonl' }, body: content }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));

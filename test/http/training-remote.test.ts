@@ -69,6 +69,19 @@ test('a remote model: jobs, events and checkpoints mirrored, inference forwarded
   expect(viaA.body.choices[0].message.content).toBe(onBdirect.body.choices[0].message.content);
   expect(viaA.body.choices[0].logprobs.content).toEqual(onBdirect.body.choices[0].logprobs.content);
 
+  // /log is forwarded as sent (B stores the metrics on its checkpoint), and stored here too.
+  const traj = (r: number) => ({ messages_and_choices: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }], reward: r });
+  expect((await a.req('POST', `/v1/preview/models/${m.body.id}/log`, { split: 'val', trajectory_groups: [{ trajectories: [traj(1), traj(0)] }] })).status).toBe(200);
+  const logged = (await b.req('GET', `/v1/preview/models/${onB.id}/checkpoints?order=desc&limit=1`)).body.data[0];
+  expect(logged.metrics['val/reward']).toBe(0.5);
+
+  // An SFT job on a dataset uploads that version to B and trains on B's copy.
+  const up = await fetch(`${a.url}/v1/preview/datasets?entity=lab&project=remote&name=shared`, { method: 'POST', headers: { authorization: `Bearer ${a.key}` }, body: lines.join('\n') });
+  expect(up.status).toBe(200);
+  const dsJob = await a.req('POST', '/v1/preview/sft-training-jobs', { model_id: m.body.id, training_data_url: 'wandb-artifact:///lab/remote/shared:v0', config: { batch_size: 8 } });
+  expect((await waitForJob(a, dsJob.body.id)).at(-1)!.type).toBe('training_ended');
+  expect((await b.req('GET', '/v1/preview/datasets?entity=lab&name=shared')).body.data).toMatchObject([{ version: 'v0', lines: 16 }]);
+
   // A remote failure is mirrored with its message.
   fs.writeFileSync(data, `${lines[0]}\nnot json\n`);
   const badJob = await a.req('POST', '/v1/preview/sft-training-jobs', { model_id: m.body.id, training_data_url: data });
@@ -76,7 +89,7 @@ test('a remote model: jobs, events and checkpoints mirrored, inference forwarded
   expect(badEvents.at(-1)).toMatchObject({ type: 'training_failed', data: { error_message: expect.stringMatching(/line 2: not valid JSON/) } });
 
   const del = await a.req('DELETE', `/v1/preview/models/${m.body.id}`);
-  expect(del.body).toMatchObject({ model_id: m.body.id, deleted_checkpoints: 2 });
+  expect(del.body).toMatchObject({ model_id: m.body.id, deleted_checkpoints: 3 });
   expect((await b.req('GET', `/v1/preview/models/${onB.id}/checkpoints`)).status).toBe(404);
 }, 120_000);
 

@@ -11,7 +11,7 @@ import { ExperimentalConfig, TrajectoryGroup } from '../../src/shared/contract/t
 import { advantages, buildRlSamples as build, nothingTrainable } from '../../src/main/training/rl-samples.js';
 import { readSftFile } from '../../src/main/training/sft-file.js';
 import { appliedRate } from '../../src/main/service/training/learning-rate.js';
-import { splitMetrics } from '../../src/main/service/training/log.js';
+import { splitMetrics } from '../../src/main/service/training/rollouts.js';
 import { parseRemoteBase } from '../../src/main/service/training/remote.js';
 
 const DEFAULTS = { normalize: true, allowWithoutLogprobs: false };

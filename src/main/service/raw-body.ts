@@ -10,6 +10,7 @@ import { payloadTooLarge } from '../../shared/errors.js';
 import type { ServiceContext } from './context.js';
 import { createRlJobFromBody } from './training/jobs.js';
 import { uploadDatasetFromBody } from './training/datasets.js';
+import { logFromBody } from './training/log.js';
 
 export interface RawBodyRequest {
   /** The request body as it arrives (empty when the request had none). */
@@ -29,6 +30,7 @@ export type RawBodyHandler = (req: RawBodyRequest, ctx: ServiceContext) => Promi
 export const rawBodyHandlers: Record<string, RawBodyHandler> = {
   'training.createRlJob': createRlJobFromBody,
   'training.uploadDataset': uploadDatasetFromBody,
+  'training.log': logFromBody,
 };
 
 const tooLarge = (max: number) => payloadTooLarge(`Request body too large: this operation accepts at most ${max} bytes`);

@@ -294,6 +294,8 @@ export const trainingOps = {
     auth: 'key',
     summary: 'Log trajectory groups: split metrics on the latest checkpoint, trajectories stored as traces',
     maxBodyBytes: 64 * 1024 * 1024,
+    // Up to 64 MiB: checked and turned into spans by a worker thread (service/training/log.ts).
+    rawBody: true,
     input: z.strictObject({ model_id: z.string(), split: z.string().min(1), trajectory_groups: z.array(TrajectoryGroup) }),
     output: z.object({}),
   }),

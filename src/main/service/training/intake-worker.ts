@@ -1,7 +1,7 @@
 /**
  * The training intake thread: parses and checks request bodies too large to parse on the server
- * thread (an RL job of up to 64 MiB), writes the job's payload file, and checks uploaded SFT
- * datasets line by line. It answers small results (a summary, or the first validation issues); the
+ * thread (an RL job or a /log of up to 64 MiB), writes the job's payload file or builds the rollout
+ * spans, and checks uploaded SFT datasets line by line. It answers small results (a summary, or the first validation issues); the
  * parsed body never travels back to the server thread.
  */
 import { parentPort } from 'node:worker_threads';
@@ -10,6 +10,7 @@ import { toValidationIssues } from '../../../shared/validation.js';
 import { errorMessage, type ValidationIssue } from '../../../shared/errors.js';
 import type { TrajectoryGroup } from '../../../shared/contract/training.js';
 import { rlSummary, writePayload } from './payload.js';
+import { buildRollouts, type RolloutModel } from './rollouts.js';
 import { forEachLine, openRegularFile, parseSftLine } from '../../training/sft-file.js';
 
 const port = parentPort;
@@ -33,11 +34,11 @@ function capIssues(issues: ValidationIssue[]): ValidationIssue[] {
 
 export type IntakeResult = { ok: true; value: Record<string, unknown> } | { ok: false; issues: ValidationIssue[] };
 
-/** An RL job body: JSON object → the contract's schema → payload file + summary. */
-function rlBody(args: { body: ArrayBuffer; dataDir: string; payloadRel: string }): IntakeResult {
+/** A JSON object body, or the FastAPI-shaped issue saying why not. */
+function jsonObject(body: ArrayBuffer): { ok: true; json: Record<string, unknown> } | { ok: false; issues: ValidationIssue[] } {
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(args.body).toString('utf8'));
+    json = JSON.parse(Buffer.from(body).toString('utf8'));
   } catch (err) {
     const pos = /position (\d+)/.exec(errorMessage(err));
     return { ok: false, issues: [{ loc: ['body', pos ? Number(pos[1]) : 0], msg: 'JSON decode error', type: 'json_invalid', input: {} }] };
@@ -45,11 +46,36 @@ function rlBody(args: { body: ArrayBuffer; dataDir: string; payloadRel: string }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     return { ok: false, issues: [{ loc: ['body'], msg: 'Input should be a valid dictionary', type: 'dict_type' }] };
   }
+  return { ok: true, json: json as Record<string, unknown> };
+}
+
+/** An RL job body: JSON object → the contract's schema → payload file + summary. */
+function rlBody(args: { body: ArrayBuffer; dataDir: string; payloadRel: string }): IntakeResult {
+  const j = jsonObject(args.body);
+  if (!j.ok) return j;
+  const json = j.json;
   const parsed = contract['training.createRlJob'].input.safeParse(json);
   if (!parsed.success) return { ok: false, issues: capIssues(toValidationIssues(parsed.error, json)) };
   const { model_id, ...payload } = parsed.data;
   writePayload(args.dataDir, args.payloadRel, payload);
   return { ok: true, value: { model_id, experimental_config: payload.experimental_config ?? null, ...rlSummary(payload.trajectory_groups as TrajectoryGroup[]) } };
+}
+
+export type LogIntakeResult =
+  | { ok: true; request: ArrayBuffer | null; rewards: { trace_id: string; reward: number }[]; metrics: Record<string, number> }
+  | { ok: false; issues: ValidationIssue[] };
+
+/** A /log body (the path's model_id wins over the body's): checked, then its rollout spans built as an OTLP request. */
+function logBody(args: { body: ArrayBuffer; model: RolloutModel; step: number; modelId: string; t0: bigint }): { value: LogIntakeResult; transfer: ArrayBuffer[] } {
+  const j = jsonObject(args.body);
+  if (!j.ok) return { value: j, transfer: [] };
+  const json = { ...j.json, model_id: args.modelId };
+  const parsed = contract['training.log'].input.safeParse(json);
+  if (!parsed.success) return { value: { ok: false, issues: capIssues(toValidationIssues(parsed.error, json)) }, transfer: [] };
+  const r = buildRollouts(args.model, parsed.data.split, args.step, parsed.data.trajectory_groups as TrajectoryGroup[], args.t0);
+  const request = r.request ? Buffer.from(JSON.stringify(r.request)) : null;
+  const ab = request ? request.buffer.slice(request.byteOffset, request.byteOffset + request.length) : null;
+  return { value: { ok: true, request: ab, rewards: r.rewards, metrics: r.metrics }, transfer: ab ? [ab] : [] };
 }
 
 /** An uploaded dataset: every line must be an SFT example; answers the line count or the first error. */
@@ -73,13 +99,14 @@ async function sftCheck(args: { path: string; label: string; maxBytes: number })
 }
 
 port.on('message', (req: { id: number; op: string; args: Record<string, unknown> }) => {
-  const run = async () => {
-    if (req.op === 'rl-body') return rlBody(req.args as Parameters<typeof rlBody>[0]);
-    if (req.op === 'sft-check') return sftCheck(req.args as Parameters<typeof sftCheck>[0]);
+  const run = async (): Promise<{ value: unknown; transfer?: ArrayBuffer[] }> => {
+    if (req.op === 'rl-body') return { value: rlBody(req.args as Parameters<typeof rlBody>[0]) };
+    if (req.op === 'log-body') return logBody(req.args as Parameters<typeof logBody>[0]);
+    if (req.op === 'sft-check') return { value: await sftCheck(req.args as Parameters<typeof sftCheck>[0]) };
     throw new Error(`unknown intake operation "${req.op}"`);
   };
   run().then(
-    (value) => port.postMessage({ id: req.id, type: 'result', value }),
+    (r) => port.postMessage({ id: req.id, type: 'result', value: r.value }, r.transfer ?? []),
     (err: unknown) => port.postMessage({ id: req.id, type: 'error', message: errorMessage(err) }),
   );
 });

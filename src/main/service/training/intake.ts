@@ -5,7 +5,13 @@
  */
 import { ServiceError } from '../../../shared/errors.js';
 import { WorkerRpc } from '../../worker-rpc.js';
-import type { IntakeResult } from './intake-worker.js';
+import type { IntakeResult, LogIntakeResult } from './intake-worker.js';
+import type { RolloutModel } from './rollouts.js';
+
+/** The body's bytes as an ArrayBuffer to transfer (not copy) to the worker: unusable here afterwards. */
+function transferable(body: Buffer): ArrayBuffer {
+  return (body.buffer.byteLength === body.length && body.byteOffset === 0 ? body.buffer : body.buffer.slice(body.byteOffset, body.byteOffset + body.length)) as ArrayBuffer;
+}
 
 export class TrainingIntake {
   private readonly rpc = new WorkerRpc({
@@ -16,11 +22,24 @@ export class TrainingIntake {
 
   /** Parses and checks an RL job body, writes its payload file; a 422 names what is wrong. */
   async rlBody(body: Buffer, dataDir: string, payloadRel: string): Promise<Record<string, unknown>> {
-    // The buffer is transferred, not copied: it is unusable here afterwards.
-    const ab = body.buffer.byteLength === body.length ? body.buffer : body.buffer.slice(body.byteOffset, body.byteOffset + body.length);
-    const r = (await this.rpc.call('rl-body', { body: ab, dataDir, payloadRel }, { transfer: [ab as ArrayBuffer] })) as IntakeResult;
+    const ab = transferable(body);
+    const r = (await this.rpc.call('rl-body', { body: ab, dataDir, payloadRel }, { transfer: [ab] })) as IntakeResult;
     if (!r.ok) throw new ServiceError(422, r.issues);
     return r.value;
+  }
+
+  /** Checks a /log body and builds its rollout spans (an OTLP/JSON request); a 422 names what is wrong. */
+  async logBody(
+    body: Buffer,
+    model: RolloutModel,
+    step: number,
+    modelId: string,
+    t0: bigint,
+  ): Promise<{ request: Buffer | null; rewards: { trace_id: string; reward: number }[]; metrics: Record<string, number> }> {
+    const ab = transferable(body);
+    const r = (await this.rpc.call('log-body', { body: ab, model, step, modelId, t0 }, { transfer: [ab] })) as LogIntakeResult;
+    if (!r.ok) throw new ServiceError(422, r.issues);
+    return { request: r.request ? Buffer.from(r.request) : null, rewards: r.rewards, metrics: r.metrics };
   }
 
   /** Checks an SFT JSONL file line by line; returns its line count or throws the first error (without file content). */

@@ -7,7 +7,8 @@
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
 import type { CheckpointRow, ModelRow } from '../../store/ports.js';
-import { KIND, STATUS_OK, importSpans, messageAttrs, spanId, splitSystem, traceId } from './spans.js';
+import { KIND, STATUS_OK, messageAttrs, spanId, spansRequest, splitSystem, traceId } from './spans.js';
+import { importSpans } from './import-spans.js';
 import { projectOf } from './util.js';
 
 export const RECORD_SETTING = 'training.record_completions';
@@ -32,40 +33,38 @@ export function recordCompletion(
 ): void {
   const { system, rest } = splitSystem(input.messages);
   const stop = input.stop == null ? undefined : typeof input.stop === 'string' ? [input.stop] : input.stop;
-  try {
-    importSpans(ctx, projectOf(model), [
-      {
-        traceId: traceId(),
-        spanId: spanId(),
-        name: `chat ${model.name}`,
-        kind: KIND.client,
-        startNs,
-        endNs,
-        status: STATUS_OK,
-        attributes: {
-          'gen_ai.operation.name': 'chat',
-          'gen_ai.provider.name': 'loupe',
-          'gen_ai.request.model': input.model,
-          'gen_ai.response.model': `${model.entity}/${model.project}/${model.name}:step${checkpoint.step}`,
-          'gen_ai.response.id': c.id,
-          'gen_ai.output.type': 'text',
-          'svc.run_id': model.run_id,
-          'svc.run_step': checkpoint.step,
-          'gen_ai.request.temperature': input.temperature ?? undefined,
-          'gen_ai.request.top_p': input.top_p ?? undefined,
-          'gen_ai.request.max_tokens': input.max_completion_tokens ?? input.max_tokens ?? undefined,
-          'gen_ai.request.seed': input.seed ?? undefined,
-          'gen_ai.request.choice.count': input.n ?? undefined,
-          'gen_ai.request.stop_sequences': stop,
-          'gen_ai.usage.input_tokens': c.usage.prompt_tokens,
-          'gen_ai.usage.output_tokens': c.usage.completion_tokens,
-          ...messageAttrs(system, rest, c.choices),
-          'loupe.model_id': model.id,
-          'loupe.checkpoint_step': checkpoint.step,
-        },
+  const project = projectOf(model);
+  const request = spansRequest(project, [
+    {
+      traceId: traceId(),
+      spanId: spanId(),
+      name: `chat ${model.name}`,
+      kind: KIND.client,
+      startNs,
+      endNs,
+      status: STATUS_OK,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'loupe',
+        'gen_ai.request.model': input.model,
+        'gen_ai.response.model': `${model.entity}/${model.project}/${model.name}:step${checkpoint.step}`,
+        'gen_ai.response.id': c.id,
+        'gen_ai.output.type': 'text',
+        'svc.run_id': model.run_id,
+        'svc.run_step': checkpoint.step,
+        'gen_ai.request.temperature': input.temperature ?? undefined,
+        'gen_ai.request.top_p': input.top_p ?? undefined,
+        'gen_ai.request.max_tokens': input.max_completion_tokens ?? input.max_tokens ?? undefined,
+        'gen_ai.request.seed': input.seed ?? undefined,
+        'gen_ai.request.choice.count': input.n ?? undefined,
+        'gen_ai.request.stop_sequences': stop,
+        'gen_ai.usage.input_tokens': c.usage.prompt_tokens,
+        'gen_ai.usage.output_tokens': c.usage.completion_tokens,
+        ...messageAttrs(system, rest, c.choices),
+        'loupe.model_id': model.id,
+        'loupe.checkpoint_step': checkpoint.step,
       },
-    ]);
-  } catch (err) {
-    console.warn(`loupe: could not record the completion ${c.id} as a span: ${(err as Error).message}`);
-  }
+    },
+  ]);
+  importSpans(ctx, project, request).catch((err: unknown) => console.warn(`loupe: could not record the completion ${c.id} as a span: ${(err as Error).message}`));
 }

@@ -1,14 +1,13 @@
 /**
  * Spans the training service writes — one `chat` span per completion (semantics §9.7) and one trace
- * per logged trajectory (§9.6) — built as OTLP/JSON with OpenTelemetry GenAI attributes and stored
- * through the same importer as any exporter's spans (issue 11). So they read like any agent trace,
+ * per logged trajectory (§9.6) — built as OTLP/JSON with OpenTelemetry GenAI attributes, to be stored
+ * through the same importer as any exporter's spans (import-spans.ts; issue 11). No I/O here: the
+ * intake worker builds rollout traces with these too. So they read like any agent trace,
  * and an export (the spans as received) re-imports to the same project, parents, times,
  * conversation, messages and reward.
  */
 import { randomBytes } from 'node:crypto';
 import { exportRequest, type AttrValue, type DemoSpan } from '../../demo/otlp.js';
-import { importBuffer, type ImportReport } from '../ingest/index.js';
-import type { ServiceContext } from '../context.js';
 
 export const traceId = (): string => randomBytes(16).toString('hex');
 export const spanId = (): string => randomBytes(8).toString('hex');
@@ -67,12 +66,9 @@ export function messageAttrs(system: string[], input: ChatLike[], output: { mess
 }
 
 /**
- * Stores spans of one project through the OTLP importer (the project travels as the resource
- * attribute svc.project_id, so an export re-imports to it without a header).
+ * One OTLP/JSON request holding spans of one project; the project travels as the resource attribute
+ * svc.project_id, so an export re-imports to it without a header. Stored by import-spans.ts.
  */
-export function importSpans(ctx: ServiceContext, projectId: string, spans: OtlpSpan[]): ImportReport {
-  const request = exportRequest('loupe-training', { 'svc.project_id': projectId }, spans, { scope: { name: 'loupe.training' }, sdkResource: {} });
-  const report = importBuffer(ctx.store, Buffer.from(JSON.stringify(request)), { contentType: 'application/json', projectId, events: ctx.events });
-  if (report.error_count) throw new Error(`training spans were not stored: ${report.errors.map((e) => e.message).join('; ')}`);
-  return report;
+export function spansRequest(projectId: string, spans: OtlpSpan[]): Record<string, unknown> {
+  return exportRequest('loupe-training', { 'svc.project_id': projectId }, spans, { scope: { name: 'loupe.training' }, sdkResource: {} });
 }
