@@ -77,7 +77,7 @@ const section: BenchSection = {
           firsts.push(first || performance.now() - t);
           fulls.push(performance.now() - t);
         }
-        return { first: pct(firsts, 50), full: pct(fulls, 50) };
+        return { first: pct(firsts, 50), full: pct(fulls, 50), firstP95: pct(firsts, 95), fullP95: pct(fulls, 95) };
       };
       await completions(); // warm: the checkpoint loaded in the inference worker
       const idleCompletion = await completions();
@@ -120,6 +120,8 @@ const section: BenchSection = {
         '≤ 3× idle',
       );
       ctx.print('ratio during SFT / idle: first token / all', `${(busyCompletion.first / idleCompletion.first).toFixed(2)} / ${(busyCompletion.full / idleCompletion.full).toFixed(2)}`, '≤ 3');
+      ctx.print('p95 idle → during SFT: first token', `${ms(idleCompletion.firstP95)} → ${ms(busyCompletion.firstP95)}`);
+      ctx.print('p95 idle → during SFT: all', `${ms(idleCompletion.fullP95)} → ${ms(busyCompletion.fullP95)}`);
     } finally {
       await loupe.close();
     }
