@@ -55,6 +55,22 @@ describe('cancel', () => {
     expect((await s.req('POST', '/v1/preview/training-jobs/nope/cancel')).status).toBe(404);
     expect((await s.req('GET', `/v1/preview/training-jobs?status=CANCELLED&model_id=${id}`)).body.data).toHaveLength(2);
   }, 120_000);
+
+  test('deleting the model stops its running job within one gradient step (the delete waits for it)', async () => {
+    const id = await newModel('delete-running');
+    const running = (await s.req('POST', '/v1/preview/sft-training-jobs', { model_id: id, training_data_url: writeData('del.jsonl', lines(200)), config: { batch_size: 1 } })).body.id;
+    const steps = async () => (await s.req('GET', `/v1/preview/training-jobs/${running}/events?limit=100`)).body.data.filter((e: { type: string }) => e.type === 'gradient_step').length;
+    while ((await steps()) < 3) await new Promise((r) => setTimeout(r, 100));
+    const atDelete = await steps();
+    expect((await s.req('DELETE', `/v1/preview/models/${id}`)).status).toBe(200);
+    // When the delete answers, the job has already stopped: no step comes later.
+    expect(await job(running)).toMatchObject({ status: 'CANCELLED', error_message: `model ${id} was deleted` });
+    const after = await steps();
+    expect(after - atDelete).toBeLessThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await steps()).toBe(after);
+    expect(fs.existsSync(path.join(s.dataDir, 'models', id))).toBe(false);
+  }, 120_000);
 });
 
 describe('failing like the open trainer', () => {

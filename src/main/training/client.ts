@@ -52,9 +52,13 @@ export class BuiltinEngine implements TrainerEngine {
     return DEFAULT_BASE_MODEL;
   }
 
-  /** Pings both workers (system-check cpu_queue: jobs and completions can both be taken). */
+  /**
+   * Pings the inference worker, and the job worker when it runs (system-check cpu_queue). A job worker
+   * not started yet is the same code the inference worker just proved loads; starting it for a check
+   * would cost its memory and, on a loaded machine, seconds.
+   */
   async ping(): Promise<void> {
-    await Promise.all([this.infer.call('ping', {}), this.train.call('ping', {})]);
+    await Promise.all([this.infer.call('ping', {}), ...(this.train.started ? [this.train.call('ping', {})] : [])]);
   }
 
   async accelerator(): Promise<{ available: boolean; reason: string | null }> {

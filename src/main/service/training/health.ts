@@ -27,7 +27,8 @@ async function timed(fn: () => Promise<string | null | { notApplicable: string }
   }
 }
 
-const TIMEOUT_MS = 5000;
+/** A cold start of the inference worker (TF.js + wasm) takes seconds on a loaded machine. */
+const TIMEOUT_MS = 15_000;
 const withTimeout = <T>(p: Promise<T>, what: string) =>
   Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} did not answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS).unref())]);
 
@@ -47,7 +48,7 @@ export async function systemCheck(ctx: ServiceContext): Promise<Output | StatusR
   const engine = ctx.training?.engine;
   const cpu_queue = await timed(async () => {
     if (!engine) return 'the trainer is not started';
-    await withTimeout(engine.ping(), 'the trainer workers');
+    await withTimeout(engine.ping(), 'the trainer worker');
     return null;
   });
   const gpu_queue = await timed(async () => {
