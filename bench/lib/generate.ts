@@ -30,6 +30,11 @@ const WORDS = (
 ).split(' ');
 
 
+/** A word in one trace of every RARE_EVERY (from trace RARE_AT on): ~20 traces in a 10M-span workload. */
+export const RARE_WORD = 'kumquat';
+const RARE_EVERY = 100_003;
+const RARE_AT = 50_000;
+
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0').slice(-len);
 const kv = (key: string, v: string | number | boolean) =>
   typeof v === 'string' ? { key, value: { stringValue: v } }
@@ -76,7 +81,8 @@ export async function generateJsonl(file: string, o: GenerateOptions = {}): Prom
         let spanSeq = 0;
         const sid = () => hex(traceSeq * 64 + ++spanSeq, 16);
         const rootId = sid();
-        const question = `${sentence(6 + Math.floor(rand() * 10))}?`;
+        // One trace in 100,003 asks about a word found nowhere else (the scale bench's rare-word search).
+        const question = `${sentence(6 + Math.floor(rand() * 10))}?${traceSeq % RARE_EVERY === RARE_AT ? ` ${RARE_WORD} too?` : ''}`;
         const list: unknown[] = [];
         let t = clock;
         const toolRounds = Math.floor(rand() * 3);

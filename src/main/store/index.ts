@@ -17,6 +17,7 @@ import { createTimelineRepo, type TimelineRepo } from './sqlite/timeline.js';
 import { createConversationsRepo, type ConversationsRepo } from './sqlite/conversations.js';
 import { createRetentionRepo, type RetentionRepo } from './sqlite/retention.js';
 import { createSummaryMaintainer } from './sqlite/summaries/index.js';
+import { createSearchIndex } from './sqlite/fts.js';
 
 export interface Store {
   readonly ingest: IngestRepo;
@@ -45,8 +46,9 @@ export function openStore(dataDirOrFile: string, opts: OpenOptions = {}): Store 
   const file = dataDirOrFile.endsWith('.db') || dataDirOrFile === ':memory:' ? dataDirOrFile : path.join(dataDirOrFile, DB_FILE_NAME);
   const db = openDatabase(file, opts);
   const summaries = createSummaryMaintainer(db);
+  const search = createSearchIndex(db);
   return {
-    ingest: createIngestRepo(db, summaries),
+    ingest: createIngestRepo(db, summaries, search),
     chat: createChatRepo(db),
     analytics: createAnalyticsRepo(db),
     app: createSqliteAppStore(db, file, { ownsConnection: false }),
@@ -54,7 +56,7 @@ export function openStore(dataDirOrFile: string, opts: OpenOptions = {}): Store 
     exporter: createExportRepo(db),
     timeline: createTimelineRepo(db),
     conversations: createConversationsRepo(db),
-    retention: createRetentionRepo(db, file, summaries),
+    retention: createRetentionRepo(db, file, summaries, search),
     file,
     close: () => db.close(),
   };

@@ -6,7 +6,7 @@
  * Numbers are reserved per domain so parallel work never collides:
  *   0001 core spans/feedback · 0002 read summaries (query) · 0004 training · 0005 analytics covering index ·
  *   0006 conversation summaries, counting bits, spans indexes (layout) · 0007 training jobs v2 and datasets ·
- *   0008 filter choices · 0009 project summaries (layout)
+ *   0008 filter choices · 0009 project summaries (layout) · 0010 full-text search (layout)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -17,6 +17,7 @@ import conversations from './0006_conversations.js';
 import trainingJobsDatasets from './0007_training_jobs_datasets.js';
 import facets from './0008_facets.js';
 import projectSummaries from './0009_project_summaries.js';
+import search from './0010_search.js';
 
 export interface Migration {
   version: number;
@@ -34,4 +35,5 @@ export const migrations: Migration[] = [
   { version: 7, name: 'training_jobs_datasets', sql: trainingJobsDatasets },
   { version: 8, name: 'facets', sql: facets },
   { version: 9, name: 'project_summaries', sql: projectSummaries },
+  { version: 10, name: 'search', sql: search },
 ];

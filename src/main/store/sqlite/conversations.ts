@@ -8,6 +8,12 @@ import type { Db } from './open.js';
 import type { ConversationRow, ConversationSortField, ConversationsPlan } from '../../domain/plans.js';
 import { isoFromNs } from '../../domain/time.js';
 import { statementCache } from './analytics/stmt-cache.js';
+import { MIN_INDEXED_CHARS, createSearchReader } from './fts.js';
+import { createConversationSearch, type Snippet } from './conversation-search.js';
+import { snippetOf } from '../../domain/search-text.js';
+
+/** Kept here for the adapters that import it from this file. */
+export { snippetOf };
 
 const SORT_COLUMN: Record<ConversationSortField, string> = {
   conversation_id: 'conversation_id', conversation_name: 'conversation_name', turn_count: 'turn_count', span_count: 'span_count',
@@ -15,13 +21,21 @@ const SORT_COLUMN: Record<ConversationSortField, string> = {
   first_activity: 'first_ns', last_activity: 'last_ns',
 };
 
-/** Columns the interim search matches (full-text search replaces it, issue 8 item 4). */
+/**
+ * Columns a query shorter than a trigram matches (the full-text index answers longer ones): what the
+ * list shows of a row — id, name, previews, agents, models.
+ */
 const SEARCHED = ['conversation_id', 'conversation_name', 'first_text', 'last_text', 'agent_names', 'request_models'] as const;
+/** Rows read per step when walking the list's order for a common query (conversation-search.ts). */
+const WALK_CHUNK = 500;
+
+/** A plan whose search the full-text index answers: the rows are restricted to `ids` (JSON array) instead. */
+type IndexedPlan = ConversationsPlan & { ids?: boolean };
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** WHERE clause and parameters of a plan (the same for the page and its count). */
-function whereOf(plan: ConversationsPlan): { sql: string; params: unknown[] } {
+function whereOf(plan: IndexedPlan): { sql: string; params: unknown[] } {
   const and = ['c.project_id = ?'];
   const params: unknown[] = [plan.project_id];
   if (plan.active_after_ns != null) and.push('c.last_ns >= ?'), params.push(plan.active_after_ns);
@@ -33,6 +47,7 @@ function whereOf(plan: ConversationsPlan): { sql: string; params: unknown[] } {
   }
   if (plan.status === 'error') and.push('c.error_count > 0');
   if (plan.status === 'ok') and.push('c.error_count = 0');
+  if (plan.ids) and.push('c.id IN (SELECT value FROM json_each(?))');
   if (plan.search) {
     and.push(`(${SEARCHED.map((c) => `c.${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
     params.push(...SEARCHED.map(() => likePattern(plan.search!)));
@@ -41,21 +56,22 @@ function whereOf(plan: ConversationsPlan): { sql: string; params: unknown[] } {
 }
 
 export const CONVERSATIONS_SQL = {
-  page: (plan: ConversationsPlan) => {
+  page: (plan: IndexedPlan) => {
     const order = plan.sort.map((s) => `c.${SORT_COLUMN[s.field]} ${s.direction === 'asc' ? 'ASC' : 'DESC'}`);
     if (!plan.sort.some((s) => s.field === 'conversation_id')) order.push('c.conversation_id ASC');
     order.push('c.kind ASC');
-    return `SELECT c.kind, c.conversation_id, c.conversation_name, c.turn_count, c.span_count, c.error_count, c.input_tokens,
+    return `SELECT c.id, c.kind, c.conversation_id, c.conversation_name, c.turn_count, c.span_count, c.error_count, c.input_tokens,
       c.output_tokens, c.cost_usd, c.first_ns, c.last_ns, c.agent_names, c.request_models, c.first_text, c.last_text
       FROM conversation_summaries c WHERE ${whereOf(plan).sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
   },
-  count: (plan: ConversationsPlan) => `SELECT COUNT(*) FROM conversation_summaries c WHERE ${whereOf(plan).sql}`,
+  count: (plan: IndexedPlan) => `SELECT COUNT(*) FROM conversation_summaries c WHERE ${whereOf(plan).sql}`,
   // Filter choices: agents from the agent summaries, models from project_values (migration 0008).
   agents: `SELECT agent_name FROM agent_summaries WHERE project_id = ? ORDER BY agent_name`,
   models: `SELECT value FROM project_values WHERE project_id = ? AND field = 'request_model' ORDER BY value`,
 };
 
 interface Row {
+  id: bigint;
   kind: 'conversation' | 'trace';
   conversation_id: string;
   conversation_name: string | null;
@@ -73,26 +89,11 @@ interface Row {
   last_text: string | null;
 }
 
-/** Plain-text excerpt around the first case-insensitive match of `needle`, with the match offsets. */
-export function snippetOf(text: string, needle: string, context = 60): { text: string; matches: [number, number][] } | null {
-  const at = text.toLowerCase().indexOf(needle.toLowerCase());
-  if (at < 0) return null;
-  const start = Math.max(0, at - context);
-  const end = Math.min(text.length, at + needle.length + context);
-  const lead = start > 0 ? '…' : '';
-  const excerpt = `${lead}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
-  const lower = excerpt.toLowerCase();
-  const n = needle.toLowerCase();
-  const matches: [number, number][] = [];
-  for (let i = lower.indexOf(n); i >= 0; i = lower.indexOf(n, i + n.length)) matches.push([i, i + n.length]);
-  return { text: excerpt, matches };
-}
-
-function toRow(r: Row, search: string | null): ConversationRow {
+function toRow(r: Row, search: string | null, found?: Snippet | null): ConversationRow {
   const agents = JSON.parse(r.agent_names) as string[];
   const models = JSON.parse(r.request_models) as string[];
-  let snippet: ConversationRow['snippet'] = null;
-  if (search) {
+  let snippet: ConversationRow['snippet'] = found ?? null;
+  if (search && found === undefined) {
     for (const text of [r.first_text, r.last_text, r.conversation_name, r.conversation_id, agents.join(', '), models.join(', ')]) {
       if (text && (snippet = snippetOf(text, search))) break;
     }
@@ -125,16 +126,51 @@ export interface ConversationsRepo {
   explain(plan: ConversationsPlan): string[];
 }
 
-export function createConversationsRepo(db: Db): ConversationsRepo {
+/** `maxSearchTraces`: matching traces gathered before a query counts as common (tests lower it). */
+export function createConversationsRepo(db: Db, opts: { maxSearchTraces?: number } = {}): ConversationsRepo {
   const prep: (sql: string) => Statement = statementCache(db, 64);
   const ints = (sql: string) => prep(sql).safeIntegers(true);
+  const search = createConversationSearch(db, createSearchReader(db), opts.maxSearchTraces);
+  const page = (plan: IndexedPlan, extra: unknown[], limit: number, offset: number): Row[] =>
+    (ints(CONVERSATIONS_SQL.page(plan)).all(...whereOf(plan).params, ...extra, limit, offset) as Record<string, unknown>[]).map(
+      (r) => ({ ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens) }) as Row,
+    );
+  const count = (plan: IndexedPlan, extra: unknown[]) => Number(prep(CONVERSATIONS_SQL.count(plan)).pluck().get(...whereOf(plan).params, ...extra));
+
+  /** A search the full-text index answers (3+ characters): the rows among the matches, or a walk (conversation-search.ts). */
+  const indexedList = (plan: ConversationsPlan, needle: string) => {
+    const found = search.matches(plan.project_id, needle)!;
+    const base: IndexedPlan = { ...plan, search: null };
+    if (!found.partial) {
+      const restricted: IndexedPlan = { ...base, ids: true };
+      const ids = [JSON.stringify([...found.snippets.keys()])];
+      const rows = page(restricted, ids, plan.limit, plan.offset).map((r) => toRow(r, needle, found.snippets.get(Number(r.id)) ?? null));
+      const total = rows.length < plan.limit && plan.offset === 0 ? rows.length : count(restricted, ids);
+      return { conversations: rows, total_count: total };
+    }
+    // A common query: the rows in the list's order, each checked; the count is a lower bound.
+    const rows: ConversationRow[] = [];
+    let skip = plan.offset;
+    let matched = 0;
+    for (let at = 0; rows.length < plan.limit; at += WALK_CHUNK) {
+      const chunk = page(base, [], WALK_CHUNK, at);
+      for (const r of chunk) {
+        const snippet = found.snippets.get(Number(r.id)) ?? search.rowSnippet(plan.project_id, r.kind, r.conversation_id, needle);
+        if (!snippet) continue;
+        matched++;
+        if (skip > 0) skip--;
+        else if (rows.push(toRow(r, needle, snippet)) === plan.limit) break;
+      }
+      if (chunk.length < WALK_CHUNK) break;
+    }
+    return { conversations: rows, total_count: Math.max(found.snippets.size, matched) };
+  };
+
   return {
     list(plan) {
-      const { params } = whereOf(plan);
-      const rows = (ints(CONVERSATIONS_SQL.page(plan)).all(...params, plan.limit, plan.offset) as Record<string, unknown>[]).map(
-        (r) => toRow({ ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens) } as Row, plan.search),
-      );
-      const total = rows.length < plan.limit && plan.offset === 0 ? rows.length : Number(prep(CONVERSATIONS_SQL.count(plan)).pluck().get(...params));
+      if (plan.search && [...plan.search].length >= MIN_INDEXED_CHARS) return indexedList(plan, plan.search);
+      const rows = page(plan, [], plan.limit, plan.offset).map((r) => toRow(r, plan.search));
+      const total = rows.length < plan.limit && plan.offset === 0 ? rows.length : count(plan, []);
       return { conversations: rows, total_count: total };
     },
     facets: (projectId) => ({

@@ -3,6 +3,8 @@ import type { SpanRecord } from '../../domain/span.js';
 import { createSummaryMaintainer, type SummaryMaintainer, type SummarySpan } from './summaries/index.js';
 import { HAS_INPUT, HAS_OUTPUT, previewOf } from './summaries/conversations.js';
 import { countedSpans } from '../../domain/chat/tree.js';
+import { searchTexts } from '../../domain/search-text.js';
+import { createSearchIndex, type SearchIndex } from './fts.js';
 
 /** SQL of span ingestion: batched idempotent upserts of spans and their details. */
 export interface WriteResult {
@@ -45,7 +47,8 @@ const SPAN_COLUMNS = [...SCALAR_COLUMNS, ...JSON_COLUMNS, 'custom_attrs_int', 'c
 const KEY = new Set(['project_id', 'trace_id', 'span_id']);
 /**
  * Values of a prepared span: every spans column but ingested_at_ms, then every span_details column
- * but span_rowid, then the two preview texts the conversation summaries read (not stored as such).
+ * but span_rowid, then the two preview texts the conversation summaries read and the span's
+ * searchable texts (the full-text index's, sqlite/fts.ts) — neither stored as such.
  */
 const N_SPAN = SPAN_COLUMNS.length - 1;
 const COUNTED_AT = SPAN_COLUMNS.indexOf('counted');
@@ -57,6 +60,7 @@ export const DETAIL_COLUMNS = [
 
 const N_DETAIL = DETAIL_COLUMNS.length - 1;
 const PREVIEWS_AT = N_SPAN + N_DETAIL;
+const SEARCH_AT = PREVIEWS_AT + 2;
 
 /**
  * A span in storage form: the bound values of its spans row (JSON columns as text) followed by those
@@ -78,7 +82,7 @@ const SUMMARY_AT = SUMMARY_FIELDS.map((f) => SPAN_COLUMNS.indexOf(f));
 const resourceJson = new WeakMap<object, string>();
 
 export function prepareSpan(s: SpanRecord): PreparedSpan {
-  const row: unknown[] = new Array(N_SPAN + N_DETAIL + 2);
+  const row: unknown[] = new Array(N_SPAN + N_DETAIL + 3);
   let i = 0;
   for (const c of SCALAR_COLUMNS) row[i++] = s[c];
   for (const c of JSON_COLUMNS) row[i++] = jsonText(s[c]);
@@ -98,6 +102,7 @@ export function prepareSpan(s: SpanRecord): PreparedSpan {
   row[i++] = s.raw_span_dump;
   row[i++] = s.input_messages.length ? previewOf(s.input_messages, 'input') : null;
   row[i++] = s.output_messages.length ? previewOf(s.output_messages, 'output') : null;
+  row[i++] = searchTexts(s);
   return row;
 }
 
@@ -159,7 +164,11 @@ export function intMapJson(m: Record<string, number | bigint>): string {
   return `{${out}}`;
 }
 
-export function createIngestRepo(db: Db, summaries: SummaryMaintainer = createSummaryMaintainer(db)): IngestRepo {
+export function createIngestRepo(
+  db: Db,
+  summaries: SummaryMaintainer = createSummaryMaintainer(db),
+  search: SearchIndex = createSearchIndex(db),
+): IngestRepo {
   // Imports write ~3.5 KB per span: with the default checkpoint every 1000 WAL pages (4 MB) the
   // writer stalls on a checkpoint's fsync every ~1000 spans. 64 MB between checkpoints cut the wall
   // time of a 100k-span import by ~20% at the same CPU (bench/sections/10-ingest.ts); the WAL file
@@ -217,6 +226,7 @@ export function createIngestRepo(db: Db, summaries: SummaryMaintainer = createSu
       if (!touched.has(key)) touched.set(key, { project_id: s.project_id, trace_id: s.trace_id });
     }
     summaries.afterWrite(written);
+    search.add(written.map((s, n) => ({ project_id: s.project_id, trace_id: s.trace_id, texts: rows[n]![SEARCH_AT] as string[] })));
     // Filter choices (migration 0008): each distinct model of the batch once.
     const models = new Set<string>();
     for (const s of written) if (s.request_model) models.add(`${s.project_id}\u0000${s.request_model}`);

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import type { Db } from './open.js';
 import type { DeleteResult, DeleteSelection, StorageStats } from '../ports.js';
 import type { SummaryMaintainer } from './summaries/index.js';
+import { createSearchIndex, type SearchIndex } from './fts.js';
 
 /** Traces deleted per transaction: whole traces, so each transaction leaves the summaries exact. */
 const CHUNK = 500;
@@ -46,7 +47,7 @@ export interface RetentionRepo {
   storageStats(): StorageStats;
 }
 
-export function createRetentionRepo(db: Db, file: string, summaries: SummaryMaintainer): RetentionRepo {
+export function createRetentionRepo(db: Db, file: string, summaries: SummaryMaintainer, search: SearchIndex = createSearchIndex(db)): RetentionRepo {
   const bytes = () => [file, `${file}-wal`].reduce((n, f) => n + (fs.existsSync(f) ? fs.statSync(f).size : 0), 0);
   const used = () => {
     db.pragma('wal_checkpoint(PASSIVE)');
@@ -56,6 +57,7 @@ export function createRetentionRepo(db: Db, file: string, summaries: SummaryMain
   const del = db.prepare(RETENTION_SQL.deleteSpans);
   const remove = db.transaction((traces: TraceRef[]) => {
     let spans = 0;
+    search.drop(traces);
     for (const t of traces) spans += del.run(t.project_id, t.trace_id).changes;
     summaries.refresh(traces);
     return spans;

@@ -1,0 +1,194 @@
+/**
+ * Full-text search (issue 8 item 4) on real SQLite files: the conversations list's search finds every
+ * conversation with a span whose message, tool text or attribute value holds the query as a
+ * substring (checked against a scan of the spans as received), with the excerpt; short queries, a
+ * common query (the walk), deletes and re-imports keep it exact, and a store made before the index
+ * (migration 0010) is indexed at its next open.
+ */
+import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { dispatch } from '../../src/main/transport/dispatch.js';
+import { EventBus } from '../../src/main/service/events.js';
+import type { ServiceContext } from '../../src/main/service/context.js';
+import { openStore, type Store } from '../../src/main/store/index.js';
+import { importFile } from '../../src/main/service/ingest/index.js';
+import { conversationsPlan } from '../../src/main/service/conversations/handlers.js';
+import { createConversationsRepo } from '../../src/main/store/sqlite/conversations.js';
+import { ftsQuery } from '../../src/main/store/sqlite/fts.js';
+import { generateJsonl } from '../../bench/lib/generate.js';
+import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
+import { tempStores } from '../helpers/temp-store.js';
+
+const freshStore = tempStores('loupe-search-');
+const dir = mkdtempSync(path.join(tmpdir(), 'loupe-search-data-'));
+const P = 'bench/genai';
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const call = async (store: Store, op: string, body: unknown): Promise<any> =>
+  dispatch(op, body, { store, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' } satisfies ServiceContext);
+const list = async (store: Store, body: Record<string, unknown> = {}) => call(store, 'conversations.list', { project_id: P, limit: 1000, ...body });
+
+let workloadFile: string | null = null;
+async function workload(): Promise<string> {
+  if (!workloadFile) {
+    workloadFile = path.join(dir, 'gen.jsonl');
+    await generateJsonl(workloadFile, { conversations: 30, agents: 5, minSpans: 1500, seed: 7 });
+  }
+  return workloadFile;
+}
+
+/** Two traces without a conversation id: one with a rare word in a tool result, one in a user message. */
+function loneTraces(store: Store, texts = ['the kumquat crate is at dock 7', 'where is order A-1187?']): string[] {
+  return texts.map((text, i) => {
+    const t = traceBuilder({ seed: `lone-${text}`, start: '2026-12-01T10:00:00Z' });
+    const root = t.span('invoke_agent helper', { durationMs: 500, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'helper' } });
+    if (i === 0) {
+      t.span('execute_tool find_crate', { parent: root, at: 5, durationMs: 20, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'find_crate', 'gen_ai.tool.call.result': JSON.stringify({ where: text }) } });
+    } else {
+      t.span('chat gpt-4o-mini', {
+        parent: root, at: 10, durationMs: 300,
+        attributes: chatAttributes({ model: 'gpt-4o-mini', input: [{ role: 'user', content: text }], output: [{ role: 'assistant', content: 'on its way' }], inputTokens: 40, outputTokens: 9 }),
+      });
+    }
+    importRequest(store, P, t.request());
+    return t.traceId;
+  });
+}
+
+/**
+ * The rows a query should find, from a scan of the spans as received: a span matches when its OTLP
+ * JSON holds the query (the needles below occur only in values, never in keys or ids, and need no
+ * JSON escaping); its row is its conversation, else its trace.
+ */
+function expectedRows(file: string, needle: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db.prepare(`SELECT s.trace_id, s.conversation_id, d.raw_span_dump FROM spans s JOIN span_details d ON d.span_rowid = s.id WHERE s.project_id = ?`).all(P) as { trace_id: string; conversation_id: string | null; raw_span_dump: string }[];
+    const keys = rows.filter((r) => r.raw_span_dump.toLowerCase().includes(needle.toLowerCase())).map((r) => (r.conversation_id ? `conversation:${r.conversation_id}` : `trace:${r.trace_id}`));
+    return [...new Set(keys)].sort();
+  } finally {
+    db.close();
+  }
+}
+
+const keysOf = (rows: { kind: string; conversation_id: string }[]) => rows.map((r) => `${r.kind}:${r.conversation_id}`).sort();
+
+function expectSnippets(rows: { snippet: { text: string; matches: [number, number][] } | null }[], needle: string): void {
+  for (const r of rows) {
+    expect(r.snippet, 'every found row has an excerpt').not.toBeNull();
+    const [a, b] = r.snippet!.matches[0]!;
+    expect(r.snippet!.text.slice(a, b).toLowerCase()).toBe(needle.toLowerCase());
+  }
+}
+
+describe('full-text search', () => {
+  it('finds every conversation whose messages, tool text or attribute values hold the query, with the excerpt', async () => {
+    const store = freshStore();
+    await importFile(store, await workload());
+    const lone = loneTraces(store);
+    // A rare word in a tool result, an id in a user message (and maybe in generated tool arguments),
+    // a word of the generator's vocabulary, a substring across two words, case folded.
+    for (const needle of ['kumquat', 'A-1187', 'warehouse', 'ess car', 'SHIPMENT', 'a-12']) {
+      const want = expectedRows(store.file, needle);
+      const got = await list(store, { search: needle });
+      expect(keysOf(got.conversations), needle).toEqual(want);
+      expect(got.total_count, needle).toBe(want.length);
+      expectSnippets(got.conversations, needle);
+    }
+    expect(keysOf((await list(store, { search: 'kumquat' })).conversations)).toEqual([`trace:${lone[0]}`]);
+    expect((await list(store, { search: 'kumquat' })).conversations[0].snippet.text).toContain('kumquat crate');
+    // Filters and sorts still apply to the found rows; paging concatenates.
+    const all = (await list(store, { search: 'warehouse', sort_by: [{ field: 'total_cost_usd', direction: 'desc' }] })).conversations;
+    expect(all.length).toBeGreaterThan(5);
+    const pages = [];
+    for (let offset = 0; offset < all.length; offset += 4) pages.push(...(await list(store, { search: 'warehouse', sort_by: [{ field: 'total_cost_usd', direction: 'desc' }], limit: 4, offset })).conversations);
+    expect(pages).toEqual(all);
+    const agent = (await list(store, { search: 'warehouse', filters: { agent_names: ['agent-01'] } })).conversations;
+    expect(agent.length).toBeGreaterThan(0);
+    expect(agent.every((r: { agent_names: string[] }) => r.agent_names.includes('agent-01'))).toBe(true);
+    // Nothing found: an empty page, not an error.
+    expect(await list(store, { search: 'zzqqxx' })).toEqual({ conversations: [], total_count: 0 });
+  }, 90_000);
+
+  it('a query under 3 characters matches what the rows show; a common query walks the list order', async () => {
+    const store = freshStore();
+    await importFile(store, await workload());
+    loneTraces(store);
+    const short = (await list(store, { search: 'A-' })).conversations;
+    expect(short.length).toBeGreaterThan(0);
+    expectSnippets(short, 'A-');
+    // With room for only 3 matching traces, 'order' (in most conversations) is answered by the walk:
+    // the same rows in the same order as the full answer, the count a lower bound.
+    const db = new Database(store.file, { readonly: true });
+    try {
+      const walk = createConversationsRepo(db, { maxSearchTraces: 3 });
+      const full = createConversationsRepo(db);
+      for (const sort of ['last_activity', 'turn_count'] as const) {
+        const plan = conversationsPlan({ project_id: P, search: 'order', sort_by: [{ field: sort, direction: 'desc' }], limit: 10, offset: 3 });
+        const a = walk.list(plan);
+        const b = full.list(plan);
+        expect(a.conversations).toEqual(b.conversations);
+        expect(a.conversations).toHaveLength(10);
+        expect(a.total_count).toBeLessThanOrEqual(b.total_count);
+        expect(a.total_count).toBeGreaterThanOrEqual(13);
+      }
+    } finally {
+      db.close();
+    }
+  }, 90_000);
+
+  it('deletes and re-imports keep the index exact', async () => {
+    const store = freshStore();
+    await importFile(store, await workload());
+    const lone = loneTraces(store);
+    const warehouse = expectedRows(store.file, 'warehouse');
+    await call(store, 'spans.delete', { project_id: P, trace_ids: [lone[0]] });
+    expect((await list(store, { search: 'kumquat' })).conversations).toEqual([]);
+    // The deleted trace imported again is found again.
+    loneTraces(store, ['the kumquat crate is at dock 7']);
+    expect(keysOf((await list(store, { search: 'kumquat' })).conversations)).toEqual([`trace:${lone[0]}`]);
+    // A re-import that changes a message: the old text is no longer found, the new one is.
+    const t = traceBuilder({ seed: 'lone-where is order A-1187?', start: '2026-12-01T10:00:00Z' });
+    const root = t.span('invoke_agent helper', { durationMs: 500, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'helper' } });
+    t.span('chat gpt-4o-mini', { parent: root, at: 10, durationMs: 300, attributes: chatAttributes({ model: 'gpt-4o-mini', input: [{ role: 'user', content: 'where is parcel B-2299?' }], output: [{ role: 'assistant', content: 'on its way' }] }) });
+    importRequest(store, P, t.request());
+    expect(keysOf((await list(store, { search: 'B-2299' })).conversations)).toEqual([`trace:${lone[1]}`]);
+    expect(keysOf((await list(store, { search: 'A-1187' })).conversations)).toEqual(expectedRows(store.file, 'A-1187'));
+    expect(keysOf((await list(store, { search: 'A-1187' })).conversations)).not.toContain(`trace:${lone[1]}`);
+    // Deleting by age everything but the lone traces: the generated conversations are no longer found,
+    // and no document of a deleted trace is left.
+    await call(store, 'spans.delete', { project_id: P, older_than: '2026-11-30T00:00:00Z' });
+    expect(warehouse.length).toBeGreaterThan(0);
+    expect((await list(store, { search: 'warehouse' })).conversations).toEqual([]);
+    const db = new Database(store.file, { readonly: true });
+    try {
+      const orphans = db.prepare(`SELECT COUNT(*) FROM search_docs d WHERE NOT EXISTS (SELECT 1 FROM spans s WHERE s.project_id = d.project_id AND s.trace_id = d.trace_id)`).pluck().get();
+      expect(orphans).toBe(0);
+      expect(db.prepare('SELECT COUNT(*) FROM search_text WHERE search_text MATCH ?').pluck().get(ftsQuery('warehouse'))).toBe(0);
+    } finally {
+      db.close();
+    }
+  }, 90_000);
+
+  it('a store made before migration 0010 is indexed at its next open', async () => {
+    const store = freshStore();
+    await importFile(store, await workload());
+    loneTraces(store);
+    const before = await list(store, { search: 'kumquat' });
+    const file = store.file;
+    store.close();
+    // Back to the schema of migration 9 with the same spans: the index and its migration row gone.
+    const db = new Database(file);
+    db.exec(`DROP TABLE search_text; DROP TABLE search_docs; DELETE FROM schema_migrations WHERE version = 10;`);
+    db.close();
+    const reopened = openStore(file);
+    try {
+      expect(await list(reopened, { search: 'kumquat' })).toEqual(before);
+      expect(keysOf((await list(reopened, { search: 'warehouse' })).conversations)).toEqual(expectedRows(file, 'warehouse'));
+    } finally {
+      reopened.close();
+    }
+  }, 90_000);
+});
