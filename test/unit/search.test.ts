@@ -17,7 +17,7 @@ import { openStore, type Store } from '../../src/main/store/index.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { conversationsPlan } from '../../src/main/service/conversations/handlers.js';
 import { createConversationsRepo } from '../../src/main/store/sqlite/conversations.js';
-import { ftsQuery } from '../../src/main/store/sqlite/fts.js';
+import { ftsQuery, registerSearchFunctions, searchSql } from '../../src/main/store/sqlite/fts.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { tempStores } from '../helpers/temp-store.js';
@@ -167,6 +167,34 @@ describe('full-text search', () => {
       const orphans = db.prepare(`SELECT COUNT(*) FROM search_docs d WHERE NOT EXISTS (SELECT 1 FROM spans s WHERE s.project_id = d.project_id AND s.trace_id = d.trace_id)`).pluck().get();
       expect(orphans).toBe(0);
       expect(db.prepare('SELECT COUNT(*) FROM search_text WHERE search_text MATCH ?').pluck().get(ftsQuery('warehouse'))).toBe(0);
+    } finally {
+      db.close();
+    }
+  }, 90_000);
+
+  it('$search as SQL finds exactly the spans whose texts hold the query, short queries included', async () => {
+    const store = freshStore();
+    await importFile(store, await workload());
+    loneTraces(store);
+    const db = new Database(store.file, { readonly: true });
+    registerSearchFunctions(db);
+    try {
+      const spansOf = (needle: string) => {
+        const { sql, params } = searchSql(needle);
+        return (db.prepare(`SELECT s.trace_id || '/' || s.span_id FROM spans s WHERE s.project_id = ? AND ${sql} ORDER BY 1`).pluck().all(P, ...params) as string[]);
+      };
+      const scan = (needle: string) =>
+        (db.prepare(`SELECT s.trace_id || '/' || s.span_id AS k, d.raw_span_dump AS r FROM spans s JOIN span_details d ON d.span_rowid = s.id WHERE s.project_id = ? ORDER BY 1`).all(P) as { k: string; r: string }[])
+          .filter((x) => x.r.toLowerCase().includes(needle.toLowerCase())).map((x) => x.k);
+      for (const needle of ['kumquat', 'A-1187', 'ess car', 'warehouse', 'dock']) {
+        const got = spansOf(needle);
+        expect(got, needle).toEqual(scan(needle));
+        expect(got.length, needle).toBeGreaterThan(0);
+      }
+      // Two characters: no trigram, every span's texts checked ('7?' ends a user question in one lone trace only).
+      expect(spansOf('7?')).toEqual(scan('7?'));
+      const rare = searchSql('kumquat');
+      expect(db.prepare(`EXPLAIN QUERY PLAN SELECT 1 FROM spans s WHERE ${rare.sql}`).all(...rare.params).map((r) => (r as { detail: string }).detail).join('\n')).toMatch(/search_text VIRTUAL TABLE/);
     } finally {
       db.close();
     }

@@ -13,7 +13,7 @@
  * trace deletes its documents. Queries under 3 characters have no trigram: `$search` then tests the
  * texts of every span in scope (exact, a scan), the conversations list the texts its rows show.
  */
-import type { Db } from './open.js';
+import type { Database as Db } from 'better-sqlite3';
 import { SEARCHED_COLUMNS, firstMatch, searchTexts, snippetOf, type SearchSource } from '../../domain/search-text.js';
 import type { SpanMessage } from '../../domain/span.js';
 
@@ -193,5 +193,40 @@ export function createSearchReader(db: Db): SearchReader {
       if (q !== null && !isCandidate.get(projectId, traceId, q)) return [];
       return check(traceId, spansOf.all(projectId, traceId) as StoredSearchRow[], needle);
     },
+  };
+}
+
+// ---------------------------------------------------------------- `$search` in SQL (the analytics compiler's)
+
+/** Name of the SQL function that checks a span's texts (registered on every connection by registerSearchFunctions). */
+export const MATCH_FUNCTION = 'loupe_search_match';
+
+/** Arguments of MATCH_FUNCTION after the needle, in this order (spans `s`, span_details `d`). */
+const MATCH_ARGS = [
+  ...SEARCHED_COLUMNS.map((c) => `s.${c}`), 's.custom_attrs_string',
+  'd.input_messages', 'd.output_messages', 'd.system_instructions', 'd.tool_call_arguments', 'd.tool_call_result',
+];
+const MATCH_KEYS = [...SEARCHED_COLUMNS, 'custom_attrs_string', 'input_messages', 'output_messages', 'system_instructions', 'tool_call_arguments', 'tool_call_result'] as const;
+
+/** Registers MATCH_FUNCTION on a connection: 1 when the span's searchable texts hold the needle. */
+export function registerSearchFunctions(db: Db): void {
+  db.function(MATCH_FUNCTION, { deterministic: true, varargs: true }, (needle: unknown, ...cols: unknown[]) => {
+    const row = Object.fromEntries(MATCH_KEYS.map((k, i) => [k, cols[i] ?? null])) as unknown as StoredSearchRow;
+    return firstMatch(storedTexts(row), String(needle)) === null ? 0 : 1;
+  });
+}
+
+/**
+ * `$search` over `spans s` as SQL: the span's trace has a candidate document in the index (3+
+ * characters), and the span's own texts hold the needle (MATCH_FUNCTION over its details row).
+ */
+export function searchSql(needle: string): { sql: string; params: unknown[] } {
+  const check = `EXISTS (SELECT 1 FROM span_details d WHERE d.span_rowid = s.id AND ${MATCH_FUNCTION}(?, ${MATCH_ARGS.join(', ')}))`;
+  const q = ftsQuery(needle);
+  if (q === null) return { sql: `(${check})`, params: [needle] };
+  return {
+    sql: `(EXISTS (SELECT 1 FROM search_docs sd WHERE sd.project_id = s.project_id AND sd.trace_id = s.trace_id
+      AND sd.doc IN (SELECT rowid FROM search_text WHERE search_text MATCH ?)) AND ${check})`,
+    params: [q, needle],
   };
 }

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { migrate } from './migrate.js';
+import { registerSearchFunctions } from './fts.js';
 
 export type Db = Database.Database;
 
@@ -45,6 +46,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   db.pragma('cache_size = -65536');
   db.pragma('mmap_size = 67108864');
   db.pragma('temp_store = MEMORY');
+  registerSearchFunctions(db);
   if (!opts.readonly) migrate(db);
   return db;
 }
