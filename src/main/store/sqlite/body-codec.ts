@@ -1,0 +1,170 @@
+/**
+ * The heavy fields of a span (messages, tool text, instructions, events, links, the span as
+ * received) stored as one zstd frame per span, compressed with a dictionary made from the store's
+ * own spans (issue 8 item 5; docs/store.md "File layout" has the measurements behind each choice).
+ *
+ * - One frame per span, not per field: the fields share words (the raw span repeats the tool text,
+ *   the messages repeat each other), and a frame's fixed cost is paid once.
+ * - The dictionary is raw content — a sample of the first bodies a writer sees, most recent last —
+ *   because no maintained npm zstd library exposes dictionary training; measured on the bench's
+ *   spans it gets ~80 % of what a trained dictionary gets, and twice what one trained on other
+ *   emitters' spans gets. A dictionary is named by a hash of its bytes, so a worker thread can
+ *   compress with one the store has not stored yet (the writer stores it with the batch).
+ * - The raw span leaves out a message attribute (`gen_ai.input.messages` / `gen_ai.output.messages`)
+ *   when the parsed messages kept beside it print back to exactly the same text; export puts it
+ *   back. Any other form stays in the raw span as received, so export → re-import is exact.
+ */
+import { createHash } from 'node:crypto';
+import { Compressor, Decompressor } from 'zstd-napi';
+import type { SpanMessage } from '../../domain/span.js';
+
+/** Fields of a body, in their stored order. */
+export const BODY_FIELDS = [
+  'system_instructions', 'tool_definitions', 'tool_call_arguments', 'tool_call_result', 'input_messages', 'output_messages',
+  'events', 'links', 'raw_span',
+] as const;
+export type BodyField = (typeof BODY_FIELDS)[number];
+/** The fields as text (JSON text for the structured ones), null where a span has none. */
+export type SpanBody = Record<BodyField, string | null>;
+
+/** zstd level: 3 is zstd's default; 9 saved ~10 % more at 2–4× the time (measured, docs/store.md). */
+const LEVEL = 3;
+/** Dictionary size: 16 and 64 KiB of raw content compressed the bench's spans within 5 % of each other. */
+export const DICTIONARY_BYTES = 32 * 1024;
+const NULL_LENGTH = 0xffffffff;
+
+// ---------------------------------------------------------------- message attributes left out of the raw span
+
+const MESSAGE_ATTRIBUTES = [
+  ['gen_ai.input.messages', 'input_messages'],
+  ['gen_ai.output.messages', 'output_messages'],
+] as const;
+
+/** The OTel GenAI JSON of parsed messages, as emitters that follow the convention print it. */
+export function messagesAttributeText(messages: readonly SpanMessage[]): string {
+  return JSON.stringify(messages.map((m) => ({ role: m.role, parts: m.parts, ...(m.finish_reason ? { finish_reason: m.finish_reason } : {}) })));
+}
+
+const attributeEntry = (key: string, value: string) => `{"key":${JSON.stringify(key)},"value":{"stringValue":${JSON.stringify(value)}}}`;
+const placeholder = (key: string, field: string) => `{"key":${JSON.stringify(key)},"value":{"loupe":${JSON.stringify(field)}}}`;
+
+/** The raw span without the message attributes its parsed messages reproduce exactly. */
+export function stripMessageAttributes(raw: string, messages: { input_messages: readonly SpanMessage[]; output_messages: readonly SpanMessage[] }): string {
+  let out = raw;
+  for (const [key, field] of MESSAGE_ATTRIBUTES) {
+    if (!messages[field].length) continue;
+    const entry = attributeEntry(key, messagesAttributeText(messages[field]));
+    const at = out.indexOf(entry);
+    // Only when it occurs once, so putting it back is unambiguous.
+    if (at >= 0 && out.indexOf(entry, at + 1) < 0) out = out.slice(0, at) + placeholder(key, field) + out.slice(at + entry.length);
+  }
+  return out;
+}
+
+/** The raw span as received, from a stripped one and the stored messages (JSON text of SpanMessage[]). */
+export function restoreMessageAttributes(raw: string, stored: { input_messages: string | null; output_messages: string | null }): string {
+  let out = raw;
+  for (const [key, field] of MESSAGE_ATTRIBUTES) {
+    const mark = placeholder(key, field);
+    const at = out.indexOf(mark);
+    if (at < 0) continue;
+    const text = messagesAttributeText(JSON.parse(stored[field] ?? '[]') as SpanMessage[]);
+    out = out.slice(0, at) + attributeEntry(key, text) + out.slice(at + mark.length);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- body bytes
+
+/** Length-prefixed UTF-8 fields (a u32 length each, 0xffffffff for null): cheaper to cut than JSON to parse. */
+export function packBody(body: SpanBody): Buffer {
+  const parts = BODY_FIELDS.map((f) => (body[f] == null ? null : Buffer.from(body[f]!, 'utf8')));
+  const out = Buffer.allocUnsafe(parts.reduce((n, p) => n + 4 + (p?.length ?? 0), 0));
+  let at = 0;
+  for (const p of parts) {
+    out.writeUInt32LE(p ? p.length : NULL_LENGTH, at);
+    at += 4;
+    if (p) at += p.copy(out, at);
+  }
+  return out;
+}
+
+export function unpackBody(buf: Buffer): SpanBody {
+  const body = {} as SpanBody;
+  let at = 0;
+  for (const f of BODY_FIELDS) {
+    if (at + 4 > buf.length) throw new Error(`span body cut short before its ${f} field`);
+    const n = buf.readUInt32LE(at);
+    at += 4;
+    if (n === NULL_LENGTH) body[f] = null;
+    else {
+      if (at + n > buf.length) throw new Error(`span body cut short inside its ${f} field`);
+      body[f] = buf.toString('utf8', at, at + n);
+      at += n;
+    }
+  }
+  return body;
+}
+
+// ---------------------------------------------------------------- dictionaries
+
+/** A dictionary's name: a hash of its bytes (stable across threads and processes). */
+export const dictionaryHash = (dict: Buffer): string => createHash('sha256').update(dict).digest('hex').slice(0, 32);
+
+/**
+ * Raw-content dictionary from sample bodies: distinct samples, the first ones last (zstd finds the
+ * end of a dictionary cheapest to refer to, and the first spans a store sees are its most typical
+ * shapes), cut to DICTIONARY_BYTES. Null when the samples are too few to help.
+ */
+export function buildDictionary(samples: readonly Buffer[], maxBytes = DICTIONARY_BYTES): Buffer | null {
+  const seen = new Set<string>();
+  const picked: Buffer[] = [];
+  let size = 0;
+  for (const s of samples) {
+    if (size >= maxBytes) break;
+    const key = s.toString('latin1');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    picked.push(s);
+    size += s.length;
+  }
+  if (size < 1024) return null;
+  const dict = Buffer.concat(picked.reverse());
+  return dict.length > maxBytes ? dict.subarray(dict.length - maxBytes) : dict;
+}
+
+/** Compresses bodies with one dictionary (or none); one per writing thread. */
+export class BodyEncoder {
+  readonly dictionary: Buffer | null;
+  /** dictionaryHash of the dictionary, null without one. */
+  readonly hash: string | null;
+  // One compression context reused for every body (a context per call costs more than compressing).
+  private readonly compressor = new Compressor();
+  constructor(dictionary: Buffer | null) {
+    this.dictionary = dictionary;
+    this.hash = dictionary ? dictionaryHash(dictionary) : null;
+    this.compressor.setParameters({ compressionLevel: LEVEL });
+    if (dictionary) this.compressor.loadDictionary(dictionary);
+  }
+  encode(body: SpanBody): Buffer {
+    return this.compressor.compress(packBody(body));
+  }
+}
+
+/** Decompresses bodies; decoders are made once per dictionary a reader meets. */
+export class BodyDecoder {
+  private readonly decoders = new Map<number, Decompressor>();
+  /** `dictionary(id)`: the bytes of a stored dictionary (null: the store has no such dictionary). */
+  constructor(private readonly dictionary: (id: number) => Buffer | null) {}
+  decode(dictId: number, blob: Buffer): SpanBody {
+    let d = this.decoders.get(dictId);
+    if (!d) {
+      const bytes = dictId === 0 ? null : this.dictionary(dictId);
+      if (dictId !== 0 && !bytes) throw new Error(`span body compressed with dictionary ${dictId}, which the store does not hold`);
+      d = new Decompressor();
+      if (bytes) d.loadDictionary(bytes);
+      this.decoders.set(dictId, d);
+    }
+    return unpackBody(d.decompress(blob));
+  }
+}
