@@ -19,6 +19,8 @@ export default defineConfig({
           'ingest-worker': resolve(__dirname, 'src/main/service/ingest/ingest-worker.ts'),
           // Parses and checks large training request bodies (src/main/service/training/intake.ts).
           'training-intake-worker': resolve(__dirname, 'src/main/service/training/intake-worker.ts'),
+          // The SQLite read pool's worker threads (src/main/store/sqlite/read-pool.ts looks for sqlite-read-worker.js).
+          'sqlite-read-worker': resolve(__dirname, 'src/main/store/sqlite/read-worker.ts'),
         },
       },
     },

@@ -151,12 +151,12 @@ async function cli(): Promise<void> {
   const cpu0 = process.cpuUsage();
   let spans = 0;
   if (mode === 'import' || mode === 'import-inline') {
-    const { openStore } = await import('../../src/main/store/index.js');
+    const { openStores } = await import('../../src/main/store/index.js');
     const { importFile } = await import('../../src/main/service/ingest/index.js');
-    const store = openStore(target!);
+    const store = await openStores(target!, { readers: 0 });
     // import-inline: everything on one thread (no parse worker), for the ingest section's comparison.
-    const r = await importFile(store, file!, { thread: mode === 'import' ? 'auto' : 'inline' });
-    store.close();
+    const r = await importFile(store.traces, file!, { thread: mode === 'import' ? 'auto' : 'inline' });
+    await store.close();
     spans = r.spans_imported + r.spans_replaced;
   } else if (mode === 'floor') {
     const { floorImport } = await import('./floor.js');

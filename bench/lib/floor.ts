@@ -10,7 +10,7 @@ import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import Database from 'better-sqlite3';
 import { DETAIL_COLUMNS, JSON_COLUMNS, SCALAR_COLUMNS } from '../../src/main/store/sqlite/ingest.js';
-import { openStore } from '../../src/main/store/index.js';
+import { openDatabase } from '../../src/main/store/sqlite/open.js';
 
 type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -18,7 +18,7 @@ const value = (v: J | undefined): unknown => (v ? (v.stringValue ?? v.intValue ?
 
 export async function floorImport(file: string, dbFile: string): Promise<number> {
   fs.rmSync(path.dirname(dbFile), { recursive: true, force: true });
-  openStore(dbFile).close(); // same schema and indexes as the real store
+  openDatabase(dbFile).close(); // same schema and indexes as the real store
   const db = new Database(dbFile);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import path from 'node:path';
-import { openStore, DB_FILE_NAME } from '../../src/main/store/index.js';
+import { openStores, DB_FILE_NAME } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
@@ -44,8 +44,8 @@ const section: BenchSection = {
       : await ensureBenchStore(workDir);
     print('store spans', spans);
     const ids = sample(dataDir, 400);
-    const store = openStore(dataDir);
-    const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
+    const store = await openStores(dataDir);
+    const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
     const measure = async (name: string, op: 'chat.conversation' | 'chat.trace', bodies: Record<string, unknown>[], target: string) => {
       for (const b of bodies.slice(0, 20)) await dispatch(op, b, ctx, { trusted: true }); // warm statement and page caches
       const ms: number[] = [];
@@ -67,7 +67,7 @@ const section: BenchSection = {
       await measure('conversation chat + feedback', 'chat.conversation', conv.map((b) => ({ ...b, include_feedback: true })), 'p50 ≤ 20 ms');
       await measure('trace chat', 'chat.trace', ids.traces.map((trace_id) => ({ project_id: PROJECT, trace_id })), 'p50 ≤ 10 ms');
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };

@@ -3,7 +3,7 @@
  * the agents list, a spans list page, group by agent_name with three measures, and threads over all
  * conversations. Each query goes through `dispatch` (zod parse + handler), as HTTP and IPC call it.
  */
-import { openStore } from '../../src/main/store/index.js';
+import { openStores } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
@@ -19,8 +19,8 @@ const section: BenchSection = {
   async run({ workDir, print }) {
     const { dataDir, spans } = await ensureBenchStore(workDir);
     print('store spans', spans);
-    const store = openStore(dataDir);
-    const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
+    const store = await openStores(dataDir);
+    const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
     const time = async (name: string, body: unknown, runs: number, target: string, op = 'spans.query') => {
       const t = await timeOp(ctx, op, body, runs);
       print(`${name} p50 (ms)`, t.p50.toFixed(1), target);
@@ -40,7 +40,7 @@ const section: BenchSection = {
       await time('threads, all conversations (limit 10000)', { project_id: PROJECT, limit: 10000 }, 5, '≤ 1 s', 'threads.query');
       await time('threads sorted by p99 (all computed)', { project_id: PROJECT, limit: 100, sort_by: [{ field: 'p99_turn_duration_ms', direction: 'desc' }] }, 5, '≤ 1 s', 'threads.query');
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };

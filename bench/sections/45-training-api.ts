@@ -40,7 +40,7 @@ const section: BenchSection = {
           endNs: t0 + BigInt(b * 1000 + i + 5) * 1_000_000n,
           attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 20 },
         }));
-        importBuffer(loupe.ctx.store, Buffer.from(JSON.stringify(exportRequest('bench', {}, spans))), { contentType: 'application/json', projectId: 'bench/agents' });
+        await importBuffer(loupe.ctx.traces, Buffer.from(JSON.stringify(exportRequest('bench', {}, spans))), { contentType: 'application/json', projectId: 'bench/agents' });
       }
       const query = async () => {
         const t = performance.now();

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openStore } from '../../src/main/store/index.js';
+import { openStores } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import { importBuffer } from '../../src/main/service/ingest/index.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
@@ -37,11 +37,11 @@ const section: BenchSection = {
   async run({ workDir, print }) {
     const dataDir = path.join(workDir, `timeline-${process.pid}`);
     fs.rmSync(dataDir, { recursive: true, force: true });
-    const store = openStore(dataDir);
+    const store = await openStores(dataDir);
     try {
-      const report = importBuffer(store, Buffer.from(JSON.stringify(bigTrace(TRACE, N))), { contentType: 'application/json', projectId: PROJECT });
+      const report = await importBuffer(store.traces, Buffer.from(JSON.stringify(bigTrace(TRACE, N))), { contentType: 'application/json', projectId: PROJECT });
       print('spans imported', report.spans_imported);
-      const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
+      const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
       await measure(ctx, 'traces.timeline', [{ project_id: PROJECT, trace_id: TRACE }], 3); // warm statement and page caches
       const tl = await measure(ctx, 'traces.timeline', [{ project_id: PROJECT, trace_id: TRACE }], 20);
       print('traces.timeline p50 (ms, incl. JSON.stringify)', pct(tl.times, 0.5).toFixed(0));
@@ -56,7 +56,7 @@ const section: BenchSection = {
       print('spans.query list pages answer (MB)', (old.bytes / 1e6).toFixed(2));
       print('spans.query ÷ traces.timeline (time)', (pct(old.times, 0.5) / pct(tl.times, 0.5)).toFixed(1));
     } finally {
-      store.close();
+      await store.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   },

@@ -20,7 +20,7 @@ import { groupByAgent, uiRequests, type UiIds } from '../lib/ui-requests.js';
 import { RARE_WORD } from '../lib/generate.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import { loadAverage, timeOp } from '../lib/timing.js';
-import { openStore, DB_FILE_NAME } from '../../src/main/store/index.js';
+import { openStores, DB_FILE_NAME } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
 import { percentileOf } from '../../src/shared/stats.js';
@@ -126,8 +126,8 @@ const section: BenchSection = {
   async run({ workDir, print }) {
     const dataDir = await ensureScaleStore(workDir, print);
     const ids = sampleIds(dataDir, 20);
-    const store = openStore(dataDir);
-    const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
+    const store = await openStores(dataDir);
+    const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
     print('load average (1, 5, 15 min) before the queries', loadAverage());
     try {
       // The same request with different ids per run where the page is about one conversation/trace.
@@ -157,7 +157,7 @@ const section: BenchSection = {
       const common = await timeOp(ctx, 'conversations.list', { project_id: PROJECT, search: 'warehouse', limit: 200, offset: 0, sort_by: [{ field: 'last_activity', direction: 'desc' }] }, 3);
       print(`full-text search, common word ('warehouse', in most conversations) p50 (ms)`, common.p50.toFixed(1));
     } finally {
-      store.close();
+      await store.close();
     }
     await concurrent(dataDir, ids, print);
     print('file bytes per span (now)', (dbBytes(dataDir) / SPANS).toFixed(0), '≤ 1000');

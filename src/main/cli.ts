@@ -9,7 +9,7 @@ import { resolveDataDir } from './settings/data-dir.js';
 import { ensureTrainingKey } from './settings/training-key.js';
 import { readHolder } from './settings/data-lock.js';
 import { requestLoginUrl } from './settings/login-codes.js';
-import { openStore } from './store/index.js';
+import { openStores } from './store/index.js';
 import { importFile, type ImportReport } from './service/ingest/index.js';
 import { loadDemo } from './demo/load.js';
 import { errorMessage } from '../shared/errors.js';
@@ -78,7 +78,8 @@ function describe(file: string, r: ImportReport): string {
 
 async function runImport(files: string[], dataDir: string, project: string | undefined, json: boolean): Promise<number> {
   if (!files.length) throw new UsageError('import: name at least one file');
-  const store = openStore(dataDir);
+  // The CLI only writes: no read workers.
+  const store = await openStores(dataDir, { readers: 0 });
   let failed = 0;
   const reports: { file: string; report: ImportReport | null; error: string | null }[] = [];
   try {
@@ -86,7 +87,7 @@ async function runImport(files: string[], dataDir: string, project: string | und
       const tty = process.stderr.isTTY;
       let last = 0;
       try {
-        const report = await importFile(store, path.resolve(file), {
+        const report = await importFile(store.traces, path.resolve(file), {
           projectId: project,
           onProgress: (p) => {
             const now = Date.now();
@@ -108,7 +109,7 @@ async function runImport(files: string[], dataDir: string, project: string | und
       }
     }
   } finally {
-    store.close();
+    await store.close();
   }
   if (json) console.log(JSON.stringify({ files: reports }, null, 2));
   return failed ? 1 : 0;
@@ -133,12 +134,12 @@ export async function main(argv: string[]): Promise<number> {
     case 'import':
       return runImport(positionals, dataDir, values.project, values.json ?? false);
     case 'demo': {
-      const store = openStore(dataDir);
+      const store = await openStores(dataDir, { readers: 0 });
       try {
         const r = await loadDemo(store, { projectId: values.project });
         console.log(`demo data loaded into ${r.project_id}: ${r.conversations} conversations, ${r.traces} turns, ${r.spans} spans, ${r.feedback} feedback records (${dataDir})`);
       } finally {
-        store.close();
+        await store.close();
       }
       return 0;
     }

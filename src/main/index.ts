@@ -11,7 +11,7 @@ import { resolveDataDir } from './settings/data-dir.js';
 import { DataDirInUseError } from './settings/data-lock.js';
 import { requestLoginUrl } from './settings/login-codes.js';
 import { ensureTrainingKey } from './settings/training-key.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, isAppUrl, isWebUrl } from './transport/ipc.js';
+import { CALL_CHANNEL, CANCEL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, handleIpcCancel, isAppUrl, isWebUrl } from './transport/ipc.js';
 import { appMenuTemplate } from './app-menu.js';
 import type { LoupeEvent, UiCommand } from '../shared/events.js';
 
@@ -85,11 +85,14 @@ async function main(): Promise<void> {
   loupe = await startLoupe({ dataDir, port, what: 'the Loupe desktop app', encrypter: safeStorage, nativeBinding: process.env.LOUPE_NATIVE_BINDING || undefined, log: (l) => console.log(l) });
   console.log(`listening on ${loupe.url}`);
   const running = loupe;
-  ipcMain.handle(CALL_CHANNEL, (event, operation, input) => {
+  ipcMain.handle(CALL_CHANNEL, (event, operation, input, callId) => {
     if (!isAppUrl(event.senderFrame?.url, appUrl(running))) {
       return { ok: false, error: { status: 403, detail: 'IPC calls are answered only for the app itself' } };
     }
-    return handleIpcCall(running.ctx, operation, input);
+    return handleIpcCall(running.ctx, operation, input, callId);
+  });
+  ipcMain.on(CANCEL_CHANNEL, (event, callId) => {
+    if (isAppUrl(event.senderFrame?.url, appUrl(running))) handleIpcCancel(callId);
   });
   Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(sendUiCommand)));
   createWindow(running);

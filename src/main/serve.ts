@@ -3,7 +3,7 @@
  * serves the contract, OTLP ingest and the renderer. Used by `loupe serve`, by the Electron main
  * process (which adds IPC on top) and by every HTTP/e2e test (port 0, temp data dir).
  */
-import { openStore } from './store/index.js';
+import { databaseFile, openStores, type Stores } from './store/index.js';
 import { EventBus } from './service/events.js';
 import type { ServiceContext } from './service/context.js';
 import { startTrainingRuntime } from './service/training/runtime.js';
@@ -18,7 +18,6 @@ import { openSecretStore, type Encrypter } from './settings/secrets.js';
 import { securePrivateFiles } from './settings/private-files.js';
 import { StoreHealth, classifyStoreFailure } from './service/system/store-health.js';
 import { runIntegrityCheck } from './service/system/integrity.js';
-import type { Store } from './store/index.js';
 import { errorMessage } from '../shared/errors.js';
 
 export interface StartOptions {
@@ -62,17 +61,17 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
   for (const warning of securePrivateFiles(opts.dataDir)) opts.log?.(warning);
   // One running Loupe per data folder (issue 13.1): throws DataDirInUseError naming the holder.
   const lock = acquireDataLock(opts.dataDir, { what: opts.what ?? 'loupe serve', nativeBinding: opts.nativeBinding });
-  let store: Store;
+  let store: Stores;
   const health = new StoreHealth(opts.dataDir);
   let apiKey: string;
   try {
     apiKey = ensureTrainingKey(opts.dataDir);
-    store = openCheckedStore(opts, health);
+    store = await openCheckedStore(opts, health);
   } catch (err) {
     lock.release();
     throw err;
   }
-  const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir: opts.dataDir, apiKey, health, login: new LoginCodes(), secrets: openSecretStore(opts.dataDir, opts.encrypter) };
+  const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir: opts.dataDir, apiKey, health, login: new LoginCodes(), secrets: openSecretStore(opts.dataDir, opts.encrypter) };
   try {
     ctx.training = await startTrainingRuntime(ctx);
     const rendererDir = opts.rendererDir === undefined ? defaultRendererDir() : opts.rendererDir;
@@ -81,7 +80,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
     ctx.baseUrl = `http://127.0.0.1:${port}`;
     lock.setUrl(ctx.baseUrl);
     const stopWatching = watchExternalWrites(ctx);
-    const checked = health.readOnlyReason ? Promise.resolve() : runIntegrityCheck(ctx, { full: false, nativeBinding: opts.nativeBinding, log: opts.log });
+    const checked = health.readOnlyReason ? Promise.resolve() : runIntegrityCheck(ctx, { full: false, log: opts.log });
     let closing: Promise<void> | null = null;
     return {
       url: ctx.baseUrl,
@@ -94,14 +93,14 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
           await http.app.close();
           await ctx.training?.close();
           await checked.catch(() => undefined);
-          store.close();
+          await store.close();
           health.close();
           lock.release();
         })()),
     };
   } catch (err) {
     await ctx.training?.close();
-    store.close();
+    await store.close();
     lock.release();
     throw err;
   }
@@ -112,16 +111,16 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
  * 13.10), so what can still be read can be exported. A file that cannot be opened at all is an error
  * that says what to do.
  */
-function openCheckedStore(opts: StartOptions, health: StoreHealth): Store {
+async function openCheckedStore(opts: StartOptions, health: StoreHealth): Promise<Stores> {
   try {
-    return openStore(opts.dataDir, { nativeBinding: opts.nativeBinding, busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+    return await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
   } catch (err) {
     if (classifyStoreFailure(err) !== 'damaged') throw err;
     const reason = `the database file is damaged (${errorMessage(err)})`;
     try {
-      const store = openStore(opts.dataDir, { nativeBinding: opts.nativeBinding, readonly: true });
+      const store = await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, readonly: true });
       health.readOnlyReason = reason;
-      opts.log?.(`${reason}: Loupe runs READ-ONLY; export what you need, then move ${store.file} aside to start afresh`);
+      opts.log?.(`${reason}: Loupe runs READ-ONLY; export what you need, then move ${databaseFile(opts.dataDir)} aside to start afresh`);
       return store;
     } catch {
       throw new Error(`${reason} and cannot be opened: move it aside (a new empty store is created) or restore a backup`);

@@ -8,7 +8,8 @@ import type { LoupeBridge } from './api.js';
 import type { LoupeEvent } from '../shared/events.js';
 
 const api: LoupeBridge = {
-  call: (operation, input) => ipcRenderer.invoke('loupe:call', operation, input) as ReturnType<LoupeBridge['call']>,
+  call: (operation, input, callId) => ipcRenderer.invoke('loupe:call', operation, input, callId) as ReturnType<LoupeBridge['call']>,
+  cancel: (callId) => ipcRenderer.send('loupe:cancel', callId),
   onEvent(listener) {
     const wrapped = (_event: IpcRendererEvent, payload: unknown) => listener(payload as LoupeEvent);
     ipcRenderer.on('loupe:event', wrapped);

@@ -3,22 +3,24 @@
  * handler), collecting streamed rows, on a real store in a temp directory. Used by the unit tests; the HTTP tests go through
  * a real server instead.
  */
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { analyticsOps } from '../../src/shared/contract/analytics.js';
 import { ServiceError, type ValidationIssue } from '../../src/shared/errors.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import { EventBus } from '../../src/main/service/events.js';
-import { openStore, type Store } from '../../src/main/store/index.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
+import type { Stores } from '../../src/main/store/ports.js';
+import { openTestStores, type TestStores } from './temp-store.js';
 
-export function tempStore(): Store {
-  return openStore(join(mkdtempSync(join(tmpdir(), 'loupe-analytics-')), 'loupe.db'));
+/** A spans.query body through the contract's schema (defaults filled), as dispatch hands it to the handler. */
+export const spansInput = (body: Record<string, unknown>) => analyticsOps['spans.query'].input.parse(body);
+
+export function tempStore(): Promise<TestStores> {
+  return openTestStores();
 }
 
-export function contextOf(store: Store): ServiceContext {
-  return { store, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' };
+export function contextOf(store: Stores): ServiceContext {
+  return { traces: store.traces, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' };
 }
 
 type Name = keyof typeof analyticsOps;

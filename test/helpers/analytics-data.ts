@@ -4,7 +4,7 @@
  * the real ingest path (importBuffer), so every test reads data exactly as users' files land.
  */
 import { importRequest, keyValues, messagesJson, otlpRequest } from './otlp.js';
-import type { Store } from '../../src/main/store/index.js';
+import type { TraceStore } from '../../src/main/store/ports.js';
 
 export interface SpanSpec {
   trace: number | string;
@@ -60,6 +60,6 @@ export function otlp(spans: SpanSpec[]) {
   return otlpRequest(spans.map(otlpSpan), { resource: {}, scope: { name: 'test' } });
 }
 
-export function load(store: Store, projectId: string, spans: SpanSpec[]) {
+export function load(store: { traces: TraceStore }, projectId: string, spans: SpanSpec[]) {
   return importRequest(store, projectId, otlp(spans));
 }

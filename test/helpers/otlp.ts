@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { importBuffer } from '../../src/main/service/ingest/index.js';
 import { walkRequest } from '../../src/main/service/ingest/otlp.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
-import type { Store } from '../../src/main/store/index.js';
+import type { TraceStore } from '../../src/main/store/ports.js';
 
 export type AttrValue = string | number | boolean | bigint | null | AttrValue[] | { [k: string]: AttrValue };
 export type Attrs = Record<string, AttrValue | undefined>;
@@ -169,9 +169,9 @@ export const jsonl = (requests: unknown[]): string => requests.map((r) => JSON.s
  * Imports one OTLP JSON request into a project through the same ingest path stock exporters use,
  * and fails loudly unless every span of it was stored (a test must never read half its data).
  */
-export function importRequest(store: Store, projectId: string, request: ReturnType<typeof otlpRequest>) {
+export async function importRequest(store: { traces: TraceStore }, projectId: string, request: ReturnType<typeof otlpRequest>) {
   const sent = request.resourceSpans.reduce((n, rs) => n + rs.scopeSpans.reduce((m, ss) => m + ss.spans.length, 0), 0);
-  const report = importBuffer(store, Buffer.from(JSON.stringify(request)), { contentType: 'application/json', projectId });
+  const report = await importBuffer(store.traces, Buffer.from(JSON.stringify(request)), { contentType: 'application/json', projectId });
   if (report.error_count || report.spans_imported + report.spans_replaced !== sent) throw new Error(`import: ${JSON.stringify(report)}`);
   return report;
 }

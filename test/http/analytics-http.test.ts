@@ -30,7 +30,7 @@ beforeAll(async () => {
   // Many one-turn conversations so the threads stream is large.
   const spans: SpanSpec[] = [];
   for (let i = 0; i < 4000; i++) spans.push({ trace: i + 1, span: i + 1, op: 'invoke_agent', agent: `agent-${i % 7}`, conversation: `conv-${i}`, start: i * 10, end: i * 10 + 5 + (i % 13) });
-  load(app.ctx.store, P, spans);
+  await load(app.ctx, P, spans);
 }, 60_000);
 afterAll(() => app?.close());
 

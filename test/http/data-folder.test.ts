@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rawRequest, startTestServer, tempDir } from './server-harness.js';
 import { exited, spawnServe } from '../helpers/spawn-loupe.js';
 import { DataDirInUseError } from '../../src/main/settings/data-lock.js';
-import { openStore } from '../../src/main/store/index.js';
+import { openStores } from '../../src/main/store/index.js';
 import { loadDemo } from '../../src/main/demo/load.js';
 
 const children: ChildProcess[] = [];
@@ -99,7 +99,7 @@ describe('the data folder is for its user alone (13.4)', () => {
   it('an existing 0755 folder of an older Loupe is tightened; a folder holding other things is left, with a warning', async () => {
     const old = tempDir();
     fs.chmodSync(old, 0o755);
-    openStore(old).close();
+    await (await openStores(old)).close();
     fs.chmodSync(path.join(old, 'loupe.db'), 0o644);
     const s = await startTestServer({ dataDir: old });
     await s.close();
@@ -121,9 +121,9 @@ describe('the data folder is for its user alone (13.4)', () => {
 describe('a damaged database is found at start and served read-only (13.10)', () => {
   it('quick_check finds damaged middle pages: writes answer 503 + Retry-After naming the damage, health says why', async () => {
     const dataDir = tempDir();
-    const store = openStore(dataDir);
-    loadDemo(store, { projectId: 'local/demo' });
-    store.close();
+    const store = await openStores(dataDir);
+    await loadDemo(store, { projectId: 'local/demo' });
+    await store.close();
     const db = path.join(dataDir, 'loupe.db');
     const size = fs.statSync(db).size;
     const fd = fs.openSync(db, 'r+');
@@ -203,9 +203,9 @@ describe('a full disk is a 503 with Retry-After, and health says so (13.6)', () 
       expect((await rawRequest(s.port, { path: '/v1/system-check' })).status).toBe(503);
     } finally {
       await s.close();
-      const store = openStore(path.join(disk!, 'data'));
-      const stored = store.meta.listProjects().reduce((n, p) => n + p.span_count, 0);
-      store.close();
+      const store = await openStores(path.join(disk!, 'data'));
+      const stored = (await store.traces.projects()).reduce((n, p) => n + p.span_count, 0);
+      await store.close();
       execFileSync('umount', [disk!]);
       expect(stored).toBe(acknowledged);
     }

@@ -12,7 +12,7 @@ import { hexId } from '../helpers/otlp.js';
 import { OTLP_TRACE_PROTO } from '../../src/main/service/ingest/proto/trace-proto.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { writeEach } from '../../src/main/service/ingest/session.js';
-import { openStore } from '../../src/main/store/index.js';
+import { openStores } from '../../src/main/store/index.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -109,32 +109,32 @@ describe('one bad span never costs the good ones (13.2)', () => {
     for (let i = 0; i < 300; i++) lines.push(JSON.stringify(request([span(`f${i}`, 0), span(`f${i}`, 1)])));
     lines[150] = JSON.stringify(request([span('f150', 0), span('f150', 1, { startTimeUnixNano: FAR })]));
     fs.writeFileSync(file, `${lines.join('\n')}\n`);
-    const store = openStore(dir);
+    const store = await openStores(dir);
     try {
-      const report = await importFile(store, file, { projectId: 'hostile/file', thread: 'inline' });
+      const report = await importFile(store.traces, file, { projectId: 'hostile/file', thread: 'inline' });
       expect(report.spans_imported).toBe(599);
       expect(report.spans_skipped).toBe(1);
       expect(report.errors).toEqual([{ line: 151, message: expect.stringMatching(/span [0-9a-f]{16} of trace [0-9a-f]{32}: start_time_unix_nano out of range/) }]);
-      const viaWorker = await importFile(store, file, { projectId: 'hostile/file2', thread: 'worker' });
+      const viaWorker = await importFile(store.traces, file, { projectId: 'hostile/file2', thread: 'worker' });
       expect(viaWorker.spans_imported).toBe(599);
       expect(viaWorker.errors[0]?.line).toBe(151);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
-  it('a batch the store refuses is retried span by span: only the refused span is lost', () => {
-    const store = openStore(tempDir('loupe-hostile-batch-'));
+  it('a batch the store refuses is retried span by span: only the refused span is lost', async () => {
+    const store = await openStores(tempDir('loupe-hostile-batch-'));
     try {
       const good = (i: number): SpanRecord => ({ ...baseRecord(), span_id: hexId(`b${i}`, 8), start_ns: T0, end_ns: T0 + 1n });
       const bad = { ...good(1), start_ns: 2n ** 64n }; // past what SQLite binds: a row-level failure
       const rejected: number[] = [];
       let written = 0;
-      writeEach([good(0), bad, good(2)], (b) => store.ingest.writeBatch(b), (i) => rejected.push(i), (r) => (written += r.inserted));
+      await writeEach([good(0), bad, good(2)], (b) => store.traces.writeSpans(b), (i) => rejected.push(i), (r) => (written += r.inserted));
       expect(rejected).toEqual([1]);
       expect(written).toBe(2);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -80,14 +80,14 @@ describe('chat completions through the official openai client', () => {
   });
 
   test('each completion is recorded as a chat span in the model project, unless switched off', async () => {
-    const spans = () => s.loupe.ctx.store.meta.listProjects().find((p) => p.project_id === 'local/api')?.span_count ?? 0;
-    const before = spans();
+    const spans = async () => (await s.loupe.ctx.traces.projects()).find((p) => p.project_id === 'local/api')?.span_count ?? 0;
+    const before = await spans();
     await client.chat.completions.create({ model: modelId, messages: [{ role: 'user', content: 'rec' }], max_tokens: 3 });
-    expect(spans()).toBe(before + 1);
+    expect(await spans()).toBe(before + 1);
     const off = await s.req('POST', '/training/settings', { record_completions: false });
     expect(off.body.record_completions).toBe(false);
     await client.chat.completions.create({ model: modelId, messages: [{ role: 'user', content: 'rec' }], max_tokens: 3 });
-    expect(spans()).toBe(before + 1);
+    expect(await spans()).toBe(before + 1);
     await s.req('POST', '/training/settings', { record_completions: true });
   });
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { payloadRel, writePayload } from '../../src/main/service/training/payload.js';
-import { openStore } from '../../src/main/store/index.js';
+import { openStores } from '../../src/main/store/index.js';
 import { startTrainingServer, waitForJob, type TrainingServer } from './training-fixture.js';
 
 let s: TrainingServer;
@@ -128,7 +128,7 @@ test('restart: a job left RUNNING is FAILED with a reason; a queued job resumes 
   fs.writeFileSync(data, JSON.stringify({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }] }));
   await a.close();
   // What a crash leaves behind: one job marked RUNNING, one still QUEUED.
-  const store = openStore(dataDir);
+  const store = await openStores(dataDir);
   const now = Date.now() * 1000;
   const queue = async (job: string, at: number) => {
     writePayload(dataDir, payloadRel(job), { training_data_url: data, config: { batch_size: 'auto' } });
@@ -137,7 +137,7 @@ test('restart: a job left RUNNING is FAILED with a reason; a queued job resumes 
   await queue('crashed', now);
   await store.app.training.updateJob('crashed', { status: 'RUNNING', training_start_us: now });
   await queue('waiting', now + 1);
-  store.close();
+  await store.close();
 
   const b = await startTrainingServer({ dataDir });
   try {

@@ -6,13 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore, type Store } from '../../src/main/store/index.js';
-import type { AppStore, ModelRow } from '../../src/main/store/ports.js';
+import { openStores } from '../../src/main/store/index.js';
+import type { AppStore, ModelRow, Stores } from '../../src/main/store/ports.js';
 
-const opened: Store[] = [];
-afterEach(() => opened.splice(0).forEach((s) => s.close()));
-function app(): AppStore {
-  const s = openStore(mkdtempSync(path.join(tmpdir(), 'loupe-app-')));
+const opened: Stores[] = [];
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close();
+});
+async function app(): Promise<AppStore> {
+  const s = await openStores(mkdtempSync(path.join(tmpdir(), 'loupe-app-')), { readers: 0 });
   opened.push(s);
   return s.app;
 }
@@ -24,7 +26,7 @@ const checkpoint = (id: string, modelId: string, step: number, loss = 1) => ({ i
 
 describe('AppStore.feedback', () => {
   it('edits and removes a record of its project only', async () => {
-    const a = app();
+    const a = await app();
     const r = await a.feedback.insert({ project_id: 'p', target_kind: 'trace', target_id: 't1', feedback_type: 'thumbs', payload: { value: 'up' } });
     expect(await a.feedback.update('other', r.id, { payload: { value: 'down' } })).toBeNull();
     const edited = await a.feedback.update('p', r.id, { payload: { value: 'down', note: 'wrong carrier' } });
@@ -37,7 +39,7 @@ describe('AppStore.feedback', () => {
   });
 
   it('rejects with the cause when a record cannot be stored (no half-written state)', async () => {
-    const a = app();
+    const a = await app();
     await expect(a.feedback.insert({ project_id: 'p', target_kind: 'trace', target_id: 't', feedback_type: 'x', created_at: 'not a date' })).rejects.toThrow(/created_at is not a date-time/);
     expect((await a.feedback.query({ project_id: 'p', limit: 10, offset: 0 })).total_count).toBe(0);
   });
@@ -45,7 +47,7 @@ describe('AppStore.feedback', () => {
 
 describe('AppStore.settings', () => {
   it('sets and removes several keys at once', async () => {
-    const a = app();
+    const a = await app();
     await a.settings.set({ x: '1', y: '2' });
     await a.settings.set({ x: null, y: '3' });
     expect([await a.settings.get('x'), await a.settings.get('y'), await a.settings.get('z')]).toEqual([null, '3', null]);
@@ -54,7 +56,7 @@ describe('AppStore.settings', () => {
 
 describe('AppStore.training: intention-named writes', () => {
   it('createModel stores the model and its step-0 checkpoint together; a clash stores neither', async () => {
-    const a = app();
+    const a = await app();
     await a.training.createModel(model('m1'), checkpoint('c0', 'm1', 0));
     expect((await a.training.latestCheckpoint('m1'))?.id).toBe('c0');
     // Same checkpoint id again: the insert of the checkpoint fails, so the second model must not exist either.
@@ -63,7 +65,7 @@ describe('AppStore.training: intention-named writes', () => {
   });
 
   it('completeJob makes the checkpoint, the terminal event and COMPLETED visible together, or none of them', async () => {
-    const a = app();
+    const a = await app();
     await a.training.createModel(model('m'), checkpoint('c0', 'm', 0));
     await a.training.insertJob({ id: 'j', model_id: 'm', kind: 'sft', status: 'QUEUED', payload_file: null, summary: {}, created_at_us: 3 });
     const ended = { id: 'e1', job_id: 'j', type: 'training_ended', data: {}, created_at_us: 4 };
@@ -78,7 +80,7 @@ describe('AppStore.training: intention-named writes', () => {
   });
 
   it('failJob marks the job FAILED with its training_failed event', async () => {
-    const a = app();
+    const a = await app();
     await a.training.insertJob({ id: 'j', model_id: 'gone', kind: 'rl', status: 'RUNNING', payload_file: null, summary: {}, created_at_us: 3 });
     await a.training.failJob('j', { event: { id: 'e', job_id: 'j', type: 'training_failed', data: { error_message: 'x' }, created_at_us: 4 }, patch: { error_message: 'x', training_end_us: 4 } });
     expect(await a.training.getJob('j')).toMatchObject({ status: 'FAILED', error_message: 'x' });
@@ -86,7 +88,7 @@ describe('AppStore.training: intention-named writes', () => {
   });
 
   it('mirrorCheckpoints makes the local rows equal to a remote list', async () => {
-    const a = app();
+    const a = await app();
     await a.training.createModel(model('m'), checkpoint('c0', 'm', 0));
     await a.training.insertCheckpoint(checkpoint('c1', 'm', 1));
     await a.training.mirrorCheckpoints('m', [{ id: 'r0', step: 0, metrics: { loss: 0.5 } }, { id: 'r2', step: 2, metrics: {} }], 9);
@@ -94,7 +96,7 @@ describe('AppStore.training: intention-named writes', () => {
   });
 
   it('applySettings and recordRollouts are one transaction each', async () => {
-    const a = app();
+    const a = await app();
     await a.training.putBackend({ name: 'b1', base_url: 'http://x', api_key: 'k' });
     await a.training.applySettings({ settings: { 'training.record_completions': 'false' }, remove: ['b1'], put: [{ name: 'b2', base_url: 'http://y', api_key: 'k2' }] });
     expect([await a.settings.get('training.record_completions'), (await a.training.listBackends()).map((b) => b.name)]).toEqual(['false', ['b2']]);

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, contextOf, detailOf, tempStore } from '../helpers/analytics-call.js';
 import { load, type SpanSpec } from '../helpers/analytics-data.js';
-import type { Store } from '../../src/main/store/index.js';
+import type { TestStores } from '../helpers/temp-store.js';
+import { openDatabase } from '../../src/main/store/sqlite/open.js';
+import { explainAgents } from '../../src/main/store/sqlite/explain.js';
+import { parseAgentsQuery } from '../../src/main/service/analytics/plan/lists.js';
 
 const P = 'acme/agents';
-let store: Store;
+let store: TestStores;
 let ctx: ReturnType<typeof contextOf>;
 
 // planner: 2 invocations (traces 1 and 2), one ERROR child; coder: 1 invocation; a span without agent is not an agent.
@@ -17,11 +20,11 @@ const data: SpanSpec[] = [
   { trace: 3, span: 6, op: 'chat', start: 9000, end: 9100, input_tokens: 1, output_tokens: 1 },
 ];
 
-beforeAll(() => {
-  store = tempStore();
+beforeAll(async () => {
+  store = await tempStore();
   ctx = contextOf(store);
-  load(store, P, data);
-  load(store, 'other/project', [{ trace: 9, span: 9, op: 'invoke_agent', agent: 'intruder', start: 0 }]);
+  await load(store, P, data);
+  await load(store, 'other/project', [{ trace: 9, span: 9, op: 'invoke_agent', agent: 'intruder', start: 0 }]);
 });
 afterAll(() => store.close());
 
@@ -85,34 +88,36 @@ describe('agents.query (semantics §6)', () => {
   });
 
   it('re-importing a span that changed agent moves its counts; a late child takes the usage from its parent', async () => {
-    const s = tempStore();
+    const s = await tempStore();
     const c = contextOf(s);
-    load(s, P, [{ trace: 1, span: 1, op: 'invoke_agent', agent: 'a', start: 0, end: 100, input_tokens: 40, output_tokens: 4 }]);
+    await load(s, P, [{ trace: 1, span: 1, op: 'invoke_agent', agent: 'a', start: 0, end: 100, input_tokens: 40, output_tokens: 4 }]);
     let r = await call(c, 'agents.query', { project_id: P });
     expect(r.agents).toMatchObject([{ agent_name: 'a', span_count: 1, total_input_tokens: 40 }]);
-    load(s, P, [{ trace: 1, span: 1, op: 'invoke_agent', agent: 'b', start: 0, end: 100, input_tokens: 40, output_tokens: 4 }]);
+    await load(s, P, [{ trace: 1, span: 1, op: 'invoke_agent', agent: 'b', start: 0, end: 100, input_tokens: 40, output_tokens: 4 }]);
     r = await call(c, 'agents.query', { project_id: P });
     expect(r.agents).toMatchObject([{ agent_name: 'b', span_count: 1, invocation_count: 1, total_input_tokens: 40 }]);
     expect(r.total_count).toBe(1);
-    load(s, P, [{ trace: 1, span: 2, parent: 1, op: 'chat', start: 10, end: 50, input_tokens: 30, output_tokens: 3 }]);
+    await load(s, P, [{ trace: 1, span: 2, parent: 1, op: 'chat', start: 10, end: 50, input_tokens: 30, output_tokens: 3 }]);
     r = await call(c, 'agents.query', { project_id: P });
     expect(r.agents).toMatchObject([{ agent_name: 'b', span_count: 1, total_input_tokens: 30, total_output_tokens: 3 }]);
-    load(s, P, [{ trace: 1, span: 1, op: 'invoke_agent', agent: 'b', start: -500, end: 100 }]);
+    await load(s, P, [{ trace: 1, span: 1, op: 'invoke_agent', agent: 'b', start: -500, end: 100 }]);
     r = await call(c, 'agents.query', { project_id: P });
     expect(r.agents[0].first_seen).toBe('2026-11-01T11:59:59.500000Z');
-    s.close();
+    await s.close();
   });
 
   it('reads agent_summaries only: EXPLAIN QUERY PLAN never scans spans', () => {
+    const db = openDatabase(store.file);
     for (const req of [
       { project_id: P, include_costs: false, limit: 100, offset: 0 },
       { project_id: P, include_costs: true, limit: 100, offset: 0, sort_by: [{ field: 'span_count', direction: 'desc' as const }] },
       { project_id: P, include_costs: false, limit: 100, offset: 0, filters: { agent_name: 'coder' } },
     ]) {
-      const plan = store.analytics.explainAgents(req).join('\n');
+      const plan = explainAgents(db, parseAgentsQuery(req)).join('\n');
       expect(plan).not.toMatch(/\bspans\b/);
       expect(plan).toMatch(/agent_summaries/);
       expect(plan).not.toMatch(/^SCAN agent_summaries$/m);
     }
+    db.close();
   });
 });

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, contextOf, detailOf, tempStore } from '../helpers/analytics-call.js';
 import { load, spanHex } from '../helpers/analytics-data.js';
-import type { Store } from '../../src/main/store/index.js';
+import type { TestStores } from '../helpers/temp-store.js';
 
 const P = 'acme/expr';
-let store: Store;
+let store: TestStores;
 let ctx: ReturnType<typeof contextOf>;
 
-beforeAll(() => {
-  store = tempStore();
+beforeAll(async () => {
+  store = await tempStore();
   ctx = contextOf(store);
-  load(store, P, [
+  await load(store, P, [
     { trace: 1, span: 1, op: 'invoke_agent', agent: 'Planner', conversation: 'c1', start: 0, end: 2500, attrs: { tier: 'gold', reward: 0.75, retries: 2, beta: true } },
     { trace: 1, span: 2, parent: 1, op: 'chat', model: 'gpt-4o', start: 10, end: 510, input_tokens: 100, output_tokens: 20, attrs: { tier: 'Silver', reward: 0.25 } },
     { trace: 2, span: 3, op: 'execute_tool', name: 'execute_tool lookup_order', start: 3000, end: 3100, status: 'ERROR', attrs: { retries: 0, beta: false } },

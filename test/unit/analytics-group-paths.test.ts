@@ -5,21 +5,21 @@
  * index lacks forces that), and by a plain JS aggregation of the list-mode rows must agree exactly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { call, contextOf } from '../helpers/analytics-call.js';
 import { load, type SpanSpec } from '../helpers/analytics-data.js';
 import { seededRandom } from '../../src/shared/seeded-random.js';
 import { COUNTS_COST, COUNTS_USAGE, countedSpans } from '../../src/main/domain/chat/tree.js';
-import { openStore, type Store } from '../../src/main/store/index.js';
+import { openTestStores, type TestStores } from '../helpers/temp-store.js';
 import { openDatabase, type Db } from '../../src/main/store/sqlite/open.js';
 import { statementCache } from '../../src/main/store/sqlite/analytics/stmt-cache.js';
 import { countSource } from '../../src/main/store/sqlite/analytics/scan-choice.js';
 import { whereOf } from '../../src/main/store/sqlite/analytics/filters.js';
+import { explainGroup } from '../../src/main/store/sqlite/explain.js';
+import { parseScope, parseSpansQuery } from '../../src/main/service/analytics/plan/spans.js';
+import { spansInput } from '../helpers/analytics-call.js';
 
 const P = 'acme/group-paths';
-let store: Store;
+let store: TestStores;
 let db: Db;
 let ctx: ReturnType<typeof contextOf>;
 
@@ -60,18 +60,17 @@ function dataset(): SpanSpec[] {
 
 const SMALL = 'acme/small';
 
-beforeAll(() => {
-  const file = join(mkdtempSync(join(tmpdir(), 'loupe-group-paths-')), 'loupe.db');
-  store = openStore(file);
-  db = openDatabase(file); // a second connection, to ask which plan a count takes
+beforeAll(async () => {
+  store = await openTestStores();
+  db = openDatabase(store.file); // a second connection, to ask which plan a count takes
   ctx = contextOf(store);
-  load(store, P, dataset());
+  await load(store, P, dataset());
   // A second project holding a few percent of the table: its counts keep the project index.
-  load(store, SMALL, dataset().slice(0, 12).map((sp) => ({ ...sp, trace: Number(sp.trace) + 1000 })));
+  await load(store, SMALL, dataset().slice(0, 12).map((sp) => ({ ...sp, trace: Number(sp.trace) + 1000 })));
 });
-afterAll(() => {
+afterAll(async () => {
   db.close();
-  store.close();
+  await store.close();
 });
 
 const MEASURES = [
@@ -88,13 +87,18 @@ const field = (key: string) => ({ key, source: 'field' });
 const groupBody = (group_by: { key: string; source: string }[], extra: Record<string, unknown> = {}) => ({
   project_id: P, group_by, measures: MEASURES, include_costs: true, limit: 1000, sort_by: group_by.map((g) => ({ field: g.key, direction: 'asc' })), ...extra,
 });
-const repoReq = (body: Record<string, unknown>) => ({ offset: 0, ...body }) as never;
+/** The group plan a request body parses into (through the contract's schema, as dispatch does). */
+const groupPlan = (body: Record<string, unknown>) => {
+  const q = parseSpansQuery(spansInput(body));
+  if (q.mode !== 'group') throw new Error('not a group request');
+  return q.plan;
+};
 
 describe('fast paths of the spans query', () => {
   it('group by agent_name with the bench measures scans the covering index; the table path gives the same rows', async () => {
     const body = groupBody([field('agent_name')]);
-    expect(store.analytics.explainGroup(repoReq(body)).join('\n')).toMatch(/USING COVERING INDEX spans_group_cover/);
-    expect(store.analytics.explainGroup(repoReq({ ...body, query: TABLE_ONLY })).join('\n')).not.toMatch(/COVERING INDEX/);
+    expect(explainGroup(db, groupPlan(body)).join('\n')).toMatch(/USING COVERING INDEX spans_group_cover/);
+    expect(explainGroup(db, groupPlan({ ...body, query: TABLE_ONLY })).join('\n')).not.toMatch(/COVERING INDEX/);
     const fast = await call(ctx, 'spans.query', body);
     const slow = await call(ctx, 'spans.query', { ...body, query: TABLE_ONLY });
     expect(fast.groups.length).toBe(4);
@@ -164,11 +168,12 @@ describe('fast paths of the spans query', () => {
   it('list total_count with a custom-attribute filter is the number of matching rows, by table scan (big project) or index (small one)', async () => {
     const prep = statementCache(db);
     const custom = { $expr: { $eq: [{ $getField: 'tier' }, { $literal: 'gold' }] } };
-    expect(countSource(prep, P, whereOf({ project_id: P, query: custom }).sql)).toBe('spans s NOT INDEXED');
-    expect(countSource(prep, SMALL, whereOf({ project_id: SMALL, query: custom }).sql)).toBe('spans s');
-    expect(countSource(prep, P, whereOf({ project_id: P }).sql)).toBe('spans s');
+    const where = (project_id: string, query?: { $expr: Record<string, unknown> }) => whereOf(parseScope({ project_id, query })).sql;
+    expect(countSource(prep, P, where(P, custom))).toBe('spans s NOT INDEXED');
+    expect(countSource(prep, SMALL, where(SMALL, custom))).toBe('spans s');
+    expect(countSource(prep, P, where(P))).toBe('spans s');
     const agent = { $expr: { $and: [custom.$expr, { $eq: [{ $getField: 'gen_ai.agent.name' }, { $literal: 'coder' }] }] } };
-    expect(countSource(prep, P, whereOf({ project_id: P, query: agent }).sql)).toBe('spans s');
+    expect(countSource(prep, P, where(P, agent))).toBe('spans s');
     for (const project_id of [P, SMALL]) {
       const all = (await call(ctx, 'spans.query', { project_id, limit: 10000, custom_attr_columns: [{ key: 'tier', source: 'custom_attrs_string' }] })).spans;
       const gold = all.filter((r: Record<string, any>) => r.custom_attrs_string.tier === 'gold').length;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, contextOf, detailOf, tempStore } from '../helpers/analytics-call.js';
 import { load, spanHex, type SpanSpec } from '../helpers/analytics-data.js';
-import type { Store } from '../../src/main/store/index.js';
+import type { TestStores } from '../helpers/temp-store.js';
 
 const P = 'acme/spans';
-let store: Store;
+let store: TestStores;
 let ctx: ReturnType<typeof contextOf>;
 const LONG = `  ${'x'.repeat(300)}  `;
 
@@ -22,10 +22,10 @@ const data: SpanSpec[] = [
   { trace: 3, span: 6, parent: 5, op: 'execute_tool', name: 'execute_tool lookup_order', start: 5050, end: 5100, attrs: { tier: 'iron' } },
 ];
 
-beforeAll(() => {
-  store = tempStore();
+beforeAll(async () => {
+  store = await tempStore();
   ctx = contextOf(store);
-  load(store, P, data);
+  await load(store, P, data);
 });
 afterAll(() => store.close());
 
@@ -121,7 +121,7 @@ describe('spans.query group mode', () => {
 
   it('groups by a dotted custom attribute key without an alias: the alias is derived (app.customer_tier → app_customer_tier)', async () => {
     const D = 'acme/dotted';
-    load(store, D, [
+    await load(store, D, [
       { trace: 7, span: 1, op: 'chat', start: 0, end: 10, attrs: { 'app.customer_tier': 'gold' } },
       { trace: 7, span: 2, op: 'chat', start: 20, end: 30, attrs: { 'app.customer_tier': 'gold' } },
       { trace: 8, span: 3, op: 'chat', start: 40, end: 50, attrs: { 'app.customer_tier': 'silver' } },

@@ -2,10 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, contextOf, detailOf, tempStore } from '../helpers/analytics-call.js';
 import { load, traceHex, type SpanSpec } from '../helpers/analytics-data.js';
 import { percentile } from '../../src/shared/stats.js';
-import type { Store } from '../../src/main/store/index.js';
+import type { TestStores } from '../helpers/temp-store.js';
+import { openDatabase } from '../../src/main/store/sqlite/open.js';
+import { explainThreads } from '../../src/main/store/sqlite/explain.js';
+import { parseThreadsQuery } from '../../src/main/service/analytics/plan/lists.js';
 
 const P = 'acme/threads';
-let store: Store;
+let store: TestStores;
 let ctx: ReturnType<typeof contextOf>;
 let next = 1;
 
@@ -18,10 +21,10 @@ const turn = (conversation: string, start: number, duration: number | null): Spa
   ];
 };
 
-beforeAll(() => {
-  store = tempStore();
+beforeAll(async () => {
+  store = await tempStore();
   ctx = contextOf(store);
-  load(store, P, [
+  await load(store, P, [
     ...[100, 200, 300, 400, 1000].flatMap((d, i) => turn('long', i * 10_000, d)),
     ...turn('short', 100_000, 10),
     ...turn('short', 101_000, 20),
@@ -94,14 +97,16 @@ describe('threads.query (semantics §5)', () => {
   });
 
   it('reads conversation_turns (maintained at ingest), never spans', () => {
+    const db = openDatabase(store.file);
     for (const req of [
       { project_id: P, limit: 100, offset: 0 },
-      { project_id: P, limit: 100, offset: 0, after_ns: 1n, thread_ids: ['a', 'b'], sort_by: [{ field: 'p50_turn_duration_ms', direction: 'asc' as const }] },
+      { project_id: P, limit: 100, offset: 0, filter: { after_datetime: '2026-01-01T00:00:00Z', thread_ids: ['a', 'b'] }, sort_by: [{ field: 'p50_turn_duration_ms', direction: 'asc' as const }] },
     ]) {
-      const plan = store.analytics.explainThreads(req).join('\n');
+      const plan = explainThreads(db, parseThreadsQuery(req)).join('\n');
       expect(plan).toMatch(/conversation_turns/);
       expect(plan).not.toMatch(/\bspans\b/);
       expect(plan).not.toMatch(/^SCAN conversation_turns$/m);
     }
+    db.close();
   });
 });

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpanMessage, SpanRecord } from '../../src/main/domain/span.js';
-import { openStore } from '../../src/main/store/index.js';
+import { openTestStores, type TestStores } from '../helpers/temp-store.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
 
@@ -63,10 +63,11 @@ export function agentTurn(o: { trace_id: string; conversation_id?: string | null
   ];
 }
 
-export function tempContext(): ServiceContext & { dir: string } {
+/** A service context over fresh stores in a temp dir; `stores` to close them and reach the file. */
+export async function tempContext(): Promise<ServiceContext & { dir: string; stores: TestStores }> {
   const dir = mkdtempSync(join(tmpdir(), 'loupe-chat-'));
-  const store = openStore(dir);
-  return { store, app: store.app, events: new EventBus(), dataDir: dir, apiKey: 'test-key', dir };
+  const stores = await openTestStores(dir);
+  return { traces: stores.traces, app: stores.app, events: new EventBus(), dataDir: dir, apiKey: 'test-key', dir, stores };
 }
 
 import { dispatch } from '../../src/main/transport/dispatch.js';
@@ -77,7 +78,7 @@ export async function call(name: 'chat.conversation' | 'chat.trace' | 'feedback.
 }
 
 import { chatAttributes, importRequest, otlpRequest, traceBuilder, type Attrs } from '../helpers/otlp.js';
-import type { Store } from '../../src/main/store/index.js';
+import type { TraceStore } from '../../src/main/store/ports.js';
 
 /** 16-hex span id from a short label ('4a' → '000000000000004a'). */
 export const sid = (label: string) => label.padStart(16, '0');
@@ -112,6 +113,6 @@ export function otlpTurn(o: { trace_id: string; conversation_id: string | null; 
 }
 
 /** Imports OTLP JSON spans into a project through the ingest path stock exporters use. */
-export function importOtlp(store: Store, project: string, spans: Record<string, unknown>[], resource?: Attrs) {
+export function importOtlp(store: { traces: TraceStore }, project: string, spans: Record<string, unknown>[], resource?: Attrs) {
   return importRequest(store, project, otlpRequest(spans, { resource }));
 }

@@ -18,9 +18,10 @@ const cases = [
   { file: 'collector-fileexporter-style.jsonl', contentType: 'application/jsonl', traces: jsonFiles.flatMap(traceIdsOf) },
 ];
 
+const ctx = await tempContext();
+
 describe('sample traces read back through chat.trace', () => {
-  const ctx = tempContext();
-  afterAll(() => ctx.store.close());
+  afterAll(() => ctx.stores.close());
 
   it('covers every sample file', () => {
     const all = [...readdirSync(samples).filter((f) => /\.(json|jsonl)$/.test(f)), ...readdirSync(path.join(samples, 'protobuf')).map((f) => `protobuf/${f}`)];
@@ -30,7 +31,7 @@ describe('sample traces read back through chat.trace', () => {
 
   it.each(cases)('$file: user asks about A-1187, then the assistant calls lookup_order, model named', async ({ file, contentType, traces }) => {
     const project = `samples/${file.replace(/\W+/g, '-')}`;
-    const report = importBuffer(ctx.store, readFileSync(path.join(samples, file)), { contentType, projectId: project });
+    const report = await importBuffer(ctx.traces, readFileSync(path.join(samples, file)), { contentType, projectId: project });
     expect(report.spans_imported).toBeGreaterThan(0);
     expect(traces.length).toBeGreaterThan(0);
     for (const trace_id of traces) {

@@ -6,15 +6,15 @@ import { FEEDBACK_SQL } from '../../src/main/store/sqlite/feedback.js';
 import { call as dispatch, importOtlp, OTLP_START, otlpTurn, sid, tempContext } from './chat-fixture.js';
 import { traceBuilder } from '../helpers/otlp.js';
 
-const ctx = tempContext();
-afterAll(() => ctx.store.close());
+const ctx = await tempContext();
+afterAll(() => ctx.stores.close());
 const P = 'acme/shop';
 const tid = (n: number) => n.toString(16).padStart(32, '0');
 const conv = (body: Record<string, unknown>) => dispatch('chat.conversation', { project_id: P, ...body }, ctx) as Promise<any>;
 const trace = (body: Record<string, unknown>) => dispatch('chat.trace', { project_id: P, ...body }, ctx) as Promise<any>;
 
 // Conversation c1: three turns (traces 1..3) at 0 s, 10 s, 20 s; span ids t<n>1..t<n>4 → 'b<n>1'... (hex).
-importOtlp(ctx.store, P, [1, 2, 3].flatMap((n) => otlpTurn({ trace_id: tid(n), conversation_id: 'c1', startMs: (n - 1) * 10_000, question: `question ${n}`, p: `b${n}` }).spans()));
+await importOtlp(ctx, P, [1, 2, 3].flatMap((n) => otlpTurn({ trace_id: tid(n), conversation_id: 'c1', startMs: (n - 1) * 10_000, question: `question ${n}`, p: `b${n}` }).spans()));
 // Trace 4 mixes conversations: c2's agent span, an untagged child, and one span of c3.
 function trace4(toolConversation: string, status?: 'ERROR') {
   const t = traceBuilder({ traceId: tid(4), start: OTLP_START });
@@ -28,7 +28,7 @@ function trace4(toolConversation: string, status?: 'ERROR') {
     attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.conversation.id': toolConversation } });
   return t.spans();
 }
-importOtlp(ctx.store, P, trace4('c3'));
+await importOtlp(ctx, P, trace4('c3'));
 
 describe('POST /agents/conversations/chat (semantics §4.1)', () => {
   const pages: { name: string; body: Record<string, unknown>; traces: number[]; has_more: boolean }[] = [
@@ -142,11 +142,11 @@ describe('feedback on the chat views (semantics §4.3, §8)', () => {
 });
 
 describe('trace summaries and query plans', () => {
-  it('summaries are written at ingest and rewritten on re-import (idempotent)', () => {
-    const db = new Database(ctx.store.file, { readonly: true });
+  it('summaries are written at ingest and rewritten on re-import (idempotent)', async () => {
+    const db = new Database(ctx.stores.file, { readonly: true });
     const row = () => db.prepare('SELECT * FROM trace_summaries WHERE project_id = ? AND trace_id = ?').get(P, tid(4)) as any;
     expect(row()).toMatchObject({ root_span_id: sid('4a'), root_span_name: 'Bot', duration_ms: 7000, span_count: 3, conversation_ids: '["c2","c3"]', total_input_tokens: 5 });
-    importOtlp(ctx.store, P, trace4('c2', 'ERROR'));
+    await importOtlp(ctx, P, trace4('c2', 'ERROR'));
     expect(row()).toMatchObject({ span_count: 3, error_count: 1, conversation_ids: '["c2"]' });
     const turns = db.prepare('SELECT conversation_id, root_span_id, duration_ms FROM conversation_turns WHERE project_id = ? AND trace_id = ?').all(P, tid(4));
     expect(turns).toEqual([{ conversation_id: 'c2', root_span_id: sid('4a'), duration_ms: 7000 }]);
@@ -155,25 +155,25 @@ describe('trace summaries and query plans', () => {
 
   it('a trace split over batches is summarized whole; a store without summaries is backfilled at open', async () => {
     const t = otlpTurn({ trace_id: tid(9), conversation_id: 'c9', startMs: 0, question: 'split', p: 'c9' }).spans();
-    importOtlp(ctx.store, P, t.slice(0, 2)); // new trace: summarized from the batch
-    importOtlp(ctx.store, P, t.slice(2)); // known trace: re-read whole
-    const db = new Database(ctx.store.file);
+    await importOtlp(ctx, P, t.slice(0, 2)); // new trace: summarized from the batch
+    await importOtlp(ctx, P, t.slice(2)); // known trace: re-read whole
+    const db = new Database(ctx.stores.file);
     const row = () => db.prepare('SELECT span_count, total_input_tokens, duration_ms FROM trace_summaries WHERE project_id = ? AND trace_id = ?').get(P, tid(9));
     expect(row()).toEqual({ span_count: 4, total_input_tokens: 300, duration_ms: 5000 });
     const before = db.prepare('SELECT * FROM conversation_turns ORDER BY conversation_id, trace_id').all();
     db.exec('DELETE FROM trace_summaries; DELETE FROM conversation_turns;');
     db.close();
-    const { openStore } = await import('../../src/main/store/index.js');
-    const reopened = openStore(ctx.store.file);
-    const db2 = new Database(ctx.store.file, { readonly: true });
+    const { openStores } = await import('../../src/main/store/index.js');
+    const reopened = await openStores(ctx.stores.file);
+    const db2 = new Database(ctx.stores.file, { readonly: true });
     expect(db2.prepare('SELECT * FROM conversation_turns ORDER BY conversation_id, trace_id').all()).toEqual(before);
     expect(db2.prepare('SELECT span_count, total_input_tokens, duration_ms FROM trace_summaries WHERE project_id = ? AND trace_id = ?').get(P, tid(9))).toEqual({ span_count: 4, total_input_tokens: 300, duration_ms: 5000 });
     db2.close();
-    reopened.close();
+    await reopened.close();
   });
 
   it('hot chat queries use indexes: no full scan of spans, feedback or turns', () => {
-    const db = new Database(ctx.store.file, { readonly: true });
+    const db = new Database(ctx.stores.file, { readonly: true });
     const params = { project_id: P, trace_id: tid(1), conversation_id: 'c1', limit: 10, offset: 0, target_kind: 'span', ids: '[]', target_id: null, feedback_type: null };
     const plans = [SQL.traceSpans, SQL.conversationTraceSpans, SQL.countTurns, SQL.pageTurns, SQL.conversationCost, FEEDBACK_SQL.forTargets].map((sql) => {
       const stmt = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);

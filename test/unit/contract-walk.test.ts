@@ -268,13 +268,14 @@ function hasAll(obj: unknown, keys: string[], where: string) {
   for (const k of keys) expect(Object.prototype.hasOwnProperty.call(obj, k), `${where} lacks ${k}`).toBe(true);
 }
 
+const ctx = await tempContext();
+
 describe('contract walk: real responses hold every interface field', () => {
-  const ctx = tempContext();
-  afterAll(() => ctx.store.close());
+  afterAll(() => ctx.stores.close());
   const P = 'acme/shop';
   const trace = '1'.repeat(32);
-  ctx.store.ingest.writeBatch(agentTurn({ trace_id: trace, conversation_id: 'c1', start: 0 }).map((s) => ({ ...s, project_id: P, custom_attrs_string: { tier: 'gold' } })));
   beforeAll(async () => {
+    await ctx.traces.writeSpans(agentTurn({ trace_id: trace, conversation_id: 'c1', start: 0 }).map((s) => ({ ...s, project_id: P, custom_attrs_string: { tier: 'gold' } })));
     await ctx.app.feedback.insert({ project_id: P, target_kind: 'conversation', target_id: 'c1', feedback_type: 'note' });
     await ctx.app.feedback.insert({ project_id: P, target_kind: 'trace', target_id: trace, feedback_type: 'thumbs' });
     for (const s of agentTurn({ trace_id: trace, start: 0 })) await ctx.app.feedback.insert({ project_id: P, target_kind: 'span', target_id: s.span_id, feedback_type: 'rating' });
@@ -306,7 +307,7 @@ describe('contract walk: real responses hold every interface field', () => {
 
   const analytics = async (name: 'threads.query' | 'agents.query' | 'spans.query', body: Record<string, unknown>) => {
     const input = contract[name].input.parse({ project_id: P, ...body });
-    const r = await (analyticsHandlers as Record<string, (i: unknown, c: typeof ctx) => unknown>)[name]!(input, ctx);
+    const r = await (analyticsHandlers as unknown as Record<string, (i: unknown, c: typeof ctx, call: object) => unknown>)[name]!(input, ctx, {});
     if (name !== 'threads.query') return r as any;
     const rows: unknown[] = [];
     for await (const x of r as AsyncIterable<unknown>) rows.push(x);

@@ -14,7 +14,6 @@ import path from 'node:path';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
-import { openStore, type Store } from '../../src/main/store/index.js';
 import { migrate } from '../../src/main/store/sqlite/migrate.js';
 import { migrations } from '../../src/main/store/migrations/index.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
@@ -22,13 +21,15 @@ import { conversationsPlan } from '../../src/main/service/conversations/handlers
 import { CONVERSATION_SORT_FIELDS } from '../../src/shared/contract/conversations.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, otlpRequest, traceBuilder } from '../helpers/otlp.js';
-import { tempStores } from '../helpers/temp-store.js';
+import { openTestStores, tempStores, type TestStores } from '../helpers/temp-store.js';
+import { openDatabase } from '../../src/main/store/sqlite/open.js';
+import { explainConversations } from '../../src/main/store/sqlite/explain.js';
 
 const freshStore = tempStores('loupe-conversations-');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-conversations-data-'));
-const ctxOf = (store: Store): ServiceContext => ({ store, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' });
+const ctxOf = (store: TestStores): ServiceContext => ({ traces: store.traces, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' });
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const call = async (store: Store, op: string, body: unknown): Promise<any> => {
+const call = async (store: TestStores, op: string, body: unknown): Promise<any> => {
   const out = await dispatch(op, body, ctxOf(store));
   if (out && typeof out === 'object' && Symbol.asyncIterator in out) {
     const rows: unknown[] = [];
@@ -46,7 +47,7 @@ async function workload(): Promise<string> {
   return file;
 }
 
-function loneTraces(store: Store): string[] {
+async function loneTraces(store: TestStores): Promise<string[]> {
   const ids: string[] = [];
   for (const [i, q] of ['where is order A-1187?', 'cancel my subscription'].entries()) {
     const t = traceBuilder({ seed: `lone-${i}`, start: '2026-12-01T10:00:00Z' });
@@ -55,19 +56,19 @@ function loneTraces(store: Store): string[] {
       parent: root, at: 10, durationMs: 300, status: i ? 'ERROR' : 'UNSET',
       attributes: chatAttributes({ model: 'gpt-4o-mini', input: [{ role: 'user', content: q }], output: [{ role: 'assistant', content: `answer ${i}` }], inputTokens: 40, outputTokens: 9 }),
     });
-    importRequest(store, P, t.request());
+    await importRequest(store, P, t.request());
     ids.push(t.traceId);
   }
   return ids;
 }
 
-const list = async (store: Store, body: Record<string, unknown> = {}) => call(store, 'conversations.list', { project_id: P, limit: 1000, ...body });
+const list = async (store: TestStores, body: Record<string, unknown> = {}) => call(store, 'conversations.list', { project_id: P, limit: 1000, ...body });
 
 describe('conversations.list', () => {
   it('every row equals what the chat views and the spans query compute for it', async () => {
-    const store = freshStore();
-    await importFile(store, await workload());
-    const lone = loneTraces(store);
+    const store = await freshStore();
+    await importFile(store.traces, await workload());
+    const lone = await loneTraces(store);
     const { conversations: rows, total_count } = await list(store);
     const conversationIds = (await call(store, 'threads.query', { project_id: P, limit: 1000 })).length;
     expect(conversationIds).toBeGreaterThan(20);
@@ -95,9 +96,9 @@ describe('conversations.list', () => {
   }, 60_000);
 
   it('sorts by every column through an index, filters, searches and pages', async () => {
-    const store = freshStore();
-    await importFile(store, await workload());
-    loneTraces(store);
+    const store = await freshStore();
+    await importFile(store.traces, await workload());
+    await loneTraces(store);
     const all = (await list(store)).conversations as Record<string, unknown>[];
     const column: Record<string, string> = { first_activity: 'first_activity', last_activity: 'last_activity' };
     for (const field of CONVERSATION_SORT_FIELDS) {
@@ -110,7 +111,9 @@ describe('conversations.list', () => {
           if (a === null || b === null) continue;
           expect(direction === 'asc' ? a <= b : a >= b, `${field} ${direction} at ${i}: ${a} then ${b}`).toBe(true);
         }
-        const plan = store.conversations.explain(conversationsPlan({ project_id: P, sort_by: [{ field, direction }], limit: 100, offset: 0 }));
+        const db = openDatabase(store.file);
+        const plan = explainConversations(db, conversationsPlan({ project_id: P, sort_by: [{ field, direction }], limit: 100, offset: 0 }));
+        db.close();
         expect(plan.join('\n'), `${field} ${direction}`).toMatch(/USING (COVERING )?INDEX conversation_summaries_/);
         expect(plan.join('\n'), `${field} ${direction}`).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
       }
@@ -143,8 +146,8 @@ describe('conversations.list', () => {
 
   it('a database made with the schema before migration 0006 migrates, and gets the rows a fresh import makes', async () => {
     const file = await workload();
-    const fresh = freshStore();
-    await importFile(fresh, file);
+    const fresh = await freshStore();
+    await importFile(fresh.traces, file);
     // Today's schema (migrations 1–5) holding the same spans, written as that schema's writer stored them.
     const oldDir = mkdtempSync(path.join(tmpdir(), 'loupe-old-schema-'));
     const dbFile = path.join(oldDir, 'loupe.db');
@@ -162,9 +165,9 @@ describe('conversations.list', () => {
     }
     src.close();
     old.close();
-    const migrated = openStore(dbFile);
+    const migrated = await openTestStores(oldDir);
     try {
-      const dump = (s: Store) => {
+      const dump = (s: TestStores) => {
         const db = new Database(s.file, { readonly: true });
         try {
           return {
@@ -185,30 +188,30 @@ describe('conversations.list', () => {
       }
       expect((await list(migrated)).conversations).toEqual((await list(fresh)).conversations);
     } finally {
-      migrated.close();
+      await migrated.close();
     }
   }, 60_000);
 
   it('stays exact when a trace arrives in two writes and when a span is re-imported with other values', async () => {
-    const whole = freshStore();
-    const parts = freshStore();
+    const whole = await freshStore();
+    const parts = await freshStore();
     const t = traceBuilder({ seed: 'split', start: '2026-12-02T09:00:00Z' });
     const root = t.span('invoke_agent triage', { durationMs: 2000, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'triage', 'gen_ai.conversation.id': 'c-split', 'gen_ai.usage.input_tokens': 300, 'gen_ai.usage.output_tokens': 40 } });
     t.span('chat gpt-4o-mini', { parent: root, at: 5, durationMs: 500, attributes: chatAttributes({ model: 'gpt-4o-mini', conversationId: 'c-split', input: [{ role: 'user', content: 'first question' }], output: [{ role: 'assistant', content: 'first answer' }], inputTokens: 100, outputTokens: 10 }) });
     t.span('chat gpt-4o-mini', { parent: root, at: 600, durationMs: 500, attributes: chatAttributes({ model: 'gpt-4o-mini', conversationId: 'c-split', input: [{ role: 'user', content: 'first question' }], output: [{ role: 'assistant', content: 'final answer' }], inputTokens: 200, outputTokens: 30 }) });
     const spans = t.spans();
-    importRequest(whole, P, otlpRequest(spans));
+    await importRequest(whole, P, otlpRequest(spans));
     // The root alone first: its own tokens count (no child yet) …
-    importRequest(parts, P, otlpRequest([spans[0]!]));
+    await importRequest(parts, P, otlpRequest([spans[0]!]));
     expect((await list(parts)).conversations[0]).toMatchObject({ total_input_tokens: 300, first_message: null });
     // … then the children: they take the leaf role, the root's mirrored tokens stop counting.
-    importRequest(parts, P, otlpRequest(spans.slice(1)));
+    await importRequest(parts, P, otlpRequest(spans.slice(1)));
     expect((await list(parts)).conversations).toEqual((await list(whole)).conversations);
     expect((await list(whole)).conversations[0]).toMatchObject({ total_input_tokens: 300, total_output_tokens: 40, last_message: { text: 'final answer' } });
     // A re-import moving the last chat to another conversation: both rows follow.
     const moved = structuredClone(spans[2]!) as { attributes: { key: string; value: { stringValue?: string } }[] };
     moved.attributes.find((a) => a.key === 'gen_ai.conversation.id')!.value = { stringValue: 'c-other' };
-    importRequest(parts, P, otlpRequest([moved]));
+    await importRequest(parts, P, otlpRequest([moved]));
     const rows = (await list(parts, { sort_by: [{ field: 'conversation_id', direction: 'asc' }] })).conversations;
     expect(rows.map((r: { conversation_id: string }) => r.conversation_id)).toEqual(['c-other', 'c-split']);
     expect(rows[1]).toMatchObject({ span_count: 2, total_input_tokens: 100, last_message: { text: 'first answer' } });
@@ -217,7 +220,7 @@ describe('conversations.list', () => {
 
 describe('one count everywhere (issue 10 item 4)', () => {
   it('one conversation shows the same tokens and cost in the conversations list, chat header, agents, threads and a group-by', async () => {
-    const store = freshStore();
+    const store = await freshStore();
     const traceIds: string[] = [];
     for (let turn = 0; turn < 2; turn++) {
       const t = traceBuilder({ seed: `count-${turn}`, start: Date.parse('2026-12-03T10:00:00Z') + turn * 60_000 });
@@ -231,7 +234,7 @@ describe('one count everywhere (issue 10 item 4)', () => {
       t.span('chat gpt-4o-mini', { parent: root, at: 10, durationMs: 800, attributes: chatAttributes({ model: 'gpt-4o-mini', conversationId: conv, input: [{ role: 'user', content: `question ${turn}` }], output: [{ role: 'assistant', toolCalls: [{ id: `c${turn}`, name: 'lookup', arguments: { id: 1 } }] }], inputTokens: 500, outputTokens: 50 }) });
       t.span('execute_tool lookup', { parent: root, at: 820, durationMs: 30, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup', 'gen_ai.conversation.id': conv } });
       t.span('chat gpt-4o-mini', { parent: root, at: 900, durationMs: 900, attributes: chatAttributes({ model: 'gpt-4o-mini', conversationId: conv, input: [{ role: 'user', content: `question ${turn}` }], output: [{ role: 'assistant', content: `answer ${turn}` }], inputTokens: 700, outputTokens: 100 }) });
-      importRequest(store, P, t.request());
+      await importRequest(store, P, t.request());
       traceIds.push(t.traceId);
     }
     const row = (await list(store)).conversations[0];

@@ -10,7 +10,7 @@ import { calcPrice } from '@pydantic/genai-prices';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateDemo } from '../../src/main/demo/generate.js';
 import { loadDemo } from '../../src/main/demo/load.js';
-import { openStore, type Store } from '../../src/main/store/index.js';
+import { openStores, type Stores } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
@@ -132,12 +132,12 @@ describe('custom attributes (the app\'s own, outside the GenAI conventions)', ()
 
 describe('loadDemo into a real store', () => {
   let dir: string;
-  let store: Store;
+  let store: Stores;
   let ctx: ServiceContext;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-demo-'));
-    store = openStore(dir);
-    ctx = { store, app: store.app, events: new EventBus(), dataDir: dir, apiKey: 'k' };
+    store = await openStores(dir);
+    ctx = { traces: store.traces, app: store.app, events: new EventBus(), dataDir: dir, apiKey: 'k' };
   });
   afterEach(() => store.close());
 
@@ -146,7 +146,7 @@ describe('loadDemo into a real store', () => {
     expect(first).toMatchObject({ project_id: 'local/demo', spans: demo.spans, traces: demo.traces, feedback: demo.feedback.length });
     const again = await loadDemo(store, { seed: 7, now: NOW });
     expect(again.feedback).toBe(0);
-    expect(store.meta.listProjects()).toEqual([expect.objectContaining({ project_id: 'local/demo', span_count: demo.spans })]);
+    expect(await store.traces.projects()).toEqual([expect.objectContaining({ project_id: 'local/demo', span_count: demo.spans })]);
 
     const view = (await dispatch('chat.conversation', { project_id: 'local/demo', conversation_id: 'conv-order-a1187', include_feedback: true }, ctx, { trusted: true })) as {
       total_turns: number; turns: { messages: { type: string; user_message: { text: string } | null; tool_call: { tool_name: string | null } | null }[] }[]; feedback: unknown[] | null;

@@ -10,9 +10,9 @@ import { STORY_CONVERSATIONS } from '../../src/main/demo/conversations.js';
 import type { Step } from '../../src/main/demo/script.js';
 import { call, tempContext } from './chat-fixture.js';
 
-const ctx = tempContext();
-afterAll(() => ctx.store.close());
-const { project_id } = await loadDemo(ctx.store, { now: Date.parse('2026-11-22T12:00:00Z'), fillers: 0 });
+const ctx = await tempContext();
+afterAll(() => ctx.stores.close());
+const { project_id } = await loadDemo(ctx, { now: Date.parse('2026-11-22T12:00:00Z'), fillers: 0 });
 const story = STORY_CONVERSATIONS.find((c) => c.id === 'conv-order-a1187')!;
 
 type Msg = { type: string; agent_name: string | null; [k: string]: any };

@@ -4,8 +4,8 @@ import { FeedbackRecord } from '../../src/shared/contract/common.js';
 import { parseSvcRef, svcRef } from '../../src/main/domain/refs.js';
 import { call, tempContext } from './chat-fixture.js';
 
-const ctx = tempContext();
-afterAll(() => ctx.store.close());
+const ctx = await tempContext();
+afterAll(() => ctx.stores.close());
 
 describe('svc_ref (semantics §8)', () => {
   const refs: [string, ReturnType<typeof parseSvcRef>][] = [

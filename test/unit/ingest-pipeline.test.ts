@@ -10,13 +10,12 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import type { Store } from '../../src/main/store/index.js';
 import { importFile, type ImportProgress } from '../../src/main/service/ingest/index.js';
 import { BATCH_SPANS } from '../../src/main/service/ingest/session.js';
 import { MAX_IN_FLIGHT } from '../../src/main/service/ingest/pipeline.js';
 import { ServiceError } from '../../src/shared/errors.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
-import { tempStores } from '../helpers/temp-store.js';
+import { tempStores, type TestStores } from '../helpers/temp-store.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-pipeline-'));
 const freshStore = tempStores('loupe-pipeline-');
@@ -29,7 +28,7 @@ const rounded = (r: unknown) =>
   Object.fromEntries(Object.entries(r as object).map(([k, v]) => [k, typeof v === 'number' ? Number(v.toPrecision(12)) : v]));
 
 /** Every table the import writes, in a stable order, without the import time. */
-function dump(store: Store): Record<string, unknown[]> {
+function dump(store: TestStores): Record<string, unknown[]> {
   const db = new Database(store.file, { readonly: true });
   db.defaultSafeIntegers(true);
   try {
@@ -69,11 +68,11 @@ describe('import in a worker thread', () => {
     const file = path.join(dir, 'mixed.jsonl');
     writeFileSync(file, text);
 
-    const inline = freshStore();
-    const threaded = freshStore();
-    const a = await importFile(inline, file, { thread: 'inline' });
+    const inline = await freshStore();
+    const threaded = await freshStore();
+    const a = await importFile(inline.traces, file, { thread: 'inline' });
     const progress: ImportProgress[] = [];
-    const b = await importFile(threaded, file, { thread: 'worker', onProgress: (p) => progress.push(p) });
+    const b = await importFile(threaded.traces, file, { thread: 'worker', onProgress: (p) => progress.push(p) });
 
     expect(b).toEqual(a);
     expect(b.spans_imported).toBe(g.spans);
@@ -94,10 +93,10 @@ describe('import in a worker thread', () => {
     const gz = zlib.gzipSync(readFileSync(gen));
     const cut = path.join(dir, 'cut.jsonl.gz');
     writeFileSync(cut, gz.subarray(0, gz.length - 500));
-    const inline = freshStore();
-    const threaded = freshStore();
-    const e1 = await rejection(importFile(inline, cut, { thread: 'inline' }));
-    const e2 = await rejection(importFile(threaded, cut, { thread: 'worker' }));
+    const inline = await freshStore();
+    const threaded = await freshStore();
+    const e1 = await rejection(importFile(inline.traces, cut, { thread: 'inline' }));
+    const e2 = await rejection(importFile(threaded.traces, cut, { thread: 'worker' }));
     expect(e2.status).toBe(400);
     expect(e2.message).toMatch(/cut\.jsonl\.gz: gzip data is truncated or corrupt after \d+ bytes .*\d+ spans from complete data before that point were stored/);
     expect(e2.message).toBe(e1.message);
@@ -105,7 +104,7 @@ describe('import in a worker thread', () => {
 
     const notes = path.join(dir, 'notes.jsonl');
     writeFileSync(notes, '{"a":1}\n{"b":2}\n');
-    const e3 = await rejection(importFile(freshStore(), notes, { thread: 'worker' }));
+    const e3 = await rejection(importFile((await freshStore()).traces, notes, { thread: 'worker' }));
     expect(e3.status).toBe(400);
     expect(e3.message).toMatch(/notes\.jsonl: not trace data: no line is an OTLP trace request \(first problem: line 1:/);
   }, 60_000);
@@ -114,17 +113,17 @@ describe('import in a worker thread', () => {
     const gen = path.join(dir, 'gen3.jsonl');
     await generateJsonl(gen, { conversations: 10, agents: 3, minSpans: BATCH_SPANS * 2, seed: 5 });
     const plain = readFileSync(gen);
-    const fromFile = freshStore();
-    const expected = await importFile(fromFile, gen, { thread: 'inline' });
+    const fromFile = await freshStore();
+    const expected = await importFile(fromFile.traces, gen, { thread: 'inline' });
     for (const [name, body, format] of [['plain', plain, 'otlp-jsonl'], ['gzip', zlib.gzipSync(plain), 'otlp-jsonl+gzip']] as const) {
       const fifo = path.join(dir, `${name}.fifo`);
       execFileSync('mkfifo', [fifo]);
       // Opening a FIFO for writing waits for its reader: the import below is that reader.
       const writer = createWriteStream(fifo);
       writer.end(body);
-      const store = freshStore();
+      const store = await freshStore();
       const progress: ImportProgress[] = [];
-      const r = await importFile(store, fifo, { onProgress: (p) => progress.push(p) });
+      const r = await importFile(store.traces, fifo, { onProgress: (p) => progress.push(p) });
       expect({ name, ...r }).toEqual({ name, ...expected, format, bytes: body.length });
       expect(dump(store)).toEqual(dump(fromFile));
       expect(progress.at(-1)).toEqual({ bytes: body.length, totalBytes: body.length, spans: r.spans_imported });

@@ -2,11 +2,10 @@ import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Store } from '../../src/main/store/index.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { LoupeEvent } from '../../src/shared/events.js';
-import { tempStores } from '../helpers/temp-store.js';
+import { tempStores, type TestStores } from '../helpers/temp-store.js';
 import { samplesDir } from '../helpers/paths.js';
 
 const samples = samplesDir;
@@ -15,7 +14,7 @@ const dialects = readdirSync(samples).filter((f) => f.endsWith('.in.json')).map(
 const freshStore = tempStores('loupe-ingest-');
 
 type Row = Record<string, unknown>;
-function rows(store: Store): Row[] {
+function rows(store: TestStores): Row[] {
   const db = new Database(store.file, { readonly: true });
   try {
     return db
@@ -59,16 +58,16 @@ function expectSampleFacts(all: Row[], label: string): void {
 
 describe('importing the shared OTLP samples', () => {
   it.each(dialects)('%s: JSON and protobuf carry the same facts', async (d) => {
-    const jsonStore = freshStore();
-    const rep = await importFile(jsonStore, path.join(samples, `${d}.in.json`));
+    const jsonStore = await freshStore();
+    const rep = await importFile(jsonStore.traces, path.join(samples, `${d}.in.json`));
     expect(rep.format).toBe('otlp-json');
     expect(rep.error_count).toBe(0);
     expect(rep.spans_imported).toBeGreaterThan(0);
     const fromJson = rows(jsonStore);
     expectSampleFacts(fromJson, `${d} (json)`);
 
-    const pbStore = freshStore();
-    const pbRep = await importFile(pbStore, path.join(samples, 'protobuf', `${d}.in.pb`));
+    const pbStore = await freshStore();
+    const pbRep = await importFile(pbStore.traces, path.join(samples, 'protobuf', `${d}.in.pb`));
     expect(pbRep.format).toBe('otlp-proto');
     expect(pbRep.spans_imported).toBe(rep.spans_imported);
     const fromPb = rows(pbStore);
@@ -79,26 +78,26 @@ describe('importing the shared OTLP samples', () => {
   });
 
   it('the collector JSONL imports all six requests; importing it twice leaves the same rows', async () => {
-    const store = freshStore();
+    const store = await freshStore();
     const events = new EventBus();
     const seen: LoupeEvent[] = [];
     events.on((e) => seen.push(e));
     const progress: number[] = [];
     const file = path.join(samples, 'collector-fileexporter-style.jsonl');
-    const first = await importFile(store, file, { events, onProgress: (p) => progress.push(p.spans) });
+    const first = await importFile(store.traces, file, { events, onProgress: (p) => progress.push(p.spans) });
     expect(first).toMatchObject({ format: 'otlp-jsonl', spans_imported: 11, spans_replaced: 0, error_count: 0, projects: ['local/default'] });
     expect(progress.at(-1)).toBe(11);
     expect(seen).toContainEqual({ type: 'data.changed', project_id: 'local/default', tables: ['spans'] });
     const before = rows(store);
     expect(before).toHaveLength(11);
-    const second = await importFile(store, file);
+    const second = await importFile(store.traces, file);
     expect(second).toMatchObject({ spans_imported: 0, spans_replaced: 11 });
     expect(rows(store)).toEqual(before);
   });
 
   it('project: the option wins over svc.project_id, which wins over local/default', async () => {
-    const store = freshStore();
-    const rep = await importFile(store, path.join(samples, 'raw.otel-openai-v2.in.json'), { projectId: 'acme/support' });
+    const store = await freshStore();
+    const rep = await importFile(store.traces, path.join(samples, 'raw.otel-openai-v2.in.json'), { projectId: 'acme/support' });
     expect(rep.projects).toEqual(['acme/support']);
     expect(rows(store).map((r) => r.project_id)).toEqual(['acme/support']);
   });

@@ -6,19 +6,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/main/store/index.js';
+import { openStores, type Stores } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, isAppUrl, isWebUrl } from '../../src/main/transport/ipc.js';
 import type { LoupeEvent } from '../../src/shared/events.js';
 import { contract } from '../../src/shared/contract/index.js';
 
-let store: Store;
+let store: Stores;
 let ctx: ServiceContext;
-beforeAll(() => {
+beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-ipc-'));
-  store = openStore(dir);
-  ctx = { store, app: store.app, events: new EventBus(), dataDir: dir, apiKey: 'secret-key' };
+  store = await openStores(dir);
+  ctx = { traces: store.traces, app: store.app, events: new EventBus(), dataDir: dir, apiKey: 'secret-key' };
 });
 afterAll(() => store.close());
 

@@ -10,12 +10,15 @@ import { EXPORT_SQL } from '../../src/main/store/sqlite/export.js';
 import { whereOf } from '../../src/main/store/sqlite/analytics/filters.js';
 import { sortClause } from '../../src/main/store/sqlite/analytics/spans-list.js';
 import { tempStores } from '../helpers/temp-store.js';
+import { explainGroup } from '../../src/main/store/sqlite/explain.js';
+import { parseScope, parseSpansQuery } from '../../src/main/service/analytics/plan/spans.js';
+import { spansInput } from '../helpers/analytics-call.js';
 
 const freshStore = tempStores('loupe-indexes-');
 
 describe('indexes of spans', () => {
-  it('are exactly the ones an operation reads, each shown by its query plan', () => {
-    const store = freshStore();
+  it('are exactly the ones an operation reads, each shown by its query plan', async () => {
+    const store = await freshStore();
     const db = new Database(store.file, { readonly: true });
     try {
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans' AND sql IS NOT NULL ORDER BY name").pluck().all();
@@ -25,16 +28,20 @@ describe('indexes of spans', () => {
       // spans_key: every per-trace read (chat views, summaries, export) and the upsert's conflict target.
       expect(plan(CHAT_SQL.traceSpans, { project_id: 'p', trace_id: 't' })).toMatch(/USING INDEX spans_key/);
       // spans_project_start: the spans list's default page (newest first) without a sort.
-      const where = whereOf({ project_id: 'p' });
-      const order = sortClause(undefined, new Map());
+      const where = whereOf(parseScope({ project_id: 'p' }));
+      const order = sortClause([{ ref: { kind: 'column', column: 'started_at' }, direction: 'desc' }]);
       expect(plan(`SELECT s.id FROM spans s WHERE ${where.sql} ORDER BY ${order.sql} LIMIT 100`, ...where.params, ...order.params)).toMatch(/USING (COVERING )?INDEX spans_project_start/);
       // spans_project_conversation: the spans of one conversation, newest first (the spans list filtered by conversation).
-      const conv = whereOf({ project_id: 'p', query: { $expr: { $eq: [{ $getField: 'gen_ai.conversation.id' }, { $literal: 'c' }] } } });
+      const conv = whereOf(parseScope({ project_id: 'p', query: { $expr: { $eq: [{ $getField: 'gen_ai.conversation.id' }, { $literal: 'c' }] } } }));
       expect(plan(`SELECT s.id FROM spans s WHERE ${conv.sql} ORDER BY ${order.sql} LIMIT 100`, ...conv.params, ...order.params)).toMatch(/USING (COVERING )?INDEX spans_project_conversation/);
       // … while an export by conversation finds its traces through the turn index, not spans.
       expect(plan(EXPORT_SQL.selectedTraces, { project_id: 'p', trace_ids: '[]', conversation_ids: '["c"]' })).toMatch(/conversation_turns/);
       // spans_group_cover: group-by reads it instead of the table.
-      expect(store.analytics.explainGroup({ project_id: 'p', group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 10, offset: 0, measures: [{ alias: 't', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }] }).join('\n')).toMatch(/USING COVERING INDEX spans_group_cover/);
+      const group = parseSpansQuery(spansInput({ project_id: 'p', group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 10, measures: [{ alias: 't', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }] }));
+      if (group.mode !== 'group') throw new Error('not a group request');
+      const writable = new Database(store.file);
+      expect(explainGroup(writable, group.plan).join('\n')).toMatch(/USING COVERING INDEX spans_group_cover/);
+      writable.close();
     } finally {
       db.close();
     }

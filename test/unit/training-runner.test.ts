@@ -7,26 +7,26 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { openStore, type Store } from '../../src/main/store/index.js';
+import { openStores, type Stores } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
 import { startTrainingRuntime } from '../../src/main/service/training/runtime.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 
 let ctx: ServiceContext;
-let store: Store;
+let store: Stores;
 let dataDir: string;
 const call = (name: string, input: unknown): Promise<any> => dispatch(name, input, ctx, { trusted: true });
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-runner-'));
-  store = openStore(dataDir);
-  ctx = { store, app: store.app, events: new EventBus(), dataDir, apiKey: 'k' };
+  store = await openStores(dataDir);
+  ctx = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'k' };
   await startTrainingRuntime(ctx);
 });
 afterAll(async () => {
   await ctx.training?.close();
-  store.close();
+  await store.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

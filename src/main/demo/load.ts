@@ -3,7 +3,7 @@
  * the feedback records. Loading twice is harmless: span ids are seeded, so spans are replaced, and
  * feedback ids are seeded too and skipped when present.
  */
-import type { Store } from '../store/index.js';
+import type { Stores } from '../store/ports.js';
 import type { EventBus } from '../service/events.js';
 import { importBuffer } from '../service/ingest/index.js';
 import { generateDemo, type DemoOptions } from './generate.js';
@@ -16,13 +16,13 @@ export interface LoadDemoResult {
   feedback: number;
 }
 
-export async function loadDemo(store: Store, opts: DemoOptions & { projectId?: string; events?: EventBus } = {}): Promise<LoadDemoResult> {
+export async function loadDemo(store: Pick<Stores, 'traces' | 'app'>, opts: DemoOptions & { projectId?: string; events?: EventBus } = {}): Promise<LoadDemoResult> {
   const projectId = opts.projectId ?? 'local/demo';
   const seed = opts.seed ?? 1187;
   const demo = generateDemo({ ...opts, seed });
   let spans = 0;
   for (const request of demo.requests) {
-    const report = importBuffer(store, Buffer.from(JSON.stringify(request)), { contentType: 'application/json', projectId });
+    const report = await importBuffer(store.traces, Buffer.from(JSON.stringify(request)), { contentType: 'application/json', projectId });
     if (report.error_count) throw new Error(`demo data failed to import: ${report.errors.map((e) => e.message).join('; ')}`);
     spans += report.spans_imported + report.spans_replaced;
   }

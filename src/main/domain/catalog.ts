@@ -6,6 +6,7 @@
  * adapter's SQL lives in store/sqlite/analytics/columns.ts), so no client input ever becomes query
  * text.
  */
+import { dict } from '../../shared/dict.js';
 
 /** Value types of the query language. `time` is nanoseconds since the epoch (bigint in plans). */
 export type ValType = 'string' | 'int' | 'float' | 'bool' | 'time';
@@ -56,9 +57,11 @@ export const isHeavy = (c: Column): c is HeavyColumn => (HEAVY_COLUMNS as readon
 /**
  * Values computed from columns (semantics §7):
  * - duration_ms: floor((end - start) / 1e6) when end >= start, else null;
- * - total_tokens: input + output tokens, null when both are null (a missing one counts 0 otherwise);
+ * - total_tokens: input + output tokens the span adds to totals by the one counting rule (null for a
+ *   span whose usage repeats its descendants', and for a span without usage);
  * - is_error: status_code = 'ERROR'; is_invocation: operation_name = 'invoke_agent' (null-safe: false);
- * - total_cost_usd: the stored total cost (also a column).
+ * - total_cost_usd: the cost the span adds to totals by the same rule (the column of that name is the
+ *   span's own cost; `$expr` reads the column).
  */
 export const DERIVED_TYPES = {
   duration_ms: 'int',
@@ -71,7 +74,7 @@ export type Derived = keyof typeof DERIVED_TYPES;
 export const isDerived = (name: string): name is Derived => Object.prototype.hasOwnProperty.call(DERIVED_TYPES, name);
 
 /** OpenTelemetry GenAI (and common) attribute names → columns, so filters can use the names users know. */
-export const SEMANTIC: Readonly<Record<string, Column>> = {
+export const SEMANTIC: Readonly<Record<string, Column>> = dict({
   'gen_ai.agent.name': 'agent_name', 'agent.name': 'agent_name', 'gen_ai.agent.id': 'agent_id', 'gen_ai.agent.version': 'agent_version',
   'gen_ai.agent.description': 'agent_description', 'gen_ai.operation.name': 'operation_name', 'gen_ai.provider.name': 'provider_name',
   'gen_ai.system': 'provider_name', 'gen_ai.request.model': 'request_model', 'gen_ai.response.model': 'response_model',
@@ -84,7 +87,7 @@ export const SEMANTIC: Readonly<Record<string, Column>> = {
   'gen_ai.request.max_tokens': 'request_max_tokens', 'gen_ai.request.seed': 'request_seed', 'svc.user_id': 'svc_user_id',
   'svc.run_id': 'svc_run_id', 'svc.run_step': 'svc_run_step', name: 'span_name', 'status.code': 'status_code',
   start_time: 'started_at', end_time: 'ended_at',
-};
+});
 
 /** The four maps of custom (non-semantic) attributes, one per value type. */
 export const CUSTOM_SOURCES = ['custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool'] as const;

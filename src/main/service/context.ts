@@ -1,5 +1,4 @@
-import type { Store } from '../store/index.js';
-import type { AppStore } from '../store/ports.js';
+import type { AppStore, TraceStore } from '../store/ports.js';
 import type { EventBus } from './events.js';
 
 /**
@@ -7,7 +6,8 @@ import type { EventBus } from './events.js';
  * of HTTP or IPC. Long-lived runtimes (the training job runner) hang off it too.
  */
 export interface ServiceContext {
-  store: Store;
+  /** Everything recorded about spans (store/ports.ts). */
+  traces: TraceStore;
   /** Feedback, settings, training records (store/ports.ts). */
   app: AppStore;
   events: EventBus;

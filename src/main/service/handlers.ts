@@ -23,7 +23,13 @@ export type HandlerResult<K extends OpName> =
   | Awaitable<OpOutput<K> | StatusResult<OpOutput<K>>>
   | Awaitable<Iterable<OpOutput<K>> | AsyncIterable<OpOutput<K>>>;
 
-export type Handler<K extends OpName> = (input: OpParsedInput<K>, ctx: ServiceContext) => HandlerResult<K>;
+/** What a transport knows about one call beyond its input. */
+export interface CallOptions {
+  /** Fires when the caller no longer wants the answer (HTTP client gone, IPC call cancelled); reads pass it to the store. */
+  signal?: AbortSignal;
+}
+
+export type Handler<K extends OpName> = (input: OpParsedInput<K>, ctx: ServiceContext, call: CallOptions) => HandlerResult<K>;
 export type Handlers = { [K in OpName]: Handler<K> };
 
 export const handlers = {

@@ -1,63 +1,62 @@
 /**
- * The store: the only module that knows Loupe keeps its data in SQLite. Services receive a `Store`
- * and call its per-domain repositories (write batches and the reads the operations need); none of
- * them sees a database handle, so a ClickHouse backend can implement the same interface later.
- * SQL lives in one file per domain under ./sqlite/.
+ * The store factory: the one place that picks adapters. Services and transports import this file
+ * and ports.ts, never an adapter. Today both stores are SQLite in the data folder (one file, one
+ * writer connection shared by the TraceStore and the AppStore, reads in a worker pool); a ClickHouse
+ * TraceStore (issue 9) plugs in here beside the same SQLite AppStore (decision 0002).
  */
 import path from 'node:path';
-import { openDatabase, type OpenOptions } from './sqlite/open.js';
-import { createIngestRepo, type IngestRepo } from './sqlite/ingest.js';
-import { createChatRepo, type ChatRepo } from './sqlite/chat.js';
-import { createAnalyticsRepo, type AnalyticsRepo } from './sqlite/analytics.js';
+import { openDatabase } from './sqlite/open.js';
 import { createSqliteAppStore } from './sqlite/app-store.js';
-import type { AppStore } from './ports.js';
-import { createMetaRepo, type MetaRepo } from './sqlite/meta.js';
-import { createExportRepo, type ExportRepo } from './sqlite/export.js';
-import { createTimelineRepo, type TimelineRepo } from './sqlite/timeline.js';
-import { createConversationsRepo, type ConversationsRepo } from './sqlite/conversations.js';
-import { createRetentionRepo, type RetentionRepo } from './sqlite/retention.js';
-import { createSummaryMaintainer } from './sqlite/summaries/index.js';
-import { createSearchIndex } from './sqlite/fts.js';
+import { ADAPTER as SQLITE, createSqliteTraceStore, encodeSpan as encodeSqlite } from './sqlite/trace-store.js';
+import { StoreError, type Stores } from './ports.js';
+import type { SpanRecord } from '../domain/span.js';
 
-export interface Store {
-  readonly ingest: IngestRepo;
-  readonly chat: ChatRepo;
-  readonly analytics: AnalyticsRepo;
-  /** Feedback, settings and training records (the AppStore port), on the same connection. */
-  readonly app: AppStore;
-  readonly meta: MetaRepo;
-  /** Reads of POST /export (selection → OTLP JSONL). */
-  readonly exporter: ExportRepo;
-  /** Reads of the trace waterfall (traces.timeline). */
-  readonly timeline: TimelineRepo;
-  /** The conversations list (conversations.list), from conversation summaries. */
-  readonly conversations: ConversationsRepo;
-  /** Deleting whole traces with exact summaries (spans.delete), and the store's size per project. */
-  readonly retention: RetentionRepo;
-  /** Path of the database file (for settings display and size figures). */
-  readonly file: string;
-  close(): void;
-}
+export type { Stores };
 
 export const DB_FILE_NAME = 'loupe.db';
 
-/** Opens the store of a data directory (or an explicit .db file path). */
-export function openStore(dataDirOrFile: string, opts: OpenOptions = {}): Store {
-  const file = dataDirOrFile.endsWith('.db') || dataDirOrFile === ':memory:' ? dataDirOrFile : path.join(dataDirOrFile, DB_FILE_NAME);
-  const db = openDatabase(file, opts);
-  const summaries = createSummaryMaintainer(db);
-  const search = createSearchIndex(db);
+export interface StoreOptions {
+  /**
+   * Path of a better_sqlite3.node built for another runtime (Electron has its own ABI). Under plain
+   * Node this stays undefined and the addon from node_modules is used.
+   */
+  nativeBinding?: string;
+  /** Open without migrating and refuse writes (a damaged file, opened to export what can be read). */
+  readonly?: boolean;
+  /** Read worker threads of the SQLite TraceStore (default 2; 0 reads on the main thread). */
+  readers?: number;
+  /** How long the writer waits for SQLite's lock before failing busy (default 5000 ms; the server uses less). */
+  busyTimeoutMs?: number;
+}
+
+/** The database file of a data directory (or an explicit .db file path, or ':memory:'). */
+export const databaseFile = (dataDirOrFile: string): string =>
+  dataDirOrFile.endsWith('.db') || dataDirOrFile === ':memory:' ? dataDirOrFile : path.join(dataDirOrFile, DB_FILE_NAME);
+
+/** Opens the stores of a data directory. */
+export async function openStores(dataDirOrFile: string, opts: StoreOptions = {}): Promise<Stores> {
+  const file = databaseFile(dataDirOrFile);
+  const db = openDatabase(file, { nativeBinding: opts.nativeBinding, readonly: opts.readonly, busyTimeoutMs: opts.busyTimeoutMs });
+  // Both stores share the writer connection: one SQLite writer per file, no lock contention between them.
+  const traces = createSqliteTraceStore(db, file, { readers: opts.readers, nativeBinding: opts.nativeBinding });
+  const app = createSqliteAppStore(db, file, { ownsConnection: false });
+  let closing: Promise<void> | null = null;
   return {
-    ingest: createIngestRepo(db, summaries, search),
-    chat: createChatRepo(db),
-    analytics: createAnalyticsRepo(db),
-    app: createSqliteAppStore(db, file, { ownsConnection: false }),
-    meta: createMetaRepo(db),
-    exporter: createExportRepo(db),
-    timeline: createTimelineRepo(db),
-    conversations: createConversationsRepo(db),
-    retention: createRetentionRepo(db, file, summaries, search),
-    file,
-    close: () => db.close(),
+    traces,
+    app,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await traces.close();
+      })()),
   };
+}
+
+/**
+ * The span encoder of an adapter (see EncodedBatch), usable on any thread: the ingest worker encodes
+ * while the main thread writes the previous batch. A span that cannot be encoded throws, alone.
+ */
+export function spanEncoder(adapter: string): (s: SpanRecord) => unknown {
+  if (adapter === SQLITE) return encodeSqlite;
+  throw new StoreError(`no span encoder for the ${adapter} adapter`);
 }

@@ -80,14 +80,14 @@ export interface WriteResult {
 }
 
 /**
- * A batch of spans already encoded for one adapter, made by `encodeSpans` (store/index.ts) on
- * another thread (the ingest worker) so the writing thread does less. Opaque outside the adapter
- * that made it; `adapter` names it and a store refuses a batch made for another.
+ * A batch of spans already encoded for one adapter, one entry per span in order, each made by
+ * `spanEncoder(adapter)` (store/index.ts) on another thread (the ingest worker) so the writing
+ * thread does less. Entries are opaque outside the adapter; a slice of `spans` is a valid batch (a
+ * writer retries a refused batch span by span). A store refuses a batch made for another adapter.
  */
 export interface EncodedBatch {
   readonly adapter: string;
-  readonly count: number;
-  readonly payload: unknown;
+  readonly spans: readonly unknown[];
 }
 
 /** A page of a conversation's turns (newest first, by turn start then trace id, both descending). */
@@ -207,6 +207,8 @@ export interface TraceStore {
 
   /** The conversations list (issue 8 item 3), read from per-conversation summaries. */
   conversations(plan: ConversationsPlan, opts?: ReadOptions): Promise<{ conversations: ConversationRow[]; total_count: number }>;
+  /** The list's filter choices: every agent and request model of a project, sorted. */
+  conversationFacets(projectId: string, opts?: ReadOptions): Promise<{ agent_names: string[]; request_models: string[] }>;
   /** Agents with their totals (semantics §6), read from per-agent summaries. */
   agents(plan: AgentsPlan, opts?: ReadOptions): Promise<{ agents: AgentRowOut[]; total_count: number }>;
   /** Spans query, list mode (semantics §7). */
@@ -244,6 +246,19 @@ export interface TraceStore {
   projects(opts?: ReadOptions): Promise<ProjectRow[]>;
   /** True when the store answers a trivial query (system-check). */
   ping(opts?: ReadOptions): Promise<boolean>;
+  /**
+   * The store's own consistency check, off the serving thread: `full: false` a quick one (at start),
+   * `full: true` a thorough one (on request). Lists what is wrong (at most 100 problems).
+   */
+  verify(opts: { full: boolean }): Promise<{ ok: boolean; problems: string[]; ms: number }>;
+  /** Refuse (or accept again) every write, e.g. after `verify` found damage; reads still answer. */
+  refuseWrites(on: boolean): Promise<void>;
+  /**
+   * Writes made by another process since the previous call (the first call only starts watching):
+   * null when there were none; otherwise the projects whose spans they stored ([] when what changed
+   * holds no span). Polled by the server so views refresh after `loupe import` in a terminal.
+   */
+  externalWrites(): Promise<string[] | null>;
   /** Stops readers and the writer; pending reads reject. */
   close(): Promise<void>;
 }

@@ -88,7 +88,12 @@ async function handle(name: string, def: OpDef, request: FastifyRequest, reply: 
     if (typeof key === 'string' && Object.hasOwn(query, key) && !(body && typeof body === 'object' && Object.hasOwn(body, key))) return 'query';
     return def.method === 'GET' ? 'query' : 'body';
   };
-  const result = await dispatch(name, input, ctx, { authorization: request.headers.authorization ?? null, locOf });
+  // The client hanging up (a page left, a query superseded) stops its read in the store.
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  const result = await dispatch(name, input, ctx, { authorization: request.headers.authorization ?? null, locOf, signal: gone.signal });
   // A handler that chose its own status (e.g. system-check's 503) sends its body as is.
   if (isStatusResult(result)) return reply.code(result.status).send(result.body);
 

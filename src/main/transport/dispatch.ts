@@ -7,7 +7,7 @@ import { contract, type OpName } from '../../shared/contract/index.js';
 import { ServiceError, unauthorized } from '../../shared/errors.js';
 import { toValidationIssues } from '../../shared/validation.js';
 import { nestedDeeperThan } from '../../shared/bounded.js';
-import { handlers } from '../service/handlers.js';
+import { handlers, type CallOptions } from '../service/handlers.js';
 import type { ServiceContext } from '../service/context.js';
 
 export interface CallMeta {
@@ -16,6 +16,8 @@ export interface CallMeta {
   trusted?: boolean;
   /** Where each top-level input key came from, for 422 `loc` (default "body"). */
   locOf?: (key: string | number | undefined) => string;
+  /** Fires when the caller is gone (HTTP connection closed, IPC call cancelled). */
+  signal?: AbortSignal;
 }
 
 export function isOpName(name: string): name is OpName {
@@ -51,6 +53,6 @@ export async function dispatch(name: string, rawInput: unknown, ctx: ServiceCont
   if (needs && !meta.trusted && !checkKey(meta.authorization, ctx.apiKey)) {
     throw unauthorized(`${needs} needs the API key over HTTP (Authorization: Bearer <key>; \`loupe key\` prints it)`);
   }
-  const handler = handlers[name] as (input: unknown, c: ServiceContext) => unknown;
-  return await handler(parsed.data, ctx);
+  const handler = handlers[name] as (input: unknown, c: ServiceContext, call: CallOptions) => unknown;
+  return await handler(parsed.data, ctx, { signal: meta.signal });
 }

@@ -13,6 +13,7 @@ import type { ServiceContext } from '../service/context.js';
 import { registerContractRoutes } from './contract-routes.js';
 import { guardRequest } from './guard.js';
 import { storeFailure } from './store-errors.js';
+import { StoreAbortedError } from '../store/ports.js';
 import { buildOpenApi } from './openapi.js';
 import { registerOtlpRoutes } from './otlp.js';
 import { registerEventStream } from './sse.js';
@@ -120,6 +121,8 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
 }
 
 function sendError(error: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply, log?: (line: string) => void) {
+  // The client hung up and its read was stopped: nobody is there to answer (nginx's 499).
+  if (error instanceof StoreAbortedError) return reply.code(499).send({ detail: error.message });
   // A route may ask for OpenAI's error shape (contract `errorShape`, passed as route config).
   const openai = (request.routeOptions.config as { errorShape?: string } | undefined)?.errorShape === 'openai';
   const send = (status: number, detail: ErrorDetail, hint: { code?: string; param?: string } = {}) => {

@@ -11,16 +11,30 @@ import type { ServiceContext } from '../service/context.js';
 import { isStatusResult } from '../../shared/status-result.js';
 import { dispatch } from './dispatch.js';
 import { storeFailure } from './store-errors.js';
+import { StoreAbortedError } from '../store/ports.js';
 
 export const CALL_CHANNEL = 'loupe:call';
 export const EVENT_CHANNEL = 'loupe:event';
+/** `(callId)`: the renderer no longer needs the answer of that call (react-query cancelled it). */
+export const CANCEL_CHANNEL = 'loupe:cancel';
+
+/** Calls in flight that named an id, so a cancel can stop their reads. */
+const inFlight = new Map<string, AbortController>();
+
+/** Stops the reads of a call in flight (unknown or finished ids are ignored). */
+export function handleIpcCancel(callId: unknown): void {
+  if (typeof callId === 'string') inFlight.get(callId)?.abort();
+}
 
 export type IpcResult = { ok: true; result: unknown } | { ok: false; error: WireError };
 
-export async function handleIpcCall(ctx: ServiceContext, operation: unknown, input: unknown): Promise<IpcResult> {
+export async function handleIpcCall(ctx: ServiceContext, operation: unknown, input: unknown, callId?: unknown): Promise<IpcResult> {
+  const id = typeof callId === 'string' && callId ? callId : null;
+  const cancel = new AbortController();
+  if (id) inFlight.set(id, cancel);
   try {
     if (typeof operation !== 'string') throw new ServiceError(400, 'operation must be a string naming a contract operation');
-    const result = await dispatch(operation, input ?? {}, ctx, { trusted: true });
+    const result = await dispatch(operation, input ?? {}, ctx, { trusted: true, signal: cancel.signal });
     if (isStatusResult(result)) {
       // No status line over IPC: a non-2xx answer is an error that still carries its body.
       if (result.status >= 300) return { ok: false, error: { status: result.status, detail: result.message, body: result.body } };
@@ -32,7 +46,10 @@ export async function handleIpcCall(ctx: ServiceContext, operation: unknown, inp
     if (err instanceof ServiceError) {
       return { ok: false, error: { status: err.status, detail: err.detail, ...(err.retryAfterSeconds === undefined ? {} : { retry_after: err.retryAfterSeconds }) } };
     }
+    if (err instanceof StoreAbortedError) return { ok: false, error: { status: 499, detail: err.message } };
     return { ok: false, error: { status: 500, detail: errorMessage(err) } };
+  } finally {
+    if (id) inFlight.delete(id);
   }
 }
 

@@ -39,6 +39,7 @@ declare module 'electron' {
   };
   export const ipcMain: {
     handle(channel: string, listener: (event: { sender: WebContents; senderFrame: { url: string } | null }, ...args: unknown[]) => unknown): void;
+    on(channel: string, listener: (event: { sender: WebContents; senderFrame: { url: string } | null }, ...args: unknown[]) => void): void;
   };
   export const shell: { openExternal(url: string): Promise<void> };
   export const dialog: { showErrorBox(title: string, content: string): void };
@@ -60,6 +61,7 @@ declare module 'electron' {
   }
   export const ipcRenderer: {
     invoke(channel: string, ...args: unknown[]): Promise<unknown>;
+    send(channel: string, ...args: unknown[]): void;
     on(channel: string, listener: (event: IpcRendererEvent, ...args: unknown[]) => void): void;
     removeListener(channel: string, listener: (event: IpcRendererEvent, ...args: unknown[]) => void): void;
   };

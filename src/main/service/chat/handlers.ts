@@ -3,6 +3,6 @@ import { conversationChat, traceChat } from './views.js';
 
 /** Handlers of the chat operations (contract/chat.ts). */
 export const chatHandlers = {
-  'chat.conversation': (input, ctx) => conversationChat(ctx.store, ctx.app, input),
-  'chat.trace': (input, ctx) => traceChat(ctx.store, ctx.app, input),
+  'chat.conversation': (input, ctx, call) => conversationChat(ctx, input, call),
+  'chat.trace': (input, ctx, call) => traceChat(ctx, input, call),
 } satisfies Partial<Handlers>;

@@ -22,6 +22,6 @@ export function conversationsPlan(input: OpParsedInput<'conversations.list'>): C
 }
 
 export const conversationHandlers = {
-  'conversations.list': (input, ctx) => ctx.store.conversations.list(conversationsPlan(input)),
-  'conversations.facets': (input, ctx) => ctx.store.conversations.facets(input.project_id),
+  'conversations.list': (input, ctx, call) => ctx.traces.conversations(conversationsPlan(input), call),
+  'conversations.facets': (input, ctx, call) => ctx.traces.conversationFacets(input.project_id, call),
 } satisfies Partial<Handlers>;

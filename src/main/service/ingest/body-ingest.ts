@@ -9,7 +9,7 @@
  * Retry-After (an OTLP exporter retries it later) instead of piling up memory.
  */
 import { Worker } from 'node:worker_threads';
-import type { Store } from '../../store/index.js';
+import type { TraceStore } from '../../store/ports.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError, errorMessage, tooManyRequests } from '../../../shared/errors.js';
 import { StoreWriter, completeReport } from './session.js';
@@ -40,7 +40,7 @@ export class BodyIngester {
   private closed = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: TraceStore,
     private readonly maxQueuedBytes = MAX_QUEUED_BYTES,
   ) {}
 
@@ -102,21 +102,31 @@ export class BodyIngester {
         fn();
       };
       const onExit = (code: number) => finish(() => reject(new Error(`ingest worker exited (code ${code}) while parsing a body`)));
-      const onMessage = (msg: BodyReply) => {
-        if (msg.id !== id) return;
+      // Messages are handled one after another (a write is async), in the order the worker posted them.
+      let handled: Promise<void> = Promise.resolve();
+      let over = false;
+      const handle = async (msg: BodyReply) => {
+        if (over) return;
         try {
           if (msg.type === 'batch') {
-            stored.writePrepared(msg.rows, msg.lines);
+            await stored.writeEncoded(msg.batch, msg.lines);
             ackLater(slots);
           } else if (msg.type === 'done') {
+            await stored.settled();
+            over = true;
             finish(() => resolve(completeReport(msg.report, stored, opts.events)));
           } else {
+            over = true;
             finish(() => reject(msg.status === null ? new Error(String(msg.detail)) : new ServiceError(msg.status, msg.detail)));
           }
         } catch (e) {
           // A store failure while writing: the worker is told to stop, the caller gets the failure.
+          over = true;
           finish(() => reject(e instanceof Error ? e : new Error(errorMessage(e))));
         }
+      };
+      const onMessage = (msg: BodyReply) => {
+        if (msg.id === id) handled = handled.then(() => handle(msg));
       };
       worker.on('message', onMessage);
       worker.on('exit', onExit);
@@ -129,6 +139,7 @@ export class BodyIngester {
         projectId: opts.projectId,
         control,
         batchSpans: BODY_BATCH_SPANS,
+        adapter: this.store.adapter,
       };
       worker.postMessage(job, [copy]);
     });
@@ -138,9 +149,9 @@ export class BodyIngester {
 const ingesters = new WeakMap<object, BodyIngester>();
 
 /** The body ingester of a server (one per service context), made on first use. */
-export function bodyIngester(ctx: { store: Store }): BodyIngester {
+export function bodyIngester(ctx: { traces: TraceStore }): BodyIngester {
   let b = ingesters.get(ctx);
-  if (!b) ingesters.set(ctx, (b = new BodyIngester(ctx.store)));
+  if (!b) ingesters.set(ctx, (b = new BodyIngester(ctx.traces)));
   return b;
 }
 

@@ -19,20 +19,28 @@ export interface BodyJob {
   projectId?: string;
   control: SharedArrayBuffer;
   batchSpans: number;
+  /** The TraceStore adapter the spans are encoded for. */
+  adapter: string;
 }
 
 export type BodyReply = WorkerMessage & { id: number };
 
 export function serveBodies(port: MessagePort): void {
+  // One job after another, as they arrive.
+  let jobs: Promise<void> = Promise.resolve();
   port.on('message', (job: BodyJob) => {
-    const post = (m: WorkerMessage) => port.postMessage({ ...m, id: job.id } satisfies BodyReply);
-    const body = Buffer.from(job.body);
-    try {
-      const session = new ImportSession(mainThreadWriter(post, job.control, () => body.length), job.projectId, undefined, job.batchSpans);
-      readBodyInto(session, body, job);
-      post({ type: 'done', report: session.finish(), broken: null });
-    } catch (e) {
-      if (!(e instanceof Cancelled)) post(failMessage(e));
-    }
+    jobs = jobs.then(() => run(port, job));
   });
+}
+
+async function run(port: MessagePort, job: BodyJob): Promise<void> {
+  const post = (m: WorkerMessage) => port.postMessage({ ...m, id: job.id } satisfies BodyReply);
+  const body = Buffer.from(job.body);
+  try {
+    const session = new ImportSession(mainThreadWriter(post, job.control, () => body.length, job.adapter), job.projectId, undefined, job.batchSpans);
+    readBodyInto(session, body, job);
+    post({ type: 'done', report: await session.finish(), broken: null });
+  } catch (e) {
+    if (!(e instanceof Cancelled)) post(failMessage(e));
+  }
 }

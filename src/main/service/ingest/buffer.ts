@@ -4,7 +4,7 @@
  * bytes. A body that is not trace data, or a broken gzip, is rejected before anything is stored.
  */
 import zlib from 'node:zlib';
-import type { Store } from '../../store/index.js';
+import type { TraceStore } from '../../store/ports.js';
 import type { EventBus } from '../events.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError } from '../../../shared/errors.js';
@@ -61,12 +61,12 @@ function gunzip(body: Buffer): Buffer {
   }
 }
 
-export function importBuffer(store: Store, body: Buffer, opts: ImportBufferOptions = {}): ImportReport {
+export async function importBuffer(store: TraceStore, body: Buffer, opts: ImportBufferOptions = {}): Promise<ImportReport> {
   checkEncoding(opts);
   const stored = new StoreWriter(store);
   const session = new ImportSession(stored, opts.projectId);
   readBodyInto(session, body, opts);
-  return completeReport(session.finish(), stored, opts.events);
+  return completeReport(await session.finish(), stored, opts.events);
 }
 
 /** 415 for an encoding other than gzip (checked before the body is handed to a worker). */

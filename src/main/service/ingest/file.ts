@@ -8,11 +8,12 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { Store } from '../../store/index.js';
+import type { TraceStore } from '../../store/ports.js';
 import type { EventBus } from '../events.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError } from '../../../shared/errors.js';
 import { ImportSession, StoreWriter, completeReport } from './session.js';
+import { isStoreFailure } from '../system/store-health.js';
 import { importFileInWorker } from './pipeline.js';
 import {
   MAX_FRAME_BYTES, firstSignificant, importJsonDocument, importJsonLine, importProtoDocument, importProtoMessage, isGzip, rejectIfNoTraceLine,
@@ -86,7 +87,7 @@ export interface BrokenRead {
  */
 export const WORKER_MIN_BYTES = 8 * 1024 * 1024;
 
-export async function importFile(store: Store, filePath: string, opts: ImportFileOptions = {}): Promise<ImportReport> {
+export async function importFile(store: TraceStore, filePath: string, opts: ImportFileOptions = {}): Promise<ImportReport> {
   const where = path.basename(filePath);
   let stat: fs.Stats;
   try {
@@ -109,8 +110,14 @@ export async function importFile(store: Store, filePath: string, opts: ImportFil
   const session = new ImportSession(stored, opts.projectId, () =>
     opts.onProgress?.({ bytes: rawBytes, totalBytes: job.size, spans: stored.inserted + stored.replaced }),
   );
-  const broken = await readFileInto(session, job, (n) => (rawBytes = n));
-  const parsed = session.finish();
+  let broken: BrokenRead | null;
+  try {
+    broken = await readFileInto(session, job, (n) => (rawBytes = n));
+  } finally {
+    // What was flushed before a bad input stopped the read is written, as the report says.
+    await stored.settled().catch(() => undefined);
+  }
+  const parsed = await session.finish();
   if (broken) throw truncatedError(job, broken, stored.inserted + stored.replaced);
   const report = completeReport(parsed, stored, opts.events);
   opts.onProgress?.({ bytes: session.bytes, totalBytes: session.bytes, spans: stored.inserted + stored.replaced });
@@ -131,9 +138,14 @@ export async function readFileInto(session: ImportSession, job: FileJob, onBytes
   const input: AsyncIterable<Buffer> = zipped ? raw.pipe(zlib.createGunzip({ chunkSize: CHUNK })) : zipped === null ? sniffGzip(raw, (z) => (zipped = z)) : raw;
   const reader = new StreamReader(session, job.where);
   try {
-    for await (const chunk of input) reader.push(chunk);
+    for await (const chunk of input) {
+      reader.push(chunk);
+      // Writes keep pace with the reading: at most one chunk's batches wait in memory.
+      await session.settled();
+    }
   } catch (e) {
     raw.destroy();
+    if (isStoreFailure(e)) throw e; // the store stopped writing: the import fails as a whole (503)
     // Complete lines / messages before the failure are kept (JSONL and length-prefixed only).
     if (reader.streaming) session.flush();
     else session.discardPending();

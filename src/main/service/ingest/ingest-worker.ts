@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ImportSession } from './session.js';
-import { readFileInto } from './file.js';
+import { readFileInto } from './read-file.js';
 import type { WorkerInput, WorkerMessage } from './pipeline.js';
 import { Cancelled, failMessage, mainThreadWriter } from './worker-writer.js';
 import { serveBodies } from './body-worker.js';
@@ -21,9 +21,9 @@ if ('bodies' in input) {
   const post = (m: WorkerMessage) => port.postMessage(m);
   let rawBytes = 0;
   try {
-    const session = new ImportSession(mainThreadWriter(post, input.control, () => rawBytes), input.projectId, undefined, input.batchSpans);
+    const session = new ImportSession(mainThreadWriter(post, input.control, () => rawBytes, input.adapter), input.projectId, undefined, input.batchSpans);
     const broken = await readFileInto(session, input.job, (n) => (rawBytes = n));
-    post({ type: 'done', report: session.finish(), broken });
+    post({ type: 'done', report: await session.finish(), broken });
   } catch (e) {
     if (!(e instanceof Cancelled)) post(failMessage(e));
   }

@@ -1,7 +1,8 @@
 /**
  * Large file imports on two cores: a worker thread (ingest-worker.ts) reads, parses and normalizes
- * the file and posts batches of spans already in storage form (prepareSpan: JSON columns as text); this thread only runs the write transactions (upserts
- * and summaries), so parsing the next batch overlaps writing the previous one.
+ * the file and posts batches of spans already encoded for the store's adapter (store/index.ts
+ * spanEncoder; SQLite: JSON columns as text); this thread only runs the writes (upserts and
+ * summaries), so parsing the next batch overlaps writing the previous one.
  *
  * Backpressure: the worker may be at most MAX_IN_FLIGHT batches ahead of the writes. Its reader is
  * synchronous (a batch is flushed from deep inside a line's walk), so it waits with Atomics.wait on
@@ -10,9 +11,8 @@
  * an error or the end is written before the outcome is reported, exactly as in-thread.
  */
 import { Worker } from 'node:worker_threads';
-import type { Store } from '../../store/index.js';
+import type { EncodedBatch, TraceStore } from '../../store/ports.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
-import type { PreparedSpan } from '../../store/sqlite/ingest.js';
 import { ServiceError, type ErrorDetail } from '../../../shared/errors.js';
 import { StoreWriter, completeReport, type ParseReport } from './session.js';
 import { truncatedError, type BrokenRead, type FileJob, type ImportFileOptions } from './file.js';
@@ -39,13 +39,15 @@ export interface WorkerInput {
   job: FileJob;
   projectId?: string;
   batchSpans: number;
+  /** The TraceStore adapter the worker encodes spans for. */
+  adapter: string;
   control: SharedArrayBuffer;
   /** Set when starting from sources: the .ts entry the tsx bootstrap imports. */
   entry?: string;
 }
 
 export type WorkerMessage =
-  | { type: 'batch'; rows: PreparedSpan[]; lines: (number | null)[]; rawBytes: number }
+  | { type: 'batch'; batch: EncodedBatch; lines: (number | null)[]; rawBytes: number }
   | { type: 'done'; report: ParseReport; broken: BrokenRead | null }
   | { type: 'fail'; status: number | null; detail: ErrorDetail };
 
@@ -63,11 +65,11 @@ export function ackLater(slots: Int32Array): void {
   });
 }
 
-export function importFileInWorker(store: Store, job: FileJob, opts: ImportFileOptions): Promise<ImportReport> {
+export function importFileInWorker(store: TraceStore, job: FileJob, opts: ImportFileOptions): Promise<ImportReport> {
   const control = new SharedArrayBuffer(8);
   const slots = new Int32Array(control);
   const { file, entry } = workerLaunch(new URL('./ingest-worker.ts', import.meta.url), 'ingest-worker.js');
-  const workerData: WorkerInput = { job, projectId: opts.projectId, control, entry, batchSpans: opts.batchSpans ?? PIPELINE_BATCH_SPANS };
+  const workerData: WorkerInput = { job, projectId: opts.projectId, adapter: store.adapter, control, entry, batchSpans: opts.batchSpans ?? PIPELINE_BATCH_SPANS };
   const worker = new Worker(file, { workerData });
   const stored = new StoreWriter(store);
   const spans = () => stored.inserted + stored.replaced;
@@ -83,14 +85,18 @@ export function importFileInWorker(store: Store, job: FileJob, opts: ImportFileO
       void worker.terminate();
       fn();
     };
-    worker.on('message', (msg: WorkerMessage) => {
+    // Messages are handled one after another (a write is async): the order of batches, errors and
+    // the end is the order the worker posted them.
+    let handled: Promise<void> = Promise.resolve();
+    const handle = async (msg: WorkerMessage) => {
       if (settled) return;
       try {
         if (msg.type === 'batch') {
-          stored.writePrepared(msg.rows, msg.lines);
+          await stored.writeEncoded(msg.batch, msg.lines);
           ackLater(slots);
           opts.onProgress?.({ bytes: msg.rawBytes, totalBytes: job.size, spans: spans() });
         } else if (msg.type === 'done') {
+          await stored.settled();
           if (msg.broken) throw truncatedError(job, msg.broken, spans());
           const report = completeReport(msg.report, stored, opts.events);
           opts.onProgress?.({ bytes: report.bytes, totalBytes: report.bytes, spans: spans() });
@@ -101,7 +107,8 @@ export function importFileInWorker(store: Store, job: FileJob, opts: ImportFileO
       } catch (e) {
         settle(() => reject(e));
       }
-    });
+    };
+    worker.on('message', (msg: WorkerMessage) => (handled = handled.then(() => handle(msg))));
     worker.on('error', (e) => settle(() => reject(new Error(`${job.where}: ingest worker failed: ${e.message}`))));
     worker.on('exit', (code) => settle(() => reject(new Error(`${job.where}: ingest worker exited (code ${code}) before finishing`))));
   });

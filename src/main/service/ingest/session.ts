@@ -3,8 +3,7 @@
  * transaction through the store, and keeps the counts of the import report.
  */
 import type { SpanRecord } from '../../domain/span.js';
-import type { Store } from '../../store/index.js';
-import type { PreparedSpan, WriteResult } from '../../store/sqlite/ingest.js';
+import type { EncodedBatch, TraceStore, WriteResult } from '../../store/ports.js';
 import type { EventBus } from '../events.js';
 import { MAX_LISTED_ERRORS, type ImportReport } from '../../../shared/contract/import-report.js';
 import { classify, walkRequest } from './otlp.js';
@@ -26,17 +25,19 @@ function spanLabel(s: Obj): string {
 export const BATCH_SPANS = 2048;
 
 /**
- * Where a session's batches go. In-thread imports write them to the store right away (StoreWriter);
- * an import parsed in a worker thread posts them to the main thread, which writes and counts them
+ * Where a session's batches go. In-thread imports queue them for the store (StoreWriter); an import
+ * parsed in a worker thread posts them to the main thread, which writes and counts them
  * (pipeline.ts).
  */
 export interface BatchWriter {
   /**
-   * Writes a batch. A span that cannot be stored (a value SQLite refuses, a tree too deep to
+   * Takes a batch. A span that cannot be stored (a value the store refuses, a tree too deep to
    * serialize) is handed to `reject` by its index and the rest are written; a failure of the store
-   * itself (busy, full, read-only, damaged) is thrown, never blamed on a span.
+   * itself (busy, full, read-only, damaged) fails the import, never blamed on a span.
    */
   write(spans: SpanRecord[], lines: (number | null)[], reject: Reject): void;
+  /** Resolves when every batch taken so far is written; rejects with the store failure that stopped them. */
+  settled?(): Promise<void>;
 }
 
 export type Reject = (index: number, err: unknown) => void;
@@ -46,46 +47,70 @@ export type Reject = (index: number, err: unknown) => void;
 // JSON in one row) are everything else.
 
 /**
- * Runs `writeAll` on the batch; when it fails for a row-level reason, writes the spans one by one
- * (each its own transaction) so only the spans SQLite refuses are lost.
+ * Runs `write` on the batch; when it fails for a row-level reason, writes the spans one by one
+ * (each its own transaction) so only the spans the store refuses are lost.
  */
-export function writeEach<T>(items: T[], write: (batch: T[]) => WriteResult, reject: Reject, count: (r: WriteResult) => void): void {
+export async function writeEach<T>(items: T[], write: (batch: T[]) => Promise<WriteResult>, reject: Reject, count: (r: WriteResult) => void): Promise<void> {
   try {
-    count(write(items));
+    count(await write(items));
     return;
   } catch (e) {
     if (isStoreFailure(e)) throw e;
     if (items.length === 1) return reject(0, e);
   }
-  items.forEach((item, i) => {
+  for (const [i, item] of items.entries()) {
     try {
-      count(write([item]));
+      count(await write([item]));
     } catch (e) {
       if (isStoreFailure(e)) throw e;
       reject(i, e);
     }
-  });
+  }
 }
 
-/** Writes batches to the store, one transaction each, and keeps the stored counts of the report. */
+/**
+ * Writes batches to the store, one transaction each, in the order taken, and keeps the stored counts
+ * of the report. Parsing is synchronous and writes are not: batches queue here, and readers wait for
+ * `settled()` between chunks so memory stays bounded. After a store failure nothing more is written.
+ */
 export class StoreWriter implements BatchWriter {
   inserted = 0;
   replaced = 0;
   readonly projects = new Set<string>();
+  private tail: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TraceStore) {}
 
   /** Spans refused by the store (row-level), with the line they came from when known. */
   readonly rejected: { line: number | null; message: string }[] = [];
 
   write(spans: SpanRecord[], _lines: (number | null)[], reject: Reject): void {
-    writeEach(spans, (b) => this.store.ingest.writeBatch(b), reject, (r) => this.count(r));
+    this.enqueue(() => writeEach(spans, (b) => this.store.writeSpans(b), reject, (r) => this.count(r)));
   }
 
-  /** A batch prepared on the worker thread (pipeline.ts); `lines` = the line of each row. */
-  writePrepared(rows: PreparedSpan[], lines: (number | null)[] = []): void {
+  /** A batch encoded on the worker thread (pipeline.ts); `lines` = the line of each span. Resolves once written. */
+  writeEncoded(batch: EncodedBatch, lines: (number | null)[] = []): Promise<void> {
     const reject: Reject = (i, e) => this.rejected.push({ line: lines[i] ?? null, message: `span could not be stored (${errorMessage(e)})` });
-    writeEach(rows, (b) => this.store.ingest.writePrepared(b), reject, (r) => this.count(r));
+    const spans = [...batch.spans];
+    this.enqueue(() => writeEach(spans, (b) => this.store.writeEncoded({ adapter: batch.adapter, spans: b }), reject, (r) => this.count(r)));
+    return this.settled();
+  }
+
+  async settled(): Promise<void> {
+    await this.tail;
+    if (this.failure) throw this.failure;
+  }
+
+  private enqueue(run: () => Promise<void>): void {
+    this.tail = this.tail.then(async () => {
+      if (this.failure) return;
+      try {
+        await run();
+      } catch (e) {
+        this.failure = e;
+      }
+    });
   }
 
   private count(r: WriteResult): void {
@@ -225,9 +250,20 @@ export class ImportSession {
     return this.batch.length;
   }
 
-  /** Writes what is pending and returns the parse side of the report. */
-  finish(): ParseReport {
+  /** Resolves when every batch flushed so far is written (see BatchWriter.settled). */
+  async settled(): Promise<void> {
+    await this.writer.settled?.();
+  }
+
+  /** Flushes what is pending, waits for every write and returns the parse side of the report. */
+  async finish(): Promise<ParseReport> {
     this.flush();
+    await this.settled();
+    return this.parseReport();
+  }
+
+  /** The parse side of the report as it stands. */
+  parseReport(): ParseReport {
     return { format: this.format, bytes: this.bytes, ...this.report };
   }
 }

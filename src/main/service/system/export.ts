@@ -5,6 +5,7 @@
  */
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
+import type { ReadOptions } from '../../store/ports.js';
 
 type KeyValue = { key: string; value: Record<string, unknown> };
 
@@ -19,14 +20,14 @@ function toAnyValue(v: unknown): Record<string, unknown> {
 }
 const toKeyValues = (m: Record<string, unknown>): KeyValue[] => Object.entries(m).map(([key, v]) => ({ key, value: toAnyValue(v) }));
 
-export function* exportSelection(input: OpParsedInput<'system.export'>, ctx: ServiceContext): Generator<{ resourceSpans: unknown[] }> {
-  for (const traceId of ctx.store.exporter.traceIds(input)) {
+export async function* exportSelection(input: OpParsedInput<'system.export'>, ctx: ServiceContext, opts?: ReadOptions): AsyncGenerator<{ resourceSpans: unknown[] }> {
+  for (const traceId of await ctx.traces.exportTraceIds(input, opts)) {
     const groups = new Map<string, { resource: string; scope: { name: string; version?: string }; spans: unknown[] }>();
-    for (const s of ctx.store.exporter.traceSpans(input.project_id, traceId)) {
+    for (const s of await ctx.traces.exportTraceSpans(input.project_id, traceId, opts)) {
       const key = `${s.resource_attributes}\u0000${s.scope_name ?? ''}\u0000${s.scope_version ?? ''}`;
       let g = groups.get(key);
       if (!g) groups.set(key, (g = { resource: s.resource_attributes, scope: { name: s.scope_name ?? '', ...(s.scope_version ? { version: s.scope_version } : {}) }, spans: [] }));
-      g.spans.push(JSON.parse(s.raw_span_dump));
+      g.spans.push(JSON.parse(s.raw_span));
     }
     if (!groups.size) continue;
     yield {

@@ -11,21 +11,22 @@ import type { ServiceContext } from '../context.js';
 export const EXTERNAL_POLL_MS = 1000;
 
 export function watchExternalWrites(ctx: ServiceContext, everyMs = EXTERNAL_POLL_MS): () => void {
-  const meta = ctx.store.meta;
-  let version = meta.dataVersion();
-  let lastRowid = meta.lastSpanRowid();
+  // The first call only starts watching (TraceStore.externalWrites).
+  const first = ctx.traces.externalWrites().catch(() => null);
+  let busy = false;
   const timer = setInterval(() => {
-    try {
-      const now = meta.dataVersion();
-      if (now === version) return;
-      version = now;
-      const projects = meta.projectsWrittenAfter(lastRowid);
-      lastRowid = meta.lastSpanRowid();
-      if (projects.length === 0) ctx.events.emit({ type: 'data.changed', project_id: null, tables: ['spans', 'feedback'] });
-      for (const p of projects) ctx.events.emit({ type: 'data.changed', project_id: p, tables: ['spans'] });
-    } catch {
+    if (busy) return;
+    busy = true;
+    void first
+      .then(() => ctx.traces.externalWrites())
+      .then((projects) => {
+        if (projects === null) return;
+        if (projects.length === 0) ctx.events.emit({ type: 'data.changed', project_id: null, tables: ['spans', 'feedback'] });
+        for (const p of projects) ctx.events.emit({ type: 'data.changed', project_id: p, tables: ['spans'] });
+      })
       // The store is closing or busy: look again at the next tick.
-    }
+      .catch(() => undefined)
+      .finally(() => (busy = false));
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);

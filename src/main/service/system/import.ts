@@ -37,7 +37,7 @@ async function importOnePath(file: string, projectId: string | undefined, ctx: S
   const progress = (bytes: number, totalBytes: number | null, spans: number, done: boolean) =>
     ctx.events.emit({ type: 'import.progress', import_id: importId, file, bytes, total_bytes: totalBytes, spans, done });
   try {
-    const report = await importFile(ctx.store, file, {
+    const report = await importFile(ctx.traces, file, {
       // Parsed off the server thread from 256 KiB on, written in small transactions: the server keeps
       // answering while a big file imports (body-ingest.ts has the same figures for uploads).
       thread: 'auto',

@@ -5,12 +5,10 @@
  * letting it write into a damaged file, which is how a small corruption becomes a lost database.
  */
 import type { ServiceContext } from '../context.js';
-import { checkIntegrity } from '../../store/sqlite/integrity.js';
 import { errorMessage } from '../../../shared/errors.js';
 
 export interface CheckOptions {
   full: boolean;
-  nativeBinding?: string;
   log?: (line: string) => void;
 }
 
@@ -18,7 +16,7 @@ export async function runIntegrityCheck(ctx: ServiceContext, opts: CheckOptions)
   const at = new Date().toISOString();
   let result;
   try {
-    result = await checkIntegrity(ctx.store.file, { full: opts.full, nativeBinding: opts.nativeBinding });
+    result = await ctx.traces.verify({ full: opts.full });
   } catch (err) {
     result = { ok: false, problems: [`the check itself failed: ${errorMessage(err)}`], ms: 0 };
   }
@@ -26,9 +24,9 @@ export async function runIntegrityCheck(ctx: ServiceContext, opts: CheckOptions)
   if (ctx.health) ctx.health.lastCheck = check;
   if (!result.ok && ctx.health && !ctx.health.readOnlyReason) {
     const more = result.problems.length > 1 ? ` (and ${result.problems.length - 1} more problems)` : '';
-    ctx.health.readOnlyReason = `${opts.full ? 'integrity_check' : 'quick_check'} found damage in ${ctx.store.file}: ${result.problems[0]}${more}`;
+    ctx.health.readOnlyReason = `${opts.full ? 'integrity_check' : 'quick_check'} found damage in ${ctx.traces.location}: ${result.problems[0]}${more}`;
     try {
-      ctx.store.meta.setQueryOnly(true);
+      await ctx.traces.refuseWrites(true);
     } catch {
       // A closing store: nothing to protect any more.
     }

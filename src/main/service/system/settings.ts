@@ -3,7 +3,6 @@
  * (kept as one JSON value in the settings table so no schema change is needed per setting).
  * Training settings have their own operations (training.getSettings).
  */
-import fs from 'node:fs';
 import type { ServiceContext } from '../context.js';
 import { keyFile } from '../../settings/training-key.js';
 
@@ -20,13 +19,11 @@ async function readValues(ctx: ServiceContext): Promise<Record<string, string>> 
   }
 }
 
-const size = (f: string) => fs.statSync(f, { throwIfNoEntry: false })?.size ?? 0;
-
 export async function settingsView(ctx: ServiceContext) {
   return {
     data_dir: ctx.dataDir,
-    database_file: ctx.store.file,
-    database_bytes: size(ctx.store.file) + size(`${ctx.store.file}-wal`),
+    database_file: ctx.traces.location,
+    database_bytes: (await ctx.traces.storageStats()).total_bytes,
     training_key_file: keyFile(ctx.dataDir),
     values: await readValues(ctx),
   };

@@ -41,7 +41,7 @@ export async function systemCheck(ctx: ServiceContext): Promise<Output | StatusR
   // A store that answers but refuses writes (read-only after damage, a full disk) is not fine either (issue 13.6).
   const blocker = ctx.health?.writeBlocker() ?? null;
   try {
-    database = ctx.store.meta.ping() && blocker === null;
+    database = (await ctx.traces.ping()) && (await ctx.app.ping()) && blocker === null;
   } catch {
     database = false;
   }

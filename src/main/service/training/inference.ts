@@ -101,7 +101,9 @@ export async function chatCompletions(input: Input, ctx: ServiceContext): Promis
   const messages = input.messages.map((m) => ({ ...m, content: typeof m.content === 'string' || m.content == null ? (m.content ?? null) : m.content })) as ChatMessage[];
   const promptTokens = model.backend ? 0 : encodeChat(messages, { addGenerationPrompt: true }).tokens.length;
 
-  const finish = (choices: GeneratedChoice[], usage?: Completion['usage']): Completion => {
+  // The completion's span is stored before the answer leaves, so a client reading traces right
+  // after sees it (recording errors are logged, never fail the completion).
+  const finish = async (choices: GeneratedChoice[], usage?: Completion['usage']): Promise<Completion> => {
     const completion: Completion = {
       ...base,
       object: 'chat.completion',
@@ -113,7 +115,7 @@ export async function chatCompletions(input: Input, ctx: ServiceContext): Promis
       },
     };
     const endNs = startNs + (process.hrtime.bigint() - started);
-    if (recording) recordCompletion(ctx, model, checkpoint, input, completion, startNs, endNs);
+    if (recording) await recordCompletion(ctx, model, checkpoint, input, completion, startNs, endNs);
     return completion;
   };
 
@@ -122,7 +124,7 @@ export async function chatCompletions(input: Input, ctx: ServiceContext): Promis
     const remoteRef = `${model.entity}/${model.project}/${model.name}:step${checkpoint.step}`;
     const r = await rt.remote.call<Completion>(model.backend, 'POST', '/v1/chat/completions', { ...input, model: remoteRef, stream: false });
     const done: Completion = { ...r, ...base, object: 'chat.completion' };
-    if (recording) recordCompletion(ctx, model, checkpoint, input, done, startNs, startNs + (process.hrtime.bigint() - started));
+    if (recording) await recordCompletion(ctx, model, checkpoint, input, done, startNs, startNs + (process.hrtime.bigint() - started));
     return input.stream ? chunksOf(done) : done;
   }
 
@@ -175,7 +177,7 @@ async function* streamCompletion(
   n: number,
   mode: ToolMode,
   run: (onToken: NonNullable<CompletionRequest['onToken']>) => Promise<GeneratedChoice[]>,
-  finish: (choices: GeneratedChoice[]) => Completion,
+  finish: (choices: GeneratedChoice[]) => Promise<Completion>,
   usage: boolean,
 ): AsyncGenerator<Chunk> {
   const pending: Chunk[] = [];
@@ -206,7 +208,7 @@ async function* streamCompletion(
     wake = null;
   }
   if (failure) throw failure;
-  const done = finish(result!);
+  const done = await finish(result!);
   for (const c of done.choices) {
     const h = held[c.index]!;
     if (h.hold || !h.decided) {

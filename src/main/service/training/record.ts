@@ -22,7 +22,7 @@ interface DoneCompletion {
 }
 
 /** Stores the completion's span; the caller checked `recordingOn` (settled before the answer is built). */
-export function recordCompletion(
+export async function recordCompletion(
   ctx: ServiceContext,
   model: ModelRow,
   checkpoint: CheckpointRow,
@@ -30,7 +30,7 @@ export function recordCompletion(
   c: DoneCompletion,
   startNs: bigint,
   endNs: bigint,
-): void {
+): Promise<void> {
   const { system, rest } = splitSystem(input.messages);
   const stop = input.stop == null ? undefined : typeof input.stop === 'string' ? [input.stop] : input.stop;
   const project = projectOf(model);
@@ -66,5 +66,6 @@ export function recordCompletion(
       },
     },
   ]);
-  importSpans(ctx, project, request).catch((err: unknown) => console.warn(`loupe: could not record the completion ${c.id} as a span: ${(err as Error).message}`));
+  // Awaited by the caller: the span is stored before the answer leaves (a client reading traces right after sees it).
+  await importSpans(ctx, project, request).catch((err: unknown) => console.warn(`loupe: could not record the completion ${c.id} as a span: ${(err as Error).message}`));
 }

@@ -1,6 +1,7 @@
 import type { Db } from './open.js';
 import type { ChatSpan } from '../../domain/chat/span.js';
 import type { SpanMessage, StatusCode } from '../../domain/span.js';
+import type { TurnPage } from '../ports.js';
 
 /**
  * SQL of the chat views. Every statement is an indexed lookup: spans by (project_id, trace_id)
@@ -63,14 +64,10 @@ function toSpan(r: Row): ChatSpan {
 export interface ChatRepo {
   /** All spans of a trace (light + heavy fields the walk needs). */
   traceSpans(projectId: string, traceId: string): ChatSpan[];
-  /** Spans of a trace that belong to a conversation's turn: untagged or tagged with this conversation (§4.1). */
-  conversationTraceSpans(projectId: string, conversationId: string, traceId: string): ChatSpan[];
-  /** Number of turns (traces) of a conversation. */
-  countTurns(projectId: string, conversationId: string): number;
-  /** Trace ids of a page of turns, newest first (turn start DESC, trace_id DESC). */
-  pageTurns(projectId: string, conversationId: string, limit: number, offset: number): string[];
-  /** Sum of the turn costs of the whole conversation (null when no turn has a cost). */
-  conversationCost(projectId: string, conversationId: string): number | null;
+  /** A page of a conversation's turns (newest first), its turn count and total cost. */
+  conversationTurns(q: { project_id: string; conversation_id: string; limit: number; offset: number }): TurnPage;
+  /** For each trace id, its spans that belong to the conversation's turn: untagged or tagged with it (§4.1). */
+  conversationTurnSpans(projectId: string, conversationId: string, traceIds: readonly string[]): ChatSpan[][];
 }
 
 export function createChatRepo(db: Db): ChatRepo {
@@ -80,12 +77,13 @@ export function createChatRepo(db: Db): ChatRepo {
   const pageTurns = db.prepare<{ project_id: string; conversation_id: string; limit: number; offset: number }, { trace_id: string }>(SQL.pageTurns);
   const conversationCost = db.prepare<{ project_id: string; conversation_id: string }, { cost: number | null }>(SQL.conversationCost);
   return {
-    conversationCost: (project_id, conversation_id) => conversationCost.get({ project_id, conversation_id })?.cost ?? null,
     traceSpans: (project_id, trace_id) => traceSpans.all({ project_id, trace_id }).map(toSpan),
-    conversationTraceSpans: (project_id, conversation_id, trace_id) =>
-      convSpans.all({ project_id, trace_id, conversation_id }).map(toSpan),
-    countTurns: (project_id, conversation_id) => countTurns.get({ project_id, conversation_id })?.n ?? 0,
-    pageTurns: (project_id, conversation_id, limit, offset) =>
-      pageTurns.all({ project_id, conversation_id, limit, offset }).map((r) => r.trace_id),
+    conversationTurns: ({ project_id, conversation_id, limit, offset }) => {
+      const total = countTurns.get({ project_id, conversation_id })?.n ?? 0;
+      const ids = limit > 0 && offset < total ? pageTurns.all({ project_id, conversation_id, limit, offset }).map((r) => r.trace_id) : [];
+      return { trace_ids: ids, total_turns: total, total_cost_usd: conversationCost.get({ project_id, conversation_id })?.cost ?? null };
+    },
+    conversationTurnSpans: (project_id, conversation_id, traceIds) =>
+      traceIds.map((trace_id) => convSpans.all({ project_id, trace_id, conversation_id }).map(toSpan)),
   };
 }

@@ -35,7 +35,7 @@ type IndexedPlan = ConversationsPlan & { ids?: boolean };
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** WHERE clause and parameters of a plan (the same for the page and its count). */
-function whereOf(plan: IndexedPlan): { sql: string; params: unknown[] } {
+export function conversationsWhere(plan: IndexedPlan): { sql: string; params: unknown[] } {
   const and = ['c.project_id = ?'];
   const params: unknown[] = [plan.project_id];
   if (plan.active_after_ns != null) and.push('c.last_ns >= ?'), params.push(plan.active_after_ns);
@@ -62,9 +62,9 @@ export const CONVERSATIONS_SQL = {
     order.push('c.kind ASC');
     return `SELECT c.id, c.kind, c.conversation_id, c.conversation_name, c.turn_count, c.span_count, c.error_count, c.input_tokens,
       c.output_tokens, c.cost_usd, c.first_ns, c.last_ns, c.agent_names, c.request_models, c.first_text, c.last_text
-      FROM conversation_summaries c WHERE ${whereOf(plan).sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
+      FROM conversation_summaries c WHERE ${conversationsWhere(plan).sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
   },
-  count: (plan: IndexedPlan) => `SELECT COUNT(*) FROM conversation_summaries c WHERE ${whereOf(plan).sql}`,
+  count: (plan: IndexedPlan) => `SELECT COUNT(*) FROM conversation_summaries c WHERE ${conversationsWhere(plan).sql}`,
   // Filter choices: agents from the agent summaries, models from project_values (migration 0008).
   agents: `SELECT agent_name FROM agent_summaries WHERE project_id = ? ORDER BY agent_name`,
   models: `SELECT value FROM project_values WHERE project_id = ? AND field = 'request_model' ORDER BY value`,
@@ -122,8 +122,6 @@ export interface ConversationsRepo {
   list(plan: ConversationsPlan): { conversations: ConversationRow[]; total_count: number };
   /** Every agent and request model of a project (the list's filter choices), sorted. */
   facets(projectId: string): { agent_names: string[]; request_models: string[] };
-  /** EXPLAIN QUERY PLAN details of a page (tests pin the index each sort reads). */
-  explain(plan: ConversationsPlan): string[];
 }
 
 /** `maxSearchTraces`: matching traces gathered before a query counts as common (tests lower it). */
@@ -132,10 +130,10 @@ export function createConversationsRepo(db: Db, opts: { maxSearchTraces?: number
   const ints = (sql: string) => prep(sql).safeIntegers(true);
   const search = createConversationSearch(db, createSearchReader(db), opts.maxSearchTraces);
   const page = (plan: IndexedPlan, extra: unknown[], limit: number, offset: number): Row[] =>
-    (ints(CONVERSATIONS_SQL.page(plan)).all(...whereOf(plan).params, ...extra, limit, offset) as Record<string, unknown>[]).map(
+    (ints(CONVERSATIONS_SQL.page(plan)).all(...conversationsWhere(plan).params, ...extra, limit, offset) as Record<string, unknown>[]).map(
       (r) => ({ ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens) }) as Row,
     );
-  const count = (plan: IndexedPlan, extra: unknown[]) => Number(prep(CONVERSATIONS_SQL.count(plan)).pluck().get(...whereOf(plan).params, ...extra));
+  const count = (plan: IndexedPlan, extra: unknown[]) => Number(prep(CONVERSATIONS_SQL.count(plan)).pluck().get(...conversationsWhere(plan).params, ...extra));
 
   /** A search the full-text index answers (3+ characters): the rows among the matches, or a walk (conversation-search.ts). */
   const indexedList = (plan: ConversationsPlan, needle: string) => {
@@ -177,9 +175,5 @@ export function createConversationsRepo(db: Db, opts: { maxSearchTraces?: number
       agent_names: prep(CONVERSATIONS_SQL.agents).pluck().all(projectId) as string[],
       request_models: prep(CONVERSATIONS_SQL.models).pluck().all(projectId) as string[],
     }),
-    explain(plan) {
-      const { params } = whereOf(plan);
-      return (db.prepare(`EXPLAIN QUERY PLAN ${CONVERSATIONS_SQL.page(plan)}`).all(...params, plan.limit, plan.offset) as { detail: string }[]).map((r) => r.detail);
-    },
   };
 }

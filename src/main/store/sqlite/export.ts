@@ -1,24 +1,11 @@
 import type { Db } from './open.js';
+import type { ExportSelection, ExportSpan } from '../ports.js';
 
 /**
  * SQL of `POST /export` (system domain): the stored spans of a selection, as received. Read one
  * trace at a time (never one open iterator across the whole export: better-sqlite3 would keep the
  * connection busy and block every other request while the HTTP response streams).
  */
-export interface ExportSpan {
-  scope_name: string | null;
-  scope_version: string | null;
-  resource_attributes: string;
-  raw_span_dump: string;
-}
-
-export interface ExportSelection {
-  project_id: string;
-  /** Traces (turns) holding at least one span of these conversations. */
-  conversation_ids?: string[];
-  trace_ids?: string[];
-}
-
 export interface ExportRepo {
   traceIds(sel: ExportSelection): string[];
   traceSpans(projectId: string, traceId: string): ExportSpan[];
@@ -29,7 +16,7 @@ export const EXPORT_SQL = {
   selectedTraces: `SELECT value AS trace_id FROM json_each(@trace_ids)
     UNION SELECT trace_id FROM conversation_turns WHERE project_id = @project_id AND conversation_id IN (SELECT value FROM json_each(@conversation_ids))
     ORDER BY trace_id`,
-  traceSpans: `SELECT s.scope_name, s.scope_version, d.resource_attributes, d.raw_span_dump
+  traceSpans: `SELECT s.scope_name, s.scope_version, d.resource_attributes, d.raw_span_dump AS raw_span
     FROM spans s JOIN span_details d ON d.span_rowid = s.id
     WHERE s.project_id = @project_id AND s.trace_id = @trace_id ORDER BY s.start_ns, s.span_id`,
 } as const;

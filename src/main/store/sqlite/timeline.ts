@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import type { Db } from './open.js';
+import type { TimelineColumns } from '../../../shared/contract/timeline.js';
 
 /** One span as the waterfall needs it; times in µs since the epoch (integer division of the stored ns). */
 export type TimelineRow = [
@@ -20,8 +22,27 @@ export type TimelineRow = [
 
 /** Reads of the trace waterfall (traces.timeline). */
 export interface TimelineRepo {
-  /** Every span of one trace, light columns only, by start (spans without one last), then span_id. */
-  traceRows(projectId: string, traceId: string): TimelineRow[];
+  /** Every span of one trace, light columns only, by start (spans without one last), then span_id; times µs since the epoch. */
+  traceColumns(projectId: string, traceId: string): z.output<typeof TimelineColumns>;
+}
+
+/** Stored rows → one array per field (the contract's columnar shape). */
+export function toColumns(rows: TimelineRow[]): z.output<typeof TimelineColumns> {
+  const n = rows.length;
+  const c: z.output<typeof TimelineColumns> = {
+    span_id: new Array(n), parent_span_id: new Array(n), span_name: new Array(n), operation_name: new Array(n),
+    agent_name: new Array(n), tool_name: new Array(n), request_model: new Array(n), response_model: new Array(n),
+    status_code: new Array(n), start_us: new Array(n), end_us: new Array(n), input_tokens: new Array(n),
+    output_tokens: new Array(n), total_cost_usd: new Array(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
+    c.span_id[i] = r[0]; c.parent_span_id[i] = r[1]; c.span_name[i] = r[2]; c.operation_name[i] = r[3];
+    c.agent_name[i] = r[4]; c.tool_name[i] = r[5]; c.request_model[i] = r[6]; c.response_model[i] = r[7];
+    c.status_code[i] = r[8]; c.start_us[i] = r[9]; c.end_us[i] = r[10];
+    c.input_tokens[i] = r[11]; c.output_tokens[i] = r[12]; c.total_cost_usd[i] = r[13];
+  }
+  return c;
 }
 
 export function createTimelineRepo(db: Db): TimelineRepo {
@@ -38,6 +59,6 @@ export function createTimelineRepo(db: Db): TimelineRepo {
     )
     .raw(true);
   return {
-    traceRows: (projectId, traceId) => rows.all(projectId, traceId) as TimelineRow[],
+    traceColumns: (projectId, traceId) => toColumns(rows.all(projectId, traceId) as TimelineRow[]),
   };
 }

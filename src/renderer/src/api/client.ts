@@ -12,16 +12,22 @@ import { authHeaders, localKey } from './session';
 // Sign in at once when opened from a login link, so the one-time code leaves the address bar.
 if (typeof window !== 'undefined' && !window.api) void localKey();
 
-export async function call<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> {
+let calls = 0;
+
+/** `signal` (react-query passes one): when it aborts, the server stops the call's reads. */
+export async function call<K extends OpName>(name: K, input: OpInput<K>, signal?: AbortSignal): Promise<OpOutput<K>> {
   if (window.api) {
-    const res = await window.api.call(name, input);
+    const api = window.api;
+    const id = signal ? `c${++calls}` : undefined;
+    if (id) signal!.addEventListener('abort', () => api.cancel(id), { once: true });
+    const res = await api.call(name, input, id);
     if (!res.ok) throw new ServiceError(res.error.status, res.error.detail, res.error.body);
     return res.result as OpOutput<K>;
   }
-  return httpCall(name, input);
+  return httpCall(name, input, signal);
 }
 
-async function httpCall<K extends OpName>(name: K, input: OpInput<K>): Promise<OpOutput<K>> {
+async function httpCall<K extends OpName>(name: K, input: OpInput<K>, signal?: AbortSignal): Promise<OpOutput<K>> {
   const def = contract[name];
   const rest: Record<string, unknown> = { ...(input as Record<string, unknown>) };
   const path = def.path.replace(/:([A-Za-z_]+)/g, (_, p: string) => {
@@ -42,8 +48,10 @@ async function httpCall<K extends OpName>(name: K, input: OpInput<K>): Promise<O
   }
   let res: Response;
   try {
-    res = await fetch(url, { method: def.method, headers, body });
-  } catch {
+    res = await fetch(url, { method: def.method, headers, body, signal });
+  } catch (e) {
+    // Cancelled by the caller (react-query no longer needs it): not a connection problem.
+    if (signal?.aborted) throw e;
     // The browser's own text ("Failed to fetch") says nothing useful: say what happened, and let the
     // connection module pause queries until the server answers again (api/connection.ts).
     reportUnreachable();

@@ -34,7 +34,9 @@ type QueryOpts<K extends OpName> = Omit<UseQueryOptions<OpOutput<K>, Error>, 'qu
 export function useOp<K extends OpName>(name: K, input: OpInput<K> | null, opts: QueryOpts<K> = {}) {
   return useQuery<OpOutput<K>, Error>({
     queryKey: [name, input],
-    queryFn: () => call(name, input as OpInput<K>),
+    // The signal lets react-query cancel a read nobody needs any more (a page left, the input changed):
+    // the server then stops it instead of finishing a slow query for nobody.
+    queryFn: ({ signal }) => call(name, input as OpInput<K>, signal),
     enabled: input !== null && (opts.enabled ?? true),
     placeholderData: keepPreviousData,
     ...opts,

@@ -1,23 +1,14 @@
 /** The agents list (semantics §6), read from `agent_summaries` only (migration 0003). */
 import type { Statement } from 'better-sqlite3';
-import { invalid } from '../../../../shared/errors.js';
 import { isoFromUs } from '../../../domain/time.js';
-import { dict } from '../../../../shared/dict.js';
+import type { AgentSortField, AgentsPlan } from '../../../domain/plans.js';
+import type { AgentRowOut } from '../../ports.js';
 
-export interface AgentsRequest {
-  project_id: string;
-  filters?: { agent_name?: string };
-  include_costs: boolean;
-  limit: number;
-  offset: number;
-  sort_by?: { field: string; direction: 'asc' | 'desc' }[];
-}
-
-const SORT: Record<string, string> = dict({
+const SORT: Record<AgentSortField, string> = {
   last_seen: 'last_ns', first_seen: 'first_ns', invocation_count: 'invocation_count', span_count: 'span_count',
   total_input_tokens: 'input_tokens', total_output_tokens: 'output_tokens', error_count: 'error_count',
   total_duration_ms: 'duration_ns', agent_name: 'agent_name', total_cost_usd: 'cost_usd',
-});
+};
 
 export const AGENTS_SQL = {
   page: (order: string, byName: boolean) =>
@@ -27,27 +18,19 @@ export const AGENTS_SQL = {
   count: (byName: boolean) => `SELECT COUNT(*) FROM agent_summaries WHERE project_id = ?${byName ? ' AND agent_name = ?' : ''}`,
 };
 
-export function agentOrder(req: AgentsRequest): string {
-  if (!req.sort_by?.length) return 'last_ns DESC, agent_name ASC';
-  const allowed = Object.keys(SORT).filter((f) => req.include_costs || f !== 'total_cost_usd');
-  const parts = req.sort_by.map((s, i) => {
-    if (!allowed.includes(s.field)) {
-      throw invalid(['sort_by', i, 'field'], `cannot sort agents by '${s.field}'; allowed: ${allowed.join(', ')}${req.include_costs ? '' : ' (total_cost_usd with include_costs)'}`, s.field);
-    }
-    return `${SORT[s.field]} ${s.direction === 'asc' ? 'ASC' : 'DESC'}`;
-  });
-  if (!req.sort_by.some((s) => s.field === 'agent_name')) parts.push('agent_name ASC');
-  return parts.join(', ');
-}
+export const agentOrder = (req: AgentsPlan): string => req.sort.map((s) => `${SORT[s.field]} ${s.direction === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
 
-export function queryAgents(prep: (sql: string) => Statement, req: AgentsRequest) {
-  const name = req.filters?.agent_name;
-  const byName = name !== undefined;
-  const args = byName ? [req.project_id, name] : [req.project_id];
-  const rows = prep(AGENTS_SQL.page(agentOrder(req), byName)).all(...args, req.limit, req.offset) as Record<string, number | string | null>[];
-  const total = prep(AGENTS_SQL.count(byName)).pluck().get(...args) as number;
+/** Arguments of the page statement (AGENTS_SQL.page), also used by the plan test. */
+export const agentArgs = (req: AgentsPlan): unknown[] =>
+  req.agent_name !== null ? [req.project_id, req.agent_name, req.limit, req.offset] : [req.project_id, req.limit, req.offset];
+
+export function queryAgents(prep: (sql: string) => Statement, req: AgentsPlan): { agents: AgentRowOut[]; total_count: number } {
+  const byName = req.agent_name !== null;
+  const args = agentArgs(req);
+  const rows = prep(AGENTS_SQL.page(agentOrder(req), byName)).all(...args) as Record<string, number | string | null>[];
+  const total = prep(AGENTS_SQL.count(byName)).pluck().get(...args.slice(0, -2)) as number;
   return {
-    agents: rows.map((r) => ({
+    agents: rows.map((r): AgentRowOut => ({
       agent_name: r.agent_name as string,
       error_count: r.error_count as number,
       first_seen: r.first_us == null ? null : isoFromUs(r.first_us as number),

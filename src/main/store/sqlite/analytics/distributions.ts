@@ -5,24 +5,15 @@
  * pairs for the groups of the page; binning happens here on those counts.
  */
 import type { Statement } from 'better-sqlite3';
-import { CUSTOM_TYPE, isCustomSource } from './columns.js';
-import { customSql, type Sql } from './expr.js';
-import { invalid } from '../../../../shared/errors.js';
-import type { GroupKey } from './spans-group.js';
-
-export interface DistributionSpec {
-  alias: string;
-  value: { key: string; source: string };
-  bins: number;
-  top_n: number;
-}
+import type { DistributionPlan } from '../../../domain/plans.js';
+import { customSql, type Sql } from './columns.js';
 
 const keyOf = (v: unknown) => JSON.stringify(v ?? null);
 
 export function distributions(
   prep: (sql: string) => Statement,
-  specs: DistributionSpec[],
-  key: GroupKey,
+  specs: DistributionPlan[],
+  key: Sql,
   where: Sql,
   rows: Record<string, unknown>[],
   groups: { span_count: number; distributions: Record<string, unknown> }[],
@@ -34,12 +25,8 @@ export function distributions(
   const groupParams = values.some((v) => v == null) ? [...key.params, ...nonNull, ...key.params] : [...key.params, ...nonNull];
   const index = new Map(values.map((v, i) => [keyOf(v), i]));
 
-  specs.forEach((spec, si) => {
-    if (!isCustomSource(spec.value.source)) {
-      throw invalid(['group_distributions', si, 'value', 'source'], 'distributions are computed over custom attribute values: source must be custom_attrs_<type>', spec.value.source);
-    }
-    const type = CUSTOM_TYPE[spec.value.source];
-    const v = customSql(spec.value.source, spec.value.key, ['group_distributions', si, 'value', 'key']);
+  for (const spec of specs) {
+    const v = customSql(spec.source, spec.key);
     const counted = prep(
       `SELECT ${key.sql} AS k, ${v.sql} AS v, COUNT(*) AS n FROM spans s WHERE ${where.sql} AND ${groupFilter} AND ${v.sql} IS NOT NULL GROUP BY k, v`,
     ).all(...key.params, ...v.params, ...where.params, ...groupParams, ...v.params) as { k: unknown; v: string | number; n: number }[];
@@ -53,11 +40,11 @@ export function distributions(
       const present = list.reduce((a, c) => a + c.n, 0);
       const base = { total_count: g.span_count, present_count: present, missing_count: g.span_count - present };
       g.distributions[spec.alias] =
-        type === 'int' || type === 'float'
+        spec.type === 'int' || spec.type === 'float'
           ? { ...base, kind: 'numeric', ...bins(list as { v: number; n: number }[], spec.bins) }
-          : { ...base, kind: 'categorical', ...topN(list, spec.top_n, type === 'bool') };
+          : { ...base, kind: 'categorical', ...topN(list, spec.top_n, spec.type === 'bool') };
     });
-  });
+  }
 }
 
 function bins(list: { v: number; n: number }[], count: number) {

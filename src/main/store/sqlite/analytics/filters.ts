@@ -1,32 +1,20 @@
 /** The WHERE clause every spans query shares: project scope, time window, `$expr` (semantics §7). */
-import { invalid } from '../../../../shared/errors.js';
-import { nsFromIso } from '../../../domain/time.js';
-import { compileExpr, type Sql } from './expr.js';
+import type { SpanScope } from '../../../domain/plans.js';
+import { compileBool, type Sql } from './expr.js';
 
-export interface SpanFilter {
-  project_id: string;
-  query?: { $expr: Record<string, unknown> };
-  started_after?: string;
-  started_before?: string;
-}
-
-export function whereOf(f: SpanFilter): Sql {
+export function whereOf(f: SpanScope): Sql {
   const parts = ['s.project_id = ?'];
   const params: unknown[] = [f.project_id];
-  if (f.started_after !== undefined) {
-    const ns = nsFromIso(f.started_after);
-    if (ns === null) throw invalid('started_after', 'Input should be a valid datetime', f.started_after);
+  if (f.started_after_ns !== null) {
     parts.push('s.start_ns >= ?');
-    params.push(ns);
+    params.push(f.started_after_ns);
   }
-  if (f.started_before !== undefined) {
-    const ns = nsFromIso(f.started_before);
-    if (ns === null) throw invalid('started_before', 'Input should be a valid datetime', f.started_before);
+  if (f.started_before_ns !== null) {
     parts.push('s.start_ns < ?');
-    params.push(ns);
+    params.push(f.started_before_ns);
   }
-  if (f.query) {
-    const e = compileExpr(f.query, ['query']);
+  if (f.where) {
+    const e = compileBool(f.where);
     parts.push(e.sql);
     params.push(...e.params);
   }

@@ -5,7 +5,7 @@
  * (code points) with '…' appended when longer.
  */
 import type { Statement } from 'better-sqlite3';
-import type { Sql } from './expr.js';
+import type { Sql } from './columns.js';
 
 export const PREVIEW_CHARS = 280;
 

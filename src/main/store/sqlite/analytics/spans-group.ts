@@ -1,58 +1,32 @@
 /** Group mode of the spans query (semantics §7): fixed totals, measures, group filters, sorting, paging. */
 import type { Statement } from 'better-sqlite3';
-import { invalid } from '../../../../shared/errors.js';
 import { isoFromUs } from '../../../domain/time.js';
-import { GROUPABLE, isCustomSource } from './columns.js';
-import { customSql } from './expr.js';
-import { whereOf, type SpanFilter } from './filters.js';
-import { measureSql, type MeasureSpec } from './measures.js';
-import { distributions, type DistributionSpec } from './distributions.js';
+import type { GroupKeyPlan, GroupTotal, SpansGroupPlan } from '../../../domain/plans.js';
+import type { GroupRowOut } from '../../ports.js';
+import { COLUMN_SQL, customSql, type Sql } from './columns.js';
+import { whereOf } from './filters.js';
+import { measureSql } from './measures.js';
+import { distributions } from './distributions.js';
 import { previews } from './previews.js';
-import { defaultGroupAlias } from '../../../../shared/group-alias.js';
-import { dict } from '../../../../shared/dict.js';
 
-export interface GroupRef {
-  key: string;
-  source: string;
-  alias?: string;
-}
-export interface GroupRequest extends SpanFilter {
-  group_by: GroupRef[];
-  measures?: (MeasureSpec & { alias: string })[];
-  group_filters?: { measure: MeasureSpec; group_by?: GroupRef[]; min?: number; max?: number }[];
-  group_distributions?: DistributionSpec[];
-  include_costs: boolean;
-  limit: number;
-  offset: number;
-  sort_by?: { field: string; direction: 'asc' | 'desc' }[];
-}
-
-export const FIXED_SORT: Record<string, string> = dict({
+/** Output column of each fixed group total a plan may sort by. */
+const TOTAL_COLUMN: Record<GroupTotal, string> = {
   span_count: 'span_count', invocation_count: 'invocation_count', conversation_count: 'conversation_count', error_count: 'error_count',
   first_seen: 'first_us', last_seen: 'last_us', total_duration_ms: 'total_duration_ms', total_input_tokens: 'total_input_tokens',
   total_output_tokens: 'total_output_tokens', total_reasoning_tokens: 'total_reasoning_tokens',
   total_cache_creation_input_tokens: 'total_cache_creation_input_tokens', total_cache_read_input_tokens: 'total_cache_read_input_tokens',
   total_cost_usd: 'total_cost_usd', total_input_cost_usd: 'total_input_cost_usd', total_output_cost_usd: 'total_output_cost_usd',
-});
+};
 
-export interface GroupKey {
+export interface GroupKey extends Sql {
   alias: string;
-  sql: string;
-  params: unknown[];
   bool: boolean;
 }
 
-export function groupKeys(refs: GroupRef[]): GroupKey[] {
-  return refs.map((g, i) => {
-    const loc = ['group_by', i];
-    const alias = g.alias ?? defaultGroupAlias(g.key);
-    if (g.source === 'field') {
-      if (!GROUPABLE.includes(g.key)) throw invalid([...loc, 'key'], `cannot group by '${g.key}'; allowed: ${GROUPABLE.join(', ')}`, g.key);
-      return { alias, sql: `s.${g.key}`, params: [], bool: false };
-    }
-    if (!isCustomSource(g.source)) throw invalid([...loc, 'source'], 'source must be field or custom_attrs_<type>', g.source);
-    const c = customSql(g.source, g.key, [...loc, 'key']);
-    return { alias, sql: c.sql, params: c.params, bool: g.source === 'custom_attrs_bool' };
+export function groupKeys(keys: GroupKeyPlan[]): GroupKey[] {
+  return keys.map((k) => {
+    const x = k.ref.kind === 'column' ? { sql: COLUMN_SQL[k.ref.column], params: [] } : customSql(k.ref.source, k.ref.key);
+    return { alias: k.alias, ...x, bool: k.type === 'bool' };
   });
 }
 
@@ -62,36 +36,26 @@ const LISTED = ['agent_name', 'agent_version', 'provider_name', 'request_model',
 const distinct = (json: unknown) => [...new Set((JSON.parse(json as string) as unknown[]).filter((x): x is string => typeof x === 'string' && x !== ''))].sort();
 
 /** SQL text and parameters of one group page (and of its group count, used when the page is empty). */
-export function groupQuery(req: GroupRequest) {
-  const keys = groupKeys(req.group_by);
+export function groupQuery(req: SpansGroupPlan) {
+  const keys = groupKeys(req.keys);
   const where = whereOf(req);
-  const measures = (req.measures ?? []).map((m, i) => measureSql(m, ['measures', i]));
-  const sameGroup = (g?: GroupRef[]) =>
-    !g || (g.length === req.group_by.length && g.every((x, i) => x.key === req.group_by[i]!.key && x.source === req.group_by[i]!.source));
+  const measures = req.measures.map(measureSql);
   const having: string[] = [];
   const havingParams: unknown[] = [];
-  (req.group_filters ?? []).forEach((gf, i) => {
-    if (!sameGroup(gf.group_by)) throw invalid(['group_filters', i, 'group_by'], 'a group filter is computed per group of the query: its group_by must equal group_by');
-    if (gf.min === undefined && gf.max === undefined) throw invalid(['group_filters', i], 'a group filter needs min, max or both');
-    if (gf.min !== undefined && gf.max !== undefined && gf.max < gf.min) throw invalid(['group_filters', i, 'max'], 'max must be at least min', gf.max);
-    const named = req.measures?.findIndex((m) => m.alias === gf.measure.alias) ?? -1;
-    const onlyAlias = !gf.measure.value && !gf.measure.filter && !gf.measure.aggregation;
-    if (onlyAlias && named < 0 && gf.measure.alias !== undefined) {
-      throw invalid(['group_filters', i, 'measure', 'alias'], `no measure named '${gf.measure.alias}': name one of measures or give aggregation/value`, gf.measure.alias);
-    }
-    const m = named >= 0 && onlyAlias ? measures[named]! : measureSql(gf.measure, ['group_filters', i, 'measure']);
-    if (gf.min !== undefined) {
+  for (const h of req.having) {
+    const m = measureSql(h.measure);
+    if (h.min !== null) {
       having.push(`${m.sql} >= ?`);
-      havingParams.push(...m.params, gf.min);
+      havingParams.push(...m.params, h.min);
     }
-    if (gf.max !== undefined) {
+    if (h.max !== null) {
       having.push(`${m.sql} <= ?`);
-      havingParams.push(...m.params, gf.max);
+      havingParams.push(...m.params, h.max);
     }
-  });
+  }
 
-  const order = orderOf(req, keys);
-  const keyed = (column: string) => req.group_by.findIndex((g) => g.source === 'field' && g.key === column);
+  const order = orderOf(req);
+  const keyed = (column: string) => req.keys.findIndex((k) => k.ref.kind === 'column' && k.ref.column === column);
   // Token and cost totals sum what the one counting rule counts (spans.counted: 1 tokens, 2 cost),
   // so a group equals the chat header / agents / conversations list over the same spans.
   const cost = (c: string) => (req.include_costs ? `SUM(CASE WHEN s.counted & 2 THEN s.${c} END)` : 'NULL');
@@ -125,26 +89,26 @@ export function groupQuery(req: GroupRequest) {
   return { keys, where, sql, params, countSql, countParams };
 }
 
-export function groupSpans(prep: (sql: string) => Statement, req: GroupRequest): { groups: Record<string, unknown>[]; total_count: number } {
+export function groupSpans(prep: (sql: string) => Statement, req: SpansGroupPlan): { groups: GroupRowOut[]; total_count: number } {
   const { keys, where, sql, params, countSql, countParams } = groupQuery(req);
   const rows = prep(sql).all(...params) as Record<string, unknown>[];
   let total = rows.length ? (rows[0]!.total_groups as number) : 0;
   if (!rows.length && req.offset > 0) total = (prep(countSql).get(...countParams) as { n: number }).n;
 
-  const groups = rows.map((r) => ({
+  const groups = rows.map((r): GroupRowOut => ({
     agent_names: distinct(r.d_agent_name),
     agent_versions: distinct(r.d_agent_version),
     conversation_count: r.conversation_count as number,
     conversation_names: distinct(r.d_conversation_name),
     distributions: {} as Record<string, unknown>,
     error_count: r.error_count as number,
-    first_message: null as unknown,
+    first_message: null,
     first_seen: r.first_us == null ? null : isoFromUs(r.first_us as number),
     group_keys: Object.fromEntries(keys.map((k, i) => [k.alias, k.bool && r[`k${i}`] != null ? r[`k${i}`] === 1 : r[`k${i}`]])),
     invocation_count: r.invocation_count as number,
-    last_message: null as unknown,
+    last_message: null,
     last_seen: r.last_us == null ? null : isoFromUs(r.last_us as number),
-    metrics: Object.fromEntries((req.measures ?? []).map((m, i) => [m.alias, (r[`m${i}`] as number | null) ?? null])),
+    metrics: Object.fromEntries(req.measures.map((m, i) => [m.alias, (r[`m${i}`] as number | null) ?? null])),
     provider_names: distinct(r.d_provider_name),
     request_models: distinct(r.d_request_model),
     span_count: r.span_count as number,
@@ -158,25 +122,20 @@ export function groupSpans(prep: (sql: string) => Statement, req: GroupRequest):
     total_output_tokens: r.total_output_tokens as number,
     total_reasoning_tokens: r.total_reasoning_tokens as number,
   }));
-  if (req.group_distributions?.length && rows.length) distributions(prep, req.group_distributions, keys[0]!, where, rows, groups);
-  if (req.group_by.length === 1 && req.group_by[0]!.source === 'field' && req.group_by[0]!.key === 'conversation_id' && rows.length) {
-    previews(prep, where, groups, rows.map((r) => r.k0 as string | null));
-  }
+  if (req.distributions.length && rows.length) distributions(prep, req.distributions, keys[0]!, where, rows, groups);
+  if (req.previews && rows.length) previews(prep, where, groups, rows.map((r) => r.k0 as string | null));
   return { groups, total_count: total };
 }
 
-function orderOf(req: GroupRequest, keys: GroupKey[]): string {
-  const tie = keys.map((_, i) => `k${i} ASC`).join(', ');
-  if (!req.sort_by?.length) return `${req.measures?.length ? 'm0 DESC' : 'last_us DESC'}, ${tie}`;
-  const parts = req.sort_by.map((s, i) => {
-    const dir = s.direction === 'asc' ? 'ASC' : 'DESC';
-    const k = keys.findIndex((g) => g.alias === s.field);
-    if (k >= 0) return `k${k} ${dir}`;
-    const m = req.measures?.findIndex((x) => x.alias === s.field) ?? -1;
-    if (m >= 0) return `m${m} ${dir}`;
-    if (FIXED_SORT[s.field] && (req.include_costs || !s.field.includes('cost'))) return `${FIXED_SORT[s.field]} ${dir}`;
-    const allowed = [...keys.map((g) => g.alias), ...(req.measures ?? []).map((x) => x.alias), ...Object.keys(FIXED_SORT).filter((f) => req.include_costs || !f.includes('cost'))];
-    throw invalid(['sort_by', i, 'field'], `cannot sort groups by '${s.field}'; allowed: ${allowed.join(', ')}`, s.field);
-  });
-  return `${parts.join(', ')}, ${tie}`;
+function orderOf(req: SpansGroupPlan): string {
+  return req.sort
+    .map((s) => {
+      const dir = s.direction === 'asc' ? 'ASC' : 'DESC';
+      switch (s.ref.kind) {
+        case 'key': return `k${s.ref.index} ${dir}`;
+        case 'measure': return `m${s.ref.index} ${dir}`;
+        case 'total': return `${TOTAL_COLUMN[s.ref.total]} ${dir}`;
+      }
+    })
+    .join(', ');
 }

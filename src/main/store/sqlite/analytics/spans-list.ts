@@ -1,19 +1,12 @@
 /** List mode of the spans query (semantics §7): one row per matching span, sorted and paged in SQL. */
 import type { Statement } from 'better-sqlite3';
-import { invalid } from '../../../../shared/errors.js';
+import { CUSTOM_SOURCES, type CustomSource } from '../../../domain/catalog.js';
+import type { SpansListPlan } from '../../../domain/plans.js';
+import type { SpanRowOut } from '../../ports.js';
 import { isoFromUs } from '../../../domain/time.js';
-import { CUSTOM_SOURCES, DIRECT_COLUMNS, SORTABLE_LIST, isCustomSource, jsonPathOf, type CustomSource } from './columns.js';
-import { whereOf, type SpanFilter } from './filters.js';
+import { COLUMN_SQL, jsonPathOf, type Sql } from './columns.js';
+import { whereOf } from './filters.js';
 import { countSource } from './scan-choice.js';
-
-export interface ListRequest extends SpanFilter {
-  custom_attr_columns?: { key: string; source?: string }[];
-  include_costs: boolean;
-  include_details: boolean;
-  limit: number;
-  offset: number;
-  sort_by?: { field: string; direction: 'asc' | 'desc' }[];
-}
 
 const LIGHT = [
   'project_id', 'span_id', 'trace_id', 'parent_span_id', 'span_name', 'span_kind', 'status_code', 'status_message', 'agent_description',
@@ -29,44 +22,25 @@ const COSTS = ['cache_creation_cost_usd', 'cache_read_cost_usd', 'input_cost_usd
 const HEAVY = ['tool_call_arguments', 'tool_call_result', 'tool_definitions', 'raw_span_dump', 'system_instructions', 'input_messages', 'output_messages'];
 const JSON_ARRAYS = ['artifact_refs', 'content_refs', 'object_refs', 'finish_reasons', 'request_stop_sequences'];
 
-/** Which custom keys go into each map of the row; a column without a source looks in all four maps. */
-export function customColumns(cols: ListRequest['custom_attr_columns']): Map<CustomSource, string[]> {
-  const out = new Map<CustomSource, string[]>();
-  (cols ?? []).forEach((c, i) => {
-    if (jsonPathOf(c.key) === null) throw invalid(['custom_attr_columns', i, 'key'], 'custom attribute key must not contain quotes, backslashes or control characters', c.key);
-    const sources = c.source === undefined ? [...CUSTOM_SOURCES] : [c.source];
-    for (const s of sources) {
-      if (!isCustomSource(s)) throw invalid(['custom_attr_columns', i, 'source'], `source must be one of ${CUSTOM_SOURCES.join(', ')}`, c.source);
-      out.set(s, [...(out.get(s) ?? []), c.key]);
-    }
-  });
-  return out;
-}
-
-export function sortClause(sort: ListRequest['sort_by'], custom: Map<CustomSource, string[]>): { sql: string; params: unknown[] } {
-  if (!sort?.length) return { sql: 's.start_ns DESC, s.id DESC', params: [] };
+/** ORDER BY of a list plan; ties go by insertion order (rowid) in the last entry's direction. */
+export function sortClause(sort: SpansListPlan['sort']): Sql {
   const parts: string[] = [];
   const params: unknown[] = [];
-  sort.forEach((s, i) => {
+  for (const s of sort) {
     const dir = s.direction === 'asc' ? 'ASC' : 'DESC';
-    const m = /^(custom_attrs_(?:string|int|float|bool))\.(.+)$/s.exec(s.field);
-    if (m && custom.get(m[1] as CustomSource)?.includes(m[2]!)) {
-      parts.push(`json_extract(s.${m[1]}, ?) ${dir}`);
-      params.push(jsonPathOf(m[2]!));
-    } else if (SORTABLE_LIST.includes(s.field)) {
-      parts.push(`${DIRECT_COLUMNS[s.field]!.sql} ${dir}`);
-    } else {
-      throw invalid(['sort_by', i, 'field'], `cannot sort by '${s.field}'; allowed: ${SORTABLE_LIST.join(', ')} or custom_attrs_<type>.<key> of a requested custom_attr_columns entry`, s.field);
-    }
-  });
-  parts.push(`s.id ${sort[sort.length - 1]!.direction === 'asc' ? 'ASC' : 'DESC'}`);
+    if (s.ref.kind === 'custom') {
+      parts.push(`json_extract(s.${s.ref.source}, ?) ${dir}`);
+      params.push(jsonPathOf(s.ref.key));
+    } else parts.push(`${COLUMN_SQL[s.ref.column]} ${dir}`);
+  }
+  parts.push(`s.id ${sort[sort.length - 1]?.direction === 'asc' ? 'ASC' : 'DESC'}`);
   return { sql: parts.join(', '), params };
 }
 
-export function listSpans(prep: (sql: string) => Statement, req: ListRequest): { spans: Record<string, unknown>[]; total_count: number } {
-  const custom = customColumns(req.custom_attr_columns);
+export function listSpans(prep: (sql: string) => Statement, req: SpansListPlan): { spans: SpanRowOut[]; total_count: number } {
+  const custom = new Map(req.custom_columns.map((c) => [c.source, c.keys]));
   const where = whereOf(req);
-  const order = sortClause(req.sort_by, custom);
+  const order = sortClause(req.sort);
   const cols = [
     ...LIGHT.map((c) => `s.${c}`),
     's.start_ns / 1000 AS start_us',
@@ -84,7 +58,7 @@ export function listSpans(prep: (sql: string) => Statement, req: ListRequest): {
   return { spans: rows.map((r) => toRow(r, custom, req)), total_count: total.n };
 }
 
-function toRow(r: Record<string, unknown>, custom: Map<CustomSource, string[]>, req: ListRequest): Record<string, unknown> {
+function toRow(r: Record<string, unknown>, custom: Map<CustomSource, string[]>, req: SpansListPlan): SpanRowOut {
   const out: Record<string, unknown> = {};
   for (const c of LIGHT) out[c] = JSON_ARRAYS.includes(c) ? JSON.parse(r[c] as string) : r[c];
   out.started_at = r.start_us == null ? null : isoFromUs(r.start_us as number);
@@ -109,7 +83,9 @@ function toRow(r: Record<string, unknown>, custom: Map<CustomSource, string[]>, 
     out.input_messages = messages(r.input_messages as string);
     out.output_messages = messages(r.output_messages as string);
   }
-  return out;
+  // Built field by field from the stored row; the contract's SpanRow is the shape (the contract
+  // walk test checks every key).
+  return out as SpanRowOut;
 }
 
 const messages = (json: string) =>

@@ -7,33 +7,13 @@
  * is ready. Sorting by a percentile needs every thread's durations first (one ordered pass).
  */
 import { percentile } from '../../../../shared/stats.js';
-import type { Statement } from 'better-sqlite3';
-import { invalid } from '../../../../shared/errors.js';
-import { isoFromUs } from '../../../domain/time.js';
 import { dict } from '../../../../shared/dict.js';
+import type { Statement } from 'better-sqlite3';
+import { isoFromUs } from '../../../domain/time.js';
+import type { ThreadsPlan } from '../../../domain/plans.js';
+import type { ThreadRowOut } from '../../ports.js';
 
-export interface ThreadsRequest {
-  project_id: string;
-  after_ns?: bigint;
-  before_ns?: bigint;
-  thread_ids?: string[];
-  limit: number;
-  offset: number;
-  sort_by?: { field: string; direction: 'asc' | 'desc' }[];
-}
-
-export interface ThreadRow {
-  thread_id: string;
-  turn_count: number;
-  start_time: string | null;
-  last_updated: string | null;
-  first_turn_id: string | null;
-  last_turn_id: string | null;
-  p50_turn_duration_ms: number | null;
-  p99_turn_duration_ms: number | null;
-}
-
-export const THREAD_SORT = ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms'];
+type ThreadRow = ThreadRowOut;
 const SQL_SORT: Record<string, string> = dict({ thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'start_us', last_updated: 'end_us' });
 
 interface Turn {
@@ -64,11 +44,11 @@ export function threadOf(id: string, turns: Turn[]): ThreadRow | null {
   };
 }
 
-function whereOf(req: ThreadsRequest): { sql: string; params: unknown[] } {
+function whereOf(req: ThreadsPlan): { sql: string; params: unknown[] } {
   const parts = ['project_id = ?'];
   const params: unknown[] = [req.project_id];
-  if (req.after_ns !== undefined) (parts.push('turn_start_ns > ?'), params.push(req.after_ns));
-  if (req.before_ns !== undefined) (parts.push('turn_start_ns < ?'), params.push(req.before_ns));
+  if (req.after_ns !== null) (parts.push('turn_start_ns > ?'), params.push(req.after_ns));
+  if (req.before_ns !== null) (parts.push('turn_start_ns < ?'), params.push(req.before_ns));
   if (req.thread_ids) {
     parts.push(req.thread_ids.length ? `conversation_id IN (${req.thread_ids.map(() => '?').join(', ')})` : '0');
     params.push(...req.thread_ids);
@@ -78,17 +58,12 @@ function whereOf(req: ThreadsRequest): { sql: string; params: unknown[] } {
 
 const TURN_COLS = 'trace_id, turn_start_ns / 1000 AS start_us, root_end_ns / 1000 AS end_us, duration_ms';
 
-export function validateThreadSort(sort: ThreadsRequest['sort_by']): void {
-  sort?.forEach((s, i) => {
-    if (!THREAD_SORT.includes(s.field)) throw invalid(['sort_by', i, 'field'], `cannot sort threads by '${s.field}'; allowed: ${THREAD_SORT.join(', ')}`, s.field);
-  });
-}
-
 /** The SQL of a threads request: the page of conversations and the turns of one of them (aggregate sorts). */
-export function threadsSql(req: ThreadsRequest) {
-  const sort = req.sort_by?.length ? req.sort_by : [{ field: 'last_updated', direction: 'desc' as const }];
+export function threadsSql(req: ThreadsPlan) {
+  const sort = req.sort;
   const where = whereOf(req);
-  const order = [...sort.map((s) => `${SQL_SORT[s.field] ?? 'conversation_id'} ${s.direction === 'asc' ? 'ASC' : 'DESC'}`), 'conversation_id ASC'].join(', ');
+  // The plan's order ends with thread_id: the tie-breaker is part of it.
+  const order = sort.map((s) => `${SQL_SORT[s.field] ?? 'conversation_id'} ${s.direction === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
   return {
     sort,
     where,
@@ -105,8 +80,7 @@ const THREAD_CHUNK = 256;
 const turnsOfMany = (where: string, n: number) =>
   `SELECT conversation_id, ${TURN_COLS} FROM conversation_turns WHERE ${where} AND conversation_id IN (${Array(n).fill('?').join(', ')})`;
 
-export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsRequest): Generator<ThreadRow> {
-  validateThreadSort(req.sort_by);
+export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsPlan): Generator<ThreadRow> {
   const q = threadsSql(req);
   const { sort, where } = q;
   if (q.inSql) {
@@ -146,7 +120,7 @@ export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsRequ
       const c = x === y ? 0 : x == null ? -1 : y == null ? 1 : x < y ? -1 : 1;
       if (c) return s.direction === 'asc' ? c : -c;
     }
-    return a.thread_id < b.thread_id ? -1 : a.thread_id > b.thread_id ? 1 : 0;
+    return 0;
   };
   yield* all.sort(cmp).slice(req.offset, req.offset + req.limit);
 }

@@ -2,10 +2,10 @@
  * Request rules of the spans query that the schema cannot see, checked in the order semantics §7
  * lists them so a request breaking several rules always gets the same first error.
  */
-import { invalid } from '../../../shared/errors.js';
-import type { OpParsedInput } from '../../../shared/contract/index.js';
-import { SpanRow, GroupRow } from '../../../shared/contract/analytics.js';
-import { ALIAS_PATTERN as ALIAS, defaultGroupAlias } from '../../../shared/group-alias.js';
+import { invalid } from '../../../../shared/errors.js';
+import type { OpParsedInput } from '../../../../shared/contract/index.js';
+import { SpanRow, GroupRow } from '../../../../shared/contract/analytics.js';
+import { ALIAS_PATTERN as ALIAS, defaultGroupAlias } from '../../../../shared/group-alias.js';
 
 export type SpansInput = OpParsedInput<'spans.query'>;
 

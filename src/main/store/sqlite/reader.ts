@@ -1,0 +1,61 @@
+/**
+ * Every read of the TraceStore over one SQLite connection, synchronous. The read pool runs one of
+ * these per worker thread on a read-only connection (read-pool.ts, read-worker.ts); with no pool
+ * (an in-memory database) the TraceStore runs one on its own connection. Arguments and results are
+ * plain data (plans, rows, bigint times) so they cross a thread boundary unchanged.
+ */
+import fs from 'node:fs';
+import type { Db } from './open.js';
+import { isoFromNs } from '../../domain/time.js';
+import type { AgentsPlan, ConversationsPlan, SpansGroupPlan, SpansListPlan, ThreadsPlan } from '../../domain/plans.js';
+import { type SearchQuery, type SearchHit, type StorageStats, type ProjectRow, type ExportSelection } from '../ports.js';
+import { createChatRepo } from './chat.js';
+import { createExportRepo } from './export.js';
+import { createTimelineRepo } from './timeline.js';
+import { createMetaRepo } from './meta.js';
+import { statementCache } from './analytics/stmt-cache.js';
+import { queryAgents } from './analytics/agents.js';
+import { listSpans } from './analytics/spans-list.js';
+import { groupSpans } from './analytics/spans-group.js';
+import { queryThreads } from './analytics/threads.js';
+import { searchSpans } from './search.js';
+import { createConversationsRepo } from './conversations.js';
+
+export function createReader(db: Db, file: string) {
+  const prep = statementCache(db);
+  const chat = createChatRepo(db);
+  const exporter = createExportRepo(db);
+  const timeline = createTimelineRepo(db);
+  const meta = createMetaRepo(db);
+  const conversations = createConversationsRepo(db);
+  return {
+    traceSpans: chat.traceSpans,
+    conversationTurns: chat.conversationTurns,
+    conversationTurnSpans: chat.conversationTurnSpans,
+    conversations: (plan: ConversationsPlan) => conversations.list(plan),
+    conversationFacets: (projectId: string) => conversations.facets(projectId),
+    agents: (plan: AgentsPlan) => queryAgents(prep, plan),
+    listSpans: (plan: SpansListPlan) => listSpans(prep, plan),
+    groupSpans: (plan: SpansGroupPlan) => groupSpans(prep, plan),
+    /** A generator: the pool sends its rows in chunks as they are computed. */
+    threads: (plan: ThreadsPlan) => queryThreads(prep, plan),
+    timeline: timeline.traceColumns,
+    search: (q: SearchQuery): SearchHit[] => searchSpans(prep, q),
+    exportTraceIds: (sel: ExportSelection) => exporter.traceIds(sel),
+    exportTraceSpans: exporter.traceSpans,
+    storageStats: (): StorageStats => {
+      const size = (f: string) => fs.statSync(f, { throwIfNoEntry: false })?.size ?? 0;
+      const total = file === ':memory:' ? 0 : size(file) + size(`${file}-wal`);
+      const projects = meta.listProjects();
+      const spans = projects.reduce((a, p) => a + p.span_count, 0);
+      // Shares of the file by span count: spans of every project are stored alike.
+      return { total_bytes: total, projects: projects.map((p) => ({ project_id: p.project_id, span_count: p.span_count, bytes: spans ? Math.round((total * p.span_count) / spans) : 0 })) };
+    },
+    projects: (): ProjectRow[] =>
+      meta.listProjects().map((p) => ({ project_id: p.project_id, span_count: p.span_count, last_activity: p.last_start_ns == null ? null : isoFromNs(p.last_start_ns) })),
+    ping: () => meta.ping(),
+  };
+}
+
+export type Reader = ReturnType<typeof createReader>;
+export type ReadMethod = keyof Reader;
