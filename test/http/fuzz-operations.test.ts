@@ -130,7 +130,7 @@ describe('every operation, fuzzed from its schema', () => {
   }, 120_000);
 
   it('afterwards the store is consistent: integrity_check ok, summaries agree with spans', async () => {
-    const problems = storeConsistency(server.ctx.store.file);
+    const problems = storeConsistency(server.ctx.traces.location);
     expect(problems).toEqual([]);
   });
 });
