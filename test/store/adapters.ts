@@ -1,0 +1,24 @@
+/**
+ * The TraceStore adapters the port's contract tests run against. A second adapter (ClickHouse) adds
+ * its factory here; the test files stay unchanged. `capabilities` names what an adapter promises
+ * beyond the interface, so a case that cannot hold for one says why instead of silently passing.
+ */
+import type { TraceStore } from '../../src/main/store/ports.js';
+import { openTestStores } from '../helpers/temp-store.js';
+
+export interface OpenedAdapter {
+  traces: TraceStore;
+  close(): Promise<void>;
+}
+
+export interface AdapterCase {
+  name: string;
+  open(): Promise<OpenedAdapter>;
+  /** Reads run concurrently and a running read stops when its signal fires. */
+  concurrentReads: boolean;
+}
+
+export const ADAPTERS: AdapterCase[] = [
+  { name: 'sqlite, read pool', open: () => openTestStores(undefined, { readers: 2 }), concurrentReads: true },
+  { name: 'sqlite, reads on the writer connection', open: () => openTestStores(undefined, { readers: 0 }), concurrentReads: false },
+];
