@@ -287,6 +287,27 @@ describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
     });
   });
 
+  describe('retention (runs after the reads above: it deletes)', () => {
+    it('deleting a conversation\'s traces removes their spans and keeps lists, agents and sizes exact', async () => {
+      const victims = traceIds(mine.filter((s) => s.conversation_id === 'c2'));
+      const gone = mine.filter((s) => victims.includes(s.trace_id));
+      const r = await traces.deleteSpans({ kind: 'traces', project_id: P, trace_ids: [...victims, 'f'.repeat(32)] });
+      expect([r.deleted_spans, r.deleted_traces, r.projects]).toEqual([gone.length, victims.length, [P]]);
+      for (const t of victims) expect(await traces.traceSpans(P, t)).toEqual([]);
+      expect((await traces.conversationTurns({ project_id: P, conversation_id: 'c2', limit: 10, offset: 0 })).total_turns).toBe(0);
+      const agents = await traces.agents(parseAgentsQuery(parse('agents.query', {})));
+      expect(agents.agents.map((a) => a.agent_name)).toEqual(['support']); // billing spoke only in c2
+      const list = await traces.conversations(conversationsPlan(parse('conversations.list', {})));
+      expect(list.conversations.map((c) => c.conversation_id)).not.toContain('c2');
+      const stats = await traces.storageStats();
+      expect(stats.projects.map((p) => [p.project_id, p.span_count]).sort()).toEqual([[OTHER, ofProject(all, OTHER).length], [P, mine.length - gone.length]].sort());
+      expect(stats.total_bytes).toBeGreaterThan(0);
+      // The other project is untouched; deleting it leaves no project behind.
+      await traces.deleteSpans({ kind: 'project', project_id: OTHER });
+      expect((await traces.projects()).map((p) => p.project_id)).toEqual([P]);
+    });
+  });
+
   describe('cancellation and concurrency', () => {
     it('a read whose signal has already fired rejects with StoreAbortedError and reads nothing', async () => {
       const gone = AbortSignal.abort();

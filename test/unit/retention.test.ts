@@ -12,12 +12,12 @@ import path from 'node:path';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
-import { openStore, type Store } from '../../src/main/store/index.js';
+import { openStores } from '../../src/main/store/index.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { ServiceError } from '../../src/shared/errors.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
-import { tempStores } from '../helpers/temp-store.js';
+import { tempStores, type TestStores } from '../helpers/temp-store.js';
 
 const freshStore = tempStores('loupe-retention-');
 const P = 'bench/genai';
@@ -51,7 +51,7 @@ function summaries(file: string) {
 }
 
 /** Every summary rebuilt from the stored spans alone, on a copy of the file. */
-function recomputed(store: Store) {
+async function recomputed(store: TestStores) {
   const copy = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-recompute-')), 'loupe.db');
   const db = new Database(store.file);
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -60,29 +60,29 @@ function recomputed(store: Store) {
   const raw = new Database(copy);
   raw.prepare("INSERT INTO summary_backfill (name) VALUES ('conversations')").run();
   raw.close();
-  openStore(copy).close();
+  await (await openStores(copy, { readers: 0 })).close();
   return summaries(copy);
 }
 
-async function loaded(): Promise<{ store: Store; ctx: ServiceContext; events: { project_id: string | null; tables: string[] }[] }> {
-  const store = freshStore();
+async function loaded(): Promise<{ store: TestStores; ctx: ServiceContext; events: { project_id: string | null; tables: string[] }[] }> {
+  const store = await freshStore();
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-retention-data-')), 'gen.jsonl');
   await generateJsonl(file, { conversations: 12, agents: 3, minSpans: 600, seed: 21 });
-  await importFile(store, file);
+  await importFile(store.traces, file);
   for (let i = 0; i < 3; i++) {
     const t = traceBuilder({ seed: `q-${i}`, start: '2026-12-01T10:00:00Z' });
     const root = t.span('invoke_agent helper', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'helper', 'gen_ai.conversation.id': `q-conv-${i % 2}`, 'gen_ai.usage.input_tokens': 10 } });
     t.span('chat m', { parent: root, attributes: chatAttributes({ model: 'gpt-4o-mini', input: [{ role: 'user', content: 'hi' }], output: [{ role: 'assistant', content: 'yo' }], inputTokens: 10, outputTokens: 2 }) });
-    importRequest(store, Q, t.request());
+    await importRequest(store, Q, t.request());
   }
-  const ctx: ServiceContext = { store, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' };
+  const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' };
   const events: { project_id: string | null; tables: string[] }[] = [];
   ctx.events.on((e) => void (e.type === 'data.changed' && events.push(e)));
   return { store, ctx, events };
 }
 
 /** system.projects (from project_summaries) equals a count over the spans. */
-async function expectProjectsExact(store: Store, ctx: ServiceContext): Promise<void> {
+async function expectProjectsExact(store: TestStores, ctx: ServiceContext): Promise<void> {
   const db = new Database(store.file, { readonly: true });
   const counted = db.prepare('SELECT project_id, COUNT(*) AS span_count FROM spans GROUP BY project_id ORDER BY project_id').all();
   db.close();
@@ -105,7 +105,7 @@ describe('spans.delete', () => {
     expect(r1).toMatchObject({ deleted_traces: 3, projects: [P] });
     expect(r1.deleted_spans).toBe(before.counted.filter((s) => victims.includes(s.trace_id as string)).length);
     expect(events).toEqual([{ type: 'data.changed', project_id: P, tables: ['spans'] }]);
-    expectSame(summaries(store.file), recomputed(store));
+    expectSame(summaries(store.file), await recomputed(store));
     await expectProjectsExact(store, ctx);
 
     // By age: traces whose last activity is before the middle of the data.
@@ -116,7 +116,7 @@ describe('spans.delete', () => {
     const left = summaries(store.file);
     expect(left.traces.filter((t) => t.project_id === P).every((t) => (t.last_end_ns as bigint) >= cut - 1_000_000n)).toBe(true);
     expect(left.traces.filter((t) => t.project_id === Q)).toHaveLength(3);
-    expectSame(left, recomputed(store));
+    expectSame(left, await recomputed(store));
 
     // A whole project: nothing of it is left in any summary; the other project is untouched.
     const qBefore = (s: ReturnType<typeof summaries>) => Object.values(s).flat().filter((r) => r.project_id === P);
@@ -126,7 +126,7 @@ describe('spans.delete', () => {
     const after = summaries(store.file);
     expect(Object.values(after).flat().filter((r) => r.project_id === Q)).toEqual([]);
     expect(qBefore(after)).toEqual(keep);
-    expectSame(after, recomputed(store));
+    expectSame(after, await recomputed(store));
     await expectProjectsExact(store, ctx);
     // Filter choices follow: the models of the spans left.
     const models = new Database(store.file, { readonly: true }).prepare('SELECT DISTINCT request_model FROM spans WHERE project_id = ? AND request_model IS NOT NULL ORDER BY 1').pluck().all(P);
@@ -157,7 +157,7 @@ describe('spans.delete', () => {
     expect(deleted).toHaveLength(r.deleted_traces);
     const newestDeleted = deleted.reduce((a, b) => (a > b ? a : b));
     expect(left.traces.every((t) => (t.last_end_ns as bigint) >= newestDeleted)).toBe(true);
-    expectSame(left, recomputed(store));
+    expectSame(left, await recomputed(store));
     expect(left.traces.length).toBeGreaterThan(0);
   }, 60_000);
 

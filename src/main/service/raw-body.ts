@@ -2,15 +2,13 @@
  * Operations whose HTTP body the service reads itself (contract `rawBody`): the transport hands over
  * the request stream unparsed and these handlers decide how to read it — into a buffer for a worker
  * thread to parse, or straight to a file — so a large body never costs the server thread a parse.
- * IPC calls the same operations' ordinary handlers with parsed input.
+ * IPC calls the same operations' ordinary handlers with parsed input. The handlers are listed in
+ * raw-body-handlers.ts (they import the helpers here).
  */
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { payloadTooLarge } from '../../shared/errors.js';
 import type { ServiceContext } from './context.js';
-import { createRlJobFromBody } from './training/jobs.js';
-import { uploadDatasetFromBody } from './training/datasets.js';
-import { logFromBody } from './training/log.js';
 
 export interface RawBodyRequest {
   /** The request body as it arrives (empty when the request had none). */
@@ -26,12 +24,6 @@ export interface RawBodyRequest {
 }
 
 export type RawBodyHandler = (req: RawBodyRequest, ctx: ServiceContext) => Promise<unknown>;
-
-export const rawBodyHandlers: Record<string, RawBodyHandler> = {
-  'training.createRlJob': createRlJobFromBody,
-  'training.uploadDataset': uploadDatasetFromBody,
-  'training.log': logFromBody,
-};
 
 const tooLarge = (max: number) => payloadTooLarge(`Request body too large: this operation accepts at most ${max} bytes`);
 

@@ -11,7 +11,7 @@ import { ServiceError, unauthorized } from '../../shared/errors.js';
 import { isStatusResult } from '../../shared/status-result.js';
 import type { ServiceContext } from '../service/context.js';
 import { checkKey, dispatch } from './dispatch.js';
-import { rawBodyHandlers } from '../service/raw-body.js';
+import { rawBodyHandlers } from '../service/raw-body-handlers.js';
 import { coerceQuery } from './query-coerce.js';
 import { sendJsonl } from './jsonl.js';
 import { sendSse } from './sse.js';

@@ -43,28 +43,31 @@ const Distribution = z.strictObject({
 const Message = z.object({ content: z.string(), finish_reason: z.string(), role: z.string() });
 const Preview = z.object({ role: z.string(), text: z.string() });
 const str = z.string().nullable();
+/** `{ key: schema }` for each key, typed by key (Object.fromEntries would lose the names). */
+const fields = <K extends string, T extends z.ZodType>(keys: readonly K[], t: T) => Object.fromEntries(keys.map((k) => [k, t])) as Record<K, T>;
 const num = z.number().nullable();
 const int = z.number().int().nullable();
 
 export const SpanRow = z.object({
-  ...Object.fromEntries(
+  ...fields(
     ['project_id', 'span_id', 'trace_id', 'agent_description', 'agent_id', 'agent_name', 'agent_version', 'compaction_summary',
       'conversation_id', 'conversation_name', 'error_type', 'operation_name', 'output_type', 'parent_span_id', 'provider_name',
       'raw_span_dump', 'reasoning_content', 'request_model', 'response_id', 'response_model', 'server_address', 'status_message',
       'tool_call_arguments', 'tool_call_id', 'tool_call_result', 'tool_definitions', 'tool_description', 'tool_name', 'tool_type',
-      'svc_run_id', 'svc_user_id', 'span_name'].map((k) => [k, str]),
+      'svc_run_id', 'svc_user_id', 'span_name'] as const,
+    str,
   ),
-  ...Object.fromEntries(
-    ['artifact_refs', 'content_refs', 'object_refs', 'finish_reasons', 'request_stop_sequences', 'system_instructions'].map((k) => [k, z.array(z.string())]),
-  ),
-  ...Object.fromEntries(
+  ...fields(['artifact_refs', 'content_refs', 'object_refs', 'finish_reasons', 'request_stop_sequences', 'system_instructions'] as const, z.array(z.string())),
+  ...fields(
     ['cache_creation_cost_usd', 'cache_read_cost_usd', 'input_cost_usd', 'output_cost_usd', 'total_cost_usd',
-      'request_frequency_penalty', 'request_presence_penalty', 'request_temperature', 'request_top_p'].map((k) => [k, num]),
+      'request_frequency_penalty', 'request_presence_penalty', 'request_temperature', 'request_top_p'] as const,
+    num,
   ),
-  ...Object.fromEntries(
+  ...fields(
     ['cache_creation_input_tokens', 'cache_read_input_tokens', 'compaction_items_after', 'compaction_items_before', 'input_tokens',
       'output_tokens', 'reasoning_tokens', 'request_choice_count', 'request_max_tokens', 'request_seed', 'server_port', 'svc_run_step',
-      'svc_run_step_end'].map((k) => [k, int]),
+      'svc_run_step_end'] as const,
+    int,
   ),
   started_at: DateTimeOut.nullable(),
   ended_at: DateTimeOut.nullable(),

@@ -1,4 +1,4 @@
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../handler-types.js';
 import { parseAgentsQuery, parseThreadsQuery } from './plan/lists.js';
 import { parseSpansQuery } from './plan/spans.js';
 

@@ -1,4 +1,4 @@
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../handler-types.js';
 import { conversationChat, traceChat } from './views.js';
 
 /** Handlers of the chat operations (contract/chat.ts). */

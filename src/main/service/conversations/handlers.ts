@@ -1,5 +1,5 @@
 /** conversations.list (contract/conversations.ts): the request parsed into a ConversationsPlan, read from the summaries. */
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../handler-types.js';
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ConversationsPlan } from '../../domain/plans.js';
 import { nsFromIso } from '../../domain/time.js';

@@ -1,4 +1,4 @@
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../handler-types.js';
 import { invalid } from '../../../shared/errors.js';
 import { parseSvcRef } from '../../domain/refs.js';
 

@@ -3,7 +3,8 @@
  * (POST /v1/traces, UI uploads). Both detect the format by content, normalize every span through
  * the dialect mapping table, commit in batches and return an ImportReport.
  */
-export { importFile, type ImportFileOptions, type ImportProgress } from './file.js';
+export { importFile } from './file.js';
+export type { ImportFileOptions, ImportProgress } from './read-file.js';
 export { importBuffer, type ImportBufferOptions, MAX_BODY_BYTES } from './buffer.js';
 export { encodeResponse as encodeOtlpProtoResponse } from './protobuf.js';
 export { DEFAULT_PROJECT } from './normalize.js';

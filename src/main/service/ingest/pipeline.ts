@@ -15,7 +15,7 @@ import type { EncodedBatch, TraceStore } from '../../store/ports.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError, type ErrorDetail } from '../../../shared/errors.js';
 import { StoreWriter, completeReport, type ParseReport } from './session.js';
-import { truncatedError, type BrokenRead, type FileJob, type ImportFileOptions } from './file.js';
+import { truncatedError, type BrokenRead, type FileJob, type ImportFileOptions } from './read-file.js';
 import { workerLaunch } from '../../worker-launch.js';
 
 /**

@@ -1,5 +1,5 @@
 /** spans.delete and system.storage (contract/retention.ts). */
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../handler-types.js';
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { DeleteSelection } from '../../store/ports.js';
 import { nsFromIso } from '../../domain/time.js';
@@ -12,10 +12,10 @@ export function deleteSelection(input: OpParsedInput<'spans.delete'>): DeleteSel
 }
 
 export const retentionHandlers = {
-  'spans.delete': (input, ctx) => {
-    const result = ctx.store.retention.deleteSpans(deleteSelection(input));
+  'spans.delete': async (input, ctx) => {
+    const result = await ctx.traces.deleteSpans(deleteSelection(input));
     for (const project_id of result.projects) ctx.events.emit({ type: 'data.changed', project_id, tables: ['spans'] });
     return result;
   },
-  'system.storage': (_input, ctx) => ctx.store.retention.storageStats(),
+  'system.storage': (_input, ctx, call) => ctx.traces.storageStats(call),
 } satisfies Partial<Handlers>;

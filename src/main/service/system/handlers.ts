@@ -1,4 +1,4 @@
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../handler-types.js';
 import { loadDemo } from '../../demo/load.js';
 import { runImport } from './import.js';
 import { exportSelection } from './export.js';

@@ -1,4 +1,4 @@
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../handler-types.js';
 import type { OpOutput } from '../../../shared/contract/index.js';
 import { isoFromUs } from '../../domain/time.js';
 

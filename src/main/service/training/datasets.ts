@@ -20,6 +20,7 @@ import { toValidationIssues } from '../../../shared/validation.js';
 import type { ServiceContext } from '../context.js';
 import type { DatasetRow } from '../../store/ports.js';
 import type { RawBodyRequest } from '../raw-body.js';
+import { conversationChat } from '../chat/views.js';
 import { bodyToFile } from '../raw-body.js';
 import { MAX_SFT_FILE_BYTES, openRegularFile } from '../../training/sft-file.js';
 import { iso, newId, nowUs, runtimeOf } from './util.js';
@@ -215,14 +216,13 @@ function artifactScope(projectId: string): { entity: string; project: string } {
 }
 
 export async function fromConversations(input: OpParsedInput<'datasets.fromConversations'>, ctx: ServiceContext): Promise<OpOutput<'datasets.fromConversations'>> {
-  // Lazy: dispatch imports the handler registry, which imports this module.
-  const { dispatch } = await import('../../transport/dispatch.js');
   const lines: string[] = [];
   const skipped: string[] = [];
   for (const conversation_id of input.conversation_ids) {
     const turns: ConversationView['turns'] = [];
     for (let offset = 0; ; offset += 50) {
-      const view = (await dispatch('chat.conversation', { project_id: input.project_id, conversation_id, limit: 50, offset }, ctx, { trusted: true })) as ConversationView;
+      // The same view the UI shows (service/chat/views.ts), a page of 50 turns at a time.
+      const view: ConversationView = await conversationChat(ctx, { project_id: input.project_id, conversation_id, include_feedback: false, limit: 50, offset });
       turns.unshift(...view.turns); // pages go newest first; turns inside a page oldest first
       if (!view.has_more || view.turns.length === 0) break;
     }

@@ -1,4 +1,4 @@
-import type { Handlers, HandlerResult } from '../handlers.js';
+import type { Handlers, HandlerResult } from '../handler-types.js';
 import { chatCompletions } from './inference.js';
 import { createModel, deleteCheckpoints, deleteModel, listCheckpoints, listModels } from './models.js';
 import { cancelJob, createRlJob, createSftJob, getJob, jobEvents, listJobs } from './jobs.js';

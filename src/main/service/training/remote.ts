@@ -10,8 +10,7 @@ import path from 'node:path';
 import { ServiceError, badRequest } from '../../../shared/errors.js';
 import type { ServiceContext } from '../context.js';
 import type { BackendRow, JobRow, ModelRow } from '../../store/ports.js';
-import { errorMessage, nowUs } from './util.js';
-import type { JobEventType } from './runner.js';
+import { errorMessage, nowUs, type JobEventType } from './util.js';
 import { parseArtifactUrl } from './datasets.js';
 
 /** A body sent as is (a payload file, a dataset) rather than JSON-encoded. */

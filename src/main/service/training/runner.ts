@@ -16,13 +16,13 @@ import { removeTempCheckpoints } from '../../training/checkpoint-files.js';
 import { MAX_SFT_FILE_BYTES } from '../../training/sft-file.js';
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import { ServiceError } from '../../../shared/errors.js';
-import { averageMetrics, checkpointDir, errorMessage, iso, modelDir, newId, nowUs } from './util.js';
+import { averageMetrics, checkpointDir, errorMessage, iso, modelDir, newId, nowUs, type JobEventType } from './util.js';
 import { PAYLOAD_DIR, payloadRel, removePayload, writePayload } from './payload.js';
 import { appliedRate } from './learning-rate.js';
 import { removeIncoming, resolveTrainingData } from './datasets.js';
 import type { RemoteBackends } from './remote.js';
 
-export type JobEventType = 'training_started' | 'gradient_step' | 'training_ended' | 'training_failed';
+export type { JobEventType } from './util.js';
 
 type RlConfig = NonNullable<OpParsedInput<'training.createRlJob'>['experimental_config']>;
 type SftPayload = Omit<OpParsedInput<'training.createSftJob'>, 'model_id'>;

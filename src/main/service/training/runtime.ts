@@ -18,6 +18,13 @@ export interface TrainingRuntime {
   close(): Promise<void>;
 }
 
+declare module '../context.js' {
+  interface ServiceExtensions {
+    /** Training runtime (job runner, trainer worker, remote backends); set by startTrainingRuntime. */
+    training?: TrainingRuntime;
+  }
+}
+
 export interface TrainingRuntimeOptions {
   /** Use this engine instead of the built-in one (the runtime then does not close it). */
   engine?: TrainerEngine;

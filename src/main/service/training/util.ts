@@ -4,7 +4,8 @@ import path from 'node:path';
 import { unavailable } from '../../../shared/errors.js';
 import { isoFromUs } from '../../domain/time.js';
 import type { ServiceContext } from '../context.js';
-import type { TrainingRuntime } from './runtime.js';
+
+export type JobEventType = 'training_started' | 'gradient_step' | 'training_ended' | 'training_failed';
 
 export const nowUs = (): number => Date.now() * 1000;
 export const iso = (us: number | null): string | null => (us === null ? null : isoFromUs(us));
@@ -17,7 +18,7 @@ export const checkpointDir = (dataDir: string, modelId: string, step: number): s
 /** The model's project in the trace store: `<entity>/<project>` (semantics §1 convention). */
 export const projectOf = (m: { entity: string; project: string }): string => `${m.entity}/${m.project}`;
 
-export function runtimeOf(ctx: ServiceContext): TrainingRuntime {
+export function runtimeOf(ctx: ServiceContext): NonNullable<ServiceContext['training']> {
   if (!ctx.training) throw unavailable('The training runtime is not started');
   return ctx.training;
 }

@@ -4,11 +4,10 @@
  * (an in-memory database) the TraceStore runs one on its own connection. Arguments and results are
  * plain data (plans, rows, bigint times) so they cross a thread boundary unchanged.
  */
-import fs from 'node:fs';
 import type { Db } from './open.js';
 import { isoFromNs } from '../../domain/time.js';
 import type { AgentsPlan, ConversationsPlan, SpansGroupPlan, SpansListPlan, ThreadsPlan } from '../../domain/plans.js';
-import { type SearchQuery, type SearchHit, type StorageStats, type ProjectRow, type ExportSelection } from '../ports.js';
+import type { SearchQuery, SearchHit, ProjectRow, ExportSelection } from '../ports.js';
 import { createChatRepo } from './chat.js';
 import { createExportRepo } from './export.js';
 import { createTimelineRepo } from './timeline.js';
@@ -43,14 +42,6 @@ export function createReader(db: Db, file: string) {
     search: (q: SearchQuery): SearchHit[] => searchSpans(prep, q),
     exportTraceIds: (sel: ExportSelection) => exporter.traceIds(sel),
     exportTraceSpans: exporter.traceSpans,
-    storageStats: (): StorageStats => {
-      const size = (f: string) => fs.statSync(f, { throwIfNoEntry: false })?.size ?? 0;
-      const total = file === ':memory:' ? 0 : size(file) + size(`${file}-wal`);
-      const projects = meta.listProjects();
-      const spans = projects.reduce((a, p) => a + p.span_count, 0);
-      // Shares of the file by span count: spans of every project are stored alike.
-      return { total_bytes: total, projects: projects.map((p) => ({ project_id: p.project_id, span_count: p.span_count, bytes: spans ? Math.round((total * p.span_count) / spans) : 0 })) };
-    },
     projects: (): ProjectRow[] =>
       meta.listProjects().map((p) => ({ project_id: p.project_id, span_count: p.span_count, last_activity: p.last_start_ns == null ? null : isoFromNs(p.last_start_ns) })),
     ping: () => meta.ping(),

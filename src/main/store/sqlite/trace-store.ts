@@ -10,6 +10,8 @@ import { createMetaRepo } from './meta.js';
 import { createReader, type ReadMethod, type Reader } from './reader.js';
 import { ReadPool } from './read-pool.js';
 import { checkIntegrity } from './integrity.js';
+import { createRetentionRepo } from './retention.js';
+import { createSummaryMaintainer } from './summaries/index.js';
 import { StoreAbortedError, StoreError, type ReadOptions, type TraceStore } from '../ports.js';
 import type { SpanRecord } from '../../domain/span.js';
 
@@ -28,7 +30,9 @@ export interface SqliteTraceStoreOptions {
 }
 
 export function createSqliteTraceStore(db: Db, file: string, opts: SqliteTraceStoreOptions = {}): TraceStore {
-  const ingest = createIngestRepo(db);
+  const summaries = createSummaryMaintainer(db);
+  const ingest = createIngestRepo(db, summaries);
+  const retention = createRetentionRepo(db, file, summaries);
   const meta = createMetaRepo(db);
   const size = file === ':memory:' ? 0 : (opts.readers ?? 2);
   const pool = size > 0 ? new ReadPool({ file, size, nativeBinding: opts.nativeBinding }) : null;
@@ -79,10 +83,9 @@ export function createSqliteTraceStore(db: Db, file: string, opts: SqliteTraceSt
     search: (q, o) => read('search', [q], o),
     exportTraceIds: (sel, o) => read('exportTraceIds', [sel], o),
     exportTraceSpans: (projectId, traceId, o) => read('exportTraceSpans', [projectId, traceId], o),
-    deleteSpans: async () => {
-      throw new StoreError('spans.delete is not implemented by the SQLite adapter yet (issue 8 item 5)');
-    },
-    storageStats: (o) => read('storageStats', [], o),
+    // Deletes write (the writer connection); the size figures read page counts of the writer's file.
+    deleteSpans: async (sel) => retention.deleteSpans(sel),
+    storageStats: async () => retention.storageStats(),
     projects: (o) => read('projects', [], o),
     // On the writer connection: "the database answers" must not wait behind slow reads in the pool.
     ping: async () => meta.ping(),

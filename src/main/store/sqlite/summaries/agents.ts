@@ -1,5 +1,5 @@
 import type { Db } from '../open.js';
-import type { SummaryMaintainer, SummarySpan } from './index.js';
+import type { SummaryMaintainer, SummarySpan } from './types.js';
 import { traceAgentStats, type AgentTraceStats, type TraceSpanRow } from './agent-stats.js';
 
 /**

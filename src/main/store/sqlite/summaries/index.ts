@@ -5,37 +5,11 @@
  * or half-written.
  */
 import type { Db } from '../open.js';
-import type { SpanRecord } from '../../../domain/span.js';
 import { createTraceSummaries } from './traces.js';
 import { createAgentSummaries } from './agents.js';
 
-/** The fields of a written span the summaries read (the writer passes just these, see sqlite/ingest.ts). */
-export type SummarySpan = Pick<
-  SpanRecord,
-  | 'project_id' | 'trace_id' | 'span_id' | 'parent_span_id' | 'span_name' | 'start_ns' | 'end_ns' | 'status_code'
-  | 'provider_name' | 'agent_name' | 'agent_version' | 'conversation_id' | 'svc_user_id' | 'input_tokens' | 'output_tokens'
-  | 'reasoning_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'total_cost_usd'
-  | 'request_model' | 'conversation_name'
-> & {
-  /** spans.counted: the counting rule's bits (1 tokens, 2 cost) and 4/8 for input/output messages. */
-  counted: number;
-  /**
-   * Preview texts of the span's messages when the writer has them (batch spans): the first user
-   * text of its input / its non-user output text, null when there is none. Undefined for spans read
-   * back from the store, whose texts are fetched only when the span is a preview candidate.
-   */
-  input_preview?: string | null;
-  output_preview?: string | null;
-};
-
-export interface SummaryMaintainer {
-  /** Called inside the write transaction, after the batch's spans were upserted. */
-  afterWrite(spans: SummarySpan[]): void;
-  /** Recomputes the summaries of these traces from their stored spans (after a delete: from none). */
-  refresh(traces: { project_id: string; trace_id: string }[]): void;
-  /** Rebuilds the summaries of every stored trace, whose earlier summaries were cleared (at open, after a migration). */
-  backfill(traces: { project_id: string; trace_id: string }[]): void;
-}
+export type { SummaryMaintainer, SummarySpan } from './types.js';
+import type { SummaryMaintainer } from './types.js';
 
 const BACKFILL_SQL = {
   // Spans stored before migration 0002 (no trace summaries at all) or 0006 (no conversation rows).

@@ -12,7 +12,7 @@
  */
 import type { Db } from '../open.js';
 import type { StatusCode } from '../../../domain/span.js';
-import type { SummaryMaintainer, SummarySpan } from './index.js';
+import type { SummaryMaintainer, SummarySpan } from './types.js';
 import { buildTree, countedSpans } from '../../../domain/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../../domain/chat/header.js';
 import { HAS_INPUT, HAS_OUTPUT, createConversationSummaries, previewOf, turnContribution } from './conversations.js';
