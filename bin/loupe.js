@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// The `loupe` command: runs src/main/cli.ts through tsx (a runtime dependency), so the installed
-// command and `npm run loupe` execute the same sources with no build step.
-import { register } from 'tsx/esm/api';
+// The `loupe` command: runs the built JavaScript of src/main/cli.ts (out/cli/, made by
+// `npm run build:cli`, which `npm install` runs), so the installed command needs no TypeScript
+// loader. From a checkout, `npm run loupe -- …` runs the sources instead.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-await import('../src/main/cli.ts');
+const built = new URL('../out/cli/cli.js', import.meta.url);
+if (!existsSync(fileURLToPath(built))) {
+  console.error('loupe: the command is not built (out/cli/cli.js is missing): run `npm run build:cli` in the package folder, or `npm run loupe -- …` to run the sources');
+  process.exit(1);
+}
+await import(built.href);

@@ -38,8 +38,8 @@ function ensureElectronBuild() {
 }
 
 /**
- * Headless: only the renderer is built (vite, same settings as electron.vite.config.ts's renderer
- * section); the server itself runs from the sources through tsx.
+ * Headless: the renderer is built (vite, same settings as electron.vite.config.ts's renderer
+ * section); the server runs from out/cli (scripts/build-cli.mjs).
  */
 async function ensureRendererBuild() {
   const index = fs.statSync(path.join(root, 'out/renderer/index.html'), { throwIfNoEntry: false });
@@ -118,6 +118,8 @@ try {
   } else {
     say(`${reason}: Loupe runs headless (the same UI, in your browser).`);
     await ensureRendererBuild();
+    const { ensureCliBuilt } = await import('./build-cli.mjs');
+    if (await ensureCliBuilt({ quiet: true })) say('built the server (out/cli)');
     say('open the URL printed below in your browser');
     run(process.execPath, [path.join(root, 'bin/loupe.js'), 'serve', ...args]);
   }

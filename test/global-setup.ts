@@ -1,10 +1,13 @@
-// Runs once before all test files. Kept tiny: suites that need a built renderer build it in
+// Runs once before all test files. Kept small: suites that need a built renderer build it in
 // their own beforeAll via test/helpers/build.ts so unit runs stay fast. The ClickHouse server is
 // started lazily by the first test file that needs one (test/helpers/clickhouse.ts); the teardown
 // returned here stops it.
 import { clickhouseRunFolder, OWNER_ENV, RUN_DIR_ENV } from './helpers/clickhouse.js';
+import { ensureCliBuilt } from '../scripts/build-cli.mjs';
 
-export default function setup(): () => Promise<void> {
+export default async function setup(): Promise<() => Promise<void>> {
+  // Tests spawn bin/loupe.js, which runs the built CLI (out/cli): rebuilt here when the sources changed.
+  await ensureCliBuilt({ quiet: true });
   process.env.LOUPE_TEST = '1';
   const ch = clickhouseRunFolder();
   process.env[RUN_DIR_ENV] = ch.dir;
