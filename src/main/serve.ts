@@ -31,6 +31,8 @@ export interface StartOptions {
   rendererDir?: string | null;
   /** Path of an Electron build of better-sqlite3 (see store/sqlite/open.ts). */
   nativeBinding?: string;
+  /** Read worker threads of the SQLite store (default: $LOUPE_READ_WORKERS, else 2; decision 0008). */
+  readers?: number;
   log?: (line: string) => void;
   /** What holds the data folder, as a second instance is told ("loupe serve", "Loupe desktop app"). */
   what?: string;
@@ -111,14 +113,24 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
  * 13.10), so what can still be read can be exported. A file that cannot be opened at all is an error
  * that says what to do.
  */
+/** Read workers: the option, else $LOUPE_READ_WORKERS (0–16), else the store's default. */
+function readWorkers(opts: StartOptions): number | undefined {
+  if (opts.readers !== undefined) return opts.readers;
+  const env = process.env.LOUPE_READ_WORKERS;
+  if (env === undefined || env === '') return undefined;
+  const n = Number(env);
+  if (!Number.isInteger(n) || n < 0 || n > 16) throw new Error(`LOUPE_READ_WORKERS: "${env}" is not a number of read worker threads (0-16)`);
+  return n;
+}
+
 async function openCheckedStore(opts: StartOptions, health: StoreHealth): Promise<Stores> {
   try {
-    return await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+    return await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS, readers: readWorkers(opts) });
   } catch (err) {
     if (classifyStoreFailure(err) !== 'damaged') throw err;
     const reason = `the database file is damaged (${errorMessage(err)})`;
     try {
-      const store = await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, readonly: true });
+      const store = await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, readonly: true, readers: readWorkers(opts) });
       health.readOnlyReason = reason;
       opts.log?.(`${reason}: Loupe runs READ-ONLY; export what you need, then move ${databaseFile(opts.dataDir)} aside to start afresh`);
       return store;
