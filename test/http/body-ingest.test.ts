@@ -6,16 +6,18 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rawRequest, startTestServer, tempDir } from './server-harness.js';
-import { openStore } from '../../src/main/store/index.js';
+import { openTestStores, type TestStores } from '../helpers/temp-store.js';
 import { importBuffer } from '../../src/main/service/ingest/index.js';
 import { BodyIngester, INLINE_MAX_BYTES } from '../../src/main/service/ingest/body-ingest.js';
 import { generateDemo } from '../../src/main/demo/generate.js';
 import { summaryTables } from '../helpers/store-consistency.js';
 
-const stores: ReturnType<typeof openStore>[] = [];
-afterAll(() => stores.forEach((s) => s.close()));
-const store = () => {
-  const s = openStore(tempDir('loupe-body-'));
+const stores: TestStores[] = [];
+afterAll(async () => {
+  for (const s of stores) await s.close();
+});
+const store = async () => {
+  const s = await openTestStores(tempDir('loupe-body-'));
   stores.push(s);
   return s;
 };
@@ -37,11 +39,11 @@ describe('bodies through the ingest worker', () => {
   const big = body(2 * INLINE_MAX_BYTES);
 
   it('a body past the inline size stores exactly what an in-thread import stores, plain and gzip', async () => {
-    const inline = store();
-    const expected = importBuffer(inline, big, { contentType: 'application/json', projectId: 'p' });
+    const inline = await store();
+    const expected = await importBuffer(inline.traces, big, { contentType: 'application/json', projectId: 'p' });
     for (const [encoding, payload] of [[undefined, big], ['gzip', gzipSync(big)]] as const) {
-      const viaWorker = store();
-      const ingester = new BodyIngester(viaWorker);
+      const viaWorker = await store();
+      const ingester = new BodyIngester(viaWorker.traces);
       const report = await ingester.import(payload, { contentType: 'application/json', contentEncoding: encoding, projectId: 'p' });
       await ingester.close();
       expect(report.spans_imported).toBe(expected.spans_imported);
@@ -66,7 +68,7 @@ describe('bodies through the ingest worker', () => {
   }, 60_000);
 
   it('more than the queue holds is a 429 with Retry-After; what was accepted is stored', async () => {
-    const ingester = new BodyIngester(store(), big.length + 1024);
+    const ingester = new BodyIngester((await store()).traces, big.length + 1024);
     const first = ingester.import(big, { contentType: 'application/json', projectId: 'q1' });
     const second = ingester.import(big, { contentType: 'application/json', projectId: 'q2' }).then(
       () => null,

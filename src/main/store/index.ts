@@ -7,8 +7,10 @@
 import path from 'node:path';
 import { openDatabase } from './sqlite/open.js';
 import { createSqliteAppStore } from './sqlite/app-store.js';
-import { ADAPTER as SQLITE, createSqliteTraceStore, encodeSpan as encodeSqlite } from './sqlite/trace-store.js';
-import { StoreError, type Stores } from './ports.js';
+import { ADAPTER as SQLITE, createSqliteTraceStore, encodeBatch as encodeSqlite, splitBatch as splitSqlite } from './sqlite/trace-store.js';
+// The encoder only (plain functions): the ingest worker loads no ClickHouse client.
+import { encodeSpans as encodeClickHouse } from './clickhouse/encode.js';
+import { StoreError, type EncodedBatch, type Stores } from './ports.js';
 import type { SpanRecord } from '../domain/span.js';
 
 export type { Stores };
@@ -53,10 +55,16 @@ export async function openStores(dataDirOrFile: string, opts: StoreOptions = {})
 }
 
 /**
- * The span encoder of an adapter (see EncodedBatch), usable on any thread: the ingest worker encodes
- * while the main thread writes the previous batch. A span that cannot be encoded throws, alone.
+ * The batch encoder of an adapter (see EncodedBatch), usable on any thread: the ingest worker encodes
+ * while the main thread writes the previous batch.
  */
-export function spanEncoder(adapter: string): (s: SpanRecord) => unknown {
+export function batchEncoder(adapter: string): (spans: SpanRecord[]) => EncodedBatch {
   if (adapter === SQLITE) return encodeSqlite;
+  if (adapter === 'clickhouse') return (spans) => ({ adapter, count: spans.length, payload: encodeClickHouse(spans) });
   throw new StoreError(`no span encoder for the ${adapter} adapter`);
+}
+
+/** An encoded batch cut into single-span batches, or null when its adapter cannot cut one. */
+export function splitBatch(batch: EncodedBatch): EncodedBatch[] | null {
+  return batch.adapter === SQLITE ? splitSqlite(batch) : null;
 }

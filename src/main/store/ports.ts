@@ -80,14 +80,15 @@ export interface WriteResult {
 }
 
 /**
- * A batch of spans already encoded for one adapter, one entry per span in order, each made by
- * `spanEncoder(adapter)` (store/index.ts) on another thread (the ingest worker) so the writing
- * thread does less. Entries are opaque outside the adapter; a slice of `spans` is a valid batch (a
- * writer retries a refused batch span by span). A store refuses a batch made for another adapter.
+ * A batch of spans already encoded for one adapter, made by `batchEncoder(adapter)` (store/index.ts)
+ * on another thread (the ingest worker) so the writing thread does less. Opaque outside the adapter
+ * that made it; a store refuses a batch made for another. `splitBatch` (store/index.ts) cuts one
+ * into single-span batches where the adapter can, so a refused batch is retried span by span.
  */
 export interface EncodedBatch {
   readonly adapter: string;
-  readonly spans: readonly unknown[];
+  readonly count: number;
+  readonly payload: unknown;
 }
 
 /** A page of a conversation's turns (newest first, by turn start then trace id, both descending). */

@@ -4,6 +4,7 @@
  */
 import type { SpanRecord } from '../../domain/span.js';
 import type { EncodedBatch, TraceStore, WriteResult } from '../../store/ports.js';
+import { splitBatch } from '../../store/index.js';
 import type { EventBus } from '../events.js';
 import { MAX_LISTED_ERRORS, type ImportReport } from '../../../shared/contract/import-report.js';
 import { classify, walkRequest } from './otlp.js';
@@ -89,11 +90,27 @@ export class StoreWriter implements BatchWriter {
     this.enqueue(() => writeEach(spans, (b) => this.store.writeSpans(b), reject, (r) => this.count(r)));
   }
 
-  /** A batch encoded on the worker thread (pipeline.ts); `lines` = the line of each span. Resolves once written. */
+  /**
+   * A batch encoded on the worker thread (pipeline.ts); `lines` = the line of each span. Resolves once
+   * written. A refused batch is retried span by span where its adapter can cut it (store/index.ts
+   * splitBatch), else all its spans are reported refused.
+   */
   writeEncoded(batch: EncodedBatch, lines: (number | null)[] = []): Promise<void> {
     const reject: Reject = (i, e) => this.rejected.push({ line: lines[i] ?? null, message: `span could not be stored (${errorMessage(e)})` });
-    const spans = [...batch.spans];
-    this.enqueue(() => writeEach(spans, (b) => this.store.writeEncoded({ adapter: batch.adapter, spans: b }), reject, (r) => this.count(r)));
+    this.enqueue(async () => {
+      try {
+        this.count(await this.store.writeEncoded(batch));
+        return;
+      } catch (e) {
+        if (isStoreFailure(e)) throw e;
+        const parts = batch.count > 1 ? splitBatch(batch) : null;
+        if (!parts) {
+          for (let i = 0; i < batch.count; i++) reject(i, e);
+          return;
+        }
+        await writeEach(parts, async ([one]) => this.store.writeEncoded(one!), reject, (r) => this.count(r));
+      }
+    });
     return this.settled();
   }
 

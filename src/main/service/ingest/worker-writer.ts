@@ -1,33 +1,25 @@
 /**
  * Inside an ingest worker: the BatchWriter that posts each batch to the main thread encoded for the
- * store's adapter (store/index.ts spanEncoder) instead of writing it, then waits (Atomics.wait on the job's shared counter) while
+ * store's adapter (store/index.ts batchEncoder) instead of writing it, then waits (Atomics.wait on the job's shared counter) while
  * MAX_IN_FLIGHT batches are not yet committed — so memory stays bounded however slow the writes are.
  * Used for file jobs (ingest-worker.ts) and body jobs (body-worker.ts) alike.
  */
 import type { SpanRecord } from '../../domain/span.js';
 import type { BatchWriter, Reject } from './session.js';
-import { spanEncoder } from '../../store/index.js';
+import { batchEncoder } from '../../store/index.js';
+import type { EncodedBatch } from '../../store/ports.js';
 import { ACKED, CANCELLED, MAX_IN_FLIGHT, type WorkerMessage } from './pipeline.js';
 
 export class Cancelled extends Error {}
 
 export function mainThreadWriter(post: (m: WorkerMessage) => void, control: SharedArrayBuffer, rawBytes: () => number, adapter: string): BatchWriter {
   const slots = new Int32Array(control);
-  const encode = spanEncoder(adapter);
+  const encode = batchEncoder(adapter);
   let posted = 0;
   return {
     write(spans: SpanRecord[], lines: (number | null)[], reject: Reject) {
-      const rows: unknown[] = [];
-      const rowLines: (number | null)[] = [];
-      spans.forEach((s, i) => {
-        try {
-          rows.push(encode(s)); // serializes JSON columns: a tree too deep fails here, for this span only
-          rowLines.push(lines[i] ?? null);
-        } catch (e) {
-          reject(i, e);
-        }
-      });
-      post({ type: 'batch', batch: { adapter, spans: rows }, lines: rowLines, rawBytes: rawBytes() });
+      const { batch, kept } = encodeKeeping(encode, spans, reject);
+      post({ type: 'batch', batch, lines: kept.map((i) => lines[i] ?? null), rawBytes: rawBytes() });
       posted++;
       for (;;) {
         const acked = Atomics.load(slots, ACKED);
@@ -37,6 +29,28 @@ export function mainThreadWriter(post: (m: WorkerMessage) => void, control: Shar
       }
     },
   };
+}
+
+/**
+ * Encodes a batch; when that throws (a span the encoder cannot serialize, e.g. a tree too deep),
+ * encodes span by span to hand only the bad ones to `reject`, then encodes the rest together.
+ * `kept`: the indexes of the spans in the batch.
+ */
+function encodeKeeping(encode: (spans: SpanRecord[]) => EncodedBatch, spans: SpanRecord[], reject: Reject): { batch: EncodedBatch; kept: number[] } {
+  try {
+    return { batch: encode(spans), kept: spans.map((_, i) => i) };
+  } catch {
+    const kept: number[] = [];
+    spans.forEach((s, i) => {
+      try {
+        encode([s]);
+        kept.push(i);
+      } catch (e) {
+        reject(i, e);
+      }
+    });
+    return { batch: encode(kept.map((i) => spans[i]!)), kept };
+  }
 }
 
 /** A thrown error as the `fail` message (ServiceErrors keep their status and detail). */

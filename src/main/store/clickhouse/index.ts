@@ -18,7 +18,7 @@ import { listSpans } from './reads/spans-list.js';
 import { groupSpans } from './reads/spans-group.js';
 import { agents } from './reads/agents.js';
 import { threads } from './reads/threads.js';
-import { conversations } from './reads/conversations.js';
+import { conversations, facets } from './reads/conversations.js';
 import { conversationTurns, spansOfTraces } from './reads/chat.js';
 import { timeline } from './reads/timeline.js';
 import { exportTraceIds, exportTraceSpans } from './reads/export.js';
@@ -82,10 +82,12 @@ export class ClickHouseTraceStore implements TraceStore {
   }
 
   writeSpans(spans: SpanRecord[]): Promise<WriteResult> {
+    this.checkWritable();
     return this.writer.write(encodeSpans(spans));
   }
 
   writeEncoded(batch: EncodedBatch): Promise<WriteResult> {
+    this.checkWritable();
     if (batch.adapter !== ADAPTER) throw new StoreError(`a batch encoded for the ${batch.adapter} store was given to the ClickHouse store`);
     return this.writer.write(batch.payload as EncodedSpans);
   }
@@ -104,6 +106,10 @@ export class ClickHouseTraceStore implements TraceStore {
 
   conversations(plan: ConversationsPlan, opts: ReadOptions = {}) {
     return conversations(this.ch, plan, opts);
+  }
+
+  conversationFacets(projectId: string, opts: ReadOptions = {}) {
+    return facets(this.ch, projectId, opts);
   }
 
   agents(plan: AgentsPlan, opts: ReadOptions = {}) {
@@ -139,7 +145,33 @@ export class ClickHouseTraceStore implements TraceStore {
   }
 
   deleteSpans(sel: DeleteSelection) {
+    this.checkWritable();
     return deleteSpans(this.ch, this.writer, sel);
+  }
+
+  /**
+   * ClickHouse checks its own parts as it reads and merges them; what Loupe can tell is whether the
+   * server answers. (Port additions after this adapter landed: the adapter's owner may do more.)
+   */
+  async verify(): Promise<{ ok: boolean; problems: string[]; ms: number }> {
+    const t = performance.now();
+    const ok = await ping(this.ch, {}).catch(() => false);
+    return { ok, problems: ok ? [] : ['the ClickHouse server did not answer'], ms: Math.round(performance.now() - t) };
+  }
+
+  private refusing = false;
+
+  async refuseWrites(on: boolean): Promise<void> {
+    this.refusing = on;
+  }
+
+  private checkWritable(): void {
+    if (this.refusing) throw new StoreError('writes are refused (read-only mode)');
+  }
+
+  /** Many writers share a ClickHouse store by design: other writers' spans are not announced (views refresh by their own writes and polling). */
+  async externalWrites(): Promise<string[] | null> {
+    return null;
   }
 
   storageStats(opts: ReadOptions = {}) {

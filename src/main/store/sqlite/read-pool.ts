@@ -23,6 +23,12 @@ export interface ReadPoolOptions {
 
 interface Job {
   id: number;
+  /**
+   * Times a worker died under this job: a read that delivered nothing yet is retried once on a fresh
+   * worker (reads have no effects; a worker can fail to start on a loaded machine).
+   */
+  losses: number;
+  delivered: boolean;
   method: ReadMethod;
   args: unknown[];
   signal?: AbortSignal;
@@ -37,6 +43,16 @@ interface Job {
 interface Slot {
   worker: Worker;
   job: Job | null;
+}
+
+/** What a worker's failure was, whatever it threw (an Error, a string, an object). */
+function describe(e: unknown): string {
+  if (e instanceof Error) return `${e.name}: ${e.message}${(e as { code?: unknown }).code ? ` (${String((e as { code?: unknown }).code)})` : ''}`;
+  try {
+    return typeof e === 'object' ? JSON.stringify(e) : String(e);
+  } catch {
+    return String(e);
+  }
 }
 
 /** An error from a worker, as the same kind of error on this side (SQLite codes kept for the 503 mapping). */
@@ -109,8 +125,8 @@ export class ReadPool {
     );
   }
 
-  private submit(j: Omit<Job, 'id'>): void {
-    const job: Job = { ...j, id: this.nextId++ };
+  private submit(j: Omit<Job, 'id' | 'losses' | 'delivered'>): void {
+    const job: Job = { ...j, id: this.nextId++, losses: 0, delivered: false };
     if (this.closed) return job.onError(new StoreError('the store is closed'));
     if (job.signal?.aborted) return job.onError(new StoreAbortedError());
     if (job.signal) {
@@ -140,7 +156,7 @@ export class ReadPool {
     const slot: Slot = { worker: new Worker(file, { workerData }), job: null };
     slot.worker.unref();
     slot.worker.on('message', (m: ReadReply) => this.onReply(slot, m));
-    slot.worker.on('error', (e) => this.lost(slot, `read worker failed: ${e.message}`));
+    slot.worker.on('error', (e: unknown) => this.lost(slot, `read worker failed: ${describe(e)}`));
     slot.worker.on('exit', (code) => this.lost(slot, `read worker exited (code ${code})`));
     this.slots.push(slot);
     return slot;
@@ -149,7 +165,10 @@ export class ReadPool {
   private onReply(slot: Slot, m: ReadReply): void {
     const job = slot.job;
     if (!job || job.id !== m.id) return;
-    if (m.kind === 'chunk') return job.onChunk(m.rows);
+    if (m.kind === 'chunk') {
+      job.delivered = true;
+      return job.onChunk(m.rows);
+    }
     slot.job = null;
     slot.worker.unref();
     this.finish(job, () => {
@@ -167,7 +186,8 @@ export class ReadPool {
     this.slots.splice(i, 1);
     const job = slot.job;
     slot.job = null;
-    if (job) this.finish(job, () => job.onError(new StoreError(message)));
+    if (job && !job.delivered && ++job.losses < 2 && !this.closed) this.queue.unshift(job);
+    else if (job) this.finish(job, () => job.onError(new StoreError(message)));
     if (!this.closed) this.pump();
   }
 

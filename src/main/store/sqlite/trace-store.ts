@@ -12,13 +12,16 @@ import { ReadPool } from './read-pool.js';
 import { checkIntegrity } from './integrity.js';
 import { createRetentionRepo } from './retention.js';
 import { createSummaryMaintainer } from './summaries/index.js';
-import { StoreAbortedError, StoreError, type ReadOptions, type TraceStore } from '../ports.js';
+import { StoreAbortedError, StoreError, type EncodedBatch, type ReadOptions, type TraceStore } from '../ports.js';
 import type { SpanRecord } from '../../domain/span.js';
 
 export const ADAPTER = 'sqlite';
 
-/** A span in the SQLite adapter's storage form, made on any thread (the ingest worker). */
-export const encodeSpan = (s: SpanRecord): unknown => prepareSpan(s);
+/** Spans in the SQLite adapter's storage form (one prepared row each), made on any thread (the ingest worker). */
+export const encodeBatch = (spans: readonly SpanRecord[]): EncodedBatch => ({ adapter: ADAPTER, count: spans.length, payload: spans.map(prepareSpan) });
+
+/** One batch per span of an encoded batch (rows are independent). */
+export const splitBatch = (batch: EncodedBatch): EncodedBatch[] => (batch.payload as PreparedSpan[]).map((row) => ({ adapter: ADAPTER, count: 1, payload: [row] }));
 
 /** Rows a streamed read yields before letting the event loop send what is ready (inline reads). */
 const ROWS_PER_TICK = 64;
@@ -68,7 +71,7 @@ export function createSqliteTraceStore(db: Db, file: string, opts: SqliteTraceSt
     writeSpans: async (spans) => ingest.writeBatch(spans),
     writeEncoded: async (batch) => {
       if (batch.adapter !== ADAPTER) throw new StoreError(`a batch encoded for the ${batch.adapter} adapter cannot be written to ${ADAPTER}`);
-      return ingest.writePrepared(batch.spans as PreparedSpan[]);
+      return ingest.writePrepared(batch.payload as PreparedSpan[]);
     },
     traceSpans: (projectId, traceId, o) => read('traceSpans', [projectId, traceId], o),
     conversationTurns: (q, o) => read('conversationTurns', [q], o),
