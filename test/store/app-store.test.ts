@@ -116,7 +116,7 @@ describe('AppStore.training: intention-named writes', () => {
   });
 
   it('failJob can end a job CANCELLED; the payload file name is dropped with it', async () => {
-    const a = app();
+    const a = await app();
     await a.training.insertJob({ id: 'j', model_id: 'm', kind: 'sft', status: 'RUNNING', payload_file: 'training/payloads/j.json', summary: { n: 1 }, created_at_us: 3 });
     await a.training.failJob('j', { status: 'CANCELLED', event: { id: 'e', job_id: 'j', type: 'training_failed', data: { error_message: 'cancelled' }, created_at_us: 4 }, patch: { error_message: 'cancelled', payload_file: null } });
     expect(await a.training.getJob('j')).toMatchObject({ status: 'CANCELLED', payload_file: null, summary: { n: 1 } });
@@ -124,7 +124,7 @@ describe('AppStore.training: intention-named writes', () => {
   });
 
   it('addDatasetVersion numbers versions per name in its transaction; a failed placement stores nothing', async () => {
-    const a = app();
+    const a = await app();
     const d = (id: string, sha: string) => ({ id, entity: 'e', project: 'p', name: 'n', bytes: 1, lines: 1, sha256: sha, source: 'upload' as const, created_at_us: 5 });
     const placed: number[] = [];
     const v0 = await a.training.addDatasetVersion(d('d0', 'aa'), (v) => (placed.push(v), `datasets/e/p/n/v${v}.jsonl`));
