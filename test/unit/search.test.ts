@@ -13,7 +13,8 @@ import path from 'node:path';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
-import { openStore, type Store } from '../../src/main/store/index.js';
+import { openStores } from '../../src/main/store/index.js';
+import type { Stores } from '../../src/main/store/ports.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { conversationsPlan } from '../../src/main/service/conversations/handlers.js';
 import { createConversationsRepo } from '../../src/main/store/sqlite/conversations.js';
@@ -26,9 +27,9 @@ const freshStore = tempStores('loupe-search-');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-search-data-'));
 const P = 'bench/genai';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const call = async (store: Store, op: string, body: unknown): Promise<any> =>
-  dispatch(op, body, { store, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' } satisfies ServiceContext);
-const list = async (store: Store, body: Record<string, unknown> = {}) => call(store, 'conversations.list', { project_id: P, limit: 1000, ...body });
+const call = async (store: Stores, op: string, body: unknown): Promise<any> =>
+  dispatch(op, body, { traces: store.traces, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' } satisfies ServiceContext);
+const list = async (store: Stores, body: Record<string, unknown> = {}) => call(store, 'conversations.list', { project_id: P, limit: 1000, ...body });
 
 let workloadFile: string | null = null;
 async function workload(): Promise<string> {
@@ -40,8 +41,9 @@ async function workload(): Promise<string> {
 }
 
 /** Two traces without a conversation id: one with a rare word in a tool result, one in a user message. */
-function loneTraces(store: Store, texts = ['the kumquat crate is at dock 7', 'where is order A-1187?']): string[] {
-  return texts.map((text, i) => {
+async function loneTraces(store: Stores, texts = ['the kumquat crate is at dock 7', 'where is order A-1187?']): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [i, text] of texts.entries()) {
     const t = traceBuilder({ seed: `lone-${text}`, start: '2026-12-01T10:00:00Z' });
     const root = t.span('invoke_agent helper', { durationMs: 500, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'helper' } });
     if (i === 0) {
@@ -52,9 +54,10 @@ function loneTraces(store: Store, texts = ['the kumquat crate is at dock 7', 'wh
         attributes: chatAttributes({ model: 'gpt-4o-mini', input: [{ role: 'user', content: text }], output: [{ role: 'assistant', content: 'on its way' }], inputTokens: 40, outputTokens: 9 }),
       });
     }
-    importRequest(store, P, t.request());
-    return t.traceId;
-  });
+    await importRequest(store, P, t.request());
+    ids.push(t.traceId);
+  }
+  return ids;
 }
 
 /**
@@ -85,9 +88,9 @@ function expectSnippets(rows: { snippet: { text: string; matches: [number, numbe
 
 describe('full-text search', () => {
   it('finds every conversation whose messages, tool text or attribute values hold the query, with the excerpt', async () => {
-    const store = freshStore();
-    await importFile(store, await workload());
-    const lone = loneTraces(store);
+    const store = await freshStore();
+    await importFile(store.traces, await workload());
+    const lone = await loneTraces(store);
     // A rare word in a tool result, an id in a user message (and maybe in generated tool arguments),
     // a word of the generator's vocabulary, a substring across two words, case folded.
     for (const needle of ['kumquat', 'A-1187', 'warehouse', 'ess car', 'SHIPMENT', 'a-12']) {
@@ -113,9 +116,9 @@ describe('full-text search', () => {
   }, 90_000);
 
   it('a query under 3 characters matches what the rows show; a common query walks the list order', async () => {
-    const store = freshStore();
-    await importFile(store, await workload());
-    loneTraces(store);
+    const store = await freshStore();
+    await importFile(store.traces, await workload());
+    await loneTraces(store);
     const short = (await list(store, { search: 'A-' })).conversations;
     expect(short.length).toBeGreaterThan(0);
     expectSnippets(short, 'A-');
@@ -140,20 +143,20 @@ describe('full-text search', () => {
   }, 90_000);
 
   it('deletes and re-imports keep the index exact', async () => {
-    const store = freshStore();
-    await importFile(store, await workload());
-    const lone = loneTraces(store);
+    const store = await freshStore();
+    await importFile(store.traces, await workload());
+    const lone = await loneTraces(store);
     const warehouse = expectedRows(store.file, 'warehouse');
     await call(store, 'spans.delete', { project_id: P, trace_ids: [lone[0]] });
     expect((await list(store, { search: 'kumquat' })).conversations).toEqual([]);
     // The deleted trace imported again is found again.
-    loneTraces(store, ['the kumquat crate is at dock 7']);
+    await loneTraces(store, ['the kumquat crate is at dock 7']);
     expect(keysOf((await list(store, { search: 'kumquat' })).conversations)).toEqual([`trace:${lone[0]}`]);
     // A re-import that changes a message: the old text is no longer found, the new one is.
     const t = traceBuilder({ seed: 'lone-where is order A-1187?', start: '2026-12-01T10:00:00Z' });
     const root = t.span('invoke_agent helper', { durationMs: 500, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'helper' } });
     t.span('chat gpt-4o-mini', { parent: root, at: 10, durationMs: 300, attributes: chatAttributes({ model: 'gpt-4o-mini', input: [{ role: 'user', content: 'where is parcel B-2299?' }], output: [{ role: 'assistant', content: 'on its way' }] }) });
-    importRequest(store, P, t.request());
+    await importRequest(store, P, t.request());
     expect(keysOf((await list(store, { search: 'B-2299' })).conversations)).toEqual([`trace:${lone[1]}`]);
     expect(keysOf((await list(store, { search: 'A-1187' })).conversations)).toEqual(expectedRows(store.file, 'A-1187'));
     expect(keysOf((await list(store, { search: 'A-1187' })).conversations)).not.toContain(`trace:${lone[1]}`);
@@ -201,22 +204,22 @@ describe('full-text search', () => {
   }, 90_000);
 
   it('a store made before migration 0010 is indexed at its next open', async () => {
-    const store = freshStore();
-    await importFile(store, await workload());
-    loneTraces(store);
+    const store = await freshStore();
+    await importFile(store.traces, await workload());
+    await loneTraces(store);
     const before = await list(store, { search: 'kumquat' });
     const file = store.file;
-    store.close();
+    await store.close();
     // Back to the schema of migration 9 with the same spans: the index and its migration row gone.
     const db = new Database(file);
     db.exec(`DROP TABLE search_text; DROP TABLE search_docs; DELETE FROM schema_migrations WHERE version = 10;`);
     db.close();
-    const reopened = openStore(file);
+    const reopened = await openStores(file);
     try {
       expect(await list(reopened, { search: 'kumquat' })).toEqual(before);
       expect(keysOf((await list(reopened, { search: 'warehouse' })).conversations)).toEqual(expectedRows(file, 'warehouse'));
     } finally {
-      reopened.close();
+      await reopened.close();
     }
   }, 90_000);
 });

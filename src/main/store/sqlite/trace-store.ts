@@ -12,6 +12,7 @@ import { ReadPool } from './read-pool.js';
 import { checkIntegrity } from './integrity.js';
 import { createRetentionRepo } from './retention.js';
 import { createSummaryMaintainer } from './summaries/index.js';
+import { createSearchIndex } from './fts.js';
 import { StoreAbortedError, StoreError, type EncodedBatch, type ReadOptions, type TraceStore } from '../ports.js';
 import type { SpanRecord } from '../../domain/span.js';
 
@@ -34,8 +35,9 @@ export interface SqliteTraceStoreOptions {
 
 export function createSqliteTraceStore(db: Db, file: string, opts: SqliteTraceStoreOptions = {}): TraceStore {
   const summaries = createSummaryMaintainer(db);
-  const ingest = createIngestRepo(db, summaries);
-  const retention = createRetentionRepo(db, file, summaries);
+  const search = createSearchIndex(db);
+  const ingest = createIngestRepo(db, summaries, search);
+  const retention = createRetentionRepo(db, file, summaries, search);
   const meta = createMetaRepo(db);
   const size = file === ':memory:' ? 0 : (opts.readers ?? 2);
   const pool = size > 0 ? new ReadPool({ file, size, nativeBinding: opts.nativeBinding }) : null;
