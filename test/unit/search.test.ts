@@ -176,9 +176,9 @@ describe('full-text search', () => {
   }, 90_000);
 
   it('$search as SQL finds exactly the spans whose texts hold the query, short queries included', async () => {
-    const store = freshStore();
-    await importFile(store, await workload());
-    loneTraces(store);
+    const store = await freshStore();
+    await importFile(store.traces, await workload());
+    await loneTraces(store);
     const db = new Database(store.file, { readonly: true });
     registerSearchFunctions(db);
     try {

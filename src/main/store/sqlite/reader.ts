@@ -19,6 +19,7 @@ import { groupSpans } from './analytics/spans-group.js';
 import { queryThreads } from './analytics/threads.js';
 import { searchSpans } from './search.js';
 import { createConversationsRepo } from './conversations.js';
+import { createSearchReader } from './fts.js';
 
 export function createReader(db: Db, file: string) {
   const prep = statementCache(db);
@@ -27,6 +28,7 @@ export function createReader(db: Db, file: string) {
   const timeline = createTimelineRepo(db);
   const meta = createMetaRepo(db);
   const conversations = createConversationsRepo(db);
+  const searchReader = createSearchReader(db);
   return {
     traceSpans: chat.traceSpans,
     conversationTurns: chat.conversationTurns,
@@ -39,7 +41,7 @@ export function createReader(db: Db, file: string) {
     /** A generator: the pool sends its rows in chunks as they are computed. */
     threads: (plan: ThreadsPlan) => queryThreads(prep, plan),
     timeline: timeline.traceColumns,
-    search: (q: SearchQuery): SearchHit[] => searchSpans(prep, q),
+    search: (q: SearchQuery): SearchHit[] => searchSpans(prep, searchReader, q),
     exportTraceIds: (sel: ExportSelection) => exporter.traceIds(sel),
     exportTraceSpans: exporter.traceSpans,
     projects: (): ProjectRow[] =>

@@ -5,6 +5,7 @@
  */
 import { isBoolExpr, type BoolExpr, type ValueExpr } from '../../../domain/expr.js';
 import { fieldSql, type Sql } from './columns.js';
+import { searchSql } from '../fts.js';
 
 export type { Sql };
 
@@ -12,10 +13,6 @@ const OP = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
 const bind = (v: string | number | bigint | boolean | null): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
 
-/** Text columns a `$search` reads when no full-text index answers it: messages, tool text, string attributes. */
-const SEARCHED = [
-  'd.input_messages', 'd.output_messages', 'd.tool_call_arguments', 'd.tool_call_result', 's.custom_attrs_string',
-];
 
 export function compileBool(e: BoolExpr): Sql {
   switch (e.kind) {
@@ -61,15 +58,10 @@ export function compileBool(e: BoolExpr): Sql {
         ? { sql: `(instr(lower(CAST(${x.sql} AS TEXT)), lower(${s.sql})) > 0)`, params: [...x.params, ...s.params] }
         : { sql: `(instr(CAST(${x.sql} AS TEXT), ${s.sql}) > 0)`, params: [...x.params, ...s.params] };
     }
-    case 'search': {
-      // Without a full-text index: a case-insensitive substring test over the searched texts of the
-      // span (one correlated lookup of its details). Exact, and as slow as a scan.
-      const needle = e.text.toLowerCase();
-      return {
-        sql: `EXISTS (SELECT 1 FROM span_details d WHERE d.span_rowid = s.id AND (${SEARCHED.map((c) => `instr(lower(${c}), ?) > 0`).join(' OR ')}))`,
-        params: SEARCHED.map(() => needle),
-      };
-    }
+    case 'search':
+      // The full-text index narrows to candidate traces (3+ characters), then the span's own texts
+      // are checked (fts.ts): exact, and fast for rare words.
+      return searchSql(e.text);
   }
 }
 
