@@ -56,8 +56,8 @@ describe('span body codec', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'loupe-codec-gen-'));
     const file = path.join(dir, 'gen.jsonl');
     await generateJsonl(file, { conversations: 40, agents: 5, minSpans: 3000, seed: 3 });
-    const store = freshStore();
-    await importFile(store, file);
+    const store = await freshStore();
+    await importFile(store.traces, file);
     const all = bodies(store.file);
     // Every generated message attribute prints back exactly: all of them leave the raw span.
     expect(all.filter((b) => b.raw_span!.includes('"gen_ai.input.messages","value":{"stringValue"'))).toHaveLength(0);
@@ -71,11 +71,11 @@ describe('span body codec', () => {
   }, 60_000);
 
   it("every emitter fixture's spans come back exactly, stripped or not", async () => {
-    const store = freshStore();
+    const store = await freshStore();
     const dir = path.join(repoRoot, 'test/fixtures/emitters');
     for (const name of readdirSync(dir)) {
       const f = path.join(dir, name, 'trace.json');
-      if (existsSync(f)) await importFile(store, f, { projectId: 'corpus' });
+      if (existsSync(f)) await importFile(store.traces, f, { projectId: 'corpus' });
     }
     const all = bodies(store.file);
     expect(all.length).toBeGreaterThan(200);
