@@ -56,14 +56,32 @@ async function ensureRendererBuild() {
   });
 }
 
-/** Path of the Electron binary when the optional `electron` package and its download are present. */
+/**
+ * Path of the Electron binary, or null with the reason. Since Electron 42 the `electron` package has
+ * no install script: the binary is downloaded on first use (its index.js runs install.js when asked
+ * for the path). That download is done here explicitly, once, with a time limit, so a machine without
+ * access to Electron's download site falls back to headless instead of hanging. `electron` is an
+ * optional dependency that npm skips on Node older than its engines field (>= 22.12).
+ */
 function electronBinary() {
+  let dir;
   try {
-    const bin = require('electron'); // the package's main export is the binary's path; it throws when the download failed
-    return typeof bin === 'string' && fs.existsSync(bin) ? bin : null;
+    dir = path.dirname(require.resolve('electron/package.json'));
   } catch {
-    return null;
+    return { bin: null, why: 'Electron is not installed (the optional `electron` package needs Node 22.12 or newer)' };
   }
+  const located = () => {
+    const pathFile = path.join(dir, 'path.txt');
+    const rel = fs.existsSync(pathFile) ? fs.readFileSync(pathFile, 'utf8').trim() : null;
+    const bin = rel ? path.join(dir, 'dist', rel) : null;
+    return bin && fs.existsSync(bin) ? bin : null;
+  };
+  if (located()) return { bin: located(), why: null };
+  const version = require('electron/package.json').version;
+  say(`downloading the Electron ${version} binary (first start)`);
+  const r = spawnSync(process.execPath, [path.join(dir, 'install.js')], { stdio: 'inherit', timeout: 5 * 60_000 });
+  if (r.status === 0 && located()) return { bin: located(), why: null };
+  return { bin: null, why: `the Electron ${version} binary could not be downloaded${r.error ? ` (${r.error.message})` : ''}` };
 }
 
 /**
@@ -95,10 +113,9 @@ function electronNativeBinding() {
   return target;
 }
 
-function headlessReason(bin) {
-  if (!bin) return 'Electron is not available (the optional `electron` package or its binary is missing)';
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'Electron is installed but there is no display here';
-  return null;
+/** Why no window can open here, before anything is downloaded. */
+function noDisplay() {
+  return process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY ? 'there is no display here' : null;
 }
 
 function run(cmd, cmdArgs, env) {
@@ -108,8 +125,10 @@ function run(cmd, cmdArgs, env) {
 }
 
 try {
-  const bin = electronBinary();
-  const reason = headlessReason(bin);
+  const display = noDisplay();
+  const electron = display ? { bin: null, why: display } : electronBinary();
+  const reason = electron.why;
+  const bin = electron.bin;
   if (!reason) {
     ensureElectronBuild();
     const binding = electronNativeBinding();

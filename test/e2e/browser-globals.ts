@@ -15,6 +15,8 @@ export interface El {
   scrollTop: number;
   scrollHeight: number;
   clientHeight: number;
+  scrollWidth: number;
+  clientWidth: number;
   scrollBy(x: number, y: number): void;
   focus(): void;
 }

@@ -42,13 +42,16 @@ describe('conversations', () => {
     await screenshotBoth(page, 'empty');
 
     await dropFiles(page, [readSample('vercel-ai-sdk.in.json'), readSample('raw.otel-openai-v2.in.json')]);
+    // The drop asks where the files go; "as the files say" is the first choice.
+    await page.getByTestId('import-dialog').waitFor();
+    await page.getByTestId('import-confirm').click();
     const files = page.getByTestId('import-file');
     await files.first().waitFor();
     expect(await files.count()).toBe(2);
     await page.locator('[data-testid=import-file][data-state=done]').nth(1).waitFor();
     const summaries = await page.getByTestId('import-summary').allInnerTexts();
-    expect(summaries[0]).toContain('3 imported');
-    expect(summaries[1]).toContain('1 imported');
+    expect(summaries[0]).toContain('3 spans');
+    expect(summaries[1]).toContain('1 span');
     const widths = await page.getByTestId('import-progress').evaluateAll((els) => els.map((el) => (el).style.width));
     expect(widths).toEqual(['100%', '100%']);
     await screenshotBoth(page, 'import');
@@ -68,14 +71,15 @@ describe('conversations', () => {
     await rows.filter({ hasText: 'summarize_ticket' }).click();
     await page.waitForURL(new RegExp(`traces/${traceId}`));
     await page.getByTestId('msg-tool').waitFor();
-    const shown = await page.locator('[data-testid=turn] .messages > *').evaluateAll((els) => els.map((el) => el.getAttribute('data-testid')));
-    const expected = turn.messages.map((m) => ({ user_message: 'msg-user', assistant_message: 'msg-assistant', tool_call: 'msg-tool', agent_start: 'msg-agent-start', context_compacted: 'msg-compaction' })[m.type]);
-    expect(shown).toEqual(expected);
+    const shown = await page.locator('[data-testid=trace-chat] .vrow > [data-testid]').evaluateAll((els) => els.map((el) => el.getAttribute('data-testid')));
+    // The API's order, with each tool call drawn once: the model call that only asked for the tool keeps
+    // a slim step (model, tokens) instead of a bubble repeating the call as JSON.
+    const expected = turn.messages.map((m) => ({ user_message: 'msg-user', assistant_message: 'msg-assistant', tool_call: 'msg-tool', agent_start: 'msg-agent-start', context_compacted: 'msg-compaction', agent_handoff: 'msg-handoff' })[m.type]);
+    expect(shown.map((t) => (t === 'msg-assistant-step' ? 'msg-assistant' : t))).toEqual(expected);
     expect(shown[0]).toBe('msg-user');
     expect(await page.getByTestId('msg-user').innerText()).toContain('Where is order A-1187?');
     expect(await page.getByTestId('msg-tool').innerText()).toContain('lookup_order');
-    // The model call that asked for the tool keeps its bubble (model, tokens); the call is drawn once, as the tool.
-    expect(await page.getByTestId('msg-assistant').first().innerText()).not.toContain('"arguments"');
+    expect(await page.getByTestId('trace-chat').innerText()).not.toContain('"arguments"');
   }, 90_000);
 
   it('shows the demo multi-agent conversation with agent starts, tools, compaction and an error, and pages earlier turns', async () => {
@@ -121,7 +125,7 @@ describe('conversations', () => {
     expect(await page.getByTestId('msg-agent-start').count()).toBeGreaterThan(0);
     expect(await page.getByTestId('msg-tool').count()).toBeGreaterThan(0);
     expect(await page.getByTestId('msg-compaction').count()).toBeGreaterThan(0);
-    expect(await page.locator('.turn.error, .card.error, .msg.error').count()).toBeGreaterThan(0);
+    expect(await page.locator('.turn.error, .card.error, .msg.error, .tool-line.error').count()).toBeGreaterThan(0);
     await page.getByTestId('msg-compaction').first().scrollIntoViewIfNeeded();
     await screenshotBoth(page, 'conversation');
   }, 120_000);

@@ -112,9 +112,14 @@ async function signedIn(context: BrowserContext, key: string): Promise<void> {
   await context.addInitScript(`window.localStorage.setItem('loupe.key', ${JSON.stringify(key)})`);
 }
 
-export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean; viewport?: Viewport } = {}): Promise<E2E> {
+/**
+ * `prepare(dataDir)` runs before the server starts (e.g. a big trace written straight into the store,
+ * which is faster than posting it to a running server that keeps its write transactions short).
+ */
+export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean; viewport?: Viewport; prepare?: (dataDir: string) => Promise<void> | void } = {}): Promise<E2E> {
   await ensureRendererBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'loupe-e2e-'));
+  await opts.prepare?.(dataDir);
   const loupe = await startLoupe({ dataDir, port: 0, rendererDir: RENDERER_DIR, log: () => {} });
   if (opts.demo) await loadDemo(loupe.url);
   const browser = await launchBrowser();

@@ -4,7 +4,7 @@
  *   Enter opens the turn's trace, Esc walks back, `?` shows the key overlay;
  * - spans POSTed to /v1/traces appear in the open list live (server-sent data.changed), no reload;
  * - deep links: a trace URL with ?span= opens the timeline with that span's detail panel;
- * - feedback added from the chat view is stored ('feedback.query' returns it);
+ * - feedback added from the trace's chat view is stored ('feedback.query' returns it) and shown as the control's state;
  * - settings show the data folder, reveal the training key; the theme toggle persists across a reload;
  *   screenshots in light and dark.
  */
@@ -135,13 +135,15 @@ describe('navigation', () => {
     await screenshotBoth(page, 'trace');
 
     await page.getByRole('tab', { name: 'Chat' }).click();
-    await page.getByTestId('turn').waitFor();
+    const chat = page.getByTestId('trace-chat');
+    await chat.locator('.vrow [data-testid]').first().waitFor();
     await screenshotBoth(page, 'trace-chat');
-    const turn = page.getByTestId('turn');
-    await turn.getByRole('button', { name: 'Thumbs down' }).first().click();
-    await turn.getByLabel('Feedback note').fill('wrong carrier');
-    await turn.getByRole('button', { name: 'Save' }).click();
-    await turn.getByTestId('feedback-badges').filter({ hasText: 'wrong carrier' }).first().waitFor();
+    const control = chat.locator('.trace-turn-head').getByTestId('feedback-control');
+    await control.getByRole('button', { name: 'Thumbs down for this turn' }).click();
+    await control.getByLabel('Feedback note').fill('wrong carrier');
+    await control.getByRole('button', { name: 'Save' }).click();
+    await control.getByTestId('feedback-note-button').filter({ hasText: 'wrong carrier' }).waitFor();
+    expect(await control.getAttribute('data-state')).toBe('down');
     const fb = await post<{ feedback: Array<{ svc_ref: string; payload: Record<string, unknown> }> }>(e, '/feedback/query', { project_id: DEMO, svc_ref: `svc:///${DEMO}/trace/${tool.trace_id}` });
     expect(fb.feedback.some((f) => f.payload.value === 'down' && f.payload.note === 'wrong carrier')).toBe(true);
 

@@ -128,9 +128,9 @@ describe('spans explorer', () => {
     const read = () => rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
     const bySpans = await ask([{ field: 'span_count', direction: 'asc' }]);
     await page.getByRole('columnheader', { name: 'Spans', exact: true }).click(); // desc first
-    await page.getByRole('columnheader', { name: 'Spans ▼', exact: true }).waitFor();
-    await page.getByRole('columnheader', { name: 'Spans ▼', exact: true }).click();
-    await page.getByRole('columnheader', { name: 'Spans ▲', exact: true }).waitFor();
+    await page.getByRole('columnheader', { name: 'Spans', exact: true }).and(page.locator('[aria-sort=descending]')).waitFor();
+    await page.getByRole('columnheader', { name: 'Spans', exact: true }).and(page.locator('[aria-sort=descending]')).click();
+    await page.getByRole('columnheader', { name: 'Spans', exact: true }).and(page.locator('[aria-sort=ascending]')).waitFor();
     await rows.first().filter({ hasText: bySpans.agents[0]!.agent_name }).waitFor();
     const shown = await read();
     expect(shown.map((r) => [r[0], Number(r[1]), Number(r[2])])).toEqual(bySpans.agents.map((a) => [a.agent_name, a.invocation_count, a.span_count]));
@@ -147,7 +147,7 @@ describe('spans explorer', () => {
     await chooser.locator('summary').click();
     const header = page.getByRole('columnheader', { name: 'app.retry_count (int)' });
     await header.click();
-    await page.getByRole('columnheader', { name: 'app.retry_count (int) ▼' }).waitFor();
+    await page.getByRole('columnheader', { name: 'app.retry_count (int)' }).and(page.locator('[aria-sort=descending]')).waitFor();
     const body = {
       project_id: PROJECT, include_costs: true, limit: 100, offset: 0,
       sort_by: [{ field: 'custom_attrs_int.app.retry_count', direction: 'desc' }],

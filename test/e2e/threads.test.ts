@@ -41,7 +41,7 @@ describe('threads page', () => {
     // Sort by turn count (a header click asks the server; ties keep the server's order).
     const byTurns = await threads(e.loupe.url, { project_id: PROJECT, limit: 200, sort_by: [{ field: 'turn_count', direction: 'desc' }] });
     await page.getByRole('columnheader', { name: 'Turns' }).click();
-    await page.getByRole('columnheader', { name: /Turns ▼/ }).waitFor();
+    await page.getByRole('columnheader', { name: /Turns/ }).and(page.locator('[aria-sort=descending]')).waitFor();
     await rows.first().filter({ hasText: byTurns[0]!.thread_id }).waitFor();
     shown = await read();
     expect(shown.map((r) => r[0])).toEqual(byTurns.map((t) => t.thread_id));

@@ -61,7 +61,8 @@ describe('ui.command events', () => {
     const fc = await chooser;
     expect(fc.isMultiple()).toBe(true);
     await fc.setFiles(path.join(samples, 'collector-fileexporter-style.jsonl'));
-    await page.getByTestId('import-summary').filter({ hasText: 'imported' }).waitFor({ timeout: 30_000 });
+    await page.getByTestId('import-confirm').click();
+    await page.getByTestId('import-summary').filter({ hasText: 'spans' }).waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('import-file').getAttribute('data-state')).toBe('done');
   }, 60_000);
 

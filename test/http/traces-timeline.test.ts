@@ -78,6 +78,8 @@ describe('traces.timeline', () => {
       expect(c.start_us[i]).toBe(us(row.started_at));
       expect(c.end_us[i]).toBe(us(row.ended_at));
     }
+    // Every span names its resource's service (the default resource of the test builder).
+    expect(new Set(c.service_name)).toEqual(new Set(['test']));
     // The model call is priced at ingest (gpt-4o-mini is in the price table), so the waterfall can show its cost.
     expect(c.input_tokens[1]).toBe(1000);
     expect(c.total_cost_usd[1]).toBeGreaterThan(0);

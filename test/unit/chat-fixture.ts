@@ -73,7 +73,7 @@ export async function tempContext(): Promise<ServiceContext & { dir: string; sto
 import { dispatch } from '../../src/main/transport/dispatch.js';
 
 /** The real dispatch path (contract zod parse → 422 detail → handler), as HTTP and IPC call it. */
-export async function call(name: 'chat.conversation' | 'chat.trace' | 'feedback.create' | 'feedback.query', raw: unknown, ctx: ServiceContext): Promise<unknown> {
+export async function call(name: 'chat.conversation' | 'chat.trace' | 'feedback.create' | 'feedback.query' | 'feedback.update' | 'feedback.delete' | 'chat.tracePage', raw: unknown, ctx: ServiceContext): Promise<unknown> {
   return dispatch(name, raw, ctx);
 }
 

@@ -81,3 +81,24 @@ describe('feedback.create / feedback.query', () => {
     expect(d[0]!.msg.length).toBeGreaterThan(5);
   });
 });
+
+describe('feedback.update / feedback.delete (the UI edits and removes its thumbs)', () => {
+  it('changes the value and note of one record, keeps its target and time; deletes it; 404 for another project or a gone id', async () => {
+    const made = (await call('feedback.create', {
+      svc_ref: 'svc:///acme/edit/trace/t9', feedback_type: 'thumbs', payload: { value: 'up' }, creator: 'loupe-ui',
+    }, ctx)) as { id: string; created_at: string; svc_ref: string };
+    const changed = (await call('feedback.update', { project_id: 'acme/edit', id: made.id, payload: { value: 'down', note: 'wrong carrier' } }, ctx)) as Record<string, unknown>;
+    expect(changed).toMatchObject({ id: made.id, svc_ref: made.svc_ref, created_at: made.created_at, feedback_type: 'thumbs', creator: 'loupe-ui', payload: { value: 'down', note: 'wrong carrier' } });
+    const listed = (await call('feedback.query', { project_id: 'acme/edit', svc_ref: made.svc_ref }, ctx)) as { feedback: { payload: unknown }[] };
+    expect(listed.feedback.map((f) => f.payload)).toEqual([{ value: 'down', note: 'wrong carrier' }]);
+
+    // Another project cannot touch it.
+    await expect(call('feedback.update', { project_id: 'acme/other', id: made.id, payload: {} }, ctx)).rejects.toMatchObject({ status: 404 });
+    await expect(call('feedback.delete', { project_id: 'acme/other', id: made.id }, ctx)).rejects.toMatchObject({ status: 404 });
+
+    expect(await call('feedback.delete', { project_id: 'acme/edit', id: made.id }, ctx)).toEqual({ deleted: true });
+    expect(((await call('feedback.query', { project_id: 'acme/edit' }, ctx)) as { total_count: number }).total_count).toBe(0);
+    await expect(call('feedback.delete', { project_id: 'acme/edit', id: made.id }, ctx)).rejects.toBeInstanceOf(ServiceError);
+    await expect(call('feedback.update', { project_id: 'acme/edit', id: made.id, created_at: '2020-01-01T00:00:00Z' }, ctx)).rejects.toMatchObject({ status: 422 });
+  });
+});

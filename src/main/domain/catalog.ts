@@ -110,7 +110,7 @@ export const FILTERABLE = [
   'conversation_id', 'status_code', 'error_type', 'span_kind', 'trace_id', 'span_id', 'svc_run_id',
 ] as const satisfies readonly Column[];
 /** Group-by keys (`source: 'field'`) of the spans query. */
-export const GROUPABLE = [...FILTERABLE, 'agent_id', 'tool_call_id', 'svc_user_id', 'conversation_name', 'span_name'] as const satisfies readonly Column[];
+export const GROUPABLE = [...FILTERABLE, 'agent_id', 'tool_call_id', 'svc_user_id', 'conversation_name', 'span_name', 'service_name'] as const satisfies readonly Column[];
 export type GroupableColumn = (typeof GROUPABLE)[number];
 /** Sort fields of the spans list (besides custom_attrs_<type>.<key> of a requested custom column). */
 export const SORTABLE_LIST = [

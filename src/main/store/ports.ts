@@ -20,6 +20,7 @@ import type { FeedbackRecord } from '../../shared/contract/common.js';
 import type { TimelineColumns } from '../../shared/contract/timeline.js';
 import type { SpanRecord } from '../domain/span.js';
 import type { ChatSpan } from '../domain/chat/span.js';
+import type { TraceChatPage } from '../domain/chat/page.js';
 import type { TargetKind } from '../domain/refs.js';
 import type { AgentsPlan, ConversationRow, ConversationsPlan, SpansGroupPlan, SpansListPlan, ThreadsPlan } from '../domain/plans.js';
 
@@ -193,6 +194,12 @@ export interface TraceStore {
 
   /** Every span of a trace, light and heavy fields the chat walk reads; [] for an unknown trace. */
   traceSpans(projectId: string, traceId: string, opts?: ReadOptions): Promise<ChatSpan[]>;
+  /**
+   * One page of the trace's chat: the header and messages [offset, offset + limit) of the walk
+   * (domain/chat/page.ts), walked no further than needed; an adapter that can load heavy fields lazily
+   * reads only the spans the page needs (decision 0011).
+   */
+  traceChatPage(projectId: string, traceId: string, page: { offset: number; limit: number }, opts?: ReadOptions): Promise<TraceChatPage>;
   /** A page of a conversation's turns with its turn count and total cost. */
   conversationTurns(
     q: { project_id: string; conversation_id: string; limit: number; offset: number },

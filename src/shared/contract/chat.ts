@@ -147,4 +147,27 @@ export const chatOps = {
     }),
     output: Turn,
   }),
+  'chat.tracePage': op({
+    method: 'POST',
+    path: '/app/traces/chat-page',
+    auth: 'none',
+    summary:
+      'Extension (issue 12): the chat view of one trace a page of messages at a time, for traces of thousands of spans. ' +
+      'The header is the Turn of chat.trace without its messages; messages[offset..offset+limit) are the same messages chat.trace ' +
+      'gives at those positions. has_more says whether more follow; total_messages is known (else null) once the whole trace was walked.',
+    input: z.strictObject({
+      project_id: z.string().min(1),
+      trace_id: z.string(),
+      include_feedback: z.boolean().default(false),
+      offset: Offset,
+      limit: Limit(5000, 100),
+    }),
+    output: z.object({
+      turn: Turn.omit({ messages: true }),
+      messages: z.array(ChatMessage),
+      offset: Int,
+      has_more: z.boolean(),
+      total_messages: Int.nullable(),
+    }),
+  }),
 } as const satisfies Record<string, ReturnType<typeof op>>;

@@ -114,6 +114,8 @@ export const systemOps = {
         content_base64: z.string().optional(),
         file_name: z.string().default('upload'),
         project_id: ProjectId.optional(),
+        /** Names this import in its import.progress events, so the caller can follow its own upload (default: a random id). */
+        import_id: z.string().min(1).max(100).optional(),
       })
       .refine((v) => [v.paths?.length ? 1 : 0, v.content !== undefined ? 1 : 0, v.content_base64 !== undefined ? 1 : 0].reduce((a, b) => a + b) === 1, {
         message: 'Give exactly one of paths, content or content_base64',

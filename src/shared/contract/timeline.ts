@@ -30,6 +30,8 @@ export const TimelineColumns = z.object({
   input_tokens: num,
   output_tokens: num,
   total_cost_usd: num,
+  /** The OTLP resource's service.name (extension, issue 12: the trace header and non-GenAI rows name the service). */
+  service_name: str,
 });
 export type TimelineColumns = z.infer<typeof TimelineColumns>;
 

@@ -5,9 +5,10 @@ import type { FeedbackRecord } from '../../../shared/contract/common.js';
 import type { Turn } from '../../../shared/contract/chat.js';
 import { isoFromNs } from '../time.js';
 import { turnHeader } from './header.js';
-import { buildTree } from './tree.js';
+import { buildTree, type SpanTree } from './tree.js';
 import { buildMessages } from './walk.js';
 import type { ChatSpan } from './span.js';
+import type { ChatMessage } from './messages.js';
 
 export interface TurnFeedback {
   trace: FeedbackRecord[];
@@ -17,8 +18,12 @@ export interface TurnFeedback {
 /** One Turn from the spans of a trace (already filtered to a conversation when built for one). */
 export function buildTurn(traceId: string, spans: readonly ChatSpan[], feedback: TurnFeedback | null = null): Turn {
   const tree = buildTree(spans);
+  return turnFromParts(traceId, spans, tree, buildMessages(spans, tree), feedback);
+}
+
+/** A Turn from its header rules and messages already built (the paged trace chat builds only a page of them). */
+export function turnFromParts(traceId: string, spans: readonly ChatSpan[], tree: SpanTree<ChatSpan>, messages: ChatMessage[], feedback: TurnFeedback | null): Turn {
   const h = turnHeader(spans, tree);
-  const messages = buildMessages(spans, tree);
   if (feedback) for (const m of messages) m.feedback = m.span_id == null ? [] : feedback.bySpan.get(m.span_id) ?? [];
   return {
     trace_id: traceId,

@@ -25,6 +25,16 @@ import { splitError } from './errors.js';
 
 export const MAX_DEPTH = 200;
 
+/** `f`, computed on the first call and remembered. */
+const once = <T>(f: () => T): (() => T) => {
+  let done = false;
+  let v: T;
+  return () => {
+    if (!done) { v = f(); done = true; }
+    return v;
+  };
+};
+
 const opOf = (s: ChatSpan): string => {
   const op = s.operation_name?.toLowerCase();
   if (op) return op;
@@ -81,8 +91,12 @@ interface Ctx {
   from: { agent: string | null; version: string | null } | null;
   /** Last user-role text shown in this context (the user's message, or the sub-agent's task). */
   seen: { text: string | null };
-  /** The enclosing agent (or, outside agents, the trace) has a model call with output: wrappers stay silent. */
-  quiet: boolean;
+  /**
+   * The enclosing agent (or, outside agents, the trace) has a model call with output: wrappers stay
+   * silent. A memoized thunk: it reads model spans' output messages, which a bounded walk over lazily
+   * loaded spans (the paged trace chat) must not read up front.
+   */
+  quiet: () => boolean;
   /** Directly inside a tool span: a failed wrapper's error belongs to the tool call, not a bubble of its own. */
   underTool?: boolean;
 }
@@ -94,15 +108,17 @@ class ToolIndex {
   readonly results = new Map<string, string>();
   readonly calls = new ModelCalls();
 
-  constructor(spans: readonly ChatSpan[]) {
+  /** `withParts`: the only spans whose messages can hold tool-call parts (a store's hint); all when absent. */
+  constructor(spans: readonly ChatSpan[], withParts?: ReadonlySet<string>) {
     for (const s of spans) {
-      for (const [list, out] of [[s.input_messages, false], [s.output_messages, true]] as const) {
-        for (const m of list) for (const p of Array.isArray(m.parts) ? m.parts : []) this.calls.add(p, out && MODEL_OPS.has(opOf(s)));
-      }
       if (opOf(s) === 'execute_tool') {
         if (s.tool_call_id) this.ids.add(s.tool_call_id);
         else if (s.tool_name) this.names.set(s.tool_name, (this.names.get(s.tool_name) ?? 0) + 1);
         if (s.tool_call_id && s.tool_name) this.names.set(`${s.tool_name}\u0000id`, (this.names.get(`${s.tool_name}\u0000id`) ?? 0) + 1);
+      }
+      if (withParts && !withParts.has(s.span_id)) continue;
+      for (const [list, out] of [[s.input_messages, false], [s.output_messages, true]] as const) {
+        for (const m of list) for (const p of Array.isArray(m.parts) ? m.parts : []) this.calls.add(p, out && MODEL_OPS.has(opOf(s)));
       }
       for (const m of [...s.input_messages, ...s.output_messages]) {
         for (const p of Array.isArray(m.parts) ? m.parts : []) {
@@ -128,9 +144,61 @@ class ToolIndex {
 }
 
 export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpan> = buildTree(spans)): ChatMessage[] {
+  return walkMessages(spans, tree).messages;
+}
+
+/** Thrown inside the walk when a bounded walk has the messages it was asked for. */
+const ENOUGH = Symbol('enough messages');
+
+/**
+ * The walk, optionally bounded (the paged trace chat, 'chat.tracePage'): with `limit`, it stops once
+ * that many messages are out and the turn's user message is among them, because later messages can
+ * then no longer change the first ones (only a turn without any user message is rewritten at the
+ * end). `noUserInput` (no span has a user-role input message, so no user message can ever appear)
+ * lets it stop without one; `toolPartSpans` (the only spans whose messages can hold tool-call parts)
+ * spares the tool index from reading every other span's messages. Heavy span fields are read only for the spans visited, so a bounded walk
+ * over a store that loads them lazily reads a handful of rows of a 20,000-span trace. `complete`
+ * says whether the whole turn was walked.
+ */
+export function walkMessages(
+  spans: readonly ChatSpan[],
+  tree: SpanTree<ChatSpan> = buildTree(spans),
+  opts: { limit?: number; noUserInput?: boolean; toolPartSpans?: ReadonlySet<string> } = {},
+): { messages: ChatMessage[]; complete: boolean } {
   const out: ChatMessage[] = [];
   const topLevel: ChatSpan[] = [];
-  const tools = new ToolIndex(spans);
+  // Built on first use: it reads every span's messages, which a bounded walk over lazily loaded spans
+  // should not. Claims of model calls made before it exists are replayed in order when it is built,
+  // so a claim's answer is the same as if the index had been there from the start.
+  let toolIndex: ToolIndex | null = null;
+  const pendingClaims: Array<[string | null, string | null]> = [];
+  const index = (): ToolIndex => {
+    if (!toolIndex) {
+      toolIndex = new ToolIndex(spans, opts.toolPartSpans);
+      for (const [id, name] of pendingClaims.splice(0)) toolIndex.calls.claim(id, name);
+    }
+    return toolIndex;
+  };
+  const tools = {
+    covers: (p: MessagePart) => index().covers(p),
+    get results() { return index().results; },
+    /** The model's call for a tool span; `needed: false` records the claim without building the index. */
+    claim: (id: string | null, name: string | null, needed: boolean) => {
+      if (!toolIndex && !needed) {
+        pendingClaims.push([id, name]);
+        return null;
+      }
+      return index().calls.claim(id, name);
+    },
+  };
+  const limit = opts.limit;
+  if (limit !== undefined) {
+    out.push = (...ms: ChatMessage[]) => {
+      const n = Array.prototype.push.apply(out, ms);
+      if (out.length >= limit && (userShown || opts.noUserInput)) throw ENOUGH;
+      return n;
+    };
+  }
   let assistants = 0;
   let lastAssistantText: string | null = null;
   let userShown = false;
@@ -228,8 +296,9 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     const res = readToolResult(s.tool_call_result);
     let name = s.tool_name ?? nameSuffix(s.span_name, 'execute_tool');
     if (res.name && (!name || CLASS_NAMES.has(name))) name = res.name;
-    const model = tools.calls.claim(s.tool_call_id ?? res.callId, name);
-    const args = !argumentsAreOwn(s.tool_call_arguments) && model && model.arguments != null ? jsonText(model.arguments) : s.tool_call_arguments;
+    const own = argumentsAreOwn(s.tool_call_arguments);
+    const model = tools.claim(s.tool_call_id ?? res.callId, name, !own);
+    const args = !own && model && model.arguments != null ? jsonText(model.arguments) : s.tool_call_arguments;
     const failed = failureOf(s);
     out.push(message('tool_call', head(s, here.agent, here.version), {
       tool_name: name,
@@ -276,9 +345,9 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     if (sub) {
       const task = taskOf(s);
       out.push(message('agent_handoff', head(s, ctx.agent, ctx.version), { from_agent: ctx.agent, to_agent: agent, text: task }));
-      inner = { agent, version: ver, inAgent: true, from: { agent: ctx.agent, version: ctx.version }, seen: { text: task }, quiet: modelIn(s) };
+      inner = { agent, version: ver, inAgent: true, from: { agent: ctx.agent, version: ctx.version }, seen: { text: task }, quiet: once(() => modelIn(s)) };
     } else {
-      inner = { ...ctx, agent, version: ver, inAgent: true, quiet: modelIn(s) };
+      inner = { ...ctx, agent, version: ver, inAgent: true, quiet: once(() => modelIn(s)) };
     }
     // The user's own message of the turn (what the top-level agent was asked) comes first.
     if (!sub && top) emitUser(s, trailingUserText(s.input_messages), inner);
@@ -324,7 +393,7 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
       if (runs && here.inAgent && runs !== here.agent && subtree(tree, s).some((c) => MODEL_OPS.has(opOf(c)))) {
         const task = taskOf(s);
         out.push(message('agent_handoff', head(s, here.agent, here.version), { from_agent: here.agent, to_agent: runs, text: task }));
-        const inner: Ctx = { agent: runs, version: null, inAgent: true, from: { agent: here.agent, version: here.version }, seen: { text: task }, quiet: true, underTool: false };
+        const inner: Ctx = { agent: runs, version: null, inAgent: true, from: { agent: here.agent, version: here.version }, seen: { text: task }, quiet: () => true, underTool: false };
         walkChildren(s, inner, depth);
         return;
       }
@@ -354,11 +423,17 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     // Wrappers answer only at the top of the walk (or right under an agent) when nothing inside did and
     // no model call of the agent (or turn) speaks: flat emitters (OpenLLMetry's LangChain callbacks
     // under one agent span) put every graph node beside the model calls.
-    if (assistants === before && ((!here.quiet && (depth === 1 || underAgent)) || (s.status_code === 'ERROR' && !here.underTool))) emitAssistant(s, here, null);
+    if (assistants === before && (((depth === 1 || underAgent) && !here.quiet()) || (s.status_code === 'ERROR' && !here.underTool))) emitAssistant(s, here, null);
   };
 
-  const start: Ctx = { agent: null, version: null, inAgent: false, from: null, seen: { text: null }, quiet: modelIn(null), underTool: false };
-  for (const r of tree.roots) visit(r, start, 1, false);
+  const start: Ctx = { agent: null, version: null, inAgent: false, from: null, seen: { text: null }, quiet: once(() => modelIn(null)), underTool: false };
+  let stopped = false;
+  try {
+    for (const r of tree.roots) visit(r, start, 1, false);
+  } catch (e) {
+    if (e !== ENOUGH) throw e;
+    stopped = true; // a user message is out (or none can be), so the fallback below does nothing; the swap still applies
+  }
 
   if (!out.some((m) => m.type === 'user_message')) {
     const agents = topLevel.filter((s) => opOf(s) === 'invoke_agent');
@@ -375,5 +450,5 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
     }
   }
   if (out[0]?.type === 'agent_start' && out[1]?.type === 'user_message') [out[0], out[1]] = [out[1], out[0]];
-  return out;
+  return stopped ? { messages: out.slice(0, limit), complete: false } : { messages: out, complete: true };
 }

@@ -8,6 +8,7 @@ import type { ReadOptions } from '../../store/ports.js';
 import type { ChatSpan } from '../../domain/chat/span.js';
 import { buildTurn, type TurnFeedback } from '../../domain/chat/turn.js';
 import type { ServiceContext } from '../context.js';
+import type { OpOutput } from '../../../shared/contract/index.js';
 
 type Stores = Pick<ServiceContext, 'traces' | 'app'>;
 
@@ -22,6 +23,31 @@ async function feedbackOf(ctx: Stores, projectId: string, traceId: string, spans
 export async function traceChat(ctx: Stores, input: { project_id: string; trace_id: string; include_feedback: boolean }, opts?: ReadOptions): Promise<Turn> {
   const spans = await ctx.traces.traceSpans(input.project_id, input.trace_id, opts);
   return buildTurn(input.trace_id, spans, input.include_feedback ? await feedbackOf(ctx, input.project_id, input.trace_id, spans) : null);
+}
+
+/**
+ * One page of a trace's chat (extension 'chat.tracePage', decision 0011). The store walks the trace
+ * where it reads it (domain/chat/page.ts; the SQLite adapter over lazily loaded spans in a read
+ * worker, so the first page of a 20,000-span trace reads a handful of heavy rows); feedback comes from
+ * the AppStore for the page's spans only.
+ */
+export async function traceChatPage(
+  ctx: Stores,
+  input: { project_id: string; trace_id: string; include_feedback: boolean; offset: number; limit: number },
+  opts?: ReadOptions,
+): Promise<OpOutput<'chat.tracePage'>> {
+  const page = await ctx.traces.traceChatPage(input.project_id, input.trace_id, { offset: input.offset, limit: input.limit }, opts);
+  let turnFeedback = null;
+  if (input.include_feedback) {
+    const ids = [...new Set(page.messages.flatMap((m) => (m.span_id ? [m.span_id] : [])))];
+    const [trace, bySpan] = await Promise.all([
+      ctx.app.feedback.forTargets(input.project_id, 'trace', [input.trace_id]),
+      ctx.app.feedback.forTargets(input.project_id, 'span', ids),
+    ]);
+    for (const m of page.messages) m.feedback = m.span_id == null ? [] : bySpan.get(m.span_id) ?? [];
+    turnFeedback = trace.get(input.trace_id) ?? [];
+  }
+  return { turn: { ...page.turn, feedback: turnFeedback }, messages: page.messages, offset: input.offset, has_more: page.has_more, total_messages: page.total_messages };
 }
 
 export async function conversationChat(

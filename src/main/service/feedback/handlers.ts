@@ -1,5 +1,5 @@
 import type { Handlers } from '../handler-types.js';
-import { invalid } from '../../../shared/errors.js';
+import { invalid, notFound } from '../../../shared/errors.js';
 import { parseSvcRef } from '../../domain/refs.js';
 
 /** Handlers of the feedback operations (contract/feedback.ts, semantics §8). */
@@ -11,6 +11,18 @@ export const feedbackHandlers = {
     const record = await ctx.app.feedback.insert({ ...rest, project_id: target.project_id, target_kind: target.kind, target_id: target.id });
     ctx.events.emit({ type: 'data.changed', project_id: target.project_id, tables: ['feedback'] });
     return record;
+  },
+  'feedback.update': async (input, ctx) => {
+    const { project_id, id, ...patch } = input;
+    const record = await ctx.app.feedback.update(project_id, id, patch);
+    if (!record) throw notFound(`project '${project_id}' has no feedback record '${id}'`);
+    ctx.events.emit({ type: 'data.changed', project_id, tables: ['feedback'] });
+    return record;
+  },
+  'feedback.delete': async (input, ctx) => {
+    if (!(await ctx.app.feedback.remove(input.project_id, input.id))) throw notFound(`project '${input.project_id}' has no feedback record '${input.id}'`);
+    ctx.events.emit({ type: 'data.changed', project_id: input.project_id, tables: ['feedback'] });
+    return { deleted: true as const };
   },
   'feedback.query': (input, ctx) => {
     let target = null;

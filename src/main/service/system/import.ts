@@ -1,9 +1,13 @@
 /**
- * `POST /import` (semantics §11): files on this machine (streamed, progress as import.progress
- * events) or one uploaded body. A file that is refused whole is reported, never thrown, so one bad
- * file does not hide the reports of the others.
+ * `POST /import` (semantics §11): files on this machine or one uploaded body, both streamed with
+ * progress as import.progress events. An uploaded body is written to a private temp file and read
+ * like a file, so its import reports progress to the end (the UI's bar follows the server's work)
+ * and yields to the event loop between batches (events reach the page while it runs). A file that is
+ * refused whole is reported, never thrown, so one bad file does not hide the reports of the others.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { errorMessage } from '../../../shared/errors.js';
 import type { OpParsedInput } from '../../../shared/contract/index.js';
@@ -25,17 +29,31 @@ export async function runImport(input: Input, ctx: ServiceContext): Promise<{ fi
     return { files };
   }
   const body = input.content_base64 !== undefined ? Buffer.from(input.content_base64, 'base64') : Buffer.from(input.content ?? '', 'utf8');
+  if (body.length === 0) {
+    try {
+      // Nothing to stream: the body ingester says what is wrong with an empty upload.
+      return { files: [{ file: input.file_name, report: await bodyIngester(ctx).import(body, { projectId: input.project_id, events: ctx.events }), error: null }] };
+    } catch (err) {
+      return { files: [{ file: input.file_name, report: null, error: errorMessage(err) }] };
+    }
+  }
+  // The file keeps its own name inside a private temp folder, so messages name it ("line 3 of traces.jsonl").
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'loupe-upload-'));
+  const file = path.join(dir, path.basename(input.file_name) || 'upload');
   try {
-    return { files: [{ file: input.file_name, report: await bodyIngester(ctx).import(body, { projectId: input.project_id, events: ctx.events }), error: null }] };
-  } catch (err) {
-    return { files: [{ file: input.file_name, report: null, error: errorMessage(err) }] };
+    await fs.promises.writeFile(file, body, { mode: 0o600 });
+    const result = await importOnePath(file, input.project_id, ctx, { shownAs: input.file_name, importId: input.import_id });
+    return { files: [{ ...result, file: input.file_name }] };
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
   }
 }
 
-async function importOnePath(file: string, projectId: string | undefined, ctx: ServiceContext): Promise<FileResult> {
-  const importId = randomUUID();
+async function importOnePath(file: string, projectId: string | undefined, ctx: ServiceContext, as: { shownAs?: string; importId?: string } = {}): Promise<FileResult> {
+  const importId = as.importId ?? randomUUID();
+  const shown = as.shownAs ?? file;
   const progress = (bytes: number, totalBytes: number | null, spans: number, done: boolean) =>
-    ctx.events.emit({ type: 'import.progress', import_id: importId, file, bytes, total_bytes: totalBytes, spans, done });
+    ctx.events.emit({ type: 'import.progress', import_id: importId, file: shown, bytes, total_bytes: totalBytes, spans, done });
   try {
     const report = await importFile(ctx.traces, file, {
       // Parsed off the server thread from 256 KiB on, written in small transactions: the server keeps

@@ -25,6 +25,7 @@ import { exportTraceIds, exportTraceSpans } from './reads/export.js';
 import { search } from './reads/search.js';
 import { ping, projects, storageStats } from './reads/housekeeping.js';
 import { deleteSpans } from './retention.js';
+import { chatPage } from '../../domain/chat/page.js';
 
 export const ADAPTER = 'clickhouse';
 /** A day written to within this long is left unmerged (it will likely be written again). */
@@ -94,6 +95,11 @@ export class ClickHouseTraceStore implements TraceStore {
 
   async traceSpans(projectId: string, traceId: string, opts: ReadOptions = {}) {
     return (await spansOfTraces(this.ch, projectId, [traceId], null, opts))[0] ?? [];
+  }
+
+  /** The page from every span of the trace (no lazy reads here), walked no further than the page needs. */
+  async traceChatPage(projectId: string, traceId: string, page: { offset: number; limit: number }, opts: ReadOptions = {}) {
+    return chatPage(traceId, await this.traceSpans(projectId, traceId, opts), null, page.offset, page.limit);
   }
 
   conversationTurns(q: { project_id: string; conversation_id: string; limit: number; offset: number }, opts: ReadOptions = {}) {

@@ -8,12 +8,25 @@ import type { TurnPage } from '../ports.js';
  * through the unique key, turns of a conversation through conversation_turns (migration 0002).
  * The SQL texts are exported so a test can pin their query plans (no full scan of spans).
  */
+/** The span_details columns the walk reads: loaded per span, on first use, by traceSpansLazy. */
+const HEAVY = ['system_instructions', 'tool_definitions', 'tool_call_arguments', 'tool_call_result', 'input_messages', 'output_messages'] as const;
+
 export const SQL = {
   traceSpans: `SELECT ${spanColumns()} FROM spans s JOIN span_details d ON d.span_rowid = s.id
     WHERE s.project_id = @project_id AND s.trace_id = @trace_id`,
   conversationTraceSpans: `SELECT ${spanColumns()} FROM spans s JOIN span_details d ON d.span_rowid = s.id
     WHERE s.project_id = @project_id AND s.trace_id = @trace_id
       AND (s.conversation_id IS NULL OR s.conversation_id = @conversation_id)`,
+  traceSpansLight: `SELECT ${lightColumns()}, s.id AS rid FROM spans s WHERE s.project_id = @project_id AND s.trace_id = @trace_id`,
+  // Messages are stored as JSON.stringify output, so a user-role message contains '"role":"user"' and a
+  // tool-call part '"type":"tool_call' (LIKE ignores ASCII case; a message that merely quotes these
+  // words only costs a needless read). Only rows with either are returned.
+  messageHints: `SELECT s.span_id, d.input_messages LIKE '%"role":"user"%' AS user_input,
+      (d.input_messages LIKE '%"type":"tool_call%' OR d.output_messages LIKE '%"type":"tool_call%') AS tool_parts
+    FROM spans s JOIN span_details d ON d.span_rowid = s.id
+    WHERE s.project_id = @project_id AND s.trace_id = @trace_id
+      AND (d.input_messages LIKE '%"role":"user"%' OR d.input_messages LIKE '%"type":"tool_call%' OR d.output_messages LIKE '%"type":"tool_call%')`,
+  details: `SELECT ${HEAVY.map((c) => `d.${c}`).join(', ')} FROM span_details d WHERE d.span_rowid = ?`,
   countTurns: `SELECT COUNT(*) AS n FROM conversation_turns WHERE project_id = @project_id AND conversation_id = @conversation_id`,
   pageTurns: `SELECT trace_id FROM conversation_turns WHERE project_id = @project_id AND conversation_id = @conversation_id
     ORDER BY turn_start_ns DESC, trace_id DESC LIMIT @limit OFFSET @offset`,
@@ -21,6 +34,10 @@ export const SQL = {
   conversationCost: `SELECT SUM(cost_usd) AS cost FROM conversation_turns
     WHERE project_id = @project_id AND conversation_id = @conversation_id`,
 } as const;
+
+function lightColumns(): string {
+  return spanColumns().split(',').map((c) => c.trim()).filter((c) => !c.startsWith('d.')).join(', ');
+}
 
 function spanColumns(): string {
   return `s.trace_id, s.span_id, s.parent_span_id, s.span_name, CAST(s.start_ns AS TEXT) AS start_ns, CAST(s.end_ns AS TEXT) AS end_ns,
@@ -61,7 +78,71 @@ function toSpan(r: Row): ChatSpan {
   };
 }
 
+type HeavyRow = Pick<Row, (typeof HEAVY)[number]>;
+
+/**
+ * A span of a light read: the light columns as own fields, the heavy ones (messages, tool arguments
+ * and results, instructions) as getters that read the span's span_details row the first time one of
+ * them is touched. A class with prototype getters keeps 20,000 of them as cheap as plain objects.
+ */
+class LazySpan {
+  private heavy: Pick<ChatSpan, (typeof HEAVY)[number]> | null = null;
+  constructor(private readonly rid: number, private readonly load: (rid: number) => HeavyRow | undefined) {}
+  /** Whether the heavy fields were read (diagnostics; the paged chat's tests count them). */
+  get heavyLoaded(): boolean {
+    return this.heavy !== null;
+  }
+  private h(): Pick<ChatSpan, (typeof HEAVY)[number]> {
+    if (this.heavy) return this.heavy;
+    const d = this.load(this.rid);
+    this.heavy = {
+      system_instructions: jsonArray<string>(d?.system_instructions ?? null).map(String),
+      tool_definitions: d?.tool_definitions ?? null,
+      tool_call_arguments: d?.tool_call_arguments ?? null,
+      tool_call_result: d?.tool_call_result ?? null,
+      input_messages: jsonArray<SpanMessage>(d?.input_messages ?? null),
+      output_messages: jsonArray<SpanMessage>(d?.output_messages ?? null),
+    };
+    return this.heavy;
+  }
+  get system_instructions() { return this.h().system_instructions; }
+  get tool_definitions() { return this.h().tool_definitions; }
+  get tool_call_arguments() { return this.h().tool_call_arguments; }
+  get tool_call_result() { return this.h().tool_call_result; }
+  get input_messages() { return this.h().input_messages; }
+  get output_messages() { return this.h().output_messages; }
+}
+
+/**
+ * Raw rows (arrays: better-sqlite3 builds them ~3× faster than 35-key objects) → LazySpans. Every
+ * span gets its fields in the same order, so they share one shape.
+ */
+function toLazySpans(names: string[], rows: unknown[][], load: (rid: number) => HeavyRow | undefined): ChatSpan[] {
+  const rid = names.indexOf('rid');
+  const out: ChatSpan[] = new Array(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    const span = new LazySpan(row[rid] as number, load) as unknown as Record<string, unknown>;
+    for (let i = 0; i < names.length; i++) if (i !== rid) span[names[i]!] = row[i];
+    span.start_ns = span.start_ns == null ? null : BigInt(span.start_ns as string);
+    span.end_ns = span.end_ns == null ? null : BigInt(span.end_ns as string);
+    span.content_refs = span.content_refs === '[]' || span.content_refs == null ? [] : jsonArray<string>(span.content_refs as string);
+    out[r] = span as unknown as ChatSpan;
+  }
+  return out;
+}
+
 export interface ChatRepo {
+  /**
+   * All spans of a trace with only the light columns read; each span's heavy fields are read when
+   * first touched (the paged trace chat walks only the spans its page needs).
+   */
+  traceSpansLazy(projectId: string, traceId: string): ChatSpan[];
+  /**
+   * What the bounded chat walk may skip: whether any span has a user-role input message (else no user
+   * message can appear in the chat), and which spans' messages can hold tool-call parts.
+   */
+  traceMessageHints(projectId: string, traceId: string): { userInput: boolean; toolPartSpans: Set<string> };
   /** All spans of a trace (light + heavy fields the walk needs). */
   traceSpans(projectId: string, traceId: string): ChatSpan[];
   /** A page of a conversation's turns (newest first), its turn count and total cost. */
@@ -76,7 +157,16 @@ export function createChatRepo(db: Db): ChatRepo {
   const countTurns = db.prepare<{ project_id: string; conversation_id: string }, { n: number }>(SQL.countTurns);
   const pageTurns = db.prepare<{ project_id: string; conversation_id: string; limit: number; offset: number }, { trace_id: string }>(SQL.pageTurns);
   const conversationCost = db.prepare<{ project_id: string; conversation_id: string }, { cost: number | null }>(SQL.conversationCost);
+  const light = db.prepare<{ project_id: string; trace_id: string }, unknown[]>(SQL.traceSpansLight).raw(true);
+  const lightNames = light.columns().map((c) => c.name);
+  const details = db.prepare<[number], HeavyRow>(SQL.details);
+  const hints = db.prepare<{ project_id: string; trace_id: string }, { span_id: string; user_input: number; tool_parts: number }>(SQL.messageHints);
   return {
+    traceMessageHints: (project_id, trace_id) => {
+      const rows = hints.all({ project_id, trace_id });
+      return { userInput: rows.some((r) => r.user_input === 1), toolPartSpans: new Set(rows.filter((r) => r.tool_parts === 1).map((r) => r.span_id)) };
+    },
+    traceSpansLazy: (project_id, trace_id) => toLazySpans(lightNames, light.all({ project_id, trace_id }), (rid) => details.get(rid)),
     traceSpans: (project_id, trace_id) => traceSpans.all({ project_id, trace_id }).map(toSpan),
     conversationTurns: ({ project_id, conversation_id, limit, offset }) => {
       const total = countTurns.get({ project_id, conversation_id })?.n ?? 0;

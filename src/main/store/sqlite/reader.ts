@@ -9,6 +9,7 @@ import { isoFromNs } from '../../domain/time.js';
 import type { AgentsPlan, ConversationsPlan, SpansGroupPlan, SpansListPlan, ThreadsPlan } from '../../domain/plans.js';
 import type { SearchQuery, SearchHit, ProjectRow, ExportSelection } from '../ports.js';
 import { createChatRepo } from './chat.js';
+import { chatPage } from '../../domain/chat/page.js';
 import { createExportRepo } from './export.js';
 import { createTimelineRepo } from './timeline.js';
 import { createMetaRepo } from './meta.js';
@@ -31,6 +32,9 @@ export function createReader(db: Db, file: string) {
   const searchReader = createSearchReader(db);
   return {
     traceSpans: chat.traceSpans,
+    // The walk runs here, beside the connection, so heavy fields load only for the spans the page visits.
+    traceChatPage: (projectId: string, traceId: string, offset: number, limit: number) =>
+      chatPage(traceId, chat.traceSpansLazy(projectId, traceId), chat.traceMessageHints(projectId, traceId), offset, limit),
     conversationTurns: chat.conversationTurns,
     conversationTurnSpans: chat.conversationTurnSpans,
     conversations: (plan: ConversationsPlan) => conversations.list(plan),

@@ -18,6 +18,7 @@ export type TimelineRow = [
   input_tokens: number | null,
   output_tokens: number | null,
   total_cost_usd: number | null,
+  service_name: string | null,
 ];
 
 /** Reads of the trace waterfall (traces.timeline). */
@@ -33,14 +34,14 @@ export function toColumns(rows: TimelineRow[]): z.output<typeof TimelineColumns>
     span_id: new Array(n), parent_span_id: new Array(n), span_name: new Array(n), operation_name: new Array(n),
     agent_name: new Array(n), tool_name: new Array(n), request_model: new Array(n), response_model: new Array(n),
     status_code: new Array(n), start_us: new Array(n), end_us: new Array(n), input_tokens: new Array(n),
-    output_tokens: new Array(n), total_cost_usd: new Array(n),
+    output_tokens: new Array(n), total_cost_usd: new Array(n), service_name: new Array(n),
   };
   for (let i = 0; i < n; i++) {
     const r = rows[i]!;
     c.span_id[i] = r[0]; c.parent_span_id[i] = r[1]; c.span_name[i] = r[2]; c.operation_name[i] = r[3];
     c.agent_name[i] = r[4]; c.tool_name[i] = r[5]; c.request_model[i] = r[6]; c.response_model[i] = r[7];
     c.status_code[i] = r[8]; c.start_us[i] = r[9]; c.end_us[i] = r[10];
-    c.input_tokens[i] = r[11]; c.output_tokens[i] = r[12]; c.total_cost_usd[i] = r[13];
+    c.input_tokens[i] = r[11]; c.output_tokens[i] = r[12]; c.total_cost_usd[i] = r[13]; c.service_name[i] = r[14];
   }
   return c;
 }
@@ -52,7 +53,7 @@ export function createTimelineRepo(db: Db): TimelineRepo {
   const rows = db
     .prepare(
       `SELECT span_id, parent_span_id, span_name, operation_name, agent_name, tool_name, request_model, response_model,
-              status_code, start_ns / 1000, end_ns / 1000, input_tokens, output_tokens, total_cost_usd
+              status_code, start_ns / 1000, end_ns / 1000, input_tokens, output_tokens, total_cost_usd, service_name
          FROM spans
         WHERE project_id = ? AND trace_id = ?
         ORDER BY start_ns IS NULL, start_ns, span_id`,

@@ -76,6 +76,7 @@ export function createSqliteTraceStore(db: Db, file: string, opts: SqliteTraceSt
       return ingest.writePrepared(batch.payload as PreparedSpan[]);
     },
     traceSpans: (projectId, traceId, o) => read('traceSpans', [projectId, traceId], o),
+    traceChatPage: (projectId, traceId, page, o) => read('traceChatPage', [projectId, traceId, page.offset, page.limit], o),
     conversationTurns: (q, o) => read('conversationTurns', [q], o),
     conversationTurnSpans: (projectId, conversationId, traceIds, o) => read('conversationTurnSpans', [projectId, conversationId, traceIds], o),
     conversations: (plan, o) => read('conversations', [plan], o),

@@ -100,27 +100,46 @@ export function onEvent(listener: (event: LoupeEvent) => void, onReopen?: () => 
   if (window.api) return window.api.onEvent(listener);
   let source: EventSource | null = null;
   let closed = false;
-  void eventsTicket().then((ticket) => {
-    if (closed || !ticket) return; // not signed in: no live events until a login link is opened
+  let everOpened = false;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  const open = async () => {
+    const ticket = await eventsTicket();
+    if (closed) return;
+    if (!ticket) {
+      // Not signed in (no live events until a login link is opened), or the server is away: try again later.
+      retry = setTimeout(() => void open(), STREAM_RETRY_MS);
+      return;
+    }
     const s = new EventSource(`/events?ticket=${encodeURIComponent(ticket)}`);
     source = s;
-    let opened = false;
     s.onmessage = (m) => listener(JSON.parse(m.data) as LoupeEvent);
     s.onopen = () => {
       reportReachable();
-      if (opened) onReopen?.();
-      opened = true;
+      if (everOpened) onReopen?.();
+      everOpened = true;
     };
-    // The stream broke: check the server (the probe decides; a stream can also break on a healthy server).
     s.onerror = () => {
-      if (s.readyState !== EventSource.OPEN) void fetch('/v1/health', { cache: 'no-store' }).catch(() => reportUnreachable());
+      if (s.readyState === EventSource.OPEN) return;
+      // The stream broke: the probe decides whether the server is away (a stream can break on a healthy server).
+      void fetch('/v1/health', { cache: 'no-store' }).catch(() => reportUnreachable());
+      // A refused reconnection (a restarted server does not know the old ticket) closes the stream for
+      // good: buy a new ticket and open a new one.
+      if (s.readyState === EventSource.CLOSED && !closed) {
+        s.close();
+        retry = setTimeout(() => void open(), STREAM_RETRY_MS);
+      }
     };
-  });
+  };
+  void open();
   return () => {
     closed = true;
+    if (retry) clearTimeout(retry);
     source?.close();
   };
 }
+
+/** Pause before the event stream is opened again after it closed. */
+const STREAM_RETRY_MS = 2000;
 
 async function eventsTicket(): Promise<string | null> {
   const headers = await authHeaders();

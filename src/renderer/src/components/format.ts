@@ -4,6 +4,8 @@ export const DASH = '–';
 export function fmtCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined) return DASH;
   if (usd === 0) return '$0';
+  // Small amounts keep two significant digits (a difference of $0.0000069 is not "$0.0000").
+  if (usd < 0.0001) return `$${usd.toFixed(Math.min(10, 1 - Math.floor(Math.log10(usd))))}`;
   if (usd < 0.01) return `$${usd.toFixed(4)}`;
   return `$${usd.toFixed(2)}`;
 }

@@ -3,16 +3,17 @@
  * skipped with reasons, errors with line numbers). Props: jobs, demoError, onClose.
  */
 import { Link } from 'react-router-dom';
-import type { FileImport } from './run';
+import { spansText, type FileImport } from './run';
 import { projectPath } from '../hooks/project';
 
 export function ImportPanel(props: { jobs: FileImport[]; demoError: string | null; onClose(): void }) {
   const running = props.jobs.some((j) => j.state === 'queued' || j.state === 'running');
-  const total = props.jobs.reduce((n, j) => n + (j.report?.spans_imported ?? 0), 0);
+  const imported = props.jobs.reduce((n, j) => n + (j.report?.spans_imported ?? 0), 0);
+  const replaced = props.jobs.reduce((n, j) => n + (j.report?.spans_replaced ?? 0), 0);
   return (
     <div className="import-panel" data-testid="import-panel" role="status">
       <div className="toolbar">
-        <strong style={{ marginRight: 'auto' }}>{running ? 'Importing…' : `Import finished: ${total} spans`}</strong>
+        <strong style={{ marginRight: 'auto' }}>{running ? 'Importing…' : `Import finished: ${spansText({ spans_imported: imported, spans_replaced: replaced })}`}</strong>
         <button onClick={props.onClose} disabled={running} aria-label="Close import summary">Close</button>
       </div>
       {props.demoError && <div className="error-text">Demo data: {props.demoError}</div>}
@@ -27,7 +28,8 @@ export function ImportPanel(props: { jobs: FileImport[]; demoError: string | nul
           </div>
           {j.report && (
             <div className="muted" data-testid="import-summary">
-              {j.report.spans_imported} imported · {j.report.spans_replaced} replaced · {j.report.spans_skipped} skipped
+              {spansText(j.report)}
+              {j.report.spans_skipped > 0 && ` · ${j.report.spans_skipped} skipped`}
               {Object.keys(j.report.skipped_reasons).length > 0 &&
                 ` (${Object.entries(j.report.skipped_reasons).map(([r, n]) => `${r}: ${n}`).join(', ')})`}
               {j.report.format && <span className="faint"> · {j.report.format}</span>}

@@ -9,6 +9,7 @@ import { AppActionsContext } from '../components/EmptyState';
 import { ImportPanel } from './ImportPanel';
 import { useDropAnywhere } from './useDropAnywhere';
 import { importFiles, loadDemo, type FileImport } from './run';
+import { ImportDialog } from './ImportDialog';
 import { queryClient } from '../api/query';
 import { useNavigate } from 'react-router-dom';
 import { projectPath } from '../hooks/project';
@@ -20,9 +21,13 @@ export function ImportProvider({ children }: { children: ReactNode }) {
   const inputRef = useRef<HTMLInputElement>(null);
   const navigate = useNavigate();
 
+  // Dropped or picked files wait here until the user chose their project (ImportDialog).
+  const [pending, setPending] = useState<File[] | null>(null);
   const start = useCallback((files: File[]) => {
-    if (!files.length) return;
-    void importFiles(files, (job) =>
+    if (files.length) setPending(files);
+  }, []);
+  const run = useCallback((files: File[], project: string | null) => {
+    void importFiles(files, project, (job) =>
       setJobs((all) => {
         const i = all.findIndex((j) => j.id === job.id);
         if (i < 0) return [...all, job];
@@ -68,6 +73,13 @@ export function ImportProvider({ children }: { children: ReactNode }) {
         }}
       />
       {dragging && <div className="dropzone-veil" data-testid="drop-veil">Drop trace files to import</div>}
+      {pending && (
+        <ImportDialog
+          files={pending}
+          onCancel={() => setPending(null)}
+          onImport={(project) => { run(pending, project); setPending(null); }}
+        />
+      )}
       {(jobs.length > 0 || demoError) && <ImportPanel jobs={jobs} demoError={demoError} onClose={() => { setJobs([]); setDemoError(null); }} />}
     </AppActionsContext.Provider>
   );

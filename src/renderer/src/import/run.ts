@@ -18,15 +18,25 @@ export interface FileImport {
 }
 
 let seq = 0;
+/** Reading the file in the page is this share of the bar; the server's work is the rest. */
+const READ_SHARE = 0.2;
 
-export async function importFiles(files: File[], update: (job: FileImport) => void): Promise<void> {
-  const jobs: FileImport[] = files.map((f) => ({ id: `imp-${++seq}`, name: f.name, size: f.size, state: 'queued', fraction: 0, spans: 0, report: null, error: null }));
+/** "12 spans", or "12 spans (5 already stored, replaced)" when some were there before. */
+export function spansText(r: Pick<ImportReport, 'spans_imported' | 'spans_replaced'>): string {
+  const n = r.spans_imported + r.spans_replaced;
+  const base = `${n.toLocaleString('en-US')} span${n === 1 ? '' : 's'}`;
+  return r.spans_replaced ? `${base} (${r.spans_replaced.toLocaleString('en-US')} already stored, replaced)` : base;
+}
+
+/** `project`: the target project for every span of these files; null: as the files say (else local/default). */
+export async function importFiles(files: File[], project: string | null, update: (job: FileImport) => void): Promise<void> {
+  const jobs: FileImport[] = files.map((f) => ({ id: `imp-${Date.now().toString(36)}-${++seq}`, name: f.name, size: f.size, state: 'queued', fraction: 0, spans: 0, report: null, error: null }));
   jobs.forEach(update);
   for (let i = 0; i < files.length; i++) {
     let job: FileImport = { ...jobs[i]!, state: 'running' };
     update(job);
     try {
-      const report = await uploadOne(files[i]!, (fraction, spans) => {
+      const report = await uploadOne(files[i]!, job.id, project, (fraction, spans) => {
         job = { ...job, fraction, spans };
         update(job);
       });
@@ -40,19 +50,20 @@ export async function importFiles(files: File[], update: (job: FileImport) => vo
 
 /**
  * Reads the file as base64 (the server detects the format: OTLP JSON/JSONL/protobuf, gzip or not),
- * then sends it to 'system.import'. Reading is the first 40% of the bar; the server's
- * import.progress events for this file name (bytes parsed of total) fill the rest.
+ * then sends it to 'system.import' with this job's id. Reading is the first 20% of the bar; the
+ * server's import.progress events for that id (bytes parsed of total, spans stored) fill the rest
+ * as the server works, up to its `done`.
  */
-async function uploadOne(file: File, progress: (fraction: number, spans: number) => void): Promise<ImportReport> {
-  const base64 = await readBase64(file, (f) => progress(0.4 * f, 0));
-  progress(0.4, 0);
+async function uploadOne(file: File, importId: string, project: string | null, progress: (fraction: number, spans: number) => void): Promise<ImportReport> {
+  const base64 = await readBase64(file, (f) => progress(READ_SHARE * f, 0));
+  progress(READ_SHARE, 0);
   const off = subscribe((e) => {
-    if (e.type !== 'import.progress' || e.file !== file.name) return;
-    const f = e.total_bytes ? e.bytes / e.total_bytes : 0;
-    progress(0.4 + 0.6 * Math.min(1, f), e.spans);
+    if (e.type !== 'import.progress' || e.import_id !== importId) return;
+    const f = e.done ? 1 : e.total_bytes ? e.bytes / e.total_bytes : 0;
+    progress(READ_SHARE + (1 - READ_SHARE) * Math.min(1, f), e.spans);
   });
   try {
-    const res = await call('system.import', { content_base64: base64, file_name: file.name });
+    const res = await call('system.import', { content_base64: base64, file_name: file.name, import_id: importId, ...(project ? { project_id: project } : {}) });
     const r = res.files[0];
     if (!r) throw new Error('the server returned no result for this file');
     if (r.error) throw new Error(r.error);

@@ -3,7 +3,7 @@
  * commands (ui.command events), the keyboard help overlay, and remembering the URL's project as the
  * last one used.
  */
-import { useEffect, useRef, useState } from 'react';
+import { Suspense, useEffect, useRef, useState } from 'react';
 import { Outlet, useNavigate } from 'react-router-dom';
 import { Sidebar } from './Sidebar';
 import { KeyboardHelp } from '../components/KeyboardHelp';
@@ -13,6 +13,7 @@ import { useUi } from '../stores/ui';
 import { toggleTheme, useUiCommands } from './uiCommands';
 import { useAppActions } from '../components/EmptyState';
 import { OfflineBanner } from './OfflineBanner';
+import { ComparePickBar } from './ComparePick';
 
 export function Shell() {
   const project = useProject();
@@ -41,7 +42,10 @@ export function Shell() {
       <Sidebar onHelp={() => setHelp(true)} />
       <main className="main">
         <OfflineBanner />
-        <Outlet />
+        <ComparePickBar />
+        <Suspense fallback={<div className="page faint" data-testid="page-loading"><span><span className="spinner" aria-hidden /> Loading…</span></div>}>
+          <Outlet />
+        </Suspense>
       </main>
       <KeyboardHelp open={help} onClose={() => setHelp(false)} />
     </div>

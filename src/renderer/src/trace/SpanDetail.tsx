@@ -3,7 +3,10 @@
  * read from the raw OTLP span since the row's custom maps only hold requested keys), input/output
  * messages and the raw span as folded JSON. Fetched on demand ('spans.query' for one span_id with
  * include_details and include_costs) so the timeline itself can load light rows.
- * Props: project, traceId, spanId, onClose.
+ * Span events (OTLP `events`) get their own section, exceptions first and drawn as errors with their
+ * stack trace folded. Values are readable at any panel width: text wraps at word boundaries, JSON is
+ * folded.
+ * Props: project, traceId, spanId, onClose, node? (the waterfall's node, for times while loading).
  */
 import { useOp } from '../api/query';
 import type { SpanRow } from '../api/views';
@@ -12,10 +15,11 @@ import { fmtCost, fmtDuration } from '../components/format';
 import { isoToUs } from './model';
 import { FeedbackControl } from '../chat/Feedback';
 import { ErrorNote } from '../components/ErrorNote';
+import type { Node } from './model';
 
 const HEAVY = new Set(['raw_span_dump', 'input_messages', 'output_messages', 'custom_attrs_bool', 'custom_attrs_float', 'custom_attrs_int', 'custom_attrs_string', 'tool_definitions', 'tool_call_arguments', 'tool_call_result', 'system_instructions', 'reasoning_content']);
 
-export function SpanDetail(props: { project: string; traceId: string; spanId: string; onClose(): void }) {
+export function SpanDetail(props: { project: string; traceId: string; spanId: string; onClose(): void; node?: Node | null }) {
   const { data, error, isLoading } = useOp('spans.query', {
     project_id: props.project,
     query: { $expr: { $and: [{ $eq: [{ $getField: 'trace_id' }, { $literal: props.traceId }] }, { $eq: [{ $getField: 'span_id' }, { $literal: props.spanId }] }] } },
@@ -24,11 +28,12 @@ export function SpanDetail(props: { project: string; traceId: string; spanId: st
     limit: 1,
   });
   const span = data?.spans[0] as SpanRow | undefined;
+  const fb = useOp('feedback.query', { project_id: props.project, svc_ref: `svc:///${props.project}/span/${props.spanId}` });
   return (
     <aside className="panel detail" data-testid="span-detail" aria-label="Span detail">
       <div className="panel-head">
         <strong style={{ marginRight: 'auto', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>{span?.span_name ?? props.spanId}</strong>
-        <FeedbackControl project={props.project} kind="span" id={props.spanId} />
+        <FeedbackControl project={props.project} kind="span" id={props.spanId} records={fb.data?.feedback} />
         <button onClick={props.onClose} aria-label="Close span detail" title="Close (Esc)">✕</button>
       </div>
       <div className="detail-body">
@@ -49,6 +54,7 @@ function SpanBody({ span }: { span: SpanRow }) {
   const raw = parseMaybeJson(span.raw_span_dump);
   const attrs = raw.json ? otlpAttributes((raw.data as { attributes?: unknown }).attributes) : [];
   const custom = (['custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool'] as const).flatMap((m) => Object.entries(span[m] ?? {}));
+  const events = raw.json ? spanEvents((raw.data as { events?: unknown }).events, start) : [];
   return (
     <>
       <div className="toolbar">
@@ -57,6 +63,7 @@ function SpanBody({ span }: { span: SpanRow }) {
         {span.total_cost_usd !== null && <span className="pill">{fmtCost(span.total_cost_usd)}</span>}
         {span.status_message && <span className="error-text">{span.status_message}</span>}
       </div>
+      {events.length > 0 && <EventsSection events={events} />}
       <section>
         <h3>Columns</h3>
         <dl className="kv" data-testid="span-columns">
@@ -90,8 +97,67 @@ function SpanBody({ span }: { span: SpanRow }) {
   );
 }
 
+/** One attribute: the key, and its value wrapped at word boundaries; JSON values folded, long text folded. */
 function Kv({ k, v }: { k: string; v: string }) {
-  return (<><dt>{k}</dt><dd title={v}>{v.length > 400 ? `${v.slice(0, 400)}…` : v}</dd></>);
+  const parsed = parseMaybeJson(v);
+  return (
+    <>
+      <dt title={k}>{k}</dt>
+      <dd>
+        {parsed.json ? (
+          <JsonView value={parsed.data} expandLevel={0} label={k} />
+        ) : v.length > 600 ? (
+          <details className="long-value"><summary>{v.slice(0, 240)}… <span className="faint">({v.length.toLocaleString('en-US')} characters)</span></summary><div className="kv-text">{v}</div></details>
+        ) : (
+          <span className="kv-text">{v}</span>
+        )}
+      </dd>
+    </>
+  );
+}
+
+export interface SpanEvent {
+  name: string;
+  /** µs after the span's start, when both times are known. */
+  offsetUs: number | null;
+  attrs: Array<[string, string]>;
+}
+
+/** OTLP/JSON span events → name, time after the span start and attributes; exceptions first. */
+export function spanEvents(list: unknown, spanStartUs: number | null): SpanEvent[] {
+  if (!Array.isArray(list)) return [];
+  const out = list.flatMap((e: { name?: unknown; timeUnixNano?: unknown; attributes?: unknown }) => {
+    if (!e || typeof e !== 'object') return [];
+    const ns = typeof e.timeUnixNano === 'string' || typeof e.timeUnixNano === 'number' ? Number(BigInt(String(e.timeUnixNano)) / 1000n) : null;
+    return [{ name: typeof e.name === 'string' ? e.name : '(event)', offsetUs: ns !== null && spanStartUs !== null ? ns - spanStartUs : null, attrs: otlpAttributes(e.attributes) }];
+  });
+  return out.sort((a, b) => Number(b.name === 'exception') - Number(a.name === 'exception'));
+}
+
+function EventsSection({ events }: { events: SpanEvent[] }) {
+  return (
+    <section data-testid="span-events">
+      <h3>Events ({events.length})</h3>
+      {events.map((e, i) => {
+        const a = Object.fromEntries(e.attrs);
+        const when = e.offsetUs !== null ? <span className="faint">+{fmtDuration(e.offsetUs / 1000)}</span> : null;
+        if (e.name === 'exception') {
+          return (
+            <div key={i} className="span-event exception" data-testid="span-exception">
+              <div className="error-line"><strong>{a['exception.type'] ?? 'Exception'}</strong>{a['exception.message'] ? `: ${a['exception.message']}` : ''} {when}</div>
+              {a['exception.stacktrace'] && <details><summary>Stack trace</summary><pre className="stack">{a['exception.stacktrace']}</pre></details>}
+            </div>
+          );
+        }
+        return (
+          <div key={i} className="span-event">
+            <div><strong>{e.name}</strong> {when}</div>
+            {e.attrs.length > 0 && <dl className="kv">{e.attrs.map(([k, v]) => <Kv key={k} k={k} v={v} />)}</dl>}
+          </div>
+        );
+      })}
+    </section>
+  );
 }
 
 /** OTLP/JSON attributes `[{key, value: {stringValue|intValue|...}}]` → [key, text] pairs. */

@@ -20,6 +20,7 @@ export interface TimelineSpan {
   input_tokens?: number | null;
   output_tokens?: number | null;
   total_cost_usd?: number | null;
+  service_name?: string | null;
 }
 
 export interface Node {
@@ -49,7 +50,7 @@ export interface TimelineColumns {
     span_id: string[]; parent_span_id: (string | null)[]; span_name: string[]; operation_name: (string | null)[];
     agent_name: (string | null)[]; tool_name: (string | null)[]; request_model: (string | null)[]; status_code: string[];
     start_us: (number | null)[]; end_us: (number | null)[]; input_tokens: (number | null)[]; output_tokens: (number | null)[];
-    total_cost_usd: (number | null)[];
+    total_cost_usd: (number | null)[]; service_name?: (string | null)[];
   };
 }
 
@@ -67,6 +68,7 @@ export function spansFromColumns(t: TimelineColumns): TimelineSpan[] {
       request_model: c.request_model[i] ?? null, status_code: c.status_code[i] ?? 'UNSET',
       start_us: start == null ? null : start + o, end_us: end == null ? null : end + o,
       input_tokens: c.input_tokens[i] ?? null, output_tokens: c.output_tokens[i] ?? null, total_cost_usd: c.total_cost_usd[i] ?? null,
+      service_name: c.service_name?.[i] ?? null,
     };
   }
   return out;
@@ -200,4 +202,77 @@ export function ticks(w: Window, origin: number, count = 8): number[] {
   const out: number[] = [];
   for (let t = origin + Math.ceil((w.from - origin) / step) * step; t <= w.to; t += step) out.push(t);
   return out;
+}
+
+/** Every node in display order, collapsed or not (find and "next error" walk this order). */
+export function treeOrder(tree: Tree): Node[] {
+  return visibleRows(tree, EMPTY);
+}
+const EMPTY: ReadonlySet<string> = new Set();
+
+/** Span ids of the ancestors of `id`, nearest first (to unfold them when a hidden span is selected). */
+export function ancestors(tree: Tree, id: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>([id]);
+  let p = tree.byId.get(id)?.span.parent_span_id ?? null;
+  while (p && tree.byId.has(p) && !seen.has(p)) {
+    out.push(p);
+    seen.add(p);
+    p = tree.byId.get(p)!.span.parent_span_id;
+  }
+  return out;
+}
+
+/** The text find-in-trace matches locally: what a row shows plus the span's identity. */
+export function searchText(s: TimelineSpan): string {
+  return [s.span_name, s.operation_name, s.agent_name, s.tool_name, s.request_model, s.service_name, s.span_id, s.status_code === 'ERROR' ? 'error' : null]
+    .filter(Boolean).join('\u0001').toLowerCase();
+}
+
+/** Span ids, in display order, whose names (or `extra` ids: server-side matches in attributes and messages) match. */
+export function findMatches(order: Node[], term: string, extra: ReadonlySet<string> = EMPTY): string[] {
+  const t = term.trim().toLowerCase();
+  if (!t) return [];
+  return order.filter((n) => extra.has(n.span.span_id) || searchText(n.span).includes(t)).map((n) => n.span.span_id);
+}
+
+/** Span ids with status ERROR, in display order. */
+export function errorIds(order: Node[]): string[] {
+  return order.filter((n) => n.span.status_code === 'ERROR').map((n) => n.span.span_id);
+}
+
+/** The next (dir 1) or previous (dir -1) id of `ids` after `current` in display order, wrapping around. */
+export function stepThrough(ids: string[], order: Node[], current: string | null, dir: 1 | -1): string | null {
+  if (!ids.length) return null;
+  const at = new Map(order.map((n, i) => [n.span.span_id, i]));
+  const pos = current ? at.get(current) ?? -1 : -1;
+  const sorted = ids.map((id) => [at.get(id) ?? 0, id] as const).sort((a, b) => a[0] - b[0]);
+  if (dir === 1) return (sorted.find(([i]) => i > pos) ?? sorted[0]!)[1];
+  return ([...sorted].reverse().find(([i]) => i < pos) ?? sorted[sorted.length - 1]!)[1];
+}
+
+/** Shifts a window (keeping its width) so [start, end] is inside it, or centred in it when wider. */
+export function windowIncluding(w: Window, start: number, end: number, min: number, max: number): Window {
+  const width = w.to - w.from;
+  if (start >= w.from && end <= w.to) return w;
+  let from = end - start > width ? start + (end - start) / 2 - width / 2 : start < w.from ? start - width * 0.1 : end - width * 0.9;
+  from = Math.max(min, Math.min(from, max - width));
+  return { from, to: from + width };
+}
+
+/** About one tick per 90 px of ruler, never fewer than 2. */
+export const tickCountFor = (px: number) => Math.max(2, Math.floor(px / 90));
+
+/** The trace header's numbers from the waterfall's spans: root, services, errors, wall-clock span. */
+export function traceFacts(tree: Tree): { root: Node | null; services: string[]; errors: number; durationUs: number } {
+  const root = tree.roots.length ? tree.roots.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a)) : null;
+  const services = new Set<string>();
+  let errors = 0;
+  for (const n of tree.byId.values()) {
+    if (n.span.service_name) services.add(n.span.service_name);
+    if (n.span.status_code === 'ERROR') errors++;
+  }
+  // The root's service first: it is the one the trace is known by.
+  const first = root?.span.service_name;
+  return { root, services: first ? [first, ...[...services].filter((x) => x !== first)] : [...services], errors, durationUs: tree.max - tree.min };
 }

@@ -13,13 +13,14 @@ type Row = {
   span_id: string; parent_span_id: string | null; span_name: string; operation_name: string | null; agent_name: string | null;
   tool_name: string | null; request_model: string | null; response_model: string | null; status_code: 'UNSET' | 'OK' | 'ERROR';
   start_us: string | null; end_us: string | null; input_tokens: string | null; output_tokens: string | null; total_cost_usd: number | null;
+  service_name: string | null;
 };
 
 export async function timeline(ch: ClickHouse, projectId: string, traceId: string, opts: ReadOptions): Promise<Columns> {
   const read = (days: Sql) =>
     ch.rows<Row>(
       sql`SELECT span_id, parent_span_id, span_name, operation_name, agent_name, tool_name, request_model, response_model, status_code,
-            intDiv(start_ns, 1000) AS start_us, intDiv(end_ns, 1000) AS end_us, input_tokens, output_tokens, total_cost_usd
+            intDiv(start_ns, 1000) AS start_us, intDiv(end_ns, 1000) AS end_us, input_tokens, output_tokens, total_cost_usd, service_name
           FROM spans FINAL WHERE project_id = ${str(projectId)} AND ${days} AND ${traceIn([traceId])} AND deleted = 0
           ORDER BY start_ns ASC NULLS LAST, span_id ASC${FINAL_SETTINGS}`,
       opts,
@@ -42,5 +43,6 @@ export async function timeline(ch: ClickHouse, projectId: string, traceId: strin
     input_tokens: rows.map((r) => num(r.input_tokens)),
     output_tokens: rows.map((r) => num(r.output_tokens)),
     total_cost_usd: rows.map((r) => r.total_cost_usd),
+    service_name: rows.map((r) => r.service_name),
   };
 }

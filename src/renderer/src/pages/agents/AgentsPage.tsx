@@ -62,6 +62,7 @@ export function AgentsPage() {
         <EmptyState title="No agents yet">Agents appear once spans with an agent name are imported.</EmptyState>
       ) : (
         <DataTable
+          prefsKey={`${project}/agents`}
           data={agents}
           columns={columns}
           getRowId={(a) => a.agent_name}

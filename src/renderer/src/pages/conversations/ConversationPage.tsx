@@ -5,14 +5,18 @@
  * Esc goes back to the list.
  */
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router-dom';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { useTextHighlight } from '../../chat/highlight';
 import { call } from '../../api/client';
 import type { ConversationView } from '../../api/views';
 import { TurnView } from '../../chat/TurnView';
-import { FeedbackBadges, FeedbackControl } from '../../chat/Feedback';
+import { FeedbackBadges, FeedbackControl, ownThumbs } from '../../chat/Feedback';
 import { EmptyState } from '../../components/EmptyState';
-import { fmtCost } from '../../components/format';
+import { fmtCost, fmtDuration, fmtTokens } from '../../components/format';
+import { planTurns } from '../../chat/plan';
+import { useConversationSummary } from './summary';
+import { useComparePick } from '../../shell/ComparePick';
 import { useEscape, useListKeys } from '../../hooks/keys';
 import { projectPath, useProject } from '../../hooks/project';
 import { ErrorNote } from '../../components/ErrorNote';
@@ -34,10 +38,19 @@ export function ConversationPage() {
   });
   // Pages are newest first; each page is chronological, so older pages go on top.
   const pages = q.data?.pages ?? [];
-  const turns = [...pages].reverse().flatMap((p) => p.turns);
+  const turns = useMemo(() => [...(q.data?.pages ?? [])].reverse().flatMap((p) => p.turns), [q.data]);
   const first = pages[0];
   const total = first?.total_turns ?? 0;
   const olderCount = total - turns.length;
+  // Planned over every loaded turn so an agent card repeats only when the agent changed.
+  const plans = useMemo(() => planTurns(turns), [turns]);
+  const summary = useConversationSummary(project, conversationId);
+  const { compare } = useComparePick();
+  // Opened from a search: the term is marked wherever it shows in the chat.
+  const [params, setParams] = useSearchParams();
+  const term = params.get('q') ?? '';
+  const chatRef = useRef<HTMLDivElement>(null);
+  const marks = useTextHighlight(chatRef, term);
 
   const [selected, setSelected] = useState(-1);
   const refs = useRef<Array<HTMLElement | null>>([]);
@@ -70,19 +83,34 @@ export function ConversationPage() {
   });
   useEscape(() => navigate(projectPath(project, 'conversations')));
 
+  const spanMs = summary?.first_seen && summary.last_seen ? Date.parse(summary.last_seen) - Date.parse(summary.first_seen) : null;
   return (
-    <div className="page" data-testid="conversation-page">
-      <div className="page-head">
-        <Link to={projectPath(project, 'conversations')}>← Conversations</Link>
-        <h1 className="mono" style={{ fontSize: 15 }}>{conversationId}</h1>
-        {first && <span className="muted" data-testid="turn-count">{total} turn{total === 1 ? '' : 's'}</span>}
-        {first?.total_cost_usd !== null && first?.total_cost_usd !== undefined && <span className="muted">{fmtCost(first.total_cost_usd)}</span>}
-        <FeedbackBadges items={first?.feedback} />
-        <FeedbackControl project={project} kind="conversation" id={conversationId} />
+    <div className="page chat-page" data-testid="conversation-page">
+      <div className="page-head sticky" data-testid="chat-header">
+        <Link to={projectPath(project, 'conversations')} aria-label="Back to conversations">←</Link>
+        <div className="chat-title">
+          <h1 data-testid="chat-title" title={summary?.title ?? conversationId}>{summary?.title ?? conversationId}</h1>
+          <span className="mono faint">{conversationId}</span>
+        </div>
+        <div className="chat-totals">
+          {first && <span data-testid="turn-count">{total} turn{total === 1 ? '' : 's'}</span>}
+          {spanMs !== null && <span title="first to last activity">{fmtDuration(spanMs)}</span>}
+          {summary && <span title="input → output tokens">{fmtTokens(summary.total_input_tokens)} → {fmtTokens(summary.total_output_tokens)} tok</span>}
+          {first?.total_cost_usd !== null && first?.total_cost_usd !== undefined && <span title="cost of the whole conversation">{fmtCost(first.total_cost_usd)}</span>}
+          {summary && summary.error_count > 0 && <span className="pill error">{summary.error_count} failed span{summary.error_count === 1 ? '' : 's'}</span>}
+        </div>
+        <FeedbackBadges items={first?.feedback} except={ownThumbs(first?.feedback)} />
+        <FeedbackControl project={project} kind="conversation" id={conversationId} records={first?.feedback} />
       </div>
       <ErrorNote error={q.error} what="the conversation" />
       {q.isSuccess && total === 0 && <EmptyState title="This conversation has no turns" actions={false}>No spans carry conversation id {conversationId} in project {project}.</EmptyState>}
-      <div className="chat" data-testid="chat">
+      {term && (
+        <div className="search-bar muted" role="status" data-testid="search-marks">
+          {marks > 0 ? `“${term}” marked ${marks} time${marks === 1 ? '' : 's'} in the loaded turns` : `“${term}” matched in this conversation's spans (attributes or folded content)`}
+          <button className="link" onClick={() => setParams((p) => { const n = new URLSearchParams(p); n.delete('q'); return n; }, { replace: true })}>clear</button>
+        </div>
+      )}
+      <div className="chat" data-testid="chat" ref={chatRef}>
         {q.hasNextPage && (
           <button className="load-earlier" data-testid="load-earlier" onClick={() => void q.fetchNextPage()} disabled={q.isFetchingNextPage}>
             {q.isFetchingNextPage ? 'Loading…' : `Load earlier turns (${olderCount} more)`}
@@ -93,6 +121,8 @@ export function ConversationPage() {
             key={t.trace_id}
             ref={(el) => { refs.current[i] = el; }}
             turn={t}
+            plan={plans[i]}
+            onCompare={compare}
             project={project}
             index={olderCount + i + 1}
             selected={i === selected}

@@ -1,7 +1,10 @@
 /**
  * Conversations list: one row per conversation_id with first/last message previews, turn count,
- * agents, models, cost, tokens and last activity. Search, sort (server-side), filter by
- * agent/model/status; j/k + Enter open a conversation; more rows load near the bottom.
+ * spans, agents, models, cost, tokens, errors, first and last activity. A trace without a
+ * conversation id is listed as Jaeger lists traces: "service: root operation", span count and
+ * duration. Search (message text and attribute values, server-side, the matched excerpt shown and
+ * marked; opening a result marks the term in the chat), every sortable column sorts server-side,
+ * filter by agent/model/status; j/k + Enter open a conversation; more rows load near the bottom.
  */
 import { useMemo, useState, useCallback } from 'react';
 import { useNavigate } from 'react-router-dom';
@@ -9,7 +12,7 @@ import type { ColumnDef, SortingState } from '@tanstack/react-table';
 import { useOp } from '../../api/query';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
-import { fmtCost, fmtTime, fmtTokens } from '../../components/format';
+import { fmtCost, fmtDuration, fmtTime, fmtTokens } from '../../components/format';
 import { projectPath, useProject } from '../../hooks/project';
 import { useUi } from '../../stores/ui';
 import { listInput, rowsOf, type ListFilters, type ListRow } from './listQuery';
@@ -33,31 +36,32 @@ export function ConversationsPage() {
   const total = q.data?.total_count ?? 0;
   const { error, isLoading, isFetching } = q;
 
+  // Sortable columns need an accessor (react-table only sorts a column that has one), even though the
+  // server does the sorting (manualSorting): without it only the header looked sortable.
   const columns = useMemo<ColumnDef<ListRow>[]>(() => [
     {
-      id: 'conversation', header: 'Conversation', enableSorting: false,
-      cell: ({ row }) => <Preview row={row.original} />,
+      id: 'conversation', header: 'Conversation', enableSorting: false, meta: { min: 200 },
+      cell: ({ row }) => <Preview row={row.original} search={filters.search.trim()} />,
     },
-    { id: 'turn_count', header: 'Turns', size: 70, meta: { numeric: true }, cell: ({ row }) => row.original.turn_count },
-    { id: 'agents', header: 'Agents', size: 150, enableSorting: false, cell: ({ row }) => row.original.agent_names.map((a) => <span className="pill" key={a}>{a}</span>) },
-    { id: 'models', header: 'Models', size: 160, enableSorting: false, cell: ({ row }) => row.original.request_models.map((m) => <span className="pill" key={m}>{m}</span>) },
-    ...(display.showCosts ? [{ id: 'total_cost_usd', header: 'Cost', size: 80, meta: { numeric: true }, cell: ({ row }: { row: { original: ListRow } }) => fmtCost(row.original.total_cost_usd) }] : []),
-    { id: 'total_input_tokens', header: 'Tokens', size: 90, meta: { numeric: true }, cell: ({ row }) => `${fmtTokens(row.original.total_input_tokens)} / ${fmtTokens(row.original.total_output_tokens)}` },
+    { id: 'turn_count', accessorFn: (r) => r.turn_count, header: 'Turns', size: 70, meta: { numeric: true, min: 60 }, cell: ({ row }) => row.original.turn_count },
+    { id: 'span_count', accessorFn: (r) => r.span_count, header: 'Spans', size: 74, meta: { numeric: true, min: 64 }, cell: ({ row }) => row.original.span_count.toLocaleString('en-US') },
+    { id: 'agents', header: 'Agents', size: 140, enableSorting: false, meta: { min: 64 }, cell: ({ row }) => row.original.agent_names.map((a) => <span className="pill" key={a}>{a}</span>) },
+    { id: 'models', header: 'Models', size: 150, enableSorting: false, meta: { min: 64 }, cell: ({ row }) => row.original.request_models.map((m) => <span className="pill" key={m}>{m}</span>) },
+    ...(display.showCosts ? [{ id: 'total_cost_usd', accessorFn: (r: ListRow) => r.total_cost_usd, header: 'Cost', size: 90, meta: { numeric: true, min: 78 }, cell: ({ row }: { row: { original: ListRow } }) => fmtCost(row.original.total_cost_usd) }] : []),
+    { id: 'total_input_tokens', accessorFn: (r) => r.total_input_tokens, header: 'Tokens', size: 100, meta: { numeric: true, min: 92 }, cell: ({ row }) => <span title="input / output tokens">{fmtTokens(row.original.total_input_tokens)} / {fmtTokens(row.original.total_output_tokens)}</span> },
     {
-      id: 'last_activity', header: 'Last activity', size: 150,
-      cell: ({ row }) => (
-        <span title={row.original.last_activity ?? ''}>
-          {row.original.error_count > 0 && <span className="pill error" title="spans with errors">{row.original.error_count} err</span>}
-          {fmtTime(row.original.last_activity, display.relativeTimes)}
-        </span>
-      ),
+      id: 'error_count', accessorFn: (r) => r.error_count, header: 'Errors', size: 68, meta: { numeric: true, min: 62 },
+      cell: ({ row }) => (row.original.error_count > 0 ? <span className="pill error" title="spans with errors">{row.original.error_count}</span> : <span className="muted">0</span>),
     },
-  ], [display.showCosts, display.relativeTimes]);
+    { id: 'last_activity', accessorFn: (r) => r.last_activity, header: 'Last activity', size: 130, meta: { min: 92 }, cell: ({ row }) => <span title={`started ${row.original.first_activity ?? '–'}, last ${row.original.last_activity ?? '–'}`}>{fmtTime(row.original.last_activity, display.relativeTimes)}</span> },
+  ], [display.showCosts, display.relativeTimes, filters.search]);
 
   const open = useCallback((row: ListRow) => {
-    if (row.kind === 'conversation') navigate(projectPath(project, 'conversations', row.id));
-    else navigate(`${projectPath(project, 'traces', row.id)}?tab=chat`);
-  }, [navigate, project]);
+    // A search term goes along, so the chat marks where it matched.
+    const q = filters.search.trim() ? `q=${encodeURIComponent(filters.search.trim())}` : '';
+    if (row.kind === 'conversation') navigate(`${projectPath(project, 'conversations', row.id)}${q ? `?${q}` : ''}`);
+    else navigate(`${projectPath(project, 'traces', row.id)}?tab=chat${q ? `&${q}` : ''}`);
+  }, [navigate, project, filters.search]);
   const more = useCallback(() => { if (rows.length < total && !isFetching) setLimit((l) => Math.min(10_000, l + PAGE)); }, [rows.length, total, isFetching]);
 
   const filtered = filters.search || filters.agent || filters.model || filters.status !== 'all';
@@ -75,6 +79,7 @@ export function ConversationsPage() {
         )
       ) : (
         <DataTable
+          prefsKey={`${project}/conversations`}
           testId="conversations-table"
           data={rows}
           columns={columns}
@@ -93,16 +98,70 @@ export function ConversationsPage() {
   );
 }
 
-function Preview({ row }: { row: ListRow }) {
-  const id = row.kind === 'trace' ? `trace ${row.id}` : row.id;
-  return <PreviewLines id={id} first={row.first_message?.text} last={row.last_message?.text} />;
+function Preview({ row, search }: { row: ListRow; search: string }) {
+  if (row.kind === 'trace') return <TracePreview row={row} />;
+  if (search && row.snippet) return <SnippetLines id={row.id} first={row.first_message?.text} snippet={row.snippet} />;
+  return <PreviewLines id={row.id} first={row.conversation_name ?? row.first_message?.text} last={row.last_message?.text} />;
 }
 
-function PreviewLines({ id, first, last }: { id: string; first?: string; last?: string }) {
+function PreviewLines({ id, first, last }: { id: string; first?: string | null; last?: string }) {
+  return (
+    <div className="conv-preview">
+      <div className="conv-first" title={first ?? undefined}>{first || <span className="faint">{id}</span>}</div>
+      <div className="conv-last faint" title={last}>{last ? `↳ ${last}` : id}</div>
+    </div>
+  );
+}
+
+/** A search result: the first message, and the excerpt where the term matched with the matches marked. */
+function SnippetLines({ id, first, snippet }: { id: string; first?: string; snippet: NonNullable<ListRow['snippet']> }) {
+  const parts: Array<{ text: string; hit: boolean }> = [];
+  let at = 0;
+  for (const [a, b] of snippet.matches) {
+    if (a > at) parts.push({ text: snippet.text.slice(at, a), hit: false });
+    parts.push({ text: snippet.text.slice(a, b), hit: true });
+    at = b;
+  }
+  if (at < snippet.text.length) parts.push({ text: snippet.text.slice(at), hit: false });
   return (
     <div className="conv-preview">
       <div className="conv-first" title={first}>{first || <span className="faint">{id}</span>}</div>
-      <div className="conv-last faint" title={last}>{last ? `↳ ${last}` : id}</div>
+      <div className="conv-last snippet" title={snippet.text} data-testid="search-snippet">
+        {parts.map((p, i) => (p.hit ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
+      </div>
+    </div>
+  );
+}
+
+/**
+ * A trace without a conversation id, as trace viewers list traces: "service: root operation" on the
+ * first line, span count, duration and trace id on the second. The root is the trace's earliest
+ * (service, span name) group — one small group query per row on screen (indexed by trace), the
+ * duration that group's longest span.
+ */
+function TracePreview({ row }: { row: ListRow }) {
+  const project = useProject();
+  const q = useOp('spans.query', {
+    project_id: project,
+    query: { $expr: { $eq: [{ $getField: 'trace_id' }, { $literal: row.id }] } },
+    group_by: [{ key: 'service_name', source: 'field' }, { key: 'span_name', source: 'field' }],
+    measures: [{ alias: 'longest_ms', aggregation: 'max', value: { key: 'duration_ms', source: 'derived' } }],
+    sort_by: [{ field: 'first_seen', direction: 'asc' }],
+    limit: 1,
+  }, { staleTime: 300_000 });
+  const g = q.data?.groups[0];
+  const service = g ? (g.group_keys.service_name as string | null) : null;
+  const root = g ? (g.group_keys.span_name as string | null) : null;
+  const dur = g?.metrics.longest_ms ?? null;
+  return (
+    <div className="conv-preview" data-testid="trace-row">
+      <div className="conv-first" title={`${service ?? 'unknown service'}: ${root ?? ''}`}>
+        {g ? <><strong className="svc">{service ?? 'unknown service'}</strong>: {root}</> : <span className="faint">trace {row.id}</span>}
+      </div>
+      <div className="conv-last faint">
+        {row.span_count.toLocaleString('en-US')} span{row.span_count === 1 ? '' : 's'}{dur !== null ? ` · ${fmtDuration(dur)}` : ''} · <span className="mono">{row.id.slice(0, 16)}</span>
+        {row.first_message?.text && <> · {row.first_message.text}</>}
+      </div>
     </div>
   );
 }

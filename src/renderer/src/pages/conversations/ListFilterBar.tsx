@@ -23,7 +23,7 @@ export function ListFilterBar(props: { project: string; filters: ListFilters; on
       <input
         data-search
         type="search"
-        placeholder="Search conversations (/)"
+        placeholder="Search what was said, ids, attributes (/)"
         aria-label="Search conversations"
         value={text}
         onChange={(e) => setText(e.target.value)}

@@ -77,6 +77,7 @@ export function SpansList({ project, filterPart }: { project: string; filterPart
       </div>
       <ErrorNote error={q.error} what="spans" />
       <DataTable
+          prefsKey={prefsKey}
         data={rows}
         columns={ordered}
         hiddenColumns={hidden}

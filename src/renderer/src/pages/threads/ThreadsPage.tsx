@@ -69,6 +69,7 @@ export function ThreadsPage() {
         <EmptyState title="No threads yet">Threads are conversations: spans carrying a conversation id.</EmptyState>
       ) : (
         <DataTable
+          prefsKey={`${project}/threads`}
           data={threads}
           columns={columns}
           getRowId={(t) => t.thread_id}

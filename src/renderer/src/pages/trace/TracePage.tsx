@@ -1,21 +1,27 @@
 /**
- * One trace: a waterfall timeline of its spans (default tab) or the chat view of the trace
- * ('chat.trace'), with a span detail panel beside either. Deep link:
- * #/p/<project>/traces/<trace_id>?tab=chat&span=<span_id>. Esc closes the panel, then goes back.
+ * One trace: a header (root name, service, status, spans, duration, tokens, cost), a toolbar with
+ * find-in-trace (names here, attributes and message text on the server, trace/find.ts) and "next
+ * error", then the waterfall (default tab) or the chat of the trace (virtualized, paged), with the
+ * span panel beside either behind a draggable splitter.
+ * Deep link: #/p/<project>/traces/<trace_id>?tab=chat&span=<span_id>. Esc closes the panel, then goes back.
+ * Keys: f focuses find, n / N next / previous match, e next error.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useMemo } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { call } from '../../api/client';
-import { useOp } from '../../api/query';
-import { TurnView } from '../../chat/TurnView';
 import { EmptyState } from '../../components/EmptyState';
-import { useEscape } from '../../hooks/keys';
-import { projectPath, useProject } from '../../hooks/project';
-import { buildTree, spansFromColumns, type TimelineSpan } from '../../trace/model';
+import { ErrorNote } from '../../components/ErrorNote';
+import { useEscape, useKey } from '../../hooks/keys';
+import { useProject } from '../../hooks/project';
+import { buildTree, errorIds, spansFromColumns, stepThrough, treeOrder, type TimelineSpan } from '../../trace/model';
 import { SpanDetail } from '../../trace/SpanDetail';
 import { Waterfall } from '../../trace/Waterfall';
-import { ErrorNote } from '../../components/ErrorNote';
+import { TraceChat, useTraceChatPages } from '../../chat/TraceChat';
+import { TraceHeader } from '../../trace/TraceHeader';
+import { FindBar, useTraceFind } from '../../trace/find';
+import { Splitter } from '../../components/Splitter';
+import { useUi } from '../../stores/ui';
 
 export function TracePage() {
   const project = useProject();
@@ -26,8 +32,12 @@ export function TracePage() {
   const spanId = params.get('span');
   const setParam = (k: string, v: string | null) =>
     setParams((p) => { const n = new URLSearchParams(p); if (v === null) n.delete(k); else n.set(k, v); return n; }, { replace: true });
+  const select = (id: string | null) => setParam('span', id);
 
-  const spans = useTraceSpans(project, traceId);
+  // Opened on the Chat tab: the chat's first page is asked first and the waterfall's spans right after
+  // it, so the server (one request at a time) answers the small request the user waits for first.
+  const firstChat = useTraceChatPages(project, traceId);
+  const spans = useTraceSpans(project, traceId, tab !== 'chat' || firstChat.isFetched);
   const tree = useMemo(() => {
     const t = performance.now();
     const built = buildTree(spans.rows);
@@ -35,37 +45,70 @@ export function TracePage() {
     performance.measure('loupe:build-tree', { start: t, end: performance.now(), detail: built.count });
     return built;
   }, [spans.rows]);
-  const chat = useOp('chat.trace', tab === 'chat' ? { project_id: project, trace_id: traceId, include_feedback: true } : null);
+  const order = useMemo(() => treeOrder(tree), [tree]);
+  const errors = useMemo(() => errorIds(order), [order]);
 
-  useEscape(() => (spanId ? setParam('span', null) : navigate(-1)));
+  // Opened from a search (?q=): find starts with that term, so it is marked in the waterfall and the chat.
+  const [term, setTerm] = useState(() => params.get('q') ?? '');
+  const find = useTraceFind(project, traceId, order, term);
+  const findRef = useRef<HTMLInputElement>(null);
+  const step = (ids: string[], dir: 1 | -1) => {
+    const next = stepThrough(ids, order, spanId, dir);
+    if (next) select(next);
+  };
+  const nextError = () => step(errors, 1);
+
+  useEscape(() => (spanId ? select(null) : navigate(-1)));
+  useKey('f', () => { findRef.current?.focus(); findRef.current?.select(); });
+  useKey('n', () => step(find.ids, 1));
+  useKey('N', () => step(find.ids, -1));
+  useKey('e', () => nextError());
+
+  const detailWidth = useUi((s) => s.layout.detailWidth);
+  const setLayout = useUi((s) => s.setLayout);
+
+  const toolbar = (
+    <>
+      <FindBar inputRef={findRef} term={term} onTerm={setTerm} find={find} current={spanId} order={order} onStep={(d) => step(find.ids, d)} />
+      <button onClick={nextError} disabled={!errors.length} data-testid="next-error" title="Select the next span that failed (e)">
+        Next error{errors.length ? ` (${errors.length})` : ''}
+      </button>
+    </>
+  );
 
   return (
-    <div className="page" data-testid="trace-page">
-      <div className="page-head">
-        <button onClick={() => navigate(-1)} aria-label="Back">←</button>
-        <h1 className="mono" style={{ fontSize: 15 }}>Trace {traceId}</h1>
-        {spans.loading && <span className="faint" data-testid="trace-loading">loading spans…</span>}
-        <div className="tabs" role="tablist">
-          <button role="tab" className={tab === 'timeline' ? 'active' : ''} aria-selected={tab === 'timeline'} onClick={() => setParam('tab', null)}>Timeline</button>
-          <button role="tab" className={tab === 'chat' ? 'active' : ''} aria-selected={tab === 'chat'} onClick={() => setParam('tab', 'chat')}>Chat</button>
-        </div>
+    <div className="page trace-page" data-testid="trace-page">
+      <TraceHeader project={project} traceId={traceId} tree={tree} loading={spans.loading} onBack={() => navigate(-1)} />
+      <div className="tabs" role="tablist">
+        <button role="tab" className={tab === 'timeline' ? 'active' : ''} aria-selected={tab === 'timeline'} onClick={() => setParam('tab', null)}>Timeline</button>
+        <button role="tab" className={tab === 'chat' ? 'active' : ''} aria-selected={tab === 'chat'} onClick={() => setParam('tab', 'chat')} data-testid="tab-chat">Chat</button>
+        {spans.loading && <span className="faint tab-note" data-testid="trace-loading"><span className="spinner" aria-hidden /> loading spans…</span>}
       </div>
       <ErrorNote error={spans.error} what="the spans" />
       {!spans.loading && !spans.error && spans.rows.length === 0 ? (
         <EmptyState title="No spans in this trace" actions={false}>Trace {traceId} has no spans in project {project}.</EmptyState>
       ) : (
-        <div className={`trace-layout ${spanId ? 'with-detail' : ''}`}>
+        <div className="trace-layout" style={spanId ? { gridTemplateColumns: `minmax(0, 1fr) 8px ${detailWidth}px` } : undefined}>
           <div className="trace-main">
             {tab === 'timeline' ? (
-              spans.rows.length > 0 && <Waterfall tree={tree} selected={spanId} onSelect={(id) => setParam('span', id)} />
+              spans.rows.length > 0 && <Waterfall tree={tree} selected={spanId} onSelect={select} matches={find.set} toolbar={toolbar} />
             ) : (
-              <div className="trace-chat">
-                <ErrorNote error={chat.error} what="the chat" />
-                {chat.data && <div className="chat"><TurnView turn={chat.data} project={project} showTraceLink={false} onSpan={(id) => setParam('span', id)} /></div>}
-              </div>
+              <>
+                <div className="wf-toolbar toolbar trace-chat-toolbar">{toolbar}</div>
+                <TraceChat project={project} traceId={traceId} onSpan={select} highlight={term} />
+              </>
             )}
           </div>
-          {spanId && <SpanDetail project={project} traceId={traceId} spanId={spanId} onClose={() => setParam('span', null)} />}
+          {spanId && (
+            <>
+              <Splitter
+                label="Resize the span panel"
+                onDrag={(dx, start) => setLayout({ detailWidth: Math.max(300, Math.min(window.innerWidth * 0.7, start - dx)) })}
+                startValue={detailWidth}
+              />
+              <SpanDetail project={project} traceId={traceId} spanId={spanId} onClose={() => select(null)} node={tree.byId.get(spanId) ?? null} />
+            </>
+          )}
         </div>
       )}
     </div>
@@ -77,9 +120,10 @@ export function TracePage() {
  * draws, as one array per field with µs offsets (~140 B per span; a `spans.query` list row is ~1.7 KB),
  * so a 20,000-span trace is one 2.7 MB response instead of ~34 MB in three pages.
  */
-function useTraceSpans(project: string, traceId: string) {
+function useTraceSpans(project: string, traceId: string, enabled: boolean) {
   const input = { project_id: project, trace_id: traceId };
   const q = useQuery({
+    enabled,
     // [name, input] like useOp, so live refresh (api/query handleEvent) refetches it when this project changes.
     queryKey: ['traces.timeline', input],
     queryFn: async () => {

@@ -1,0 +1,37 @@
+/**
+ * The conversation's header data: its name (the conversation name its spans carry, else its first
+ * user message), activity span, tokens and failed spans — one group row of 'spans.query' over the
+ * conversation's spans (indexed by conversation id), the same numbers the conversations list shows.
+ */
+import { useOp } from '../../api/query';
+
+export interface ConversationSummary {
+  title: string | null;
+  first_seen: string | null;
+  last_seen: string | null;
+  total_input_tokens: number;
+  total_output_tokens: number;
+  error_count: number;
+  span_count: number;
+}
+
+export function useConversationSummary(project: string, conversationId: string): ConversationSummary | null {
+  const q = useOp('spans.query', {
+    project_id: project,
+    group_by: [{ key: 'conversation_id', source: 'field' }],
+    query: { $expr: { $eq: [{ $getField: 'conversation_id' }, { $literal: conversationId }] } },
+    limit: 1,
+  });
+  const g = q.data?.groups[0];
+  if (!g) return null;
+  const firstText = g.first_message?.text?.trim() || null;
+  return {
+    title: g.conversation_names[0] ?? firstText,
+    first_seen: g.first_seen,
+    last_seen: g.last_seen,
+    total_input_tokens: g.total_input_tokens,
+    total_output_tokens: g.total_output_tokens,
+    error_count: g.error_count,
+    span_count: g.span_count,
+  };
+}

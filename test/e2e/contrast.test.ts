@@ -1,0 +1,98 @@
+/**
+ * Text contrast, checked by axe-core's WCAG AA `color-contrast` rule (≥ 4.5:1 for normal text,
+ * 3:1 for large) over every page of the app in both themes, with real data on screen (demo
+ * conversations, a sample trace with its span panel open, the trace chat, compare, an import in
+ * progress dialog, the empty and not-found states). A violation lists the element, its colours and
+ * ratio, so a failure says what to fix.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startE2E, type E2E } from './fixture.js';
+import { dropFiles, hash } from './helpers.js';
+import type { BrowserDocument, BrowserWindow } from './browser-globals.js';
+
+// Browser globals inside page.evaluate callbacks (see browser-globals.ts).
+declare const document: BrowserDocument;
+declare const window: BrowserWindow;
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const DEMO = 'local/demo';
+
+interface Violation { target: string; summary: string }
+
+/** Runs axe's color-contrast rule on the page as it is now. */
+async function contrastViolations(page: Page): Promise<Violation[]> {
+  // page.evaluate runs through the DevTools protocol, so the app's CSP (script-src 'self') does not apply.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { nodes: { target: string[]; any: { message: string }[] }[] }[] }> } }).axe;
+    const r = await axe.run(document, { runOnly: { type: 'rule', values: ['color-contrast'] }, resultTypes: ['violations'] });
+    return r.violations.flatMap((v) => v.nodes.map((n) => ({ target: n.target.join(' '), summary: n.any.map((a) => a.message).join('; ') })));
+  });
+}
+
+describe('contrast (axe-core, WCAG AA) on every page, light and dark', () => {
+  let e: E2E;
+  let pages: Array<{ name: string; open(page: Page): Promise<void> }>;
+  beforeAll(async () => {
+    e = await startE2E({ demo: true });
+    const post = async (p: string, body: unknown) => (await fetch(`${e.loupe.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+    const conv = (await post('/agents/conversations/chat', { project_id: DEMO, conversation_id: 'conv-order-a1187', limit: 10 })) as { turns: { trace_id: string }[] };
+    const tool = (await post('/agents/spans/query', { project_id: DEMO, query: { $expr: { $eq: [{ $getField: 'operation_name' }, { $literal: 'execute_tool' }] } }, limit: 1 })) as { spans: { trace_id: string; span_id: string }[] };
+    const t = tool.spans[0]!;
+    const [a, b] = [conv.turns[1]!.trace_id, conv.turns[2]!.trace_id];
+    const go = (route: string, ready: string) => async (page: Page) => {
+      await page.goto(`${e.loupe.url}/${route}`);
+      await page.locator(ready).first().waitFor();
+    };
+    pages = [
+      { name: 'conversations', open: go(hash(DEMO, 'conversations'), '[data-testid=conversation-row]') },
+      { name: 'conversation', open: go(hash(DEMO, 'conversations', 'conv-order-a1187'), '[data-testid=turn]') },
+      { name: 'trace timeline with span panel', open: go(`${hash(DEMO, 'traces', t.trace_id)}?span=${t.span_id}`, '[data-testid=span-columns]') },
+      { name: 'trace chat', open: go(`${hash(DEMO, 'traces', t.trace_id)}?tab=chat`, '[data-testid=msg-tool]') },
+      { name: 'agents', open: go(hash(DEMO, 'agents'), '.dt tbody tr.row') },
+      { name: 'spans', open: go(hash(DEMO, 'spans'), '.dt tbody tr.row') },
+      { name: 'threads', open: go(hash(DEMO, 'threads'), '.dt tbody tr.row') },
+      { name: 'training', open: go(hash(DEMO, 'training'), '.page') },
+      { name: 'settings', open: go(hash(DEMO, 'settings'), '[data-testid=data-dir]') },
+      { name: 'compare', open: go(`${hash(DEMO, 'compare')}?a=${a}&b=${b}`, '[data-testid=compare-row]') },
+      { name: 'not found', open: go(`${hash(DEMO, 'nowhere')}`, '[data-testid=not-found]') },
+      { name: 'empty project', open: go(hash('local/empty', 'conversations'), '[data-testid=empty-state]') },
+      {
+        name: 'import dialog',
+        open: async (page) => {
+          await go(hash(DEMO, 'conversations'), '[data-testid=conversation-row]')(page);
+          await dropFiles(page, [{ name: 'x.json', content: '{}' }]);
+          await page.getByTestId('import-dialog').waitFor();
+        },
+      },
+      {
+        name: 'keyboard help',
+        open: async (page) => {
+          await go(hash(DEMO, 'conversations'), '[data-testid=conversation-row]')(page);
+          await page.keyboard.press('?');
+          await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+        },
+      },
+    ];
+  }, 180_000);
+  afterAll(async () => e?.close());
+
+  for (const theme of ['light', 'dark'] as const) {
+    it(`${theme}: no text below 4.5:1 on any page`, async () => {
+      const context = await e.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: theme });
+      const page = await context.newPage();
+      const found: string[] = [];
+      for (const p of pages) {
+        await p.open(page);
+        await page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme);
+        for (const v of await contrastViolations(page)) found.push(`${p.name}: ${v.target} — ${v.summary}`);
+      }
+      expect(found).toEqual([]);
+      await context.close();
+    }, 180_000);
+  }
+});
