@@ -1,0 +1,42 @@
+/**
+ * Search what you see (issue 12 item 4), at 1440×900 and 1024×700: a word that appears only inside a
+ * message ("refunded", in an assistant answer of the demo's order conversation) finds its
+ * conversation in the list — the server searches message text (conversations.list over the full-text
+ * index) — with the matched excerpt shown and the match marked; opening the result marks the word in
+ * the chat (CSS Custom Highlight ranges over the rendered text).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VIEWPORTS, openPage, startE2E, vpName, type E2E } from './fixture.js';
+import { hash, screenshotBoth } from './helpers.js';
+
+declare const CSS: { highlights: { get(name: string): { size: number } | undefined } };
+
+const DEMO = 'local/demo';
+
+describe('search', () => {
+  let e: E2E;
+  beforeAll(async () => {
+    e = await startE2E({ demo: true });
+  }, 180_000);
+  afterAll(async () => e?.close());
+
+  for (const vp of VIEWPORTS) {
+    it(`a word inside a message finds its conversation, marked in the list and in the chat (${vpName(vp)})`, async () => {
+      const page = await openPage(e, vp);
+      await page.goto(`${e.loupe.url}/${hash(DEMO, 'conversations')}`);
+      const rows = page.getByTestId('conversation-row');
+      await rows.nth(2).waitFor();
+      // Not a title, id or first/last preview: "refunded" is said mid-conversation.
+      await page.getByLabel('Search conversations').fill('refunded');
+      await page.getByTestId('conversation-count').filter({ hasText: /^1 conversation$/ }).waitFor();
+      const snippet = rows.first().getByTestId('search-snippet');
+      expect((await snippet.locator('mark').innerText()).toLowerCase()).toBe('refunded');
+      if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'search');
+      await rows.first().click();
+      await page.waitForURL(/conversations\/conv-order-a1187\?q=refunded/);
+      await page.getByTestId('search-marks').filter({ hasText: /marked \d+ time/ }).waitFor();
+      expect(await page.evaluate(() => CSS.highlights.get('loupe-match')?.size ?? 0)).toBeGreaterThan(0);
+      await page.context().close();
+    });
+  }
+});
