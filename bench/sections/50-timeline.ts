@@ -1,8 +1,9 @@
 /**
  * Trace timeline figures (issue 5: a 20,000-span trace opens in the timeline in under 2 s): the
  * server side of `traces.timeline` for a generated 20,000-span trace (dispatch + JSON.stringify, as
- * HTTP answers it), against the `spans.query` list pages the timeline used before. The browser side
- * (request, tree build, first rows, scrolling) is printed by test/e2e/trace-timeline.test.ts.
+ * HTTP answers it), against the `spans.query` list pages the timeline used before; and the Chat tab's
+ * first `chat.tracePage` page against the whole `chat.trace` (issue 12). The browser side (request,
+ * tree build, first rows, scrolling, first chat message) is printed by test/e2e/trace-big.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,7 @@ const TRACE = 'e'.repeat(31) + '1';
 const N = 20_000;
 
 /** Runs `op` `runs` times through dispatch and serializes each answer; returns times (ms) and the answer's size. */
-async function measure(ctx: ServiceContext, op: 'traces.timeline' | 'spans.query', inputs: Record<string, unknown>[], runs: number) {
+async function measure(ctx: ServiceContext, op: 'traces.timeline' | 'spans.query' | 'chat.trace' | 'chat.tracePage', inputs: Record<string, unknown>[], runs: number) {
   const times: number[] = [];
   let bytes = 0;
   for (let i = 0; i < runs; i++) {
@@ -55,6 +56,14 @@ const section: BenchSection = {
       print('spans.query list pages, same trace p50 (ms)', pct(old.times, 0.5).toFixed(0));
       print('spans.query list pages answer (MB)', (old.bytes / 1e6).toFixed(2));
       print('spans.query ÷ traces.timeline (time)', (pct(old.times, 0.5) / pct(tl.times, 0.5)).toFixed(1));
+      // The Chat tab (issue 12): the first page of chat.tracePage against the whole chat.trace.
+      const first = await measure(ctx, 'chat.tracePage', [{ project_id: PROJECT, trace_id: TRACE, limit: 50, include_feedback: true }], 20);
+      print('chat.tracePage first 50 messages p50 (ms, incl. JSON.stringify)', pct(first.times, 0.5).toFixed(0));
+      print('chat.tracePage first 50 messages p95 (ms)', pct(first.times, 0.95).toFixed(0));
+      print('chat.tracePage first page answer (KB)', (first.bytes / 1024).toFixed(1));
+      const whole = await measure(ctx, 'chat.trace', [{ project_id: PROJECT, trace_id: TRACE, include_feedback: true }], 5);
+      print('chat.trace whole chat p50 (ms)', pct(whole.times, 0.5).toFixed(0));
+      print('chat.trace whole chat answer (MB)', (whole.bytes / 1e6).toFixed(2));
     } finally {
       await store.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
