@@ -17,7 +17,15 @@ type Client = { call(name: OpName, input: never): Promise<unknown> };
 // A path the type checker does not follow into browser-only code (the node tsconfig has no DOM types).
 const CLIENT = '../../src/renderer/src/api/client.js';
 
-const g = globalThis as unknown as { window?: { api?: unknown }; fetch: typeof fetch };
+const g = globalThis as unknown as { window?: Record<string, unknown>; fetch: typeof fetch };
+
+/** The little of a browser window the client touches outside `api` (its session code reads the address and storage). */
+const page = (api?: unknown) => ({
+  ...(api ? { api } : {}),
+  location: { href: 'http://127.0.0.1/' },
+  history: { state: null, replaceState: () => {} },
+  localStorage: { getItem: () => null, setItem: () => {}, removeItem: () => {} },
+});
 
 describe('renderer client: HTTP and IPC give the same answers', () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -27,7 +35,7 @@ describe('renderer client: HTTP and IPC give the same answers', () => {
     server = await startTestServer();
     // The client calls relative URLs, as a page served by Loupe does.
     g.fetch = ((url: string | URL, init?: RequestInit) => realFetch(new URL(String(url), server.url), init)) as typeof fetch;
-    g.window = {};
+    g.window = page();
     client = (await import(CLIENT)) as Client;
     await realFetch(`${server.url}/app/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   });
@@ -38,20 +46,18 @@ describe('renderer client: HTTP and IPC give the same answers', () => {
   });
 
   const viaHttp = async (name: OpName, input: unknown) => {
-    g.window = {};
+    g.window = page();
     return client.call(name, input as never);
   };
   const viaIpc = async (name: OpName, input: unknown) => {
-    g.window = {
-      api: {
-        call: async (op: string, inp: unknown) => structuredClone(await handleIpcCall(server.ctx, op, structuredClone(inp))),
-        onEvent: () => () => {},
-      },
-    };
+    g.window = page({
+      call: async (op: string, inp: unknown) => structuredClone(await handleIpcCall(server.ctx, op, structuredClone(inp))),
+      onEvent: () => () => {},
+    });
     try {
       return await client.call(name, input as never);
     } finally {
-      g.window = {};
+      g.window = page();
     }
   };
   const outcome = async (f: () => Promise<unknown>) => {
