@@ -75,6 +75,8 @@ describe('a 20,000-span trace', () => {
     console.log(`[timeline]   of which: ${parts.join(', ')} (timeline-request = traces.timeline request + JSON parse)`);
     // What went over the wire: one traces.timeline response, and no spans.query until a span is selected.
     const requests = async () => page.evaluate(() => performance.getEntriesByType('resource').map((r) => ({ url: r.name, bytes: (r as unknown as { decodedBodySize: number }).decodedBodySize, ms: r.duration })));
+    // The header's chat page may answer after the waterfall (one server, both asked at once): wait for it.
+    await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('/app/traces/chat-page')));
     const loaded = await requests();
     const tl = loaded.filter((r) => r.url.endsWith('/app/traces/timeline'));
     expect(tl).toHaveLength(1);
