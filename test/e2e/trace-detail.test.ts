@@ -88,7 +88,7 @@ describe('trace header and span panel', () => {
       await page.reload();
       await page.getByTestId('span-events').waitFor();
       expect(Math.abs((await page.getByTestId('span-detail').boundingBox())!.width - wide)).toBeLessThan(3);
-      if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'trace');
+      if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'trace-detail');
       await page.context().close();
     });
   }
