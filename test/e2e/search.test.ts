@@ -3,7 +3,8 @@
  * message ("refunded", in an assistant answer of the demo's order conversation) finds its
  * conversation in the list — the server searches message text (conversations.list over the full-text
  * index) — with the matched excerpt shown and the match marked; opening the result marks the word in
- * the chat (CSS Custom Highlight ranges over the rendered text).
+ * the chat (CSS Custom Highlight ranges over the rendered text). The spans explorer's search box
+ * finds the spans that said it (`$search`), the same ones the API gives.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VIEWPORTS, openPage, startE2E, vpName, type E2E } from './fixture.js';
@@ -39,4 +40,16 @@ describe('search', () => {
       await page.context().close();
     });
   }
+
+  it('the spans explorer finds the spans that said a word', async () => {
+    const page = await openPage(e, VIEWPORTS[1]);
+    await page.goto(`${e.loupe.url}/${hash(DEMO, 'spans')}`);
+    await page.getByTestId('span-row').first().waitFor();
+    await page.getByTestId('spans-search').fill('refunded');
+    const api = (await (await fetch(`${e.loupe.url}/agents/spans/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_id: DEMO, query: { $expr: { $search: 'refunded' } } }) })).json()) as { total_count: number; spans: { span_id: string }[] };
+    expect(api.total_count).toBeGreaterThan(0);
+    await page.getByTestId('spans-range').filter({ hasText: new RegExp(`of ${api.total_count} spans`) }).waitFor();
+    expect(page.url()).toContain('q=refunded');
+    await page.context().close();
+  });
 });

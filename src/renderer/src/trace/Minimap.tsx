@@ -9,6 +9,7 @@
  */
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import { barKind, type Node, type Tree, type Window } from './model';
+import { useWidth } from '../hooks/width';
 
 const H = 44;
 
@@ -16,17 +17,8 @@ export function Minimap(props: { tree: Tree; rows: Node[]; win: Window; scrollRe
   const { tree, rows, win } = props;
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const boxRef = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(600);
+  const width = useWidth(boxRef, 600);
   const [scroll, setScroll] = useState({ top: 0, height: 1 });
-
-  useEffect(() => {
-    const el = boxRef.current;
-    if (!el) return;
-    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
-    ro.observe(el);
-    setWidth(el.clientWidth);
-    return () => ro.disconnect();
-  }, []);
 
   useEffect(() => {
     const el = props.scrollRef.current;

@@ -18,6 +18,7 @@ import { useKey } from '../hooks/keys';
 import { fmtCost, fmtDuration, fmtTokens } from '../components/format';
 import { useUi } from '../stores/ui';
 import { Minimap } from './Minimap';
+import { useWidth } from '../hooks/width';
 
 const ROW = 24;
 export const MINIMAP_MIN = 200;
@@ -89,15 +90,7 @@ export function Waterfall(props: { tree: Tree; selected: string | null; onSelect
 
   // The track's width in px decides how many ruler labels fit.
   const trackRef = useRef<HTMLDivElement>(null);
-  const [trackPx, setTrackPx] = useState(600);
-  useEffect(() => {
-    const el = trackRef.current;
-    if (!el) return;
-    const ro = new ResizeObserver(() => setTrackPx(el.clientWidth));
-    ro.observe(el);
-    setTrackPx(el.clientWidth);
-    return () => ro.disconnect();
-  }, []);
+  const trackPx = useWidth(trackRef, 600);
 
   const fracAt = (clientX: number) => {
     const r = trackRef.current!.getBoundingClientRect();

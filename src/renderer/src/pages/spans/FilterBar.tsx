@@ -1,9 +1,11 @@
 /**
  * The filter builder: rows of (field, operator, value) that all must hold, turned into `$expr`
  * (expr.ts), and a text box that shows that expression and accepts any `$expr` JSON typed or pasted
- * (it then replaces the rows until cleared). Plus the started_after/started_before time range.
+ * (it then replaces the rows until cleared). Plus a text search over message text and attribute
+ * values (the full-text `$search` operator, ANDed with the rest) and the started_after/started_before
+ * time range.
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { FILTER_OPS, exprFromRows, parseExprText, type FilterOp, type FilterRow } from './expr';
 import { PRESETS, toIso, toLocalInput } from './timeRange';
 
@@ -17,6 +19,8 @@ export interface FilterState {
   rows: FilterRow[];
   /** Raw `$expr` JSON from the text box; when set and valid it wins over the rows. */
   text: string;
+  /** Words searched in what spans said and carry (`$search`); ANDed with the conditions. */
+  search: string;
   after: string;
   before: string;
 }
@@ -30,6 +34,7 @@ export function FilterBar({ state, onChange }: { state: FilterState; onChange(s:
 
   return (
     <div className="filter-bar" data-testid="filter-bar">
+      <SearchBox value={state.search} onChange={(search) => onChange({ ...state, search })} />
       <datalist id="loupe-filter-fields">{FILTER_FIELDS.map((f) => <option key={f} value={f} />)}</datalist>
       <div className="filter-rows" aria-disabled={usingText}>
         {state.rows.map((r, i) => (
@@ -82,11 +87,36 @@ export function filterRequestPart(state: FilterState): { part: Record<string, un
   const part: Record<string, unknown> = {};
   const parsed = parseExprText(state.text);
   if (parsed.error) return { part, error: parsed.error };
-  const query = parsed.expr ?? exprFromRows(state.rows);
+  const base = parsed.expr ?? exprFromRows(state.rows);
+  const search = state.search.trim();
+  const query = search ? { $expr: base ? { $and: [base.$expr, { $search: search }] } : { $search: search } } : base;
   if (query) part.query = query;
   const after = toIso(state.after);
   const before = toIso(state.before);
   if (after) part.started_after = after;
   if (before) part.started_before = before;
   return { part };
+}
+
+/** The search box, debounced so each keystroke is not a query; `/` focuses it. */
+function SearchBox({ value, onChange }: { value: string; onChange(v: string): void }) {
+  const [text, setText] = useState(value);
+  useEffect(() => setText(value), [value]);
+  useEffect(() => {
+    if (text === value) return;
+    const t = setTimeout(() => onChange(text), 300);
+    return () => clearTimeout(t);
+  }, [text]); // eslint-disable-line react-hooks/exhaustive-deps
+  return (
+    <input
+      data-search
+      type="search"
+      className="spans-search"
+      placeholder="Search what spans said and carry: messages, tool arguments and results, attributes (/)"
+      aria-label="Search spans"
+      data-testid="spans-search"
+      value={text}
+      onChange={(e) => setText(e.target.value)}
+    />
+  );
 }

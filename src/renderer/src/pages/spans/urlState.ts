@@ -1,7 +1,8 @@
 /**
  * The explorer's filter lives in the URL so every view is a deep link: `?agent_name=triage` (or any
  * other span field name) adds an equality condition — that is how Agents links here — and
- * `f` (conditions as JSON), `expr` (raw `$expr` text), `after`, `before`, `mode=group` round-trip.
+ * `f` (conditions as JSON), `expr` (raw `$expr` text), `q` (the text search), `after`, `before`,
+ * `mode=group` round-trip.
  */
 import type { FilterState } from './FilterBar';
 import type { FilterRow } from './expr';
@@ -23,13 +24,14 @@ export function filterFromParams(params: URLSearchParams): FilterState {
     const v = params.get(field);
     if (v !== null && !rows.some((r) => r.field === field && r.op === 'eq' && r.value === v)) rows.push({ field, op: 'eq', value: v });
   }
-  return { rows, text: params.get('expr') ?? '', after: params.get('after') ?? '', before: params.get('before') ?? '' };
+  return { rows, text: params.get('expr') ?? '', search: params.get('q') ?? '', after: params.get('after') ?? '', before: params.get('before') ?? '' };
 }
 
 export function paramsFromFilter(state: FilterState, mode: 'list' | 'group'): URLSearchParams {
   const p = new URLSearchParams();
   if (state.rows.length) p.set('f', JSON.stringify(state.rows));
   if (state.text.trim()) p.set('expr', state.text);
+  if (state.search.trim()) p.set('q', state.search);
   if (state.after) p.set('after', state.after);
   if (state.before) p.set('before', state.before);
   if (mode === 'group') p.set('mode', 'group');
