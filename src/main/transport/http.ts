@@ -31,6 +31,11 @@ export interface LoupeHttp {
   listen(port: number): Promise<number>;
 }
 
+/** How long close waits for handlers still running before it cuts their connections. */
+export const CLOSE_WAIT_MS = 30_000;
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> => v !== null && typeof v === 'object' && typeof (v as PromiseLike<unknown>).then === 'function';
+
 export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHttp {
   // The port the guard accepts in Origin; known once listening.
   let boundPort = -1;
@@ -51,6 +56,32 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
       const status = (error as FastifyError).statusCode ?? 400;
       void (reply as FastifyReply).code(status >= 400 && status < 500 ? status : 400).send({ detail: error.message });
     },
+  });
+
+  // Close waits for the handlers still running (bounded) before it cuts connections, so the store is
+  // never closed under one: a demo load or an import cut there failed halfway, its write rejecting
+  // with "The database connection is not open" after its client was gone. `closing` is set before
+  // preClose runs, so requests arriving meanwhile get 503 (return503OnClosing).
+  const running = new Set<Promise<unknown>>();
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function (this: FastifyInstance, request, reply) {
+      const result: unknown = handler.call(this, request, reply);
+      if (!isThenable(result)) return result;
+      const tracked = Promise.resolve(result);
+      running.add(tracked);
+      const done = () => running.delete(tracked);
+      tracked.then(done, done);
+      return tracked;
+    } as typeof handler;
+  });
+  app.addHook('preClose', async () => {
+    if (!running.size) return;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    await Promise.race([Promise.allSettled([...running]), limit]);
+    clearTimeout(timer);
+    if (running.size) opts.log?.(`closing with ${running.size} request(s) still running after ${CLOSE_WAIT_MS / 1000} s`);
   });
 
   // No page of another site may frame the UI (clickjacking), nor sniff a JSON answer as script.
