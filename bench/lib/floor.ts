@@ -1,7 +1,7 @@
 /**
  * The floor of the ingest benchmark: the least any importer of this file must do. It reads the same
  * JSONL in the same chunks, JSON.parses each line and inserts every span with a bare prepared
- * INSERT of the same columns (spans + span_details, same indexes, batched transactions), taking
+ * INSERT of the same columns (spans + span_bodies, the body uncompressed; same indexes, batched transactions), taking
  * values straight from the attributes: no mapping table, no message normalization, no costs, no
  * upsert, no summaries. `import spans/s ÷ floor spans/s` says what Loupe's own work costs.
  */
@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import Database from 'better-sqlite3';
-import { DETAIL_COLUMNS, JSON_COLUMNS, SCALAR_COLUMNS } from '../../src/main/store/sqlite/ingest.js';
+import { JSON_COLUMNS, SCALAR_COLUMNS } from '../../src/main/store/sqlite/ingest.js';
 import { openDatabase } from '../../src/main/store/sqlite/open.js';
 
 type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -24,7 +24,8 @@ export async function floorImport(file: string, dbFile: string): Promise<number>
   db.pragma('synchronous = NORMAL');
   const cols = [...SCALAR_COLUMNS, ...JSON_COLUMNS, 'custom_attrs_int', 'ingested_at_ms'];
   const ins = db.prepare(`INSERT INTO spans (${cols.join(',')}) VALUES (${cols.map(() => '?').join(',')})`);
-  const insD = db.prepare(`INSERT INTO span_details (${DETAIL_COLUMNS.join(',')}) VALUES (${DETAIL_COLUMNS.map(() => '?').join(',')})`);
+  // The body as received, uncompressed (dictionary 0 would mean zstd: nothing reads the floor's store).
+  const insD = db.prepare(`INSERT INTO span_bodies (span_rowid, resource_id, dict_id, body) VALUES (?, 0, 0, ?)`);
   const args: unknown[] = new Array(cols.length).fill(null);
   const idx = (c: string): number => cols.indexOf(c);
   const at = {
@@ -32,7 +33,6 @@ export async function floorImport(file: string, dbFile: string): Promise<number>
     conversation_id: idx('conversation_id'), request_model: idx('request_model'), response_model: idx('response_model'),
     input_tokens: idx('input_tokens'), output_tokens: idx('output_tokens'),
   };
-  const dargs: unknown[] = new Array(DETAIL_COLUMNS.length).fill(null);
   let batch: J[] = [];
   let n = 0;
   const write = db.transaction((spans: J[]) => {
@@ -60,15 +60,7 @@ export async function floorImport(file: string, dbFile: string): Promise<number>
       for (let i = SCALAR_COLUMNS.length; i < cols.length - 1; i++) args[i] = '{}';
       args[cols.length - 1] = Date.now();
       const r = ins.run(args);
-      dargs[0] = r.lastInsertRowid;
-      dargs[1] = '[]';
-      dargs[5] = a['gen_ai.input.messages'] ?? '[]';
-      dargs[6] = a['gen_ai.output.messages'] ?? '[]';
-      dargs[7] = '{}';
-      dargs[8] = '[]';
-      dargs[9] = '[]';
-      dargs[10] = JSON.stringify(s);
-      insD.run(dargs);
+      insD.run(r.lastInsertRowid, Buffer.from(JSON.stringify(s)));
     }
   });
   const decoder = new StringDecoder('utf8');

@@ -19,8 +19,10 @@ export function storeConsistency(file: string): string[] {
       const rows = q(sql);
       if (rows.length) problems.push(`${what}: ${rows.length} disagree, e.g. ${show(rows)}`);
     };
-    check('spans without details', 'SELECT s.id FROM spans s LEFT JOIN span_details d ON d.span_rowid = s.id WHERE d.span_rowid IS NULL');
-    check('details without a span', 'SELECT d.span_rowid FROM span_details d LEFT JOIN spans s ON s.id = d.span_rowid WHERE s.id IS NULL');
+    check('spans without a body', 'SELECT s.id FROM spans s LEFT JOIN span_bodies b ON b.span_rowid = s.id WHERE b.span_rowid IS NULL');
+    check('bodies without a span', 'SELECT b.span_rowid FROM span_bodies b LEFT JOIN spans s ON s.id = b.span_rowid WHERE s.id IS NULL');
+    check('bodies without their dictionary', 'SELECT b.span_rowid FROM span_bodies b WHERE b.dict_id <> 0 AND NOT EXISTS (SELECT 1 FROM dictionaries x WHERE x.id = b.dict_id)');
+    check('bodies without their resource', 'SELECT b.span_rowid FROM span_bodies b WHERE NOT EXISTS (SELECT 1 FROM resources r WHERE r.id = b.resource_id)');
     check(
       'trace summaries vs spans',
       `WITH t AS (SELECT project_id, trace_id, COUNT(*) AS n, SUM(status_code = 'ERROR') AS e, MIN(start_ns) AS f, MAX(end_ns) AS l
@@ -66,10 +68,11 @@ export function spansPerProject(file: string): Map<string, number> {
 }
 
 /**
- * Tables that are not summaries: the source data, the app's own records, and the full-text index
- * (a re-import adds a document instead of rewriting the trace's: storeConsistency checks its coverage).
+ * Tables that are not summaries: the source data (its dictionaries and resources are numbered in
+ * the order writes met them), the app's own records, and the full-text index (a re-import adds a
+ * document instead of rewriting the trace's: storeConsistency checks its coverage).
  */
-const NOT_SUMMARIES = /^(spans|span_details|feedback|settings|schema_migrations|sqlite_.*|training_.*|search_.*)$/;
+const NOT_SUMMARIES = /^(spans|span_details|span_bodies|dictionaries|resources|feedback|settings|schema_migrations|sqlite_.*|training_.*|search_.*)$/;
 
 /**
  * Every summary table's rows (sorted, times of writing left out, REALs to 12 digits), to compare two stores that should

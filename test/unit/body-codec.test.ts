@@ -4,7 +4,6 @@
  * stripped one and the stored messages, and the bench's bodies shrink to the measured size.
  */
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,12 +15,13 @@ import type { SpanMessage } from '../../src/main/domain/span.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { repoRoot } from '../helpers/paths.js';
 import { tempStores } from '../helpers/temp-store.js';
+import { openStoreFile } from '../helpers/sqlite.js';
 
 const freshStore = tempStores('loupe-codec-');
 
-/** Bodies as the details table holds them today (the codec's input), from a store's file. */
+/** Bodies as readers see them (the span_details view), from a store's file: the codec's input. */
 function bodies(file: string): SpanBody[] {
-  const db = new Database(file, { readonly: true });
+  const db = openStoreFile(file, { readonly: true });
   try {
     const rows = db.prepare(`SELECT ${BODY_FIELDS.map((f) => (f === 'raw_span' ? 'raw_span_dump AS raw_span' : f)).join(', ')} FROM span_details ORDER BY span_rowid`).all() as SpanBody[];
     return rows.map((r) => ({

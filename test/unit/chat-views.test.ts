@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { ServiceError } from '../../src/shared/errors.js';
 import { SQL } from '../../src/main/store/sqlite/chat.js';
 import { FEEDBACK_SQL } from '../../src/main/store/sqlite/feedback.js';
 import { call as dispatch, importOtlp, OTLP_START, otlpTurn, sid, tempContext } from './chat-fixture.js';
 import { traceBuilder } from '../helpers/otlp.js';
+import { openStoreFile } from '../helpers/sqlite.js';
 
 const ctx = await tempContext();
 afterAll(() => ctx.stores.close());
@@ -143,7 +143,7 @@ describe('feedback on the chat views (semantics §4.3, §8)', () => {
 
 describe('trace summaries and query plans', () => {
   it('summaries are written at ingest and rewritten on re-import (idempotent)', async () => {
-    const db = new Database(ctx.stores.file, { readonly: true });
+    const db = openStoreFile(ctx.stores.file, { readonly: true });
     const row = () => db.prepare('SELECT * FROM trace_summaries WHERE project_id = ? AND trace_id = ?').get(P, tid(4)) as any;
     expect(row()).toMatchObject({ root_span_id: sid('4a'), root_span_name: 'Bot', duration_ms: 7000, span_count: 3, conversation_ids: '["c2","c3"]', total_input_tokens: 5 });
     await importOtlp(ctx, P, trace4('c2', 'ERROR'));
@@ -157,7 +157,7 @@ describe('trace summaries and query plans', () => {
     const t = otlpTurn({ trace_id: tid(9), conversation_id: 'c9', startMs: 0, question: 'split', p: 'c9' }).spans();
     await importOtlp(ctx, P, t.slice(0, 2)); // new trace: summarized from the batch
     await importOtlp(ctx, P, t.slice(2)); // known trace: re-read whole
-    const db = new Database(ctx.stores.file);
+    const db = openStoreFile(ctx.stores.file);
     const row = () => db.prepare('SELECT span_count, total_input_tokens, duration_ms FROM trace_summaries WHERE project_id = ? AND trace_id = ?').get(P, tid(9));
     expect(row()).toEqual({ span_count: 4, total_input_tokens: 300, duration_ms: 5000 });
     const before = db.prepare('SELECT * FROM conversation_turns ORDER BY conversation_id, trace_id').all();
@@ -165,7 +165,7 @@ describe('trace summaries and query plans', () => {
     db.close();
     const { openStores } = await import('../../src/main/store/index.js');
     const reopened = await openStores(ctx.stores.file);
-    const db2 = new Database(ctx.stores.file, { readonly: true });
+    const db2 = openStoreFile(ctx.stores.file, { readonly: true });
     expect(db2.prepare('SELECT * FROM conversation_turns ORDER BY conversation_id, trace_id').all()).toEqual(before);
     expect(db2.prepare('SELECT span_count, total_input_tokens, duration_ms FROM trace_summaries WHERE project_id = ? AND trace_id = ?').get(P, tid(9))).toEqual({ span_count: 4, total_input_tokens: 300, duration_ms: 5000 });
     db2.close();
@@ -173,7 +173,7 @@ describe('trace summaries and query plans', () => {
   });
 
   it('hot chat queries use indexes: no full scan of spans, feedback or turns', () => {
-    const db = new Database(ctx.stores.file, { readonly: true });
+    const db = openStoreFile(ctx.stores.file, { readonly: true });
     const params = { project_id: P, trace_id: tid(1), conversation_id: 'c1', limit: 10, offset: 0, target_kind: 'span', ids: '[]', target_id: null, feedback_type: null };
     const plans = [SQL.traceSpans, SQL.conversationTraceSpans, SQL.countTurns, SQL.pageTurns, SQL.conversationCost, FEEDBACK_SQL.forTargets].map((sql) => {
       const stmt = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);

@@ -7,7 +7,6 @@
  * agents, threads and a group-by over its spans.
  */
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import { chatAttributes, importRequest, otlpRequest, traceBuilder } from '../hel
 import { openTestStores, tempStores, type TestStores } from '../helpers/temp-store.js';
 import { openDatabase } from '../../src/main/store/sqlite/open.js';
 import { explainConversations } from '../../src/main/store/sqlite/explain.js';
+import { openStoreFile } from '../helpers/sqlite.js';
 
 const freshStore = tempStores('loupe-conversations-');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-conversations-data-'));
@@ -151,9 +151,9 @@ describe('conversations.list', () => {
     // Today's schema (migrations 1–5) holding the same spans, written as that schema's writer stored them.
     const oldDir = mkdtempSync(path.join(tmpdir(), 'loupe-old-schema-'));
     const dbFile = path.join(oldDir, 'loupe.db');
-    const old = new Database(dbFile);
+    const old = openStoreFile(dbFile);
     migrate(old, migrations.slice(0, 5));
-    const src = new Database(fresh.file, { readonly: true });
+    const src = openStoreFile(fresh.file, { readonly: true });
     const cols = (t: string) => (src.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]).filter((c) => c !== 'counted');
     for (const t of ['spans', 'span_details']) {
       const c = cols(t);
@@ -168,7 +168,7 @@ describe('conversations.list', () => {
     const migrated = await openTestStores(oldDir);
     try {
       const dump = (s: TestStores) => {
-        const db = new Database(s.file, { readonly: true });
+        const db = openStoreFile(s.file, { readonly: true });
         try {
           return {
             counted: db.prepare('SELECT trace_id, span_id, counted FROM spans ORDER BY trace_id, span_id').all(),

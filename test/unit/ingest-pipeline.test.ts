@@ -4,7 +4,6 @@
  * same errors for broken or non-trace files. Several batches, so the backpressure path runs.
  */
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { MAX_IN_FLIGHT } from '../../src/main/service/ingest/pipeline.js';
 import { ServiceError } from '../../src/shared/errors.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { tempStores, type TestStores } from '../helpers/temp-store.js';
+import { openStoreFile } from '../helpers/sqlite.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-pipeline-'));
 const freshStore = tempStores('loupe-pipeline-');
@@ -29,7 +29,7 @@ const rounded = (r: unknown) =>
 
 /** Every table the import writes, in a stable order, without the import time. */
 function dump(store: TestStores): Record<string, unknown[]> {
-  const db = new Database(store.file, { readonly: true });
+  const db = openStoreFile(store.file, { readonly: true });
   db.defaultSafeIntegers(true);
   try {
     const q = (sql: string) => db.prepare(sql).all().map(rounded);

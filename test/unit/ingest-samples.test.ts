@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { importFile } from '../../src/main/service/ingest/index.js';
@@ -7,6 +6,7 @@ import { EventBus } from '../../src/main/service/events.js';
 import type { LoupeEvent } from '../../src/shared/events.js';
 import { tempStores, type TestStores } from '../helpers/temp-store.js';
 import { samplesDir } from '../helpers/paths.js';
+import { openStoreFile } from '../helpers/sqlite.js';
 
 const samples = samplesDir;
 const dialects = readdirSync(samples).filter((f) => f.endsWith('.in.json')).map((f) => f.replace(/\.in\.json$/, ''));
@@ -15,7 +15,7 @@ const freshStore = tempStores('loupe-ingest-');
 
 type Row = Record<string, unknown>;
 function rows(store: TestStores): Row[] {
-  const db = new Database(store.file, { readonly: true });
+  const db = openStoreFile(store.file, { readonly: true });
   try {
     return db
       .prepare('SELECT s.*, d.* FROM spans s JOIN span_details d ON d.span_rowid = s.id ORDER BY s.trace_id, s.span_id')

@@ -6,7 +6,6 @@
  * (migration 0010) is indexed at its next open.
  */
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,8 @@ import { dispatch } from '../../src/main/transport/dispatch.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
 import { openStores } from '../../src/main/store/index.js';
+import { migrate } from '../../src/main/store/sqlite/migrate.js';
+import { migrations } from '../../src/main/store/migrations/index.js';
 import type { Stores } from '../../src/main/store/ports.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { conversationsPlan } from '../../src/main/service/conversations/handlers.js';
@@ -22,6 +23,7 @@ import { ftsQuery, registerSearchFunctions, searchSql } from '../../src/main/sto
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { tempStores } from '../helpers/temp-store.js';
+import { openStoreFile } from '../helpers/sqlite.js';
 
 const freshStore = tempStores('loupe-search-');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-search-data-'));
@@ -66,7 +68,7 @@ async function loneTraces(store: Stores, texts = ['the kumquat crate is at dock 
  * JSON escaping); its row is its conversation, else its trace.
  */
 function expectedRows(file: string, needle: string): string[] {
-  const db = new Database(file, { readonly: true });
+  const db = openStoreFile(file, { readonly: true });
   try {
     const rows = db.prepare(`SELECT s.trace_id, s.conversation_id, d.raw_span_dump FROM spans s JOIN span_details d ON d.span_rowid = s.id WHERE s.project_id = ?`).all(P) as { trace_id: string; conversation_id: string | null; raw_span_dump: string }[];
     const keys = rows.filter((r) => r.raw_span_dump.toLowerCase().includes(needle.toLowerCase())).map((r) => (r.conversation_id ? `conversation:${r.conversation_id}` : `trace:${r.trace_id}`));
@@ -124,7 +126,7 @@ describe('full-text search', () => {
     expectSnippets(short, 'A-');
     // With room for only 3 matching traces, 'order' (in most conversations) is answered by the walk:
     // the same rows in the same order as the full answer, the count a lower bound.
-    const db = new Database(store.file, { readonly: true });
+    const db = openStoreFile(store.file, { readonly: true });
     try {
       const walk = createConversationsRepo(db, { maxSearchTraces: 3 });
       const full = createConversationsRepo(db);
@@ -165,7 +167,7 @@ describe('full-text search', () => {
     await call(store, 'spans.delete', { project_id: P, older_than: '2026-11-30T00:00:00Z' });
     expect(warehouse.length).toBeGreaterThan(0);
     expect((await list(store, { search: 'warehouse' })).conversations).toEqual([]);
-    const db = new Database(store.file, { readonly: true });
+    const db = openStoreFile(store.file, { readonly: true });
     try {
       const orphans = db.prepare(`SELECT COUNT(*) FROM search_docs d WHERE NOT EXISTS (SELECT 1 FROM spans s WHERE s.project_id = d.project_id AND s.trace_id = d.trace_id)`).pluck().get();
       expect(orphans).toBe(0);
@@ -179,7 +181,7 @@ describe('full-text search', () => {
     const store = await freshStore();
     await importFile(store.traces, await workload());
     await loneTraces(store);
-    const db = new Database(store.file, { readonly: true });
+    const db = openStoreFile(store.file, { readonly: true });
     registerSearchFunctions(db);
     try {
       const spansOf = (needle: string) => {
@@ -203,21 +205,37 @@ describe('full-text search', () => {
     }
   }, 90_000);
 
-  it('a store made before migration 0010 is indexed at its next open', async () => {
-    const store = await freshStore();
-    await importFile(store.traces, await workload());
-    await loneTraces(store);
-    const before = await list(store, { search: 'kumquat' });
-    const file = store.file;
-    await store.close();
-    // Back to the schema of migration 9 with the same spans: the index and its migration row gone.
-    const db = new Database(file);
-    db.exec(`DROP TABLE search_text; DROP TABLE search_docs; DELETE FROM schema_migrations WHERE version = 10;`);
-    db.close();
-    const reopened = await openStores(file);
+  it('a store made before migrations 0010 and 0011 is indexed and compressed at its next open, and reads the same', async () => {
+    const fresh = await freshStore();
+    await importFile(fresh.traces, await workload());
+    await loneTraces(fresh);
+    // The schema of migration 9 holding the same spans, as that schema's writer stored them.
+    const dbFile = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-search-old-')), 'loupe.db');
+    const old = openStoreFile(dbFile);
+    migrate(old, migrations.slice(0, 9));
+    const src = openStoreFile(fresh.file, { readonly: true });
+    for (const t of ['spans', 'span_details']) {
+      const c = src.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[];
+      const ins = old.prepare(`INSERT INTO ${t} (${c.join(', ')}) VALUES (${c.map(() => '?').join(', ')})`);
+      old.transaction(() => {
+        for (const r of src.prepare(`SELECT ${c.join(', ')} FROM ${t}`).raw().safeIntegers(true).all()) ins.run(r);
+      })();
+    }
+    const details = src.prepare('SELECT * FROM span_details ORDER BY span_rowid').all();
+    src.close();
+    old.close();
+    const reopened = await openStores(dbFile);
     try {
-      expect(await list(reopened, { search: 'kumquat' })).toEqual(before);
-      expect(keysOf((await list(reopened, { search: 'warehouse' })).conversations)).toEqual(expectedRows(file, 'warehouse'));
+      for (const needle of ['kumquat', 'warehouse', 'A-1187']) expect(await list(reopened, { search: needle }), needle).toEqual(await list(fresh, { search: needle }));
+      const db = openStoreFile(dbFile, { readonly: true });
+      try {
+        // Every body compressed and read back equal; the old table gone.
+        expect(db.prepare('SELECT * FROM span_details ORDER BY span_rowid').all()).toEqual(details);
+        expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'span_details_legacy'").pluck().get()).toBe(0);
+        expect(db.prepare('SELECT COUNT(*) FROM span_bodies WHERE dict_id <> 0').pluck().get()).toBeGreaterThan(details.length / 2);
+      } finally {
+        db.close();
+      }
     } finally {
       await reopened.close();
     }

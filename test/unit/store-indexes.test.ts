@@ -4,7 +4,6 @@
  * plan reads it. A new index needs a line here; an index no plan uses fails the test.
  */
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { SQL as CHAT_SQL } from '../../src/main/store/sqlite/chat.js';
 import { EXPORT_SQL } from '../../src/main/store/sqlite/export.js';
 import { whereOf } from '../../src/main/store/sqlite/analytics/filters.js';
@@ -13,13 +12,14 @@ import { tempStores } from '../helpers/temp-store.js';
 import { explainGroup } from '../../src/main/store/sqlite/explain.js';
 import { parseScope, parseSpansQuery } from '../../src/main/service/analytics/plan/spans.js';
 import { spansInput } from '../helpers/analytics-call.js';
+import { openStoreFile } from '../helpers/sqlite.js';
 
 const freshStore = tempStores('loupe-indexes-');
 
 describe('indexes of spans', () => {
   it('are exactly the ones an operation reads, each shown by its query plan', async () => {
     const store = await freshStore();
-    const db = new Database(store.file, { readonly: true });
+    const db = openStoreFile(store.file, { readonly: true });
     try {
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans' AND sql IS NOT NULL ORDER BY name").pluck().all();
       expect(indexes).toEqual(['spans_group_cover', 'spans_key', 'spans_project_conversation', 'spans_project_start']);
@@ -39,7 +39,7 @@ describe('indexes of spans', () => {
       // spans_group_cover: group-by reads it instead of the table.
       const group = parseSpansQuery(spansInput({ project_id: 'p', group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 10, measures: [{ alias: 't', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }] }));
       if (group.mode !== 'group') throw new Error('not a group request');
-      const writable = new Database(store.file);
+      const writable = openStoreFile(store.file);
       expect(explainGroup(writable, group.plan).join('\n')).toMatch(/USING COVERING INDEX spans_group_cover/);
       writable.close();
     } finally {

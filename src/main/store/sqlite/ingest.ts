@@ -5,6 +5,7 @@ import { HAS_INPUT, HAS_OUTPUT, previewOf } from './summaries/conversations.js';
 import { countedSpans } from '../../domain/chat/tree.js';
 import { searchTexts } from '../../domain/search-text.js';
 import { createSearchIndex, type SearchIndex } from './fts.js';
+import { ThreadBodyEncoder, createBodyWriter, type EncodedBody } from './bodies.js';
 
 /** SQL of span ingestion: batched idempotent upserts of spans and their details. */
 export interface WriteResult {
@@ -46,26 +47,23 @@ export const JSON_COLUMNS = [
 const SPAN_COLUMNS = [...SCALAR_COLUMNS, ...JSON_COLUMNS, 'custom_attrs_int', 'counted', 'ingested_at_ms'];
 const KEY = new Set(['project_id', 'trace_id', 'span_id']);
 /**
- * Values of a prepared span: every spans column but ingested_at_ms, then every span_details column
- * but span_rowid, then the two preview texts the conversation summaries read and the span's
- * searchable texts (the full-text index's, sqlite/fts.ts) — neither stored as such.
+ * Values of a prepared span: every spans column but ingested_at_ms, then its resource attributes
+ * (JSON text) and its compressed body (sqlite/bodies.ts), then the two preview texts the
+ * conversation summaries read and the span's searchable texts (the full-text index's,
+ * sqlite/fts.ts) — neither stored as such.
  */
 const N_SPAN = SPAN_COLUMNS.length - 1;
 const COUNTED_AT = SPAN_COLUMNS.indexOf('counted');
-
-export const DETAIL_COLUMNS = [
-  'span_rowid', 'system_instructions', 'tool_definitions', 'tool_call_arguments', 'tool_call_result',
-  'input_messages', 'output_messages', 'resource_attributes', 'events', 'links', 'raw_span_dump',
-];
-
-const N_DETAIL = DETAIL_COLUMNS.length - 1;
-const PREVIEWS_AT = N_SPAN + N_DETAIL;
+const RESOURCE_AT = N_SPAN;
+const BODY_AT = N_SPAN + 1;
+const PREVIEWS_AT = N_SPAN + 2;
 const SEARCH_AT = PREVIEWS_AT + 2;
 
 /**
- * A span in storage form: the bound values of its spans row (JSON columns as text) followed by those
- * of its span_details row. Made by `prepareSpan`, which can run on another thread: the array of
- * strings and numbers is far cheaper to post between threads than the SpanRecord's object tree.
+ * A span in storage form: the bound values of its spans row (JSON columns as text), its resource and
+ * compressed body, and what the summaries and the search index read. Made by `prepareSpan`, which
+ * runs on the ingest worker thread: the array of strings, numbers and buffers is far cheaper to post
+ * between threads than the SpanRecord's object tree, and the compression is done there.
  */
 export type PreparedSpan = unknown[];
 
@@ -80,26 +78,32 @@ const SUMMARY_AT = SUMMARY_FIELDS.map((f) => SPAN_COLUMNS.indexOf(f));
 
 // All spans of one ResourceSpans share its attribute object: serialize it once.
 const resourceJson = new WeakMap<object, string>();
+// One encoder per thread: its first bodies become its dictionary (sqlite/bodies.ts).
+const bodies = new ThreadBodyEncoder();
 
 export function prepareSpan(s: SpanRecord): PreparedSpan {
-  const row: unknown[] = new Array(N_SPAN + N_DETAIL + 3);
+  const row: unknown[] = new Array(N_SPAN + 5);
   let i = 0;
   for (const c of SCALAR_COLUMNS) row[i++] = s[c];
   for (const c of JSON_COLUMNS) row[i++] = jsonText(s[c]);
   row[i++] = intMapJson(s.custom_attrs_int);
   row[i++] = (s.input_messages.length ? HAS_INPUT : 0) | (s.output_messages.length ? HAS_OUTPUT : 0);
-  row[i++] = jsonText(s.system_instructions);
-  row[i++] = s.tool_definitions;
-  row[i++] = s.tool_call_arguments;
-  row[i++] = s.tool_call_result;
-  row[i++] = jsonText(s.input_messages);
-  row[i++] = jsonText(s.output_messages);
   let res = resourceJson.get(s.resource_attributes);
   if (res === undefined) resourceJson.set(s.resource_attributes, (res = JSON.stringify(s.resource_attributes, bigintReplacer)));
   row[i++] = res;
-  row[i++] = s.events.length ? JSON.stringify(s.events, bigintReplacer) : '[]';
-  row[i++] = s.links.length ? JSON.stringify(s.links, bigintReplacer) : '[]';
-  row[i++] = s.raw_span_dump;
+  row[i++] = bodies.encode({
+    system_instructions: jsonText(s.system_instructions),
+    tool_definitions: s.tool_definitions,
+    tool_call_arguments: s.tool_call_arguments,
+    tool_call_result: s.tool_call_result,
+    input_messages: jsonText(s.input_messages),
+    output_messages: jsonText(s.output_messages),
+    events: s.events.length ? JSON.stringify(s.events, bigintReplacer) : '[]',
+    links: s.links.length ? JSON.stringify(s.links, bigintReplacer) : '[]',
+    raw_span_dump: s.raw_span_dump,
+    input_parsed: s.input_messages,
+    output_parsed: s.output_messages,
+  });
   row[i++] = s.input_messages.length ? previewOf(s.input_messages, 'input') : null;
   row[i++] = s.output_messages.length ? previewOf(s.output_messages, 'output') : null;
   row[i++] = searchTexts(s);
@@ -140,7 +144,6 @@ function countBatch(rows: PreparedSpan[], spans: SummarySpan[]): void {
  * and only then the upsert runs. Measured cheaper than one ON CONFLICT … RETURNING for every span.
  */
 const INSERT_SPAN = `INSERT OR IGNORE INTO spans (${SPAN_COLUMNS.join(', ')}) VALUES (${SPAN_COLUMNS.map(() => '?').join(', ')})`;
-const INSERT_DETAILS = `INSERT INTO span_details (${DETAIL_COLUMNS.join(', ')}) VALUES (${DETAIL_COLUMNS.map(() => '?').join(', ')})`;
 
 const UPSERT_SPAN = `INSERT INTO spans (${SPAN_COLUMNS.join(', ')})
 VALUES (${SPAN_COLUMNS.map(() => '?').join(', ')})
@@ -148,11 +151,6 @@ ON CONFLICT (project_id, trace_id, span_id) DO UPDATE SET
 ${SPAN_COLUMNS.filter((c) => !KEY.has(c)).map((c) => `${c} = excluded.${c}`).join(',\n')},
 version = spans.version + 1
 RETURNING id, version`;
-
-const UPSERT_DETAILS = `INSERT INTO span_details (${DETAIL_COLUMNS.join(', ')})
-VALUES (${DETAIL_COLUMNS.map(() => '?').join(', ')})
-ON CONFLICT (span_rowid) DO UPDATE SET
-${DETAIL_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(',\n')}`;
 
 /**
  * JSON text of an integer map. Values may be bigint (int64 attributes beyond 2^53): JSON.stringify
@@ -175,16 +173,14 @@ export function createIngestRepo(
   // is on disk, so memory is unaffected.
   db.pragma('wal_autocheckpoint = 16384');
   const insertSpan = db.prepare(INSERT_SPAN);
-  const insertDetails = db.prepare(INSERT_DETAILS);
+  const bodyWriter = createBodyWriter(db);
   const upsertSpan = db.prepare<unknown[], { id: number; version: number }>(UPSERT_SPAN);
-  const upsertDetails = db.prepare(UPSERT_DETAILS);
   const addValue = db.prepare(`INSERT OR IGNORE INTO project_values (project_id, field, value) VALUES (?, 'request_model', ?)`);
   // Project rows (migration 0009): new spans counted, latest start kept.
   const addToProject = db.prepare(`INSERT INTO project_summaries (project_id, span_count, last_start_ns) VALUES (?, ?, ?)
     ON CONFLICT (project_id) DO UPDATE SET span_count = span_count + excluded.span_count,
     last_start_ns = MAX(IFNULL(last_start_ns, excluded.last_start_ns), IFNULL(excluded.last_start_ns, last_start_ns))`);
   const spanArgs: unknown[] = new Array(SPAN_COLUMNS.length);
-  const detailArgs: unknown[] = new Array(DETAIL_COLUMNS.length);
 
   const write = db.transaction((rows: PreparedSpan[]): WriteResult => {
     const now = Date.now();
@@ -204,18 +200,15 @@ export function createIngestRepo(
       const insertedBefore = inserted;
       for (let i = 0; i < N_SPAN; i++) spanArgs[i] = row[i];
       spanArgs[N_SPAN] = now;
-      for (let i = 0; i < N_DETAIL; i++) detailArgs[i + 1] = row[N_SPAN + i];
       const fresh = insertSpan.run(spanArgs);
       if (fresh.changes === 1) {
         inserted++;
-        detailArgs[0] = fresh.lastInsertRowid;
-        insertDetails.run(detailArgs);
+        bodyWriter.write(fresh.lastInsertRowid, row[RESOURCE_AT] as string, row[BODY_AT] as EncodedBody, false);
       } else {
         const r = upsertSpan.get(spanArgs)!;
         if (r.version === 1) inserted++;
         else replaced++;
-        detailArgs[0] = r.id;
-        upsertDetails.run(detailArgs);
+        bodyWriter.write(r.id, row[RESOURCE_AT] as string, row[BODY_AT] as EncodedBody, true);
       }
       const s = written[n]!;
       let p = projects.get(s.project_id);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { migrate } from './migrate.js';
 import { registerSearchFunctions } from './fts.js';
+import { compactLegacyBodies, registerBodyFunctions } from './bodies.js';
 
 export type Db = Database.Database;
 
@@ -38,8 +39,9 @@ export function openReadConnection(file: string, opts: { nativeBinding?: string 
   db.pragma('busy_timeout = 5000');
   db.pragma('query_only = ON');
   sizePragmas(db);
-  // The readers run the full-text search's queries too (functions are per connection).
+  // The readers run the full-text search's queries and read compressed bodies too (functions are per connection).
   registerSearchFunctions(db);
+  registerBodyFunctions(db, file, opts.nativeBinding);
   return db;
 }
 
@@ -66,6 +68,10 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   // (chat, agents, spans list, group-by and threads figures equal within noise at 64 MiB; import 447 MB).
   sizePragmas(db);
   registerSearchFunctions(db);
-  if (!opts.readonly) migrate(db);
+  registerBodyFunctions(db, file, opts.nativeBinding);
+  if (!opts.readonly) {
+    migrate(db);
+    compactLegacyBodies(db, (m) => console.error(m));
+  }
   return db;
 }

@@ -93,10 +93,17 @@ export function createRetentionRepo(db: Db, file: string, summaries: SummaryMain
         // The oldest traces first, in rounds: the spans to drop are estimated from the bytes per span,
         // then the freed pages are given back and the size measured again. "Size" is the pages in use,
         // so a store made before incremental vacuum (whose file does not shrink) is not emptied.
+        // Bytes freed per span deleted, measured by the rounds so far: a store's fixed part (one
+        // page at least per table and index, dictionaries) does not shrink with its spans.
+        let freedPerSpan: number | null = null;
         for (let round = 0; round < 5 && used() > sel.max_bytes; round++) {
           const total = db.prepare(RETENTION_SQL.totalSpans).pluck().get() as number;
           if (!total) break;
-          const goal = Math.ceil(total * (1 - sel.max_bytes / used())) + 1;
+          const before = used();
+          const goal =
+            freedPerSpan && freedPerSpan > 0
+              ? Math.ceil((before - sel.max_bytes) / freedPerSpan) + 1
+              : Math.ceil(total * (1 - sel.max_bytes / before)) + 1;
           const batch: TraceRef[] = [];
           let n = 0;
           for (const t of db.prepare(RETENTION_SQL.oldestFirst).iterate() as IterableIterator<TraceRef>) {
@@ -104,9 +111,11 @@ export function createRetentionRepo(db: Db, file: string, summaries: SummaryMain
             if ((n += t.span_count) >= goal) break;
           }
           if (!batch.length) break;
-          spans += deleteTraces(batch);
+          const gone = deleteTraces(batch);
+          spans += gone;
           traces.push(...batch);
           compact();
+          if (gone) freedPerSpan = (before - used()) / gone;
         }
       } else {
         traces = selected(sel);

@@ -1,0 +1,213 @@
+/**
+ * Compressed span bodies on SQLite (migration 0011, codec in body-codec.ts): the SQL function every
+ * connection reads them through, what the writer stores with each batch, and the one-time
+ * compression of a store's older rows.
+ *
+ * Readers never see the compression: `span_details` is a view whose columns call
+ * `loupe_body(dict_id, body, field)`, so every query written against the old table keeps working.
+ * The function decompresses a body once for all the fields a row asks for (the last body is kept).
+ * A SQL function cannot query its own connection, so a dictionary it has not met yet is read
+ * through a short-lived read-only connection to the same file; the writer's connection is told of
+ * the dictionaries it stores (rememberDictionary) because its own transaction may not be committed.
+ */
+import Database from 'better-sqlite3';
+import {
+  BODY_FIELDS, BodyDecoder, BodyEncoder, buildDictionary, packBody, restoreMessageAttributes, stripMessageAttributes,
+  type BodyField, type SpanBody,
+} from './body-codec.js';
+import type { SpanMessage } from '../../domain/span.js';
+
+type Db = Database.Database;
+
+/** Bodies a writing thread compresses without a dictionary before it makes one from them. */
+export const DICTIONARY_SAMPLES = 256;
+
+interface ConnectionBodies {
+  decoder: BodyDecoder;
+  known: Map<number, Buffer>;
+  last: { dict: number; blob: Buffer; body: SpanBody } | null;
+}
+
+const connections = new WeakMap<Db, ConnectionBodies>();
+
+/** Registers `loupe_body` on a connection (openDatabase does, for every connection). */
+export function registerBodyFunctions(db: Db, file: string, nativeBinding?: string): void {
+  const known = new Map<number, Buffer>();
+  const load = (id: number): Buffer | null => {
+    const mine = known.get(id);
+    if (mine) return mine;
+    if (file === ':memory:') return null;
+    const side = new Database(file, { readonly: true, fileMustExist: true, nativeBinding });
+    try {
+      const bytes = side.prepare('SELECT bytes FROM dictionaries WHERE id = ?').pluck().get(id) as Buffer | undefined;
+      if (bytes) known.set(id, bytes);
+      return bytes ?? null;
+    } finally {
+      side.close();
+    }
+  };
+  const state: ConnectionBodies = { decoder: new BodyDecoder(load), known, last: null };
+  connections.set(db, state);
+  db.function('loupe_body', { deterministic: true }, (dict: unknown, blob: unknown, field: unknown) => {
+    if (!Buffer.isBuffer(blob)) return null;
+    const id = Number(dict);
+    let body: SpanBody;
+    if (state.last && state.last.dict === id && state.last.blob.equals(blob)) body = state.last.body;
+    else state.last = { dict: id, blob, body: (body = state.decoder.decode(id, blob)) };
+    if (field === 'raw_span_dump') return body.raw_span == null ? null : restoreMessageAttributes(body.raw_span, body);
+    return body[field as BodyField] ?? null;
+  });
+}
+
+/** Tells a connection about a dictionary it stored (its transaction may not be visible elsewhere yet). */
+export function rememberDictionary(db: Db, id: number, bytes: Buffer): void {
+  connections.get(db)?.known.set(id, bytes);
+}
+
+// ---------------------------------------------------------------- writing threads: compressing
+
+/** The heavy fields of a span as the ingest writer hands them over, before compression. */
+export type BodySource = Omit<SpanBody, 'raw_span'> & { raw_span_dump: string; input_parsed: readonly SpanMessage[]; output_parsed: readonly SpanMessage[] };
+
+/** A compressed body with the dictionary it needs (bytes included, so the writer can store it). */
+export interface EncodedBody {
+  blob: Buffer;
+  dict_hash: string | null;
+  dict: Buffer | null;
+}
+
+/**
+ * Compresses the bodies one thread writes. Its first DICTIONARY_SAMPLES bodies go without a
+ * dictionary and become the raw content of the one used from then on — so each ingest worker makes
+ * one dictionary from the store's own spans, at no cost to the writer.
+ */
+export class ThreadBodyEncoder {
+  private encoder = new BodyEncoder(null);
+  private samples: Buffer[] | null = [];
+  encode(src: BodySource): EncodedBody {
+    const body: SpanBody = {
+      system_instructions: src.system_instructions, tool_definitions: src.tool_definitions, tool_call_arguments: src.tool_call_arguments,
+      tool_call_result: src.tool_call_result, input_messages: src.input_messages, output_messages: src.output_messages,
+      events: src.events, links: src.links,
+      raw_span: stripMessageAttributes(src.raw_span_dump, { input_messages: src.input_parsed, output_messages: src.output_parsed }),
+    };
+    const out: EncodedBody = { blob: this.encoder.encode(body), dict_hash: this.encoder.hash, dict: this.encoder.dictionary };
+    if (this.samples) {
+      this.samples.push(packBody(body));
+      if (this.samples.length >= DICTIONARY_SAMPLES) {
+        const dict = buildDictionary(this.samples);
+        this.samples = null;
+        if (dict) this.encoder = new BodyEncoder(dict);
+      }
+    }
+    return out;
+  }
+}
+
+// ---------------------------------------------------------------- the writer: storing
+
+export const BODY_SQL = {
+  dictByHash: `SELECT id FROM dictionaries WHERE hash = ?`,
+  addDict: `INSERT INTO dictionaries (hash, bytes) VALUES (?, ?)`,
+  resourceId: `SELECT id FROM resources WHERE attributes = ?`,
+  addResource: `INSERT INTO resources (attributes) VALUES (?)`,
+  insert: `INSERT INTO span_bodies (span_rowid, resource_id, dict_id, body) VALUES (?, ?, ?, ?)`,
+  upsert: `INSERT INTO span_bodies (span_rowid, resource_id, dict_id, body) VALUES (?, ?, ?, ?)
+    ON CONFLICT (span_rowid) DO UPDATE SET resource_id = excluded.resource_id, dict_id = excluded.dict_id, body = excluded.body`,
+} as const;
+
+export interface BodyWriter {
+  /** Stores a span's body (inside the write transaction); `replace` when the span row existed. */
+  write(spanRowid: number | bigint, resourceJson: string, body: EncodedBody, replace: boolean): void;
+}
+
+export function createBodyWriter(db: Db): BodyWriter {
+  const dictByHash = db.prepare(BODY_SQL.dictByHash).pluck();
+  const addDict = db.prepare(BODY_SQL.addDict);
+  const resourceId = db.prepare(BODY_SQL.resourceId).pluck();
+  const addResource = db.prepare(BODY_SQL.addResource);
+  const insert = db.prepare(BODY_SQL.insert);
+  const upsert = db.prepare(BODY_SQL.upsert);
+  // Ids by hash / text; a rolled-back transaction may leave an id here that is not stored, so a
+  // miss in the table is re-checked on the next lookup rather than trusted (see ids()).
+  const dicts = new Map<string, number>();
+  const resources = new Map<string, number>();
+  const dictId = (hash: string, bytes: Buffer): number => {
+    let id = dicts.get(hash) ?? (dictByHash.get(hash) as number | undefined);
+    if (id === undefined) id = Number(addDict.run(hash, bytes).lastInsertRowid);
+    dicts.set(hash, id);
+    rememberDictionary(db, id, bytes);
+    return id;
+  };
+  const resId = (json: string): number => {
+    let id = resources.get(json) ?? (resourceId.get(json) as number | undefined);
+    if (id === undefined) id = Number(addResource.run(json).lastInsertRowid);
+    resources.set(json, id);
+    return id;
+  };
+  // A transaction that rolls back may leave ids cached here that it never stored: forget them.
+  const forget = () => {
+    dicts.clear();
+    resources.clear();
+  };
+  return {
+    write(spanRowid, resourceJson, body, replace) {
+      try {
+        const d = body.dict_hash ? dictId(body.dict_hash, body.dict!) : 0;
+        (replace ? upsert : insert).run(spanRowid, resId(resourceJson), d, body.blob);
+      } catch (e) {
+        forget();
+        throw e;
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------- older stores
+
+const LEGACY_SQL = {
+  // The old table is renamed by migration 0011 in every store (empty in a store made after it).
+  needed: `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'span_details_legacy'`,
+  chunk: `SELECT span_rowid, ${BODY_FIELDS.filter((f) => f !== 'raw_span').join(', ')}, raw_span_dump, resource_attributes
+    FROM span_details_legacy ORDER BY span_rowid LIMIT ?`,
+  remove: `DELETE FROM span_details_legacy WHERE span_rowid <= ?`,
+  done: [`DROP TABLE span_details_legacy`, `DELETE FROM summary_backfill WHERE name = 'bodies'`],
+  count: `SELECT COUNT(*) FROM span_details_legacy`,
+} as const;
+
+/** Rows compressed per transaction while converting an older store (keeps the WAL small). */
+const LEGACY_CHUNK = 5_000;
+
+/**
+ * Compresses the rows a store held before migration 0011 (at open, once; progress to `log`), then
+ * drops the old table and gives its pages back. Each chunk is one transaction, so an interrupted
+ * conversion resumes where it stopped.
+ */
+export function compactLegacyBodies(db: Db, log: (msg: string) => void = () => {}): void {
+  if (db.readonly || !db.prepare(LEGACY_SQL.needed).get()) return;
+  const total = db.prepare(LEGACY_SQL.count).pluck().get() as number;
+  const chunk = db.prepare(LEGACY_SQL.chunk);
+  const remove = db.prepare(LEGACY_SQL.remove);
+  const writer = createBodyWriter(db);
+  const encoder = new ThreadBodyEncoder();
+  let done = 0;
+  for (;;) {
+    const rows = chunk.all(LEGACY_CHUNK) as (Omit<SpanBody, 'raw_span'> & { span_rowid: number; raw_span_dump: string; resource_attributes: string })[];
+    if (!rows.length) break;
+    db.transaction(() => {
+      for (const r of rows) {
+        const body = encoder.encode({
+          ...r,
+          input_parsed: JSON.parse(r.input_messages ?? '[]') as SpanMessage[],
+          output_parsed: JSON.parse(r.output_messages ?? '[]') as SpanMessage[],
+        });
+        writer.write(r.span_rowid, r.resource_attributes, body, true);
+      }
+      remove.run(rows[rows.length - 1]!.span_rowid);
+    })();
+    done += rows.length;
+    log(`compressing span bodies of an older store: ${done} of ${total}`);
+  }
+  db.transaction(() => LEGACY_SQL.done.forEach((sql) => db.prepare(sql).run()))();
+  if (db.pragma('auto_vacuum', { simple: true }) === 2) db.pragma('incremental_vacuum');
+}
