@@ -36,11 +36,16 @@ describe('indexes of spans', () => {
       expect(plan(`SELECT s.id FROM spans s WHERE ${conv.sql} ORDER BY ${order.sql} LIMIT 100`, ...conv.params, ...order.params)).toMatch(/USING (COVERING )?INDEX spans_project_conversation/);
       // … while an export by conversation finds its traces through the turn index, not spans.
       expect(plan(EXPORT_SQL.selectedTraces, { project_id: 'p', trace_ids: '[]', conversation_ids: '["c"]' })).toMatch(/conversation_turns/);
-      // spans_group_cover: group-by reads it instead of the table.
-      const group = parseSpansQuery(spansInput({ project_id: 'p', group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 10, measures: [{ alias: 't', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }] }));
-      if (group.mode !== 'group') throw new Error('not a group request');
+      // spans_group_cover: a group-by the rollups do not answer (here: a condition) reads it instead of
+      // the table; without one, group-by agent_name reads the rollups (migration 0012), not spans.
+      const groupOf = (extra: Record<string, unknown>) => {
+        const q = parseSpansQuery(spansInput({ project_id: 'p', group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 10, measures: [{ alias: 't', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }], ...extra }));
+        if (q.mode !== 'group') throw new Error('not a group request');
+        return q.plan;
+      };
       const writable = openStoreFile(store.file);
-      expect(explainGroup(writable, group.plan).join('\n')).toMatch(/USING COVERING INDEX spans_group_cover/);
+      expect(explainGroup(writable, groupOf({ query: { $expr: { $eq: [{ $getField: 'status_code' }, { $literal: 'ERROR' }] } } })).join('\n')).toMatch(/USING COVERING INDEX spans_group_cover/);
+      expect(explainGroup(writable, groupOf({})).join('\n')).toMatch(/SEARCH r USING INDEX span_rollups_unit/);
       writable.close();
     } finally {
       db.close();

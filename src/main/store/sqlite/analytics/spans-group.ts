@@ -8,6 +8,7 @@ import { whereOf } from './filters.js';
 import { measureSql } from './measures.js';
 import { distributions } from './distributions.js';
 import { previews } from './previews.js';
+import { rollupGroupSelect, rollupLists, rollupsAnswer } from './rollups.js';
 
 /** Output column of each fixed group total a plan may sort by. */
 const TOTAL_COLUMN: Record<GroupTotal, string> = {
@@ -35,8 +36,35 @@ const LISTED = ['agent_name', 'agent_version', 'provider_name', 'request_model',
 
 const distinct = (json: unknown) => [...new Set((JSON.parse(json as string) as unknown[]).filter((x): x is string => typeof x === 'string' && x !== ''))].sort();
 
-/** SQL text and parameters of one group page (and of its group count, used when the page is empty). */
+/**
+ * SQL text and parameters of one group page (and of its group count, used when the page is empty):
+ * from the span rollups when they answer the plan exactly (analytics/rollups.ts), else a scan.
+ */
 export function groupQuery(req: SpansGroupPlan) {
+  return rollupsAnswer(req) ? rollupQuery(req) : scanQuery(req);
+}
+
+/** The group query over the span rollups: the scan's output columns, sort, group filters and paging. */
+function rollupQuery(req: SpansGroupPlan) {
+  const keys = groupKeys(req.keys);
+  const { from, cols, measure } = rollupGroupSelect(req);
+  const having: string[] = [];
+  const havingParams: unknown[] = [];
+  for (const h of req.having) {
+    if (h.min !== null) having.push(`${measure(h.measure)} >= ?`), havingParams.push(h.min);
+    if (h.max !== null) having.push(`${measure(h.measure)} <= ?`), havingParams.push(h.max);
+  }
+  const grouped = `FROM ${from.sql} GROUP BY k0${having.length ? ` HAVING ${having.join(' AND ')}` : ''}`;
+  const measures = req.measures.map((m, i) => `${measure(m)} AS m${i}`);
+  const sql = `SELECT ${[...cols, ...measures, 'COUNT(*) OVER () AS total_groups'].join(', ')} ${grouped} ORDER BY ${orderOf(req)} LIMIT ? OFFSET ?`;
+  const countSql = `SELECT COUNT(*) AS n FROM (SELECT r.agent_name AS k0${req.measures.map((m, i) => `, ${measure(m)} AS m${i}`).join('')} ${grouped})`;
+  return {
+    keys, where: null, sql, params: [...from.params, ...havingParams, req.limit, req.offset], countSql, countParams: [...from.params, ...havingParams],
+    fill: (prep: (sql: string) => Statement, rows: Record<string, unknown>[]) => rollupLists(prep, req.project_id, rows),
+  };
+}
+
+function scanQuery(req: SpansGroupPlan) {
   const keys = groupKeys(req.keys);
   const where = whereOf(req);
   const measures = req.measures.map(measureSql);
@@ -86,12 +114,13 @@ export function groupQuery(req: SpansGroupPlan) {
   const params = [...keys.flatMap((k) => k.params), ...measures.flatMap((m) => m.params), ...where.params, ...havingParams, req.limit, req.offset];
   const countSql = `SELECT COUNT(*) AS n FROM (SELECT ${keys.map((k, i) => `${k.sql} AS k${i}`).join(', ')}${measures.map((m, i) => `, ${m.sql} AS m${i}`).join('')} FROM spans s WHERE ${where.sql} GROUP BY ${keys.map((_, i) => `k${i}`).join(', ')}${having.length ? ` HAVING ${having.join(' AND ')}` : ''})`;
   const countParams = [...keys.flatMap((k) => k.params), ...measures.flatMap((m) => m.params), ...where.params, ...havingParams];
-  return { keys, where, sql, params, countSql, countParams };
+  return { keys, where, sql, params, countSql, countParams, fill: null };
 }
 
 export function groupSpans(prep: (sql: string) => Statement, req: SpansGroupPlan): { groups: GroupRowOut[]; total_count: number } {
-  const { keys, where, sql, params, countSql, countParams } = groupQuery(req);
+  const { keys, where, sql, params, countSql, countParams, fill } = groupQuery(req);
   const rows = prep(sql).all(...params) as Record<string, unknown>[];
+  fill?.(prep, rows);
   let total = rows.length ? (rows[0]!.total_groups as number) : 0;
   if (!rows.length && req.offset > 0) total = (prep(countSql).get(...countParams) as { n: number }).n;
 
@@ -122,8 +151,9 @@ export function groupSpans(prep: (sql: string) => Statement, req: SpansGroupPlan
     total_output_tokens: r.total_output_tokens as number,
     total_reasoning_tokens: r.total_reasoning_tokens as number,
   }));
-  if (req.distributions.length && rows.length) distributions(prep, req.distributions, keys[0]!, where, rows, groups);
-  if (req.previews && rows.length) previews(prep, where, groups, rows.map((r) => r.k0 as string | null));
+  // (Plans with distributions or previews are never answered from rollups: `where` is set.)
+  if (where && req.distributions.length && rows.length) distributions(prep, req.distributions, keys[0]!, where, rows, groups);
+  if (where && req.previews && rows.length) previews(prep, where, groups, rows.map((r) => r.k0 as string | null));
   return { groups, total_count: total };
 }
 

@@ -7,6 +7,7 @@
 import type { Db } from '../open.js';
 import { createTraceSummaries } from './traces.js';
 import { createAgentSummaries } from './agents.js';
+import { createSpanRollups, rollupsPending } from './rollups.js';
 
 export type { SummaryMaintainer, SummarySpan } from './types.js';
 import type { SummaryMaintainer } from './types.js';
@@ -23,10 +24,30 @@ const BACKFILL_SQL = {
 export function createSummaryMaintainer(db: Db): SummaryMaintainer {
   // Order matters: the trace pass decides spans.counted, which the agent pass sums by.
   const parts = [createTraceSummaries(db), createAgentSummaries(db)];
+  // The rollups read the conversations a trace had before (its turn rows, which the trace pass
+  // rewrites) and the counting bits after (which the trace pass sets): one step on each side.
+  const rollups = createSpanRollups(db);
+  const tracesOf = (spans: { project_id: string; trace_id: string }[]) => {
+    const seen = new Map<string, { project_id: string; trace_id: string }>();
+    for (const s of spans) seen.set(`${s.project_id}\u0000${s.trace_id}`, { project_id: s.project_id, trace_id: s.trace_id });
+    return [...seen.values()];
+  };
   const maintainer: SummaryMaintainer = {
-    afterWrite: (spans) => parts.forEach((p) => p.afterWrite(spans)),
-    refresh: (traces) => parts.forEach((p) => p.refresh(traces)),
-    backfill: (traces) => parts.forEach((p) => p.backfill(traces)),
+    afterWrite(spans) {
+      const traces = tracesOf(spans);
+      const before = rollups.unitsBefore(traces);
+      parts.forEach((p) => p.afterWrite(spans));
+      rollups.recompute(traces, before);
+    },
+    refresh(traces) {
+      const before = rollups.unitsBefore(traces);
+      parts.forEach((p) => p.refresh(traces));
+      rollups.recompute(traces, before);
+    },
+    backfill(traces) {
+      parts.forEach((p) => p.backfill(traces));
+      rollups.rebuild();
+    },
   };
   // A database whose spans predate a summary migration gets every summary rebuilt once, at open.
   if (!db.readonly && db.prepare<[], { x: number }>(BACKFILL_SQL.needed).get()?.x === 1) {
@@ -36,5 +57,7 @@ export function createSummaryMaintainer(db: Db): SummaryMaintainer {
       db.prepare(BACKFILL_SQL.done).run();
     })();
   }
+  // A store with spans from before migration 0012: every rollup, once, after the summaries above.
+  if (rollupsPending(db)) db.transaction(() => rollups.rebuild())();
   return maintainer;
 }

@@ -1,0 +1,109 @@
+/**
+ * Span rollups by agent (migration 0012), maintained inside the write and delete transactions.
+ *
+ * A unit — a conversation, or the conversation-less spans of one trace — is recomputed whole from its
+ * spans whenever a batch or a delete touched one of its traces: one DELETE and one INSERT … SELECT
+ * … GROUP BY agent_name over the unit's spans (an index seek: spans_project_conversation or
+ * spans_key). Nothing is added or subtracted, so re-imports, a span that changed conversation, a
+ * counting bit that moved to a late child and deletes stay exact. The derived values are computed
+ * with the spans query's own SQL (analytics/columns.ts DERIVED_SQL), so a rollup answer and a scan
+ * answer are the same numbers. Cost: a unit is re-read on every batch that touches it — a
+ * conversation imported turn by turn is read once per turn (quadratic in its turns; ~50 spans a
+ * conversation on the bench, a few milliseconds for a 1,000-turn one).
+ */
+import type { Db } from '../open.js';
+import { DERIVED_SQL } from '../analytics/columns.js';
+
+type TraceRef = { project_id: string; trace_id: string };
+
+const CONVERSATION_UNIT = 0;
+const TRACE_UNIT = 1;
+
+/** Aggregates of one unit's spans per agent_name (same derived values as the spans query). */
+const AGGREGATES = `agent_name, COUNT(*), COUNT(CASE WHEN operation_name = 'invoke_agent' THEN 1 END), COUNT(CASE WHEN status_code = 'ERROR' THEN 1 END),
+  MIN(start_ns), MAX(start_ns), SUM(CASE WHEN end_ns > start_ns THEN end_ns - start_ns END),
+  SUM(dur), COUNT(dur), MIN(dur), MAX(dur),
+  SUM(CASE WHEN counted & 1 THEN input_tokens END), SUM(CASE WHEN counted & 1 THEN output_tokens END),
+  SUM(CASE WHEN counted & 1 THEN reasoning_tokens END), SUM(CASE WHEN counted & 1 THEN cache_creation_input_tokens END),
+  SUM(CASE WHEN counted & 1 THEN cache_read_input_tokens END),
+  SUM(tok), COUNT(tok), MIN(tok), MAX(tok),
+  SUM(cost), SUM(CASE WHEN counted & 2 THEN input_cost_usd END), SUM(CASE WHEN counted & 2 THEN output_cost_usd END), COUNT(cost), MIN(cost), MAX(cost),
+  json_group_array(DISTINCT agent_version), json_group_array(DISTINCT provider_name), json_group_array(DISTINCT request_model),
+  json_group_array(DISTINCT conversation_name)`;
+const COLUMNS = `project_id, unit_kind, unit_id, conversation_id, agent_name, span_count, invocations, errors, first_ns, last_ns, dur_ns,
+  dur_ms_sum, dur_ms_n, dur_ms_min, dur_ms_max, in_tok, out_tok, reasoning_tok, cache_creation_tok, cache_read_tok,
+  tok_sum, tok_n, tok_min, tok_max, cost, in_cost, out_cost, cost_n, cost_min, cost_max,
+  agent_versions, provider_names, request_models, conversation_names`;
+/** The spans of a selection with the derived values (`s` as in the spans query). */
+const derived = (where: string) => `SELECT s.*, ${DERIVED_SQL.duration_ms} AS dur, ${DERIVED_SQL.total_tokens} AS tok,
+  ${DERIVED_SQL.total_cost_usd} AS cost FROM spans s WHERE ${where}`;
+
+export const ROLLUP_SQL = {
+  removeUnit: `DELETE FROM span_rollups WHERE project_id = ? AND unit_kind = ? AND unit_id = ?`,
+  conversationUnit: `INSERT INTO span_rollups (${COLUMNS})
+    SELECT project_id, ${CONVERSATION_UNIT}, conversation_id, conversation_id, ${AGGREGATES}
+    FROM (${derived('s.project_id = ? AND s.conversation_id = ?')}) GROUP BY agent_name`,
+  traceUnit: `INSERT INTO span_rollups (${COLUMNS})
+    SELECT project_id, ${TRACE_UNIT}, trace_id, NULL, ${AGGREGATES}
+    FROM (${derived('s.project_id = ? AND s.trace_id = ? AND s.conversation_id IS NULL')}) GROUP BY agent_name`,
+  /** Conversations of a trace's spans as stored now (after the batch's upserts). */
+  conversationsNow: `SELECT DISTINCT conversation_id FROM spans WHERE project_id = ? AND trace_id = ? AND conversation_id IS NOT NULL`,
+  /** Conversations of a trace before the batch (its turn rows, rewritten by the trace pass after this). */
+  conversationsBefore: `SELECT conversation_id FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
+  rebuild: [
+    `DELETE FROM span_rollups`,
+    `INSERT INTO span_rollups (${COLUMNS})
+      SELECT project_id, ${CONVERSATION_UNIT}, conversation_id, conversation_id, ${AGGREGATES}
+      FROM (${derived('s.conversation_id IS NOT NULL')}) GROUP BY project_id, conversation_id, agent_name`,
+    `INSERT INTO span_rollups (${COLUMNS})
+      SELECT project_id, ${TRACE_UNIT}, trace_id, NULL, ${AGGREGATES}
+      FROM (${derived('s.conversation_id IS NULL')}) GROUP BY project_id, trace_id, agent_name`,
+    `DELETE FROM summary_backfill WHERE name = 'rollups'`,
+  ],
+} as const;
+
+/** True when the store's rollups must be rebuilt from all spans (migration 0012 on a store with spans). */
+export const rollupsPending = (db: Db): boolean => !db.readonly && !!db.prepare(`SELECT 1 FROM summary_backfill WHERE name = 'rollups'`).get();
+
+export interface SpanRollups {
+  /** The units the traces belong to now or belonged to before a change (call before the trace pass). */
+  unitsBefore(traces: Iterable<TraceRef>): Set<string>;
+  /** Recomputes the units of these traces, now, plus `before` (call after the trace pass). */
+  recompute(traces: Iterable<TraceRef>, before: Set<string>): void;
+  /** Every unit from all spans (at open, after the migration or a summary backfill). */
+  rebuild(): void;
+}
+
+const unitKey = (projectId: string, kind: number, id: string) => `${projectId}\u0000${kind}\u0000${id}`;
+
+export function createSpanRollups(db: Db): SpanRollups {
+  const remove = db.prepare(ROLLUP_SQL.removeUnit);
+  const addConversation = db.prepare(ROLLUP_SQL.conversationUnit);
+  const addTrace = db.prepare(ROLLUP_SQL.traceUnit);
+  const now = db.prepare(ROLLUP_SQL.conversationsNow).pluck();
+  const before = db.prepare(ROLLUP_SQL.conversationsBefore).pluck();
+  const unitsOf = (t: TraceRef, conversations: string[], into: Set<string>) => {
+    into.add(unitKey(t.project_id, TRACE_UNIT, t.trace_id));
+    for (const c of conversations) into.add(unitKey(t.project_id, CONVERSATION_UNIT, c));
+  };
+  const rollups: SpanRollups = {
+    unitsBefore(traces) {
+      const units = new Set<string>();
+      for (const t of traces) unitsOf(t, before.all(t.project_id, t.trace_id) as string[], units);
+      return units;
+    },
+    recompute(traces, earlier) {
+      const units = new Set(earlier);
+      for (const t of traces) unitsOf(t, now.all(t.project_id, t.trace_id) as string[], units);
+      for (const key of units) {
+        const [projectId, kind, id] = key.split('\u0000') as [string, string, string];
+        remove.run(projectId, Number(kind), id);
+        (Number(kind) === CONVERSATION_UNIT ? addConversation : addTrace).run(projectId, id);
+      }
+    },
+    rebuild() {
+      for (const sql of ROLLUP_SQL.rebuild) db.prepare(sql).run();
+    },
+  };
+  return rollups;
+}

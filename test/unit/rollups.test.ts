@@ -1,0 +1,132 @@
+/**
+ * Group-by agent_name from the span rollups (migration 0012) on real SQLite files: for every measure
+ * the rollups keep, every sort and group filter, the rows equal the scan's (the same request with a
+ * condition that holds for every span, which the rollups do not answer) — after re-imports that move
+ * a span to another conversation, late children that take the counting role, spans without an agent
+ * or a conversation, and deletes; the query plan reads the rollups; an older store is rolled up at
+ * its next open.
+ */
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { dispatch } from '../../src/main/transport/dispatch.js';
+import { EventBus } from '../../src/main/service/events.js';
+import type { ServiceContext } from '../../src/main/service/context.js';
+import type { Stores } from '../../src/main/store/ports.js';
+import { openStores } from '../../src/main/store/index.js';
+import { importFile } from '../../src/main/service/ingest/index.js';
+import { parseSpansQuery } from '../../src/main/service/analytics/plan/spans.js';
+import { spansInput } from '../helpers/analytics-call.js';
+import { explainGroup } from '../../src/main/store/sqlite/explain.js';
+import { generateJsonl } from '../../bench/lib/generate.js';
+import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
+import { tempStores } from '../helpers/temp-store.js';
+import { openStoreFile } from '../helpers/sqlite.js';
+
+const freshStore = tempStores('loupe-rollups-');
+const dir = mkdtempSync(path.join(tmpdir(), 'loupe-rollups-data-'));
+const P = 'bench/genai';
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const call = async (s: Stores, op: string, body: unknown): Promise<any> =>
+  dispatch(op, body, { traces: s.traces, app: s.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' } satisfies ServiceContext);
+
+/** A condition every span meets (span_id is never null): the same rows, read by a scan. */
+const ALWAYS = { $expr: { $not: { $eq: [{ $getField: 'span_id' }, { $literal: null }] } } };
+
+const MEASURES = [
+  { alias: 'n', aggregation: 'count' },
+  ...['duration_ms', 'total_tokens', 'total_cost_usd'].flatMap((key) =>
+    ['sum', 'avg', 'min', 'max', 'count'].map((aggregation) => ({ alias: `${key}_${aggregation}`, aggregation, value: { key, source: 'derived' } })),
+  ),
+  ...['is_error', 'is_invocation'].flatMap((key) =>
+    ['count_true', 'count_false', 'sum', 'avg', 'min', 'max', 'count'].map((aggregation) => ({ alias: `${key}_${aggregation}`, aggregation, value: { key, source: 'derived' } })),
+  ),
+];
+
+/** Group rows with REALs to 10 significant digits (sums of per-unit sums add in another order). */
+const rounded = (x: unknown): unknown =>
+  JSON.parse(JSON.stringify(x, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(10)) : v)));
+
+async function expectSameAsScan(s: Stores, body: Record<string, unknown>): Promise<void> {
+  const base = { project_id: P, group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 1000, ...body };
+  const fromRollups = await call(s, 'spans.query', base);
+  const scanned = await call(s, 'spans.query', { ...base, query: ALWAYS });
+  expect(rounded(fromRollups), JSON.stringify(body)).toEqual(rounded(scanned));
+}
+
+/** Traces that make the rollups work: no agent, no conversation, two conversations, a late child. */
+async function edgeTraces(s: Stores, convOfB = 'edge-b'): Promise<void> {
+  const t = traceBuilder({ seed: 'edge-1', start: '2026-12-02T10:00:00Z' });
+  const root = t.span('invoke_agent edge', { durationMs: 900, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'edge', 'gen_ai.conversation.id': 'edge-a', 'gen_ai.usage.input_tokens': 50 } });
+  t.span('chat m', { parent: root, at: 10, durationMs: 300, status: 'ERROR', attributes: chatAttributes({ model: 'gpt-4o', input: [{ role: 'user', content: 'x' }], output: [{ role: 'assistant', content: 'y' }], inputTokens: 50, outputTokens: 5, conversationId: convOfB }) });
+  t.span('tool t', { parent: root, at: 400, durationMs: 0, attributes: { 'gen_ai.operation.name': 'execute_tool' } });
+  await importRequest(s, P, t.request());
+  const u = traceBuilder({ seed: 'edge-2', start: '2026-12-02T11:00:00Z' });
+  const r2 = u.span('orphan work', { durationMs: 100 });
+  u.span('chat m', { parent: r2, at: 5, durationMs: 50, attributes: chatAttributes({ model: 'gpt-4o-mini', inputTokens: 7, outputTokens: 3, agentName: 'loner' }) });
+  await importRequest(s, P, u.request());
+}
+
+describe('span rollups', () => {
+  it('answer group-by agent_name exactly as the scan does, through re-imports and deletes', async () => {
+    const s = await freshStore();
+    const file = path.join(dir, 'gen.jsonl');
+    await generateJsonl(file, { conversations: 25, agents: 4, minSpans: 1500, seed: 9 });
+    await importFile(s.traces, file);
+    await edgeTraces(s);
+    const check = async () => {
+      await expectSameAsScan(s, { measures: MEASURES });
+      for (const sort of [{ field: 'span_count', direction: 'desc' }, { field: 'agent_name', direction: 'asc' }, { field: 'total_cost_usd', direction: 'asc' }, { field: 'last_seen', direction: 'desc' }]) {
+        await expectSameAsScan(s, { measures: MEASURES.slice(0, 4), sort_by: [sort], limit: 3, offset: 1 });
+      }
+      await expectSameAsScan(s, { measures: [{ alias: 't', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }], group_filters: [{ measure: { aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }, min: 1 }] });
+      await expectSameAsScan(s, { measures: [], include_costs: false });
+    };
+    await check();
+    // A span moves to another conversation; a late child takes the counting role from its parent.
+    await edgeTraces(s, 'edge-c');
+    const t = traceBuilder({ seed: 'edge-1', start: '2026-12-02T10:00:00Z' });
+    const root = t.span('invoke_agent edge', { durationMs: 900, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'edge', 'gen_ai.conversation.id': 'edge-a', 'gen_ai.usage.input_tokens': 50 } });
+    t.span('late chat', { parent: root, at: 500, durationMs: 100, attributes: chatAttributes({ model: 'gpt-4o', inputTokens: 11, outputTokens: 2, agentName: 'edge', conversationId: 'edge-a' }) });
+    await importRequest(s, P, t.request());
+    await check();
+    // Deletes: a project's oldest traces, then a trace by id.
+    await call(s, 'spans.delete', { project_id: P, older_than: '2026-10-01T02:00:00Z' });
+    await call(s, 'spans.delete', { project_id: P, trace_ids: [t.traceId] });
+    await check();
+    // The plan reads the rollups, not the spans.
+    const q = parseSpansQuery(spansInput({ project_id: P, group_by: [{ key: 'agent_name', source: 'field' }], measures: MEASURES.slice(0, 3), limit: 10 }));
+    if (q.mode !== 'group') throw new Error('not a group request');
+    const plan = q.plan;
+    const db = openStoreFile(s.file, { readonly: true });
+    try {
+      const lines = explainGroup(db, plan).join('\n');
+      expect(lines).toMatch(/span_rollups/);
+      expect(lines).not.toMatch(/\bspans\b/);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+
+  it('an older store (rollups dropped, as before migration 0012) is rolled up at its next open', async () => {
+    const s = await freshStore();
+    const file = path.join(dir, 'gen-old.jsonl');
+    await generateJsonl(file, { conversations: 10, agents: 3, minSpans: 500, seed: 4 });
+    await importFile(s.traces, file);
+    await edgeTraces(s);
+    const body = { project_id: P, group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 100, measures: MEASURES };
+    const before = await call(s, 'spans.query', body);
+    const f = s.file;
+    await s.close();
+    const db = openStoreFile(f);
+    db.exec(`DELETE FROM span_rollups; INSERT INTO summary_backfill (name) VALUES ('rollups')`);
+    db.close();
+    const reopened = await openStores(path.dirname(f));
+    try {
+      expect(rounded(await call(reopened, 'spans.query', body))).toEqual(rounded(before));
+    } finally {
+      await reopened.close();
+    }
+  }, 60_000);
+});
