@@ -19,6 +19,7 @@ import { importFile } from '../../src/main/service/ingest/index.js';
 import { parseSpansQuery } from '../../src/main/service/analytics/plan/spans.js';
 import { spansInput } from '../helpers/analytics-call.js';
 import { explainGroup } from '../../src/main/store/sqlite/explain.js';
+import { ROLLUP_SQL } from '../../src/main/store/sqlite/summaries/rollups.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { tempStores } from '../helpers/temp-store.js';
@@ -104,6 +105,11 @@ describe('span rollups', () => {
       const lines = explainGroup(db, plan).join('\n');
       expect(lines).toMatch(/span_rollups/);
       expect(lines).not.toMatch(/\bspans\b/);
+      // Recomputing a unit seeks its spans (never a scan of the project through the covering index).
+      const unitPlan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(P, 'x') as { detail: string }[]).map((r) => r.detail).join('\n');
+      expect(unitPlan(ROLLUP_SQL.conversationUnit)).toMatch(/SEARCH s USING INDEX spans_project_conversation \(project_id=\? AND conversation_id=\?\)/);
+      expect(unitPlan(ROLLUP_SQL.traceUnit)).toMatch(/SEARCH s USING INDEX spans_key \(project_id=\? AND trace_id=\?\)/);
+      expect(unitPlan(ROLLUP_SQL.conversationsNow)).toMatch(/SEARCH spans USING INDEX spans_key \(project_id=\? AND trace_id=\?\)/);
     } finally {
       db.close();
     }
