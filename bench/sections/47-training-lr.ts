@@ -4,9 +4,9 @@
  * 1…2000 — on the tasks of the client replay test. Held-out scores after a fixed budget:
  * - SFT: answer a word's length (30 steps of 8) — greedy exact match on 48 held-out words;
  *   and copy a word's first letter (x or z) — the same budget, sampled at temperature 1.
- * - RL: short/long words ("S"/"L", one token) after a warm-up on labels 70% right — mean reward of
- *   8 held-out words × 32 samples after 4, 8 and 12 rounds of 16 prompts × 8 rollouts, CISPO,
- *   normalized advantages; three seeds per rate.
+ * - RL: short/long words ("S"/"L", one token) after a warm-up on 576 words with labels 70% right —
+ *   mean reward of 8 short + 8 long held-out words × 16 samples after 4, 8 and 12 rounds of 16 prompts
+ *   × 8 rollouts, CISPO, normalized advantages; three seeds per rate.
  * Explicit only (`npm run bench -- training-lr`): about 15 minutes on two cores.
  */
 import fs from 'node:fs';
@@ -60,18 +60,18 @@ const section: BenchSection = {
       const rand0 = seededRandom(5);
       const lenWord = (r: () => number) => Array.from({ length: 3 + Math.floor(r() * 6) }, () => L[Math.floor(r() * 26)]).join('');
       const answer = (w: string) => (w.length <= 5 ? 'S' : 'L');
-      const warm = Array.from({ length: 192 }, () => {
+      const warm = Array.from({ length: 576 }, () => {
         const w = lenWord(rand0);
         const right = rand0() < 0.7;
         return { messages: [...user(w), { role: 'assistant' as const, content: right === (w.length <= 5) ? 'S' : 'L' }] };
       });
       await engine.sft({ baseCheckpointDir: ck('init'), outCheckpointDir: ck('warm'), examples: warm, batchSize: 8, learningRate: 3e-3, onStep: () => {} });
-      const heldOut = Array.from({ length: 8 }, () => lenWord(rand0));
+      const heldOut = Array.from({ length: 16 }, (_, i) => Array.from({ length: i < 8 ? 3 + (i % 3) : 6 + (i % 3) }, () => L[Math.floor(rand0() * 26)]).join(''));
       const score = async (d: string) => {
         let s = 0;
         let n = 0;
         for (const [i, w] of heldOut.entries()) {
-          for (const c of await engine.complete({ checkpointDir: d, messages: user(w), temperature: 1, maxTokens: 1, n: 32, seed: 500 + i })) {
+          for (const c of await engine.complete({ checkpointDir: d, messages: user(w), temperature: 1, maxTokens: 1, n: 16, seed: 500 + i })) {
             s += c.text.startsWith(answer(w)) ? 1 : 0;
             n++;
           }

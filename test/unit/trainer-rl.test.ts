@@ -96,6 +96,41 @@ describe('built-in trainer: RL', () => {
     }, 240_000); // generous: the machine is shared; nothing here measures time
   }
 
+  it('a job is the same whatever the timing: the same samples give byte-identical weights and Adam state, also while completions make every step wait', async () => {
+    const samples: RlSample[] = [];
+    for (const [pi, p] of PROMPTS.entries()) {
+      const group = await engine.complete({ checkpointDir: ck('warm'), messages: user(p), temperature: 1, maxTokens: 8, n: 8, seed: 70 + pi });
+      const rewards = group.map((c) => reward(c.text));
+      const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+      group.forEach((c, i) => samples.push({ prompt: user(p), completionTokenIds: c.token_ids, sampledLogprobs: c.logprobs.map((l) => l.logprob), advantage: rewards[i]! - mean + (i % 2 ? 0.25 : -0.25) }));
+    }
+    const job = async (out: string) => {
+      const losses: number[] = [];
+      await engine.rl({ baseCheckpointDir: ck('warm'), outCheckpointDir: ck(out), samples, loss: 'cispo', onStep: (m) => losses.push(m.loss) });
+      return losses;
+    };
+    const quiet = await job('timing-quiet');
+    // Completions in flight the whole time: before each step the job worker waits for them (up to
+    // 2 s), so the steps start at other moments — and must compute the same thing.
+    let served = 0;
+    let busy = true;
+    const load = (async () => {
+      while (busy) {
+        await engine.complete({ checkpointDir: ck('warm'), messages: user('Say a word.'), maxTokens: 24 });
+        served++;
+      }
+    })();
+    const contended = await job('timing-busy');
+    busy = false;
+    await load;
+    expect(served).toBeGreaterThan(0);
+    expect(quiet.length).toBe(4); // 32 samples, batches of 8
+    expect(contended).toEqual(quiet);
+    for (const f of ['weights.bin', 'optimizer.bin']) {
+      expect(fs.readFileSync(path.join(ck('timing-busy'), f)).equals(fs.readFileSync(path.join(ck('timing-quiet'), f))), f).toBe(true);
+    }
+  }, 120_000);
+
   it('clips as specified: a far-off-policy token (ratio ≫ 1.2) gives PPO no gradient but CISPO a capped one', async () => {
     // sampled logprob −50 ⇒ ratio = exp(logp_new + 50) ≫ 5: PPO's min(r·A, 1.2·A) is the constant 1.2·A
     // (zero gradient); CISPO keeps the gradient of logp_new with the weight stopped at 1 + ε_high = 5.

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ExperimentalConfig, TrajectoryGroup } from '../../src/shared/contract/training.js';
-import { advantages, buildRlSamples as build, nothingTrainable } from '../../src/main/training/rl-samples.js';
+import { advantages, buildRlSamples as build, nothingTrainable, rlTrainingOrder } from '../../src/main/training/rl-samples.js';
 import { readSftFile } from '../../src/main/training/sft-file.js';
 import { appliedRate } from '../../src/main/service/training/learning-rate.js';
 import { splitMetrics } from '../../src/main/service/training/rollouts.js';
@@ -164,4 +164,14 @@ test('additional histories train with their trajectory advantage', () => {
   expect(s.map((x) => x.completionTokenIds[0])).toEqual([97, 98, 99]);
   expect(s[1]!.prompt).toEqual([{ role: 'user', content: 'sub' }]);
   expect(s[1]!.advantage).toBe(s[0]!.advantage);
+});
+
+test('RL samples train in a seeded order that mixes groups: a permutation, the same on every run, each batch of 8 holding several groups', () => {
+  // 16 groups × 8 rollouts, in submission order (a batch of 8 in that order would be one group).
+  const samples = Array.from({ length: 128 }, (_, i) => ({ group: Math.floor(i / 8), i }));
+  const order = rlTrainingOrder(samples);
+  expect(order.map((s) => s.i).sort((a, b) => a - b)).toEqual(samples.map((s) => s.i));
+  expect(rlTrainingOrder(samples)).toEqual(order);
+  expect(samples.map((s) => s.i)).toEqual(Array.from({ length: 128 }, (_, i) => i)); // the input is left as it was
+  for (let b = 0; b < 128; b += 8) expect(new Set(order.slice(b, b + 8).map((s) => s.group)).size).toBeGreaterThanOrEqual(3);
 });

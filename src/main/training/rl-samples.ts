@@ -1,5 +1,5 @@
 /**
- * Trajectory groups → RL samples (semantics §9.5, following the hosted service's open trainer):
+ * Trajectory groups → RL samples (semantics §9.5, following the hosted service's open trainer) and their training order:
  * advantage = reward − group mean, divided by (group std + 1e-6) when normalising (default on);
  * zero-advantage trajectories are dropped; only choices with logprobs are trained, plain assistant
  * messages too when `allow_training_without_logprobs`. Runs in the trainer worker (the job's
@@ -9,6 +9,7 @@ import type { TrajectoryGroup } from '../../shared/contract/training.js';
 import type { ChatMessage, RlSample, RlSampleOptions } from './engine.js';
 import { encodeText, messageText } from './tokenizer.js';
 import { SPECIAL, VOCAB_SIZE } from './config.js';
+import { seededRandom } from '../../shared/seeded-random.js';
 
 type Item = TrajectoryGroup['trajectories'][number]['messages_and_choices'][number];
 const isChoice = (it: Item): it is Extract<Item, { message: unknown }> => typeof it === 'object' && it !== null && 'message' in it;
@@ -100,4 +101,21 @@ function pushSamples(items: Item[], a: number, opts: RlSampleOptions, samples: R
     }
     history.push({ ...msg, role: msg.role, content: typeof msg.content === 'string' ? msg.content : (msg.content ?? null) } as ChatMessage);
   }
+}
+
+/**
+ * RL samples in training order: a seeded shuffle across groups, as the open trainer shuffles its packed
+ * rows (`random.Random(len(rows)).shuffle`, ART preprocessing/pack.py). In submission order a batch of 8
+ * held one group — one prompt's rollouts — so every gradient step pulled the whole policy toward one
+ * input; mixed batches give each step the contrast between inputs. The seed is the sample count, so a
+ * job's steps are the same on every run and machine.
+ */
+export function rlTrainingOrder<T>(samples: readonly T[]): T[] {
+  const out = [...samples];
+  const rand = seededRandom(out.length);
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }

@@ -13,7 +13,7 @@ import { optimize, type StepGate } from './optimize.js';
 import { encodeChat } from './tokenizer.js';
 import { BUILTIN_RL_LR, VOCAB_SIZE } from './config.js';
 import { readSftFile } from './sft-file.js';
-import { buildRlSamples, nothingTrainable } from './rl-samples.js';
+import { buildRlSamples, nothingTrainable, rlTrainingOrder } from './rl-samples.js';
 
 /** 'auto' batch size: 8 sequences per gradient step suits the tiny models on two CPU cores. */
 export const AUTO_BATCH_SIZE = 8;
@@ -128,7 +128,7 @@ export async function rl(args: {
   if ((args.samples === undefined) === (args.payloadFile === undefined)) throw new Error('rl needs exactly one of samples and payloadFile');
   const samples = args.samples ?? (await samplesFromPayload(args.payloadFile!));
   const toSeqs = () =>
-    samples.map((s, i) => {
+    rlTrainingOrder(samples.map((s, i) => [s, i] as const)).map(([s, i]) => {
       const ids = s.completionTokenIds;
       if (ids.length !== s.sampledLogprobs.length) {
         throw new Error(`samples[${i}]: ${ids.length} completion tokens but ${s.sampledLogprobs.length} sampled logprobs`);
