@@ -148,6 +148,10 @@ export class ReadPool {
       slot.worker.ref(); // keep the process alive while a read is in flight
       slot.worker.postMessage({ id: job.id, method: job.method, args: job.args } satisfies ReadRequest);
     }
+    // Keep one idle worker started while the pool may grow: a worker starts in ~0.3–2 s (module load,
+    // connection), which a cheap read arriving during a long one (a chat beside a group-by) would
+    // otherwise wait for — measured 2 s in the scale bench before this.
+    if (!this.closed && this.slots.length < this.opts.size && !this.slots.some((s) => !s.job)) this.spawn();
   }
 
   private spawn(): Slot {
