@@ -119,6 +119,11 @@ function sampleIds(dataDir: string, n: number): UiIds[] {
 const runsFor = (ms: number) => (ms < 50 ? 30 : ms < 500 ? 10 : ms < 5000 ? 3 : 0);
 
 const GROUP_BY_AGENT = groupByAgent(PROJECT);
+/**
+ * The same group-by with a condition every span meets: the rollups do not answer a condition, so this
+ * one scans every span — the long read the concurrency figures need (the rollup answer takes ~0.1 s).
+ */
+const GROUP_BY_AGENT_SCAN = { ...GROUP_BY_AGENT, query: { $expr: { $not: { $eq: [{ $getField: 'span_id' }, { $literal: null }] } } } };
 
 const section: BenchSection = {
   title: `Scale: ${SPANS.toLocaleString('en')} streamed spans, every request the UI sends when a page opens`,
@@ -148,7 +153,9 @@ const section: BenchSection = {
         print(`${r.page}: ${r.name} p50 / p95 (ms, ${ms.length} runs)`, `${percentileOf(ms, 0.5).toFixed(1)} / ${percentileOf(ms, 0.95).toFixed(1)}`, target);
       }
       const g = await timeOp(ctx, 'spans.query', GROUP_BY_AGENT, 2);
-      print('group by agent_name, 3 measures p50 (ms)', g.p50.toFixed(0), '≤ 1000');
+      print('group by agent_name, 3 measures p50 (ms; from the rollups)', g.p50.toFixed(0), '≤ 1000');
+      const scan = await timeOp(ctx, 'spans.query', GROUP_BY_AGENT_SCAN, 1);
+      print('the same with a condition (scans every span) p50 (ms)', scan.p50.toFixed(0));
       // The generator puts RARE_WORD in one trace of every 100,003 (~20 at 10M spans).
       const rareInput = { project_id: PROJECT, search: RARE_WORD, limit: 200, offset: 0, sort_by: [{ field: 'last_activity', direction: 'desc' }] };
       const rare = await timeOp(ctx, 'conversations.list', rareInput, 5);
@@ -191,19 +198,25 @@ async function serve(dataDir: string): Promise<{ url: string; stop(): Promise<vo
 
 /**
  * Over HTTP against a running server: while the group-by runs, a conversation chat request and an
- * OTLP ingest request are sent; their latencies say whether a long read blocks the others.
+ * OTLP ingest request are sent; their latencies say whether a long read blocks the others. The
+ * group-by is the scanning variant (GROUP_BY_AGENT_SCAN), so it runs for seconds at 10M spans.
  */
 async function concurrent(dataDir: string, ids: UiIds[], print: BenchContext['print']): Promise<void> {
   const loupe = await serve(dataDir);
   const post = (p: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${loupe.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   try {
+    // As the UI does when it opens (the sidebar's projects): the server's first read starts its read
+    // pool, which then keeps a worker idle for the next one. Without it the first chat below would
+    // time a worker starting (0.3–2 s under tsx), not a read.
+    await (await post('/app/projects', {})).arrayBuffer();
+    await new Promise((r) => setTimeout(r, 2000));
     const chat: number[] = [];
     const ingest: number[] = [];
     const groupMs: number[] = [];
     for (let i = 0; i < 3; i++) {
       const t0 = performance.now();
-      const group = post('/agents/spans/query', GROUP_BY_AGENT).then(async (r) => {
+      const group = post('/agents/spans/query', GROUP_BY_AGENT_SCAN).then(async (r) => {
         await r.arrayBuffer();
         groupMs.push(performance.now() - t0);
       });
@@ -222,9 +235,9 @@ async function concurrent(dataDir: string, ids: UiIds[], print: BenchContext['pr
       ingest.push(w);
       await group;
     }
-    print('during a group-by: conversation chat max (ms)', Math.max(...chat).toFixed(0), '≤ 50');
+    print('during a group-by: conversation chat max (ms; each run)', `${Math.max(...chat).toFixed(0)} (${chat.map((x) => x.toFixed(0)).join(', ')})`, '≤ 50');
     print('during a group-by: OTLP ingest request max (ms)', Math.max(...ingest).toFixed(0));
-    print('the group-by itself over HTTP p50 (ms)', percentileOf(groupMs, 0.5).toFixed(0));
+    print('the scanning group-by itself over HTTP p50 (ms)', percentileOf(groupMs, 0.5).toFixed(0));
   } finally {
     await loupe.stop();
   }
