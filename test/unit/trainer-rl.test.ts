@@ -56,7 +56,7 @@ describe('built-in trainer: RL', () => {
     const examples = [];
     for (let r = 0; r < 15; r++) for (const p of PROMPTS) for (const a of ANSWERS) examples.push({ messages: [...user(p), { role: 'assistant' as const, content: a }] });
     await engine.sft({ baseCheckpointDir: ck('step0'), outCheckpointDir: ck('warm'), examples, batchSize: 8, learningRate: 3e-3, onStep: () => {} });
-  }, 120_000);
+  }, 300_000); // a cold worker and 20–30 SFT steps: ~85 s at load 12 on 2 cores (a limit, nothing here times anything)
   afterAll(async () => {
     await engine.close();
     fs.rmSync(root, { recursive: true, force: true });
