@@ -257,12 +257,16 @@ export function walkMessages(
 
   /** Tool calls (and stray tool results) a model call produced that no tool span shows. */
   const emitModelToolCalls = (s: ChatSpan, ctx: Ctx) => {
+    let afterSpanCall = false;
     for (const m of s.output_messages) {
       for (const p of Array.isArray(m.parts) ? m.parts : []) {
-        const call = p.type === 'tool_call' && !tools.covers(p);
+        const covered = p.type === 'tool_call' && tools.covers(p);
+        if (covered) afterSpanCall = true;
+        const call = p.type === 'tool_call' && !covered;
         const stray = p.type === 'tool_call_response' && !(typeof p.id === 'string' && p.id);
         if (!call && !stray) continue;
-        out.push(message('tool_call', head(s, ctx.agent, ctx.version), {
+        // A call the model asked for after one a tool span shows waits for that span (the order asked).
+        (afterSpanCall ? deferred : out).push(message('tool_call', head(s, ctx.agent, ctx.version), {
           tool_name: typeof p.name === 'string' && p.name ? p.name : null,
           tool_arguments: call ? jsonText(p.arguments) : null,
           tool_result: call ? (typeof p.id === 'string' && p.id ? tools.results.get(p.id) ?? null : null) : jsonText(p.response),
@@ -275,6 +279,12 @@ export function walkMessages(
         }));
       }
     }
+  };
+
+  /** Model-only tool calls waiting for the tool span of a call the model asked for before them. */
+  const deferred: ChatMessage[] = [];
+  const flushDeferred = () => {
+    if (deferred.length) out.push(...deferred.splice(0));
   };
 
   /** True when a model call with output is in the subtree of `s` (or in the whole turn for null). */
@@ -309,6 +319,7 @@ export function walkMessages(
       content_refs: s.content_refs ?? [],
       ...errorOf(failed),
     }));
+    flushDeferred();
   };
 
   const walkChildren = (s: ChatSpan, ctx: Ctx, depth: number) => {
@@ -370,6 +381,7 @@ export function walkMessages(
     const before = assistants;
     const mark = out.length;
     walkChildren(s, inner, depth);
+    flushDeferred();
     // An agent span usually mirrors its last model call's output: emit it only when nothing inside did,
     // or when none of this agent's own bubbles had text and its answer was not just shown (BeeAI's
     // `final_answer` tool, a supervisor whose model calls record no output).
@@ -385,6 +397,14 @@ export function walkMessages(
     const op = opOf(s);
     if (op === 'invoke_agent') return visitAgent(s, ctx, depth, top);
     const here: Ctx = ctx.inAgent ? ctx : { ...ctx, agent: ctx.agent ?? s.agent_name, version: ctx.agent != null ? ctx.version : s.agent_version };
+    if (op === 'handoff') {
+      flushDeferred();
+      // The enclosing agent hands the conversation over (OpenAI Agents SDK): the agent taking over runs
+      // next, beside this one, with the whole history; the handoff itself carries no text of its own.
+      out.push(message('agent_handoff', head(s, here.agent, here.version), { from_agent: here.agent, to_agent: s.agent_name, text: null }));
+      walkChildren(s, here, depth);
+      return;
+    }
     if (op === 'execute_tool') {
       emitTool(s, here);
       // A tool that runs another agent without an agent span of its own (Claude Code's Agent tool names
@@ -430,6 +450,7 @@ export function walkMessages(
   let stopped = false;
   try {
     for (const r of tree.roots) visit(r, start, 1, false);
+    flushDeferred();
   } catch (e) {
     if (e !== ENOUGH) throw e;
     stopped = true; // a user message is out (or none can be), so the fallback below does nothing; the swap still applies

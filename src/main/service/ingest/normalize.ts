@@ -84,6 +84,8 @@ function operationOf(a: Obj, name: string, mapped: string | null, toolName: stri
   // OpenAI Agents SDK spans as Logfire names them ('Agent run: {name!r}', 'Function: {name}', ...).
   if (name.startsWith('Agent run')) return 'invoke_agent';
   if (name.startsWith('Function: ')) return 'execute_tool';
+  // A handoff: the conversation passes from the agent running to another one (`to_agent`).
+  if (name.startsWith('Handoff: ') && a.to_agent != null) return 'handoff';
   if (/^(Chat completion|Responses API) with/.test(name)) return 'chat';
   if (AGENT_RUN_KEYS.some((k) => a[k] != null)) return 'invoke_agent';
   if (toolName) return 'execute_tool';
@@ -141,6 +143,9 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   // OpenAI Agents SDK (Logfire) names the agent / function in a plain `name` attribute.
   const plainName = typeof a.name === 'string' && a.name ? a.name : null;
   if (!agent_name && operation === 'invoke_agent') agent_name = plainName;
+  // A handoff span names the agent taking over (as `invoke_agent X` names the agent invoked); the
+  // agent handing over is the one whose run encloses it (its `from_agent`).
+  if (!agent_name && operation === 'handoff') agent_name = str(a.to_agent);
   // Langfuse agent observations and OpenInference AGENT spans are named after their agent.
   if (!agent_name && operation === 'invoke_agent' && name && (a['langfuse.observation.type'] != null || a['openinference.span.kind'] != null)) agent_name = name;
   let tool_name = str(pick(a, 'tool_name')) ?? (operation === 'execute_tool' ? plainName : null);
