@@ -29,6 +29,16 @@ describe('the dialect mapping table', () => {
     expect(norm('GET /health', {}).operation_name).toBeNull();
   });
 
+  it("Semantic Kernel's 2024 keys: usage under gen_ai.response.*, one finish reason, operation chat.completions", () => {
+    // As the SK docs' console print-out shows them (test/fixtures/emitters/semantic-kernel-console).
+    const s = norm('chat.completions gpt-4o', {
+      'gen_ai.operation.name': 'chat.completions', 'gen_ai.response.prompt_tokens': 16, 'gen_ai.response.completion_tokens': 29,
+      'gen_ai.response.finish_reason': 'FinishReason.STOP',
+    });
+    expect(s).toMatchObject({ operation_name: 'chat', input_tokens: 16, output_tokens: 29, finish_reasons: ['FinishReason.STOP'] });
+    expect(s.custom_attrs_int).toEqual({});
+  });
+
   it('provider renames of gen_ai.system', () => {
     const p = (v: string) => norm('x', { 'gen_ai.system': v }).provider_name;
     expect([p('az.ai.openai'), p('vertex_ai'), p('gemini'), p('xai'), p('OpenAI')]).toEqual(['azure.ai.openai', 'gcp.vertex_ai', 'gcp.gemini', 'x_ai', 'openai']);

@@ -131,10 +131,13 @@ export const MAPPING = {
   request_choice_count: ['gen_ai.request.choice.count'],
   input_tokens: [
     'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'ai.usage.inputTokens', 'ai.usage.promptTokens',
+    // Semantic Kernel's model diagnostics of 2024 (Python and .NET 1.x) put usage under `gen_ai.response.*`.
+    'gen_ai.response.prompt_tokens',
     { key: 'langfuse.observation.usage_details', map: jsonField('input', 'prompt_tokens', 'input_tokens') },
   ],
   output_tokens: [
     'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'ai.usage.outputTokens', 'ai.usage.completionTokens',
+    'gen_ai.response.completion_tokens',
     { key: 'langfuse.observation.usage_details', map: jsonField('output', 'completion_tokens', 'output_tokens') },
   ],
   reasoning_tokens: ['gen_ai.usage.reasoning_tokens', 'gen_ai.usage.reasoning.output_tokens', 'llm.token_count.completion_details.reasoning', 'ai.usage.reasoningTokens'],
@@ -151,7 +154,7 @@ export const MAPPING = {
   output_cost_usd: ['gen_ai.cost.output_cost', 'llm.cost.completion', { key: 'langfuse.observation.cost_details', map: jsonField('output') }],
   cache_read_cost_usd: ['gen_ai.cost.cache_read_cost'],
   cache_creation_cost_usd: ['gen_ai.cost.cache_creation_cost', 'gen_ai.cost.cache_write_cost'],
-  finish_reasons: ['gen_ai.response.finish_reasons', 'ai.response.finishReason', 'llm.finish_reason'],
+  finish_reasons: ['gen_ai.response.finish_reasons', 'ai.response.finishReason', 'llm.finish_reason', 'gen_ai.response.finish_reason'],
   request_stop_sequences: ['gen_ai.request.stop_sequences', 'llm.chat.stop_sequences', 'ai.settings.stopSequences'],
   artifact_refs: ['svc.artifact_refs'],
   content_refs: ['svc.content_refs'],
