@@ -4,7 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { startLoupe, DEFAULT_PORT } from './serve.js';
+import { startLoupe, chosenTraceStore, DEFAULT_PORT } from './serve.js';
+import { openSecretStore } from './settings/secrets.js';
 import { resolveDataDir } from './settings/data-dir.js';
 import { ensureTrainingKey } from './settings/training-key.js';
 import { readHolder } from './settings/data-lock.js';
@@ -15,12 +16,15 @@ import { loadDemo } from './demo/load.js';
 import { errorMessage } from '../shared/errors.js';
 
 const USAGE = `usage:
-  loupe serve  [--data-dir D] [--port P]        run the headless server (UI in the browser)
-  loupe import <files...> [--project P] [--data-dir D] [--json]
-  loupe demo   [--data-dir D] [--project P]     load the demo conversations
+  loupe serve  [--data-dir D] [--port P] [--store S]   run the headless server (UI in the browser)
+  loupe import <files...> [--project P] [--data-dir D] [--store S] [--json]
+  loupe demo   [--data-dir D] [--store S] [--project P] load the demo conversations
   loupe key    [--data-dir D]                   print the local training API key
   loupe url    [--data-dir D]                   a fresh one-time link that opens the running Loupe in a browser
-data dir: --data-dir, else $LOUPE_DATA_DIR, else the platform's app-data folder. port: --port, else $LOUPE_PORT, else the port saved in Settings (server.port), else ${DEFAULT_PORT}.`;
+data dir: --data-dir, else $LOUPE_DATA_DIR, else the platform's app-data folder. port: --port, else $LOUPE_PORT, else the port saved in Settings (server.port), else ${DEFAULT_PORT}.
+store (where spans live): --store, else $LOUPE_STORE, else the store saved in Settings, else the data dir's file.
+  S is clickhouse://user:password@host:8123/database (clickhouses:// for TLS) or "sqlite" (the data dir's file);
+  feedback, settings and training stay in the data dir either way.`;
 
 class UsageError extends Error {}
 
@@ -32,6 +36,7 @@ function parse(args: string[]) {
       options: {
         'data-dir': { type: 'string' },
         port: { type: 'string' },
+        store: { type: 'string' },
         project: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -51,10 +56,27 @@ function portOf(raw: string | undefined): number | undefined {
   return port;
 }
 
-async function serve(dataDir: string, port: number | undefined): Promise<void> {
-  const running = await startLoupe({ dataDir, port, log: (line) => console.error(line) });
+/** --store, else $LOUPE_STORE; undefined = neither (the store saved in Settings, else the data dir's file). */
+function storeOf(flag: string | undefined): string | undefined {
+  const text = flag ?? process.env.LOUPE_STORE;
+  return text === undefined || text.trim() === '' ? undefined : text;
+}
+
+/** The stores of a command that only writes (no read workers), on the chosen trace store. */
+async function openCliStores(dataDir: string, store: string | undefined) {
+  const { traceStore, explain } = chosenTraceStore(store, openSecretStore(dataDir));
+  try {
+    return await openStores(dataDir, { readers: 0, traceStore });
+  } catch (err) {
+    throw explain(err);
+  }
+}
+
+async function serve(dataDir: string, port: number | undefined, store: string | undefined): Promise<void> {
+  const running = await startLoupe({ dataDir, port, store, log: (line) => console.error(line) });
   console.log(`listening on ${running.url}`);
   console.error(`data dir: ${dataDir}`);
+  if (running.ctx.traces.adapter !== 'sqlite') console.error(`spans: ${running.ctx.traces.location}`);
   // The page needs this one-time link to sign in (settings/login-codes.ts); stderr reaches only this user.
   console.error(`open the UI (one-time link, valid 10 minutes; \`loupe url\` makes another): ${running.loginUrl}`);
   const stop = () => {
@@ -76,10 +98,9 @@ function describe(file: string, r: ImportReport): string {
   return lines.join('\n');
 }
 
-async function runImport(files: string[], dataDir: string, project: string | undefined, json: boolean): Promise<number> {
+async function runImport(files: string[], dataDir: string, storeSpec: string | undefined, project: string | undefined, json: boolean): Promise<number> {
   if (!files.length) throw new UsageError('import: name at least one file');
-  // The CLI only writes: no read workers.
-  const store = await openStores(dataDir, { readers: 0 });
+  const store = await openCliStores(dataDir, storeSpec);
   let failed = 0;
   const reports: { file: string; report: ImportReport | null; error: string | null }[] = [];
   try {
@@ -129,15 +150,16 @@ export async function main(argv: string[]): Promise<number> {
   const dataDir = resolveDataDir({ flag: values['data-dir'] });
   switch (command) {
     case 'serve':
-      await serve(dataDir, portOf(values.port));
+      await serve(dataDir, portOf(values.port), storeOf(values.store));
       return -1; // keeps running
     case 'import':
-      return runImport(positionals, dataDir, values.project, values.json ?? false);
+      return runImport(positionals, dataDir, storeOf(values.store), values.project, values.json ?? false);
     case 'demo': {
-      const store = await openStores(dataDir, { readers: 0 });
+      const store = await openCliStores(dataDir, storeOf(values.store));
       try {
         const r = await loadDemo(store, { projectId: values.project });
-        console.log(`demo data loaded into ${r.project_id}: ${r.conversations} conversations, ${r.traces} turns, ${r.spans} spans, ${r.feedback} feedback records (${dataDir})`);
+        const where = store.traces.adapter === 'sqlite' ? dataDir : `${store.traces.location}; feedback in ${dataDir}`;
+        console.log(`demo data loaded into ${r.project_id}: ${r.conversations} conversations, ${r.traces} turns, ${r.spans} spans, ${r.feedback} feedback records (${where})`);
       } finally {
         await store.close();
       }

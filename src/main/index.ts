@@ -82,7 +82,9 @@ async function main(): Promise<void> {
   // flag > env > the port saved in Settings (read by startLoupe) > 4318.
   const portText = argValue('--port') ?? process.env.LOUPE_PORT;
   const port = portText ? Number(portText) : undefined;
-  loupe = await startLoupe({ dataDir, port, what: 'the Loupe desktop app', encrypter: safeStorage, nativeBinding: process.env.LOUPE_NATIVE_BINDING || undefined, log: (l) => console.log(l) });
+  // Where spans live: --store > $LOUPE_STORE > the store saved in Settings (read by startLoupe) > the data folder's file.
+  const store = argValue('--store') ?? (process.env.LOUPE_STORE || undefined);
+  loupe = await startLoupe({ dataDir, port, store, what: 'the Loupe desktop app', encrypter: safeStorage, nativeBinding: process.env.LOUPE_NATIVE_BINDING || undefined, log: (l) => console.log(l) });
   console.log(`listening on ${loupe.url}`);
   const running = loupe;
   ipcMain.handle(CALL_CHANNEL, (event, operation, input, callId) => {

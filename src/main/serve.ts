@@ -3,18 +3,19 @@
  * serves the contract, OTLP ingest and the renderer. Used by `loupe serve`, by the Electron main
  * process (which adds IPC on top) and by every HTTP/e2e test (port 0, temp data dir).
  */
-import { databaseFile, openStores, type Stores } from './store/index.js';
+import { databaseFile, LOCAL_STORE, openStores, type StoreOptions, type Stores } from './store/index.js';
+import type { AppStore } from './store/ports.js';
 import { EventBus } from './service/events.js';
 import type { ServiceContext } from './service/context.js';
 import { startTrainingRuntime } from './service/training/runtime.js';
 import { ensureTrainingKey } from './settings/training-key.js';
 import { appInfo, defaultRendererDir } from './settings/app-root.js';
 import { buildHttpServer } from './transport/http.js';
-import { preferredPort } from './service/system/settings.js';
+import { preferredPort, savedStoreUrl } from './service/system/settings.js';
 import { watchExternalWrites } from './service/system/external-writes.js';
 import { acquireDataLock } from './settings/data-lock.js';
 import { LoginCodes, loginUrl } from './settings/login-codes.js';
-import { openSecretStore, type Encrypter } from './settings/secrets.js';
+import { openSecretStore, type Encrypter, type SecretStore } from './settings/secrets.js';
 import { securePrivateFiles } from './settings/private-files.js';
 import { StoreHealth, classifyStoreFailure } from './service/system/store-health.js';
 import { runIntegrityCheck } from './service/system/integrity.js';
@@ -36,6 +37,12 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** What holds the data folder, as a second instance is told ("loupe serve", "Loupe desktop app"). */
   what?: string;
+  /**
+   * The trace store: a clickhouse:// URL, or 'sqlite' for the data folder's file. Absent: the store
+   * saved in Settings (store.url), else the data folder's file. Feedback, settings and training stay
+   * in the data folder either way (decision 0015).
+   */
+  store?: string;
   /** Electron's safeStorage in the desktop app: secrets of the settings are then encrypted with the OS keychain. */
   encrypter?: Encrypter;
 }
@@ -65,15 +72,17 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
   const lock = acquireDataLock(opts.dataDir, { what: opts.what ?? 'loupe serve', nativeBinding: opts.nativeBinding });
   let store: Stores;
   const health = new StoreHealth(opts.dataDir);
+  const secrets = openSecretStore(opts.dataDir, opts.encrypter);
   let apiKey: string;
   try {
     apiKey = ensureTrainingKey(opts.dataDir);
-    store = await openCheckedStore(opts, health);
+    store = await openCheckedStore(opts, health, secrets);
   } catch (err) {
     lock.release();
     throw err;
   }
-  const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir: opts.dataDir, apiKey, health, login: new LoginCodes(), secrets: openSecretStore(opts.dataDir, opts.encrypter) };
+  if (store.traces.adapter !== 'sqlite') opts.log?.(`spans in ${store.traces.location}; feedback, settings and training in ${store.app.file}`);
+  const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir: opts.dataDir, apiKey, health, login: new LoginCodes(), secrets };
   try {
     ctx.training = await startTrainingRuntime(ctx);
     const rendererDir = opts.rendererDir === undefined ? defaultRendererDir() : opts.rendererDir;
@@ -123,14 +132,16 @@ function readWorkers(opts: StartOptions): number | undefined {
   return n;
 }
 
-async function openCheckedStore(opts: StartOptions, health: StoreHealth): Promise<Stores> {
+async function openCheckedStore(opts: StartOptions, health: StoreHealth, secrets: SecretStore): Promise<Stores> {
+  const { traceStore, explain } = chosenTraceStore(opts.store, secrets);
   try {
-    return await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS, readers: readWorkers(opts) });
-  } catch (err) {
+    return await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS, readers: readWorkers(opts), traceStore });
+  } catch (e) {
+    const err = explain(e);
     if (classifyStoreFailure(err) !== 'damaged') throw err;
     const reason = `the database file is damaged (${errorMessage(err)})`;
     try {
-      const store = await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, readonly: true, readers: readWorkers(opts) });
+      const store = await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, readonly: true, readers: readWorkers(opts), traceStore });
       health.readOnlyReason = reason;
       opts.log?.(`${reason}: Loupe runs READ-ONLY; export what you need, then move ${databaseFile(opts.dataDir)} aside to start afresh`);
       return store;
@@ -138,4 +149,19 @@ async function openCheckedStore(opts: StartOptions, health: StoreHealth): Promis
       throw new Error(`${reason} and cannot be opened: move it aside (a new empty store is created) or restore a backup`);
     }
   }
+}
+
+
+/**
+ * The trace store to open: the one asked for (--store, $LOUPE_STORE), else the one saved in Settings.
+ * `explain` adds the way out to an error opening a saved store (its user may not remember saving it).
+ */
+export function chosenTraceStore(asked: string | undefined, secrets: SecretStore): { traceStore: StoreOptions['traceStore']; explain(err: unknown): unknown } {
+  if (asked !== undefined) return { traceStore: asked, explain: (err) => err };
+  let saved: string | null = null;
+  return {
+    traceStore: async (app: AppStore) => (saved = await savedStoreUrl(app, secrets)),
+    explain: (err) =>
+      saved === null ? err : new Error(`${errorMessage(err)} (the store saved in Settings; \`--store ${LOCAL_STORE}\` starts on the data folder's file instead)`),
+  };
 }

@@ -1,8 +1,9 @@
 /**
  * The store factory: the one place that picks adapters. Services and transports import this file
- * and ports.ts, never an adapter. Today both stores are SQLite in the data folder (one file, one
- * writer connection shared by the TraceStore and the AppStore, reads in a worker pool); a ClickHouse
- * TraceStore (issue 9) plugs in here beside the same SQLite AppStore (decision 0002).
+ * and ports.ts, never an adapter. By default both stores are SQLite in the data folder (one file, one
+ * writer connection shared by the TraceStore and the AppStore, reads in a worker pool). Given a store
+ * URL (`clickhouse://user:pass@host:8123/db`) the TraceStore is ClickHouse, beside the same SQLite
+ * AppStore in the data folder (decisions 0002 and 0015).
  */
 import path from 'node:path';
 import { openDatabase } from './sqlite/open.js';
@@ -10,7 +11,8 @@ import { createSqliteAppStore } from './sqlite/app-store.js';
 import { ADAPTER as SQLITE, createSqliteTraceStore, encodeBatch as encodeSqlite, splitBatch as splitSqlite } from './sqlite/trace-store.js';
 // The encoder only (plain functions): the ingest worker loads no ClickHouse client.
 import { encodeSpans as encodeClickHouse } from './clickhouse/encode.js';
-import { StoreError, type EncodedBatch, type Stores } from './ports.js';
+import { isClickHouseUrl, parseStoreUrl, redactStoreUrl } from './clickhouse/url.js';
+import { StoreError, StoreUnavailableError, type AppStore, type EncodedBatch, type Stores } from './ports.js';
 import type { SpanRecord } from '../domain/span.js';
 
 export type { Stores };
@@ -29,6 +31,31 @@ export interface StoreOptions {
   readers?: number;
   /** How long the writer waits for SQLite's lock before failing busy (default 5000 ms; the server uses less). */
   busyTimeoutMs?: number;
+  /**
+   * Where the TraceStore lives: a store URL (`clickhouse://…`, checked with parseStoreSpec), or a
+   * function that reads it from the AppStore (the URL saved in Settings). Absent, null or 'sqlite':
+   * the data folder's file.
+   */
+  traceStore?: string | null | ((app: AppStore) => Promise<string | null>);
+}
+
+/** What `--store`, $LOUPE_STORE and the Settings field accept for the local file. */
+export const LOCAL_STORE = 'sqlite';
+
+export { redactStoreUrl };
+
+/**
+ * A store spec as a user writes it → null (the data folder's SQLite file) or a checked ClickHouse URL.
+ * Throws an Error naming what is wrong (never echoing the password).
+ */
+export function parseStoreSpec(text: string): string | null {
+  const t = text.trim();
+  if (t === '' || t.toLowerCase() === LOCAL_STORE) return null;
+  if (!isClickHouseUrl(t)) {
+    throw new StoreError(`store ${JSON.stringify(redactStoreUrl(t))} is not a store URL: expected clickhouse://user:password@host:8123/database (clickhouses:// for TLS) or "${LOCAL_STORE}" for the data folder's file`);
+  }
+  parseStoreUrl(t);
+  return t;
 }
 
 /** The database file of a data directory (or an explicit .db file path, or ':memory:'). */
@@ -39,6 +66,26 @@ export const databaseFile = (dataDirOrFile: string): string =>
 export async function openStores(dataDirOrFile: string, opts: StoreOptions = {}): Promise<Stores> {
   const file = databaseFile(dataDirOrFile);
   const db = openDatabase(file, { nativeBinding: opts.nativeBinding, readonly: opts.readonly, busyTimeoutMs: opts.busyTimeoutMs });
+  const spec = opts.traceStore;
+  if (spec) {
+    // The AppStore first: the URL saved in Settings lives in it.
+    const app = createSqliteAppStore(db, file, { ownsConnection: true });
+    try {
+      const text = typeof spec === 'function' ? await spec(app) : spec;
+      const url = text === null ? null : parseStoreSpec(text);
+      if (url) {
+        const traces = await openClickHouse(url);
+        // A damaged local file opened read-only: the whole Loupe refuses writes, spans included.
+        if (opts.readonly) await traces.refuseWrites(true);
+        let closing: Promise<void> | null = null;
+        return { traces, app, close: () => (closing ??= traces.close().finally(() => app.close())) };
+      }
+    } catch (err) {
+      await app.close();
+      throw err;
+    }
+    // The data folder's file after all: its TraceStore shares the connection (below).
+  }
   // Both stores share the writer connection: one SQLite writer per file, no lock contention between them.
   const traces = createSqliteTraceStore(db, file, { readers: opts.readers, nativeBinding: opts.nativeBinding });
   const app = createSqliteAppStore(db, file, { ownsConnection: false });
@@ -52,6 +99,20 @@ export async function openStores(dataDirOrFile: string, opts: StoreOptions = {})
         await traces.close();
       })()),
   };
+}
+
+/**
+ * The ClickHouse TraceStore (loaded on demand: a SQLite-only Loupe never loads the client). A server
+ * that does not answer fails startup with the URL, password masked, in the message.
+ */
+async function openClickHouse(url: string): Promise<Stores['traces']> {
+  const { openClickHouseTraceStore } = await import('./clickhouse/index.js');
+  try {
+    return await openClickHouseTraceStore(url);
+  } catch (err) {
+    const why = (err instanceof Error ? err.message : String(err)).split(url).join(redactStoreUrl(url));
+    throw new StoreUnavailableError(`cannot open the ClickHouse store ${redactStoreUrl(url)}: ${why}`);
+  }
 }
 
 /**

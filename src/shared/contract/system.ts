@@ -17,7 +17,10 @@ export const ImportFileResult = z.object({
 
 export const SettingsView = z.object({
   data_dir: z.string(),
+  /** The data folder's SQLite file (feedback, settings, training; spans too when trace_store is sqlite). */
   database_file: z.string(),
+  /** Where the spans live: 'sqlite' (database_file) or 'clickhouse' (its URL, password masked). */
+  trace_store: z.object({ adapter: z.string(), location: z.string() }),
   database_bytes: z.number().int(),
   training_key_file: z.string(),
   values: z.record(z.string(), z.string()),

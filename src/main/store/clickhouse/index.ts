@@ -36,7 +36,7 @@ export function encodeForClickHouse(spans: readonly SpanRecord[]): EncodedBatch 
   return { adapter: ADAPTER, count: spans.length, payload: encodeSpans(spans) };
 }
 
-export const isClickHouseUrl = (s: string): boolean => /^clickhouses?:\/\//i.test(s);
+export { isClickHouseUrl } from './url.js';
 
 export async function openClickHouseTraceStore(url: string): Promise<ClickHouseTraceStore> {
   const ch = await ClickHouse.connect(parseStoreUrl(url));

@@ -11,7 +11,9 @@ import { TrainerBackends } from './TrainerBackends';
 import { ErrorNote } from '../../components/ErrorNote';
 
 const PORT_KEY = 'server.port';
+const STORE_KEY = 'store.url';
 const NUM = { textAlign: 'right' } as const;
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 export function SettingsPage() {
   const settings = useOp('system.getSettings', {});
@@ -46,15 +48,25 @@ export function SettingsPage() {
         <h2>Data</h2>
         <dl className="kv">
           <dt>Data folder</dt><dd data-testid="data-dir">{s?.data_dir ?? '…'}</dd>
-          <dt>Database</dt><dd>{s ? `${s.database_file} (${(s.database_bytes / 1024 / 1024).toFixed(1)} MiB)` : '…'}</dd>
+          {s?.trace_store.adapter === 'clickhouse' ? (
+            <>
+              <dt>Spans</dt><dd data-testid="trace-store">ClickHouse {s.trace_store.location} ({mib(s.database_bytes)})</dd>
+              <dt>Feedback, settings, training</dt><dd>{s.database_file}</dd>
+            </>
+          ) : (
+            <>
+              <dt>Database</dt><dd data-testid="trace-store">{s ? `${s.database_file} (${mib(s.database_bytes)})` : '…'}</dd>
+            </>
+          )}
         </dl>
         <span className="faint">Choose another folder with --data-dir or LOUPE_DATA_DIR when starting Loupe.</span>
+        {s && <StoreAtNextStart saved={s.values[STORE_KEY] ?? ''} />}
         {storage.data && storage.data.projects.length > 0 && (
           <table className="plain" data-testid="storage-per-project">
             <thead><tr><th>Project</th><th style={NUM}>Spans</th><th style={NUM}>Size (estimate)</th></tr></thead>
             <tbody>
               {storage.data.projects.map((p) => (
-                <tr key={p.project_id}><td className="mono">{p.project_id}</td><td style={NUM}>{p.span_count.toLocaleString()}</td><td style={NUM}>{(p.bytes / 1024 / 1024).toFixed(1)} MiB</td></tr>
+                <tr key={p.project_id}><td className="mono">{p.project_id}</td><td style={NUM}>{p.span_count.toLocaleString()}</td><td style={NUM}>{mib(p.bytes)}</td></tr>
               ))}
             </tbody>
           </table>
@@ -73,6 +85,25 @@ export function SettingsPage() {
         <DisplayPrefs />
       </section>
     </div>
+  );
+}
+
+/** The trace store of the next start: a clickhouse:// URL (shared by a team) or this folder's file. */
+function StoreAtNextStart({ saved }: { saved: string }) {
+  const save = useOpMutation('system.setSettings', ['system.getSettings']);
+  const [text, setText] = useState('');
+  return (
+    <label className="field">
+      Spans at next start
+      <span className="muted" data-testid="store-next">{saved || 'this folder’s SQLite file'}</span>
+      <span className="toolbar">
+        <input aria-label="Store URL" placeholder="clickhouse://user:password@host:8123/database, or sqlite" value={text} onChange={(e) => setText(e.target.value)} style={{ width: 420 }} autoComplete="off" spellCheck={false} />
+        <button disabled={text.trim() === ''} onClick={() => save.mutate({ values: { [STORE_KEY]: text.trim() } }, { onSuccess: () => setText('') })}>Save</button>
+        {saved && <button onClick={() => save.mutate({ values: { [STORE_KEY]: null } })}>Use this folder’s file</button>}
+      </span>
+      <ErrorNote error={save.error} what="the store URL" />
+      <span className="faint">--store and LOUPE_STORE take precedence. Feedback, settings and training stay in this folder either way.</span>
+    </label>
   );
 }
 
