@@ -110,6 +110,41 @@ describe('chat walk (semantics §4.3)', () => {
     expect(m[1]!.agent_handoff).toEqual({ from_agent: 'Planner', to_agent: 'researcher-7', text: 'find it' });
   });
 
+  it('a handoff span is the running agent handing over; model-only calls keep the order the model asked for them', () => {
+    // The OpenAI Agents SDK shape (test/fixtures/emitters/openai-agents-handoff): the model asks for a tool (run as a
+    // span) and for the handoff (no span of its own, only its `transfer_to_…` call); the next agent runs beside the first.
+    const call = (id: string, name: string) => ({ type: 'tool_call', id, name, arguments: {} });
+    const spans = [
+      span({ span_id: 'a1', span_name: 'Agent run: A', operation_name: 'invoke_agent', agent_name: 'agent1', start_ns: ms(0), end_ns: ms(50) }),
+      span({
+        span_id: 'c1', parent_span_id: 'a1', operation_name: 'chat', start_ns: ms(1), end_ns: ms(5),
+        input_messages: [msg('user', 'roll, then hand off')],
+        output_messages: [msg('assistant', '', [call('c_r', 'random_number'), call('c_t', 'transfer_to_agent2')])],
+      }),
+      span({ span_id: 't1', parent_span_id: 'a1', operation_name: 'execute_tool', tool_name: 'random_number', tool_call_result: '4', start_ns: ms(6), end_ns: ms(7) }),
+      span({ span_id: 'h1', parent_span_id: 'a1', operation_name: 'handoff', agent_name: 'agent2', start_ns: ms(8), end_ns: ms(9) }),
+      span({ span_id: 'a2', span_name: 'Agent run: B', operation_name: 'invoke_agent', agent_name: 'agent2', start_ns: ms(60), end_ns: ms(90) }),
+      span({
+        span_id: 'c2', parent_span_id: 'a2', operation_name: 'chat', start_ns: ms(61), end_ns: ms(80),
+        input_messages: [msg('user', 'roll, then hand off'), msg('tool', '{"assistant": "agent2"}', [{ type: 'tool_call_response', id: 'c_t', response: { assistant: 'agent2' } }])],
+        output_messages: [msg('assistant', 'It was 4.')],
+      }),
+    ];
+    const m = buildMessages(spans);
+    expect(m.map((x) => [x.type, x.agent_name, x.tool_call?.tool_name ?? x.agent_handoff?.to_agent ?? null])).toEqual([
+      ['user_message', 'User', null],
+      ['agent_start', 'agent1', null],
+      ['assistant_message', 'agent1', null],
+      ['tool_call', 'agent1', 'random_number'],
+      ['tool_call', 'agent1', 'transfer_to_agent2'],
+      ['agent_handoff', 'agent1', 'agent2'],
+      ['agent_start', 'agent2', null],
+      ['assistant_message', 'agent2', null],
+    ]);
+    expect(m[5]!.agent_handoff).toEqual({ from_agent: 'agent1', to_agent: 'agent2', text: null });
+    expect(m[4]!.tool_call!.tool_result).toBe('{"assistant":"agent2"}');
+  });
+
   it('the span-name suffix labels a nameless top-level agent', () => {
     const m = buildMessages([span({ span_id: 'a', span_name: 'invoke_agent Writer', operation_name: 'invoke_agent', output_messages: [msg('assistant', 'ok')] })]);
     expect(m.map((x) => [x.type, x.agent_name])).toEqual([['assistant_message', 'Writer']]);
