@@ -5,6 +5,8 @@
  */
 import type { TraceStore } from '../../src/main/store/ports.js';
 import { openTestStores } from '../helpers/temp-store.js';
+import { openClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
+import { freshClickHouseStore } from '../helpers/clickhouse.js';
 
 export interface OpenedAdapter {
   traces: TraceStore;
@@ -21,4 +23,14 @@ export interface AdapterCase {
 export const ADAPTERS: AdapterCase[] = [
   { name: 'sqlite, read pool', open: () => openTestStores(undefined, { readers: 2 }), concurrentReads: true },
   { name: 'sqlite, reads on the writer connection', open: () => openTestStores(undefined, { readers: 0 }), concurrentReads: false },
+  {
+    // A fresh database on the run's one private server (started on first use; a missing
+    // clickhouse-server fails the open with the fix in its message, never a silent skip).
+    name: 'clickhouse',
+    open: async () => {
+      const traces = await openClickHouseTraceStore((await freshClickHouseStore('contract')).url);
+      return { traces, close: () => traces.close() };
+    },
+    concurrentReads: true,
+  },
 ];

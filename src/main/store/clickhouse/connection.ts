@@ -8,11 +8,12 @@
  *  - values as server-side query parameters when the server has them, else literals (sql.ts);
  *  - 64-bit integers come back quoted (the server's default), so nanosecond times stay exact.
  */
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { StoreAbortedError, StoreUnavailableError } from '../ports.js';
-import { render, sql, type ParamMode, type Sql } from './sql.js';
+import { render, sql, str, type ParamMode, type Sql } from './sql.js';
 import { DB_NAME, type ClickHouseConfig } from './url.js';
 
 export { parseStoreUrl, redactStoreUrl, type ClickHouseConfig } from './url.js';
@@ -73,8 +74,8 @@ export class ClickHouse {
   /** Rows of a SELECT as objects (JSONEachRow; 64-bit integers arrive as strings). */
   async rows<T = Record<string, unknown>>(q: Sql, opts: { signal?: AbortSignal } = {}): Promise<T[]> {
     const r = render(q, this.server.paramMode);
-    return retried(r.query, async () => {
-      const rs = await this.client.query({ query: r.query, query_params: r.query_params, format: 'JSONEachRow', abort_signal: opts.signal });
+    return this.cancellable(r.query, opts.signal, async (query_id) => {
+      const rs = await this.client.query({ query: r.query, query_params: r.query_params, format: 'JSONEachRow', abort_signal: opts.signal, query_id });
       return (await rs.json()) as T[];
     });
   }
@@ -86,8 +87,8 @@ export class ClickHouse {
    */
   async page<T = Record<string, unknown>>(q: Sql, opts: { signal?: AbortSignal } = {}): Promise<{ rows: T[]; total: number }> {
     const r = render(q, this.server.paramMode);
-    return retried(r.query, async () => {
-      const rs = await this.client.query({ query: r.query, query_params: r.query_params, format: 'JSON', abort_signal: opts.signal });
+    return this.cancellable(r.query, opts.signal, async (query_id) => {
+      const rs = await this.client.query({ query: r.query, query_params: r.query_params, format: 'JSON', abort_signal: opts.signal, query_id });
       const body = (await rs.json()) as { data: T[]; rows_before_limit_at_least?: number | string };
       return { rows: body.data, total: Number(body.rows_before_limit_at_least ?? body.data.length) };
     });
@@ -113,6 +114,34 @@ export class ClickHouse {
         // drain: the server answers an empty body
       }
     });
+  }
+
+  /**
+   * Runs a read under its own query id so that a signal stops it on the server too. Aborting the HTTP
+   * request alone rejects at once here, but 18.16 keeps computing a query whose client has gone until
+   * it writes its first output (`cancel_http_readonly_queries_on_client_close` is newer), so the
+   * abort also sends `KILL QUERY … ASYNC` for that id. A signal that has already fired reads nothing.
+   */
+  private async cancellable<T>(query: string, signal: AbortSignal | undefined, run: (queryId: string) => Promise<T>): Promise<T> {
+    if (signal?.aborted) throw new StoreAbortedError();
+    // A new id per attempt: a retried request must not collide with its first attempt still running.
+    let queryId = '';
+    const attempt = () => run((queryId = randomUUID()));
+    if (!signal) return retried(query, attempt);
+    const kill = () => void this.kill(queryId);
+    signal.addEventListener('abort', kill, { once: true });
+    try {
+      return await retried(query, attempt);
+    } finally {
+      signal.removeEventListener('abort', kill);
+    }
+  }
+
+  /** Stops a running query by id (best effort: it may have finished meanwhile). */
+  private async kill(queryId: string): Promise<void> {
+    // Literal on every server: KILL's WHERE is evaluated against system.processes, not bound.
+    const r = render(sql`KILL QUERY WHERE query_id = ${str(queryId)} ASYNC`, 'literal');
+    await this.client.command({ query: r.query }).catch(() => {});
   }
 
   close(): Promise<void> {
