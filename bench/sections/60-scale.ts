@@ -24,6 +24,7 @@ import { openStores, DB_FILE_NAME } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
 import { percentileOf } from '../../src/shared/stats.js';
+import { printLayout } from '../lib/file-layout.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PROJECT = 'bench/genai';
@@ -130,6 +131,8 @@ const section: BenchSection = {
   explicitOnly: true,
   async run({ workDir, print }) {
     const dataDir = await ensureScaleStore(workDir, print);
+    // Where the bytes go, per table and index (SQLite's dbstat; docs/store.md "File layout").
+    printLayout(path.join(dataDir, DB_FILE_NAME), print, SPANS);
     const ids = sampleIds(dataDir, 20);
     const store = await openStores(dataDir);
     const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };

@@ -23,7 +23,7 @@ export const explainAgents = (db: Db, req: AgentsPlan): string[] => plan(db, AGE
 
 /** A group page query. */
 export function explainGroup(db: Db, req: SpansGroupPlan): string[] {
-  const q = groupQuery(req);
+  const q = groupQuery(req, (sql) => db.prepare(sql));
   return plan(db, q.sql, q.params);
 }
 

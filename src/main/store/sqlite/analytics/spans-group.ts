@@ -9,6 +9,7 @@ import { measureSql } from './measures.js';
 import { distributions } from './distributions.js';
 import { previews } from './previews.js';
 import { rollupGroupSelect, rollupLists, rollupsAnswer } from './rollups.js';
+import { rowSource } from './scan-choice.js';
 
 /** Output column of each fixed group total a plan may sort by. */
 const TOTAL_COLUMN: Record<GroupTotal, string> = {
@@ -40,8 +41,8 @@ const distinct = (json: unknown) => [...new Set((JSON.parse(json as string) as u
  * SQL text and parameters of one group page (and of its group count, used when the page is empty):
  * from the span rollups when they answer the plan exactly (analytics/rollups.ts), else a scan.
  */
-export function groupQuery(req: SpansGroupPlan) {
-  return rollupsAnswer(req) ? rollupQuery(req) : scanQuery(req);
+export function groupQuery(req: SpansGroupPlan, prep: (sql: string) => Statement) {
+  return rollupsAnswer(req) ? rollupQuery(req) : scanQuery(req, prep);
 }
 
 /** The group query over the span rollups: the scan's output columns, sort, group filters and paging. */
@@ -64,9 +65,11 @@ function rollupQuery(req: SpansGroupPlan) {
   };
 }
 
-function scanQuery(req: SpansGroupPlan) {
+function scanQuery(req: SpansGroupPlan, prep: (sql: string) => Statement) {
   const keys = groupKeys(req.keys);
   const where = whereOf(req);
+  // The table front to back when no index narrows the filter (no index leads with a group key since 0013).
+  const from = rowSource(prep, req.project_id, where.sql);
   const measures = req.measures.map(measureSql);
   const having: string[] = [];
   const havingParams: unknown[] = [];
@@ -108,17 +111,17 @@ function scanQuery(req: SpansGroupPlan) {
     'COUNT(*) OVER () AS total_groups',
   ];
   const sql =
-    `SELECT ${cols.join(', ')} FROM spans s WHERE ${where.sql} GROUP BY ${keys.map((_, i) => `k${i}`).join(', ')}` +
+    `SELECT ${cols.join(', ')} FROM ${from} WHERE ${where.sql} GROUP BY ${keys.map((_, i) => `k${i}`).join(', ')}` +
     (having.length ? ` HAVING ${having.join(' AND ')}` : '') +
     ` ORDER BY ${order} LIMIT ? OFFSET ?`;
   const params = [...keys.flatMap((k) => k.params), ...measures.flatMap((m) => m.params), ...where.params, ...havingParams, req.limit, req.offset];
-  const countSql = `SELECT COUNT(*) AS n FROM (SELECT ${keys.map((k, i) => `${k.sql} AS k${i}`).join(', ')}${measures.map((m, i) => `, ${m.sql} AS m${i}`).join('')} FROM spans s WHERE ${where.sql} GROUP BY ${keys.map((_, i) => `k${i}`).join(', ')}${having.length ? ` HAVING ${having.join(' AND ')}` : ''})`;
+  const countSql = `SELECT COUNT(*) AS n FROM (SELECT ${keys.map((k, i) => `${k.sql} AS k${i}`).join(', ')}${measures.map((m, i) => `, ${m.sql} AS m${i}`).join('')} FROM ${from} WHERE ${where.sql} GROUP BY ${keys.map((_, i) => `k${i}`).join(', ')}${having.length ? ` HAVING ${having.join(' AND ')}` : ''})`;
   const countParams = [...keys.flatMap((k) => k.params), ...measures.flatMap((m) => m.params), ...where.params, ...havingParams];
   return { keys, where, sql, params, countSql, countParams, fill: null };
 }
 
 export function groupSpans(prep: (sql: string) => Statement, req: SpansGroupPlan): { groups: GroupRowOut[]; total_count: number } {
-  const { keys, where, sql, params, countSql, countParams, fill } = groupQuery(req);
+  const { keys, where, sql, params, countSql, countParams, fill } = groupQuery(req, prep);
   const rows = prep(sql).all(...params) as Record<string, unknown>[];
   fill?.(prep, rows);
   let total = rows.length ? (rows[0]!.total_groups as number) : 0;

@@ -4,7 +4,8 @@
  * Per turn (a conversation's trace), traces.ts stores the turn's contribution in its
  * conversation_turns row: span and error counts, tokens and cost by the one counting rule (the
  * header of the turn as the conversation chat builds it), last activity, name, agents, models and
- * the two preview candidates. A conversation's row in conversation_summaries is then re-aggregated
+ * the two preview candidates (by span id since migration 0013: their texts are read from the span's
+ * body when the turn holds its conversation's first or last message). A conversation's row in conversation_summaries is then re-aggregated
  * from its turn rows (a dozen rows read through the primary key) whenever a batch touched one of its
  * traces: exact after re-imports and deletes, since nothing is ever subtracted. A trace in which no
  * span carries a conversation id gets a row of kind 'trace' computed from the trace itself.
@@ -42,8 +43,12 @@ export interface TurnContribution {
   agent_names: string;
   request_models: string;
   first_input_ns: bigint | null;
+  /** The span whose first user text is the first message (null: no span with input messages). */
+  first_span_id: string | null;
   first_text: string | null;
   last_output_ns: bigint | null;
+  /** The span whose non-user output text is the last message. */
+  last_span_id: string | null;
   last_text: string | null;
 }
 
@@ -88,10 +93,18 @@ export function turnContribution<S extends TurnSpan>(spans: readonly S[], h: Tur
     agent_names: distinctJson(spans.map((s) => s.agent_name)),
     request_models: distinctJson(spans.map((s) => s.request_model)),
     first_input_ns: firstIn?.start_ns ?? null,
-    first_text: firstText ? cutPreview(firstText) : null,
+    first_span_id: firstIn?.span_id ?? null,
+    first_text: previewCut(firstText, 'input'),
     last_output_ns: lastOut?.end_ns ?? null,
-    last_text: lastText?.trim() ? cutPreview(lastText) : null,
+    last_span_id: lastOut?.span_id ?? null,
+    last_text: previewCut(lastText, 'output'),
   };
+}
+
+/** A preview as stored: cut to 280 code points; an output preview of only blanks is none. */
+function previewCut(text: string | null, which: 'input' | 'output'): string | null {
+  if (which === 'input') return text ? cutPreview(text) : null;
+  return text?.trim() ? cutPreview(text) : null;
 }
 
 /** The preview text of a span's messages: first user text of the input, non-user texts of the output. */
@@ -103,8 +116,11 @@ export function previewOf(messages: { role?: string; content?: string }[], which
 
 export const CONVERSATION_SUMMARY_SQL = {
   turns: `SELECT trace_id, turn_start_ns, span_count, error_count, input_tokens, output_tokens, cost_usd, last_ns,
-    conversation_name, agent_names, request_models, first_input_ns, first_text, last_output_ns, last_text
+    conversation_name, agent_names, request_models, first_input_ns, first_span_id, last_output_ns, last_span_id
     FROM conversation_turns WHERE project_id = ? AND conversation_id = ?`,
+  // A preview candidate's messages (the stored span's body), when the batch did not carry its text.
+  spanMessages: `SELECT CASE WHEN ? = 'input' THEN d.input_messages ELSE d.output_messages END
+    FROM spans s JOIN span_details d ON d.span_rowid = s.id WHERE s.project_id = ? AND s.trace_id = ? AND s.span_id = ?`,
   upsert: `INSERT INTO conversation_summaries (project_id, kind, conversation_id, conversation_name, turn_count, span_count,
     error_count, input_tokens, output_tokens, cost_usd, first_ns, last_ns, agent_names, request_models, first_text, last_text)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -129,9 +145,9 @@ interface TurnRow {
   agent_names: string;
   request_models: string;
   first_input_ns: bigint | null;
-  first_text: string | null;
+  first_span_id: string | null;
   last_output_ns: bigint | null;
-  last_text: string | null;
+  last_span_id: string | null;
 }
 
 export interface ConversationSummaries {
@@ -139,12 +155,34 @@ export interface ConversationSummaries {
   refreshConversations(projectId: string, conversationIds: Iterable<string>): void;
   /** Writes (or, with null, deletes) the row of a trace that carries no conversation id. */
   setTraceRow(projectId: string, traceId: string, c: TurnContribution | null): void;
+  /** A stored span's preview text, uncut (first user text of its input, non-user text of its output). */
+  storedPreview(projectId: string, traceId: string, spanId: string, which: 'input' | 'output'): string | null;
+  /** The preview text of a candidate span the writer has at hand (kept until forgetPreviews). */
+  knownPreview(projectId: string, traceId: string, spanId: string, which: 'input' | 'output', text: string | null): void;
+  forgetPreviews(): void;
 }
 
 export function createConversationSummaries(db: Db): ConversationSummaries {
   const turns = db.prepare(CONVERSATION_SUMMARY_SQL.turns).safeIntegers(true);
   const upsert = db.prepare(CONVERSATION_SUMMARY_SQL.upsert);
   const remove = db.prepare(CONVERSATION_SUMMARY_SQL.remove);
+  const spanMessages = db.prepare<[string, string, string, string], string>(CONVERSATION_SUMMARY_SQL.spanMessages).pluck();
+  const storedPreview = (projectId: string, traceId: string, spanId: string, which: 'input' | 'output') => {
+    const json = spanMessages.get(which, projectId, traceId, spanId);
+    return json ? previewOf(JSON.parse(json) as { role?: string; content?: string }[], which) : null;
+  };
+  const known = new Map<string, string | null>();
+  const keyOf = (projectId: string, traceId: string, spanId: string, which: string) => `${projectId}\u0000${traceId}\u0000${spanId}\u0000${which}`;
+  /** The preview of a turn row's candidate: known from the batch, else read from the span's body. */
+  const preview = (projectId: string, row: TurnRow | null, which: 'input' | 'output'): string | null => {
+    const spanId = row && (which === 'input' ? row.first_span_id : row.last_span_id);
+    if (!row || spanId == null) return null;
+    const key = keyOf(projectId, row.trace_id, spanId, which);
+    if (known.has(key)) return known.get(key)!;
+    const text = previewCut(storedPreview(projectId, row.trace_id, spanId, which), which);
+    known.set(key, text);
+    return text;
+  };
   const write = (projectId: string, kind: 'conversation' | 'trace', id: string, turnCount: number, c: TurnContribution) =>
     upsert.run(
       projectId, kind, id, c.conversation_name, turnCount, c.span_count, c.error_count, c.input_tokens, c.output_tokens, c.cost_usd,
@@ -158,21 +196,32 @@ export function createConversationSummaries(db: Db): ConversationSummaries {
           remove.run(projectId, 'conversation', id);
           continue;
         }
-        write(projectId, 'conversation', id, rows.length, aggregate(rows));
+        const { c, firstIn, lastOut } = aggregate(rows);
+        c.first_text = preview(projectId, firstIn, 'input');
+        c.last_text = preview(projectId, lastOut, 'output');
+        write(projectId, 'conversation', id, rows.length, c);
       }
     },
     setTraceRow(projectId, traceId, c) {
       if (c) write(projectId, 'trace', traceId, 1, c);
       else remove.run(projectId, 'trace', traceId);
     },
+    storedPreview,
+    knownPreview(projectId, traceId, spanId, which, text) {
+      known.set(keyOf(projectId, traceId, spanId, which), text);
+    },
+    forgetPreviews() {
+      known.clear();
+    },
   };
 }
 
-/** A conversation's row from its turns: sums, earliest/latest, unions, and the extreme previews. */
-function aggregate(rows: TurnRow[]): TurnContribution {
+/** A conversation's row from its turns (sums, earliest/latest, unions) and the turns holding its previews. */
+function aggregate(rows: TurnRow[]): { c: TurnContribution; firstIn: TurnRow | null; lastOut: TurnRow | null } {
   const c: TurnContribution = {
     span_count: 0, error_count: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, first_ns: null, last_ns: null,
-    conversation_name: null, agent_names: '[]', request_models: '[]', first_input_ns: null, first_text: null, last_output_ns: null, last_text: null,
+    conversation_name: null, agent_names: '[]', request_models: '[]', first_input_ns: null, first_span_id: null, first_text: null,
+    last_output_ns: null, last_span_id: null, last_text: null,
   };
   let nameAt: bigint | null = null;
   const agents: string[] = [];
@@ -198,7 +247,5 @@ function aggregate(rows: TurnRow[]): TurnContribution {
   }
   c.agent_names = distinctJson(agents);
   c.request_models = distinctJson(models);
-  c.first_text = firstIn?.first_text ?? null;
-  c.last_text = lastOut?.last_text ?? null;
-  return c;
+  return { c, firstIn, lastOut };
 }

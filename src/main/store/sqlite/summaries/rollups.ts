@@ -36,9 +36,9 @@ const COLUMNS = `project_id, unit_kind, unit_id, conversation_id, agent_name, sp
   agent_versions, provider_names, request_models, conversation_names`;
 /**
  * The spans of a selection with the derived values (`s` as in the spans query). A unit names its
- * index: left to itself the planner reads the covering group-by index, which holds every column
- * needed but is ordered by agent first — a scan of the whole project for every unit (measured: 540 s
- * of a 100k-span import instead of a few).
+ * index: left to itself the planner read the covering group-by index (dropped in 0013), which held
+ * every column needed but was ordered by agent first — a scan of the whole project for every unit
+ * (measured: 540 s of a 100k-span import instead of a few); naming it keeps any later index out.
  */
 const derived = (where: string, index?: string) => `SELECT s.*, ${DERIVED_SQL.duration_ms} AS dur, ${DERIVED_SQL.total_tokens} AS tok,
   ${DERIVED_SQL.total_cost_usd} AS cost FROM spans s${index ? ` INDEXED BY ${index}` : ''} WHERE ${where}`;

@@ -15,29 +15,25 @@ import type { StatusCode } from '../../../domain/span.js';
 import type { SummaryMaintainer, SummarySpan } from './types.js';
 import { buildTree, countedSpans } from '../../../domain/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../../domain/chat/header.js';
-import { HAS_INPUT, HAS_OUTPUT, createConversationSummaries, previewOf, turnContribution } from './conversations.js';
+import { HAS_INPUT, HAS_OUTPUT, createConversationSummaries, turnContribution } from './conversations.js';
 
 export const TRACE_SUMMARY_SQL = {
   lightSpans: `SELECT project_id, trace_id, span_id, parent_span_id, span_name, CAST(start_ns AS TEXT) AS start_ns, CAST(end_ns AS TEXT) AS end_ns,
     status_code, provider_name, agent_name, agent_version, conversation_id, svc_user_id, input_tokens, output_tokens,
     reasoning_tokens, cache_creation_input_tokens, cache_read_input_tokens, total_cost_usd, request_model, conversation_name, counted
     FROM spans WHERE project_id = ? AND trace_id = ?`,
-  upsertSummary: `INSERT OR REPLACE INTO trace_summaries (project_id, trace_id, root_span_id, root_span_name, agent_name,
-    agent_version, provider_name, status_code, start_ns, end_ns, duration_ms, first_start_ns, last_end_ns, span_count,
-    error_count, svc_user_id, conversation_ids, total_input_tokens, total_output_tokens, total_reasoning_tokens,
-    total_cache_creation_input_tokens, total_cache_read_input_tokens, total_cost_usd)
-    VALUES (${Array(23).fill('?').join(', ')})`,
+  // Retention's columns only (migration 0013): the chat builds a trace's header from its spans.
+  upsertSummary: `INSERT OR REPLACE INTO trace_summaries (project_id, trace_id, first_start_ns, last_end_ns, span_count)
+    VALUES (?, ?, ?, ?, ?)`,
   hasSummary: `SELECT 1 AS x FROM trace_summaries WHERE project_id = ? AND trace_id = ?`,
   deleteSummary: `DELETE FROM trace_summaries WHERE project_id = ? AND trace_id = ?`,
   oldConversations: `SELECT conversation_id FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
   deleteTurns: `DELETE FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
-  insertTurn: `INSERT INTO conversation_turns (project_id, conversation_id, trace_id, turn_start_ns, root_span_id,
-    root_start_ns, root_end_ns, duration_ms, status_code, span_count, error_count, input_tokens, output_tokens, cost_usd,
-    last_ns, conversation_name, agent_names, request_models, first_input_ns, first_text, last_output_ns, last_text)
-    VALUES (${Array(22).fill('?').join(', ')})`,
+  insertTurn: `INSERT INTO conversation_turns (project_id, conversation_id, trace_id, turn_start_ns, root_end_ns, duration_ms,
+    span_count, error_count, input_tokens, output_tokens, cost_usd, last_ns, conversation_name, agent_names, request_models,
+    first_input_ns, first_span_id, last_output_ns, last_span_id)
+    VALUES (${Array(19).fill('?').join(', ')})`,
   setCounted: `UPDATE spans SET counted = ? WHERE project_id = ? AND trace_id = ? AND span_id = ?`,
-  spanMessages: `SELECT CASE WHEN ? = 'input' THEN d.input_messages ELSE d.output_messages END
-    FROM spans s JOIN span_details d ON d.span_rowid = s.id WHERE s.project_id = ? AND s.trace_id = ? AND s.span_id = ?`,
   // Backfill (summaries/index.ts): the message bits of every stored span, before each trace is refreshed.
   backfillMessageBits: `UPDATE spans SET counted = (SELECT (CASE WHEN d.input_messages <> '[]' THEN ${HAS_INPUT} ELSE 0 END)
     | (CASE WHEN d.output_messages <> '[]' THEN ${HAS_OUTPUT} ELSE 0 END) FROM span_details d WHERE d.span_rowid = spans.id)`,
@@ -59,7 +55,6 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
   const hasSummary = db.prepare<[string, string], { x: number }>(TRACE_SUMMARY_SQL.hasSummary);
   const deleteSummary = db.prepare(TRACE_SUMMARY_SQL.deleteSummary);
   const setCounted = db.prepare(TRACE_SUMMARY_SQL.setCounted);
-  const spanMessages = db.prepare<[string, string, string, string], string>(TRACE_SUMMARY_SQL.spanMessages).pluck();
   const conversations = createConversationSummaries(db);
 
   const stored = (projectId: string, traceId: string): Span[] =>
@@ -74,8 +69,7 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
   const previewText = (s: Span, which: 'input' | 'output'): string | null => {
     const known = which === 'input' ? s.input_preview : s.output_preview;
     if (known !== undefined) return known;
-    const json = spanMessages.get(which, s.project_id, s.trace_id, s.span_id);
-    return json ? previewOf(JSON.parse(json) as { role?: string; content?: string }[], which) : null;
+    return conversations.storedPreview(s.project_id, s.trace_id, s.span_id, which);
   };
 
   /**
@@ -112,33 +106,29 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
     const h = turnHeader(spans, tree);
     let first: bigint | null = null;
     let last: bigint | null = null;
-    let errors = 0;
     const convStart = new Map<string, bigint | null>();
     for (const s of spans) {
       first = minNs(first, s.start_ns);
       last = maxNs(last, s.end_ns);
-      if (s.status_code === 'ERROR') errors++;
       if (s.conversation_id != null) {
         const prev = convStart.has(s.conversation_id) ? convStart.get(s.conversation_id)! : undefined;
         convStart.set(s.conversation_id, prev === undefined ? s.start_ns : minNs(prev, s.start_ns));
       }
     }
     const convIds = [...convStart.keys()].sort();
-    upsert.run(
-      projectId, traceId, h.root_span_id, h.root_span_name, h.agent_name, h.agent_version, h.provider, h.status_code,
-      h.start_ns, h.end_ns, h.total_duration_ms, first, last, spans.length, errors, h.svc_user_id, JSON.stringify(convIds),
-      h.total_input_tokens, h.total_output_tokens, h.total_reasoning_tokens, h.total_cache_creation_input_tokens,
-      h.total_cache_read_input_tokens, h.total_cost_usd,
-    );
+    upsert.run(projectId, traceId, first, last, spans.length);
     for (const conv of convIds) {
       // With one conversation in the trace the turn is the whole trace; only mixed traces need a filtered header.
       const turnSpans = convIds.length === 1 ? spans : spansOfConversation(spans, conv);
       const th = convIds.length === 1 ? h : turnHeader(turnSpans);
       const c = turnContribution(turnSpans, th, previewText);
+      // The turn row names its preview candidates; their texts, known here, save the re-aggregation a read.
+      if (c.first_span_id != null) conversations.knownPreview(projectId, traceId, c.first_span_id, 'input', c.first_text);
+      if (c.last_span_id != null) conversations.knownPreview(projectId, traceId, c.last_span_id, 'output', c.last_text);
       insertTurn.run(
-        projectId, conv, traceId, convStart.get(conv) ?? null, th.root_span_id, th.start_ns, th.end_ns, th.total_duration_ms, th.status_code,
+        projectId, conv, traceId, convStart.get(conv) ?? null, th.end_ns, th.total_duration_ms,
         c.span_count, c.error_count, c.input_tokens, c.output_tokens, c.cost_usd, c.last_ns, c.conversation_name, c.agent_names,
-        c.request_models, c.first_input_ns, c.first_text, c.last_output_ns, c.last_text,
+        c.request_models, c.first_input_ns, c.first_span_id, c.last_output_ns, c.last_span_id,
       );
       touched.add(conv);
     }
@@ -154,7 +144,11 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
       if (!set) touched.set(t.project_id, (set = new Set()));
       refresh(t.project_id, t.trace_id, t.spans, set);
     }
-    for (const [projectId, ids] of touched) conversations.refreshConversations(projectId, ids);
+    try {
+      for (const [projectId, ids] of touched) conversations.refreshConversations(projectId, ids);
+    } finally {
+      conversations.forgetPreviews();
+    }
   };
 
   return {
