@@ -4,6 +4,8 @@
  * hostile — may change the statement around it (a canary table must survive, row intact).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
 import { f64, i64, ident, join, literal, raw, render, sql, str, strs, type Sql } from '../../src/main/store/clickhouse/sql.js';
 import { seededRandom } from '../../src/shared/seeded-random.js';
@@ -93,5 +95,27 @@ describe('ClickHouse literal formatter', () => {
     expect(r.query).toBe('SELECT * FROM spans WHERE project_id = {p0:String} AND n > {p1:Int64} AND has({p2:Array(String)}, k) AND z = {p3:Nullable(String)}');
     expect(r.query_params).toEqual({ p0: "a'b", p1: '5', p2: ['x'], p3: null });
     expect(render(q, 'literal').query).toBe("SELECT * FROM spans WHERE project_id = 'a\\'b' AND n > 5 AND has(['x'], k) AND z = NULL");
+  });
+
+  it('is the only way values become SQL text: no statement of the adapter is assembled by hand', () => {
+    const root = path.resolve(import.meta.dirname, '../../src/main/store/clickhouse');
+    const files = fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(10);
+    const problems: string[] = [];
+    for (const f of files) {
+      const text = fs.readFileSync(path.join(root, f), 'utf8');
+      const at = (i: number) => `${f}:${text.slice(0, i).split('\n').length}`;
+      // raw() is fixed text: no `${…}` holes (computed identifiers go through ident(), values through parameters).
+      for (const m of text.matchAll(/\braw\(\s*`[^`]*\$\{/g)) problems.push(`${at(m.index)}: raw() with an interpolation`);
+      // Text handed to the client is what render() produced, never a template of its own.
+      for (const m of text.matchAll(/\bquery:\s*`/g)) problems.push(`${at(m.index)}: a query text built by a template`);
+      if (f !== 'sql.ts') for (const m of text.matchAll(/new Sql\(/g)) problems.push(`${at(m.index)}: Sql built outside sql.ts`);
+      if (f !== 'sql.ts' && f !== 'migrate.ts') for (const m of text.matchAll(/\bddl\(/g)) problems.push(`${at(m.index)}: ddl() outside the migrator`);
+    }
+    expect(problems).toEqual([]);
+    // And raw() does not compile with text computed at run time (checked by tsc over the tests).
+    const computed: string = ['SELECT', '1'].join(' ');
+    // @ts-expect-error a run-time string is not fixed SQL text
+    expect(raw(computed).parts).toEqual(['SELECT 1']);
   });
 });

@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
 import { z } from 'zod';
 import { StoreAbortedError, StoreUnavailableError } from '../ports.js';
-import { render, sql, str, type ParamMode, type Sql } from './sql.js';
+import { ident, render, sql, str, type ParamMode, type Sql } from './sql.js';
 import { DB_NAME, type ClickHouseConfig } from './url.js';
 
 export { parseStoreUrl, redactStoreUrl, type ClickHouseConfig } from './url.js';
@@ -56,7 +56,7 @@ export class ClickHouse {
     if (opts.createDatabase !== false) {
       const admin = createClient({ ...base, database: 'default' });
       try {
-        await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${config.database}` });
+        await admin.command({ query: render(sql`CREATE DATABASE IF NOT EXISTS ${ident(config.database)}`, 'literal').query });
       } catch (e) {
         throw new Error(`ClickHouse at ${config.url}: ${describe(e)}`);
       } finally {
@@ -108,8 +108,9 @@ export class ClickHouse {
     if (!DB_NAME.test(table)) throw new TypeError(`not a table name: ${table}`);
     if (!body) return;
     const data = Buffer.from(body);
-    await retried(`INSERT INTO ${table}`, async () => {
-      const res = await this.client.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from([data]) });
+    const query = render(sql`INSERT INTO ${ident(table)} FORMAT JSONEachRow`, 'literal').query;
+    await retried(query, async () => {
+      const res = await this.client.exec({ query, values: Readable.from([data]) });
       for await (const _ of res.stream) {
         // drain: the server answers an empty body
       }

@@ -103,7 +103,7 @@ const OP = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 export function predicate(e: BoolExpr): Sql {
   switch (e.kind) {
     case 'const':
-      return raw(e.value ? '1' : '0');
+      return sql`${bool(e.value)}`;
     case 'and':
     case 'or':
       return sql`(${join(e.args.map(predicate), e.kind === 'and' ? ' AND ' : ' OR ')})`;
@@ -118,7 +118,7 @@ export function predicate(e: BoolExpr): Sql {
 export function boolValue(e: BoolExpr): Sql {
   switch (e.kind) {
     case 'const':
-      return raw(e.value ? '1' : '0');
+      return sql`${bool(e.value)}`;
     case 'and':
     case 'or': {
       const args = e.args.map(boolValue);

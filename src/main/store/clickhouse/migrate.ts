@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ClickHouse } from './connection.js';
 import { chMigrations, type ChMigration } from './migrations/index.js';
-import { raw, sql, str, u64 } from './sql.js';
+import { ddl, raw, sql, str, u64 } from './sql.js';
 
 export class ChMigrationError extends Error {}
 
@@ -36,7 +36,7 @@ export async function migrateClickHouse(ch: ClickHouse, list: ChMigration[] = ch
     }
   }
   for (const m of list.slice(applied.length)) {
-    for (const st of m.statements) await ch.command(raw(st));
+    for (const st of m.statements) await ch.command(ddl(st));
     await ch.command(sql`INSERT INTO schema_migrations (version, name, sha256, applied_at) VALUES (${u64(m.version)}, ${str(m.name)}, ${str(migrationHash(m))}, now())`);
   }
 }

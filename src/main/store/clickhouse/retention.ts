@@ -20,7 +20,7 @@ import type { ClickHouse } from './connection.js';
 import { traceIn } from './reads/keys.js';
 import { FINAL_SETTINGS } from './reads/scope.js';
 import { storageStats } from './reads/housekeeping.js';
-import { date, i64, join, raw, sql, str, type Sql } from './sql.js';
+import { date, i64, ident, join, raw, sql, str, type Sql } from './sql.js';
 import { nextStamp, type Writer } from './writer.js';
 
 const SPAN_TABLES = ['spans', 'span_payloads'] as const;
@@ -55,7 +55,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
   const dropped = new Set<string>();
   if (sel.kind !== 'traces' && (sel.kind === 'size_cap' || sel.project_id === null)) {
     for (const day of await droppableDays(ch, cond)) {
-      for (const t of SPAN_TABLES) await ch.command(sql`ALTER TABLE ${raw(t)} DROP PARTITION ${date(day)}`);
+      for (const t of SPAN_TABLES) await ch.command(sql`ALTER TABLE ${ident(t)} DROP PARTITION ${date(day)}`);
       dropped.add(day);
     }
   }
@@ -76,8 +76,8 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
         const inDays = sql`day IN (${join(days.map((d) => sql`${date(d)}`), ', ')})`;
         for (const t of SPAN_TABLES) {
           await ch.command(
-            sql`INSERT INTO ${raw(t)} (day, project_id, trace_id, span_id, version, deleted)
-                SELECT day, project_id, trace_id, span_id, ${version}, 1 FROM ${raw(t)} FINAL WHERE ${inDays} AND ${where}${FINAL_SETTINGS}`,
+            sql`INSERT INTO ${ident(t)} (day, project_id, trace_id, span_id, version, deleted)
+                SELECT day, project_id, trace_id, span_id, ${version}, 1 FROM ${ident(t)} FINAL WHERE ${inDays} AND ${where}${FINAL_SETTINGS}`,
           );
         }
       }
@@ -128,9 +128,9 @@ async function droppableDays(ch: ClickHouse, doomedCond: Sql): Promise<string[]>
 
 /** Merges the touched partitions (so each key keeps only its newest row), then deletes the tombstones. */
 async function purgeTombstones(ch: ClickHouse, days: string[]): Promise<void> {
-  for (const day of days.sort()) for (const t of SPAN_TABLES) await ch.command(sql`OPTIMIZE TABLE ${raw(t)} PARTITION ${date(day)} FINAL`);
-  for (const t of SUMMARY_TABLES) await ch.command(sql`OPTIMIZE TABLE ${raw(t)} FINAL`);
-  for (const t of [...SPAN_TABLES, ...SUMMARY_TABLES]) await ch.command(sql`ALTER TABLE ${raw(t)} DELETE WHERE deleted = 1`);
+  for (const day of days.sort()) for (const t of SPAN_TABLES) await ch.command(sql`OPTIMIZE TABLE ${ident(t)} PARTITION ${date(day)} FINAL`);
+  for (const t of SUMMARY_TABLES) await ch.command(sql`OPTIMIZE TABLE ${ident(t)} FINAL`);
+  for (const t of [...SPAN_TABLES, ...SUMMARY_TABLES]) await ch.command(sql`ALTER TABLE ${ident(t)} DELETE WHERE deleted = 1`);
   await waitForMutations(ch);
 }
 
@@ -167,7 +167,7 @@ async function deleteProject(ch: ClickHouse, projectId: string): Promise<DeleteR
   const counts = await ch.rows<{ spans: string; traces: string }>(
     sql`SELECT sum(span_count) AS spans, count() AS traces FROM trace_summaries FINAL WHERE project_id = ${str(projectId)} AND deleted = 0${FINAL_SETTINGS}`,
   );
-  for (const t of ALL_TABLES) await ch.command(sql`ALTER TABLE ${raw(t)} DELETE WHERE project_id = ${str(projectId)}`);
+  for (const t of ALL_TABLES) await ch.command(sql`ALTER TABLE ${ident(t)} DELETE WHERE project_id = ${str(projectId)}`);
   await waitForMutations(ch);
   const spans = Number(counts[0]?.spans ?? 0);
   return { deleted_spans: spans, deleted_traces: Number(counts[0]?.traces ?? 0), projects: spans ? [projectId] : [], store_bytes: (await storageStats(ch, {})).total_bytes };

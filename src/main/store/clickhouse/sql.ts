@@ -83,8 +83,16 @@ export function ident(name: string): Sql {
   return new Sql([name], []);
 }
 
-/** Fixed text written in this adapter (never derived from input). */
-export const raw = (text: string): Sql => new Sql([text], []);
+/**
+ * Fixed text written in this adapter (never derived from input). Typed to take only text known when
+ * compiling (a string literal, or a union of them): a string computed at run time does not compile
+ * here, and test/unit/clickhouse-literal.test.ts refuses `raw` with `${…}` holes in the sources.
+ * Identifiers computed from the adapter's catalogs go through `ident`, values through parameters.
+ */
+export const raw = <T extends string>(text: string extends T ? never : T): Sql => new Sql([text], []);
+
+/** A statement of a numbered migration (fixed DDL in migrations/*.ts, hash-checked at every open): migrate.ts only. */
+export const ddl = (statement: string): Sql => new Sql([statement], []);
 
 export const str = (value: string | null): Param => ({ type: 'String', value });
 export const i64 = (value: number | bigint | null): Param => ({ type: 'Int64', value });

@@ -286,7 +286,7 @@ export class Writer {
    * Returns the days cleaned.
    */
   async cleanDirtyDays(quietMs = 10_000): Promise<string[]> {
-    const rows = await this.ch.rows<{ day: string; version: string }>(raw(`SELECT day, version FROM dirty_days FINAL WHERE dirty = 1 ORDER BY day${FINAL_SETTINGS.parts[0]}`));
+    const rows = await this.ch.rows<{ day: string; version: string }>(sql`SELECT day, version FROM dirty_days FINAL WHERE dirty = 1 ORDER BY day${FINAL_SETTINGS}`);
     const cutoff = Date.now() * 1000 - quietMs * 1000;
     const cleaned: string[] = [];
     for (const r of rows) {
@@ -299,7 +299,7 @@ export class Writer {
       );
       try {
         for (const p of parts) {
-          if (Number(p.n) > 1) await this.ch.command(sql`OPTIMIZE TABLE ${raw(p.table)} PARTITION ${date(r.day)} FINAL`, { optimize_throw_if_noop: 1 });
+          if (Number(p.n) > 1) await this.ch.command(sql`OPTIMIZE TABLE ${ident(p.table)} PARTITION ${date(r.day)} FINAL`, { optimize_throw_if_noop: 1 });
         }
       } catch {
         continue; // a merge of that day is running already: try again next time

@@ -3,7 +3,7 @@ import type { AgentSortField, AgentsPlan } from '../../../domain/plans.js';
 import { isoFromNs } from '../../../domain/time.js';
 import type { AgentRowOut, ReadOptions } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
-import { join, limit, raw, sql, str } from '../sql.js';
+import { ident, join, limit, raw, sql, str } from '../sql.js';
 import { FINAL_SETTINGS } from './scope.js';
 import { dir } from './spans-list.js';
 
@@ -15,7 +15,7 @@ const SORT: Record<AgentSortField, string> = {
 
 export async function agents(ch: ClickHouse, plan: AgentsPlan, opts: ReadOptions): Promise<{ agents: AgentRowOut[]; total_count: number }> {
   const byName = plan.agent_name !== null ? sql` AND agent_name = ${str(plan.agent_name)}` : raw('');
-  const order = join(plan.sort.map((s) => sql`${raw(SORT[s.field])}${dir(s.direction)}`), ', ');
+  const order = join(plan.sort.map((s) => sql`${ident(SORT[s.field])}${dir(s.direction)}`), ', ');
   const { rows, total } = await ch.page<Record<string, string | number | null>>(
     sql`SELECT agent_name, sum(span_count) AS span_count, sum(invocation_count) AS invocation_count, sum(error_count) AS error_count,
           sum(duration_ns) AS duration_ns, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,

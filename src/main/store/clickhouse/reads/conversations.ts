@@ -7,7 +7,7 @@ import { isoFromNs } from '../../../domain/time.js';
 import type { ReadOptions } from '../../ports.js';
 import { snippetOf } from '../../sqlite/conversations.js';
 import type { ClickHouse } from '../connection.js';
-import { i64, join, limit, raw, sql, str, strs, type Sql } from '../sql.js';
+import { i64, ident, join, limit, raw, sql, str, strs, type Sql } from '../sql.js';
 import { FINAL_SETTINGS } from './scope.js';
 import { dir } from './spans-list.js';
 
@@ -26,7 +26,7 @@ type Row = {
 /** Until full-text search: a case-insensitive substring of the row's texts (ASCII case folding, as SQLite's LIKE). */
 function searchOf(text: string): Sql {
   const n = str(text);
-  const hit = (c: string) => sql`positionCaseInsensitive(ifNull(${raw(c)}, ''), ${n}) > 0`;
+  const hit = (c: string) => sql`positionCaseInsensitive(ifNull(${ident(c)}, ''), ${n}) > 0`;
   return sql`(${join(['conversation_id', 'conversation_name', 'first_text', 'last_text'].map(hit), ' OR ')}
     OR arrayExists(x -> positionCaseInsensitive(x, ${n}) > 0, agent_names) OR arrayExists(x -> positionCaseInsensitive(x, ${n}) > 0, request_models))`;
 }
@@ -40,7 +40,7 @@ export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opt
   if (plan.status === 'error') where.push(raw('error_count > 0'));
   if (plan.status === 'ok') where.push(raw('error_count = 0'));
   if (plan.search) where.push(searchOf(plan.search));
-  const order = plan.sort.map((s) => sql`${raw(SORT[s.field])}${dir(s.direction)}`);
+  const order = plan.sort.map((s) => sql`${ident(SORT[s.field])}${dir(s.direction)}`);
   if (!plan.sort.some((s) => s.field === 'conversation_id')) order.push(raw('conversation_id ASC'));
   order.push(raw('kind ASC'));
   const { rows, total } = await ch.page<Row>(

@@ -10,7 +10,7 @@ import { isoFromNs } from '../../../domain/time.js';
 import type { GroupRowOut, ReadOptions } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql, fieldSql, predicate, withProject } from '../expr.js';
-import { f64, join, limit, raw, sql, str, type Sql } from '../sql.js';
+import { f64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
 import { dir } from './spans-list.js';
 
@@ -67,10 +67,10 @@ function compile(plan: SpansGroupPlan) {
   const keyed = (column: string) => plan.keys.some((k) => k.ref.kind === 'column' && k.ref.column === column);
   // Token and cost totals sum what the one counting rule counts (counted: 1 tokens, 2 cost), so a
   // group equals the chat header, agents and conversations list over the same spans.
-  const cost = (c: string) => (plan.include_costs ? raw(`sum(if(bitAnd(counted, 2) != 0, ${c}, NULL))`) : raw('CAST(NULL AS Nullable(Float64))'));
+  const cost = (c: string) => (plan.include_costs ? sql`sum(if(bitAnd(counted, 2) != 0, ${ident(c)}, NULL))` : raw('CAST(NULL AS Nullable(Float64))'));
   const measures = plan.measures.map(measureSql);
   const cols: Sql[] = [
-    ...keys.map((k, i) => sql`${k} AS k${raw(String(i))}`),
+    ...keys.map((k, i) => sql`${k} AS ${ident(`k${i}`)}`),
     raw('count() AS span_count'),
     raw("countIf(operation_name = 'invoke_agent') AS invocation_count"),
     raw('uniqExact(conversation_id) AS conversation_count'),
@@ -78,13 +78,13 @@ function compile(plan: SpansGroupPlan) {
     raw('min(start_ns) AS first_ns'),
     raw('max(start_ns) AS last_ns'),
     raw('intDiv(sum(if(end_ns > start_ns, end_ns - start_ns, 0)), 1000000) AS total_duration_ms'),
-    ...TOKENS.map((c) => raw(`ifNull(sum(if(bitAnd(counted, 1) != 0, ${c}, NULL)), 0) AS total_${c}`)),
+    ...TOKENS.map((c) => sql`ifNull(sum(if(bitAnd(counted, 1) != 0, ${ident(c)}, NULL)), 0) AS ${ident(`total_${c}`)}`),
     sql`${cost('total_cost_usd')} AS total_cost_usd`,
     sql`${cost('input_cost_usd')} AS total_input_cost_usd`,
     sql`${cost('output_cost_usd')} AS total_output_cost_usd`,
     // A column that is itself a key has one value per group.
-    ...LISTED.map((c) => raw(keyed(c) ? `[any(${c})] AS d_${c}` : `groupUniqArray(${c}) AS d_${c}`)),
-    ...measures.map((m, i) => sql`${m} AS m${raw(String(i))}`),
+    ...LISTED.map((c) => (keyed(c) ? sql`[any(${ident(c)})] AS ${ident(`d_${c}`)}` : sql`groupUniqArray(${ident(c)}) AS ${ident(`d_${c}`)}`)),
+    ...measures.map((m, i) => sql`${m} AS ${ident(`m${i}`)}`),
   ];
   const having: Sql[] = [];
   for (const h of plan.having) {
@@ -94,11 +94,11 @@ function compile(plan: SpansGroupPlan) {
   }
   const order = plan.sort.map((s) => {
     const col = s.ref.kind === 'key' ? `k${s.ref.index}` : s.ref.kind === 'measure' ? `m${s.ref.index}` : TOTAL_COLUMN[s.ref.total];
-    return sql`${raw(col)}${dir(s.direction)}`;
+    return sql`${ident(col)}${dir(s.direction)}`;
   });
   const scope = scopeSql(plan);
   const query = sql`SELECT ${join(cols, ', ')} FROM ${currentSpans(scope)}
-    GROUP BY ${raw(keys.map((_, i) => `k${i}`).join(', '))}${having.length ? sql` HAVING ${join(having, ' AND ')}` : raw('')}
+    GROUP BY ${join(keys.map((_, i) => ident(`k${i}`)), ', ')}${having.length ? sql` HAVING ${join(having, ' AND ')}` : raw('')}
     ORDER BY ${join(order, ', ')}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`;
 
   return {

@@ -10,7 +10,7 @@ import type { ReadOptions, SpanRowOut } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql } from '../expr.js';
 import { big } from '../rows.js';
-import { join, limit, raw, sql, type Sql } from '../sql.js';
+import { ident, join, limit, raw, sql, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
 import { keyFilter, type SpanKey } from './keys.js';
 
@@ -28,9 +28,10 @@ const INTS = [
 ];
 const ARRAYS = ['artifact_refs', 'content_refs', 'object_refs', 'finish_reasons', 'request_stop_sequences'];
 const COSTS = ['cache_creation_cost_usd', 'cache_read_cost_usd', 'input_cost_usd', 'output_cost_usd', 'total_cost_usd'];
-const MAPS = 'str_keys, str_values, int_keys, int_values, float_keys, float_values, bool_keys, bool_values';
-const ROW_COLUMNS = raw(
-  [...STRINGS, ...FLOATS, ...INTS, ...ARRAYS, ...COSTS, 'start_ns', 'end_ns', 'day', 'tool_call_arguments', 'tool_call_result', 'tool_definitions', MAPS].join(', '),
+const MAPS = ['str_keys', 'str_values', 'int_keys', 'int_values', 'float_keys', 'float_values', 'bool_keys', 'bool_values'];
+const ROW_COLUMNS = join(
+  [...STRINGS, ...FLOATS, ...INTS, ...ARRAYS, ...COSTS, 'start_ns', 'end_ns', 'day', 'tool_call_arguments', 'tool_call_result', 'tool_definitions', ...MAPS].map(ident),
+  ', ',
 );
 
 /** SQLite orders NULL lowest; ClickHouse puts NULLs last unless told. Same order in both adapters. */

@@ -7,7 +7,7 @@ import type { ThreadsPlan } from '../../../domain/plans.js';
 import type { ReadOptions, ThreadRowOut } from '../../ports.js';
 import { threadOf } from '../../sqlite/analytics/threads.js';
 import type { ClickHouse } from '../connection.js';
-import { i64, join, limit, raw, sql, str, type Sql } from '../sql.js';
+import { i64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS } from './scope.js';
 import { dir } from './spans-list.js';
 
@@ -41,7 +41,7 @@ export async function* threads(ch: ClickHouse, plan: ThreadsPlan, opts: ReadOpti
     sql`SELECT conversation_id, trace_id, turn_start_ns AS start_ns, root_end_ns AS end_ns, duration_ms
         FROM conversation_turns FINAL WHERE ${where}${extra}${FINAL_SETTINGS}`;
   if (plan.sort.every((s) => SQL_SORT[s.field])) {
-    const order = join(plan.sort.map((s) => sql`${raw(SQL_SORT[s.field]!)}${dir(s.direction)}`), ', ');
+    const order = join(plan.sort.map((s) => sql`${ident(SQL_SORT[s.field]!)}${dir(s.direction)}`), ', ');
     const page = await ch.rows<{ conversation_id: string }>(
       sql`SELECT conversation_id, count() AS turn_count, min(turn_start_ns) AS start_ns, max(root_end_ns) AS end_ns
           FROM conversation_turns FINAL WHERE ${where} GROUP BY conversation_id HAVING isNotNull(end_ns)
