@@ -19,7 +19,7 @@ import { startClickHouse, stopClickHouse, type ClickHouseServer } from '../../te
 import { chMigrations } from '../../src/main/store/clickhouse/migrations/index.js';
 import { openClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
-import { raw, sql, str } from '../../src/main/store/clickhouse/sql.js';
+import { ident, sql, str } from '../../src/main/store/clickhouse/sql.js';
 import type { TraceStore } from '../../src/main/store/ports.js';
 import type { SpanScope } from '../../src/main/domain/plans.js';
 import { percentileOf } from '../../src/shared/stats.js';
@@ -84,7 +84,7 @@ async function ensureStore(workDir: string, server: ClickHouseServer, print: Ben
     }
   }
   const ch = await ClickHouse.connect(parseStoreUrl(url));
-  await ch.command(raw(`DROP DATABASE IF EXISTS ${DATABASE}`));
+  await ch.command(sql`DROP DATABASE IF EXISTS ${ident(DATABASE)}`);
   await ch.close();
   const figures = await build(workDir, url);
   fs.writeFileSync(marker, JSON.stringify({ fp, figures }));
