@@ -1,15 +1,37 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The HTTP conformance files (issue 9): run once more with every test server's spans in ClickHouse
+ * (test/http/server-harness.ts reads LOUPE_TEST_STORE). They cover the five query operations, the
+ * chat and timeline reads, import, export, delete/retention, and the OTLP/Langfuse receiver.
+ * `npx vitest run --project sqlite FILE` runs one file on SQLite only.
+ */
+export const CLICKHOUSE_CONFORMANCE = [
+  'test/http/server-api.test.ts',
+  'test/http/analytics-http.test.ts',
+  'test/http/chat-views.test.ts',
+  'test/http/traces-timeline.test.ts',
+  'test/http/emitter-corpus.test.ts',
+  'test/http/server-otlp.test.ts',
+  'test/http/langfuse-otlp.test.ts',
+  'test/http/otel-exporters.test.ts',
+  'test/http/import-upload.test.ts',
+  'test/http/retention-http.test.ts',
+];
+
 // Two cores here: run test files in two forked workers. Slow suites (training, e2e) set their own
 // per-test timeouts; nothing is skipped silently.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 120_000,
     globalSetup: ['test/global-setup.ts'],
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'clickhouse', include: CLICKHOUSE_CONFORMANCE, env: { LOUPE_TEST_STORE: 'clickhouse' } } },
+    ],
   },
 });

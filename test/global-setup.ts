@@ -6,6 +6,8 @@ import { clickhouseRunFolder, OWNER_ENV, RUN_DIR_ENV } from './helpers/clickhous
 import { ensureCliBuilt } from '../scripts/build-cli.mjs';
 
 export default async function setup(): Promise<() => Promise<void>> {
+  // Each vitest project (sqlite, clickhouse) runs the global setup: the run shares one server.
+  if (process.env[OWNER_ENV] === String(process.pid) && process.env[RUN_DIR_ENV]) return async () => {};
   // Tests spawn bin/loupe.js, which runs the built CLI (out/cli): rebuilt here when the sources changed.
   await ensureCliBuilt({ quiet: true });
   process.env.LOUPE_TEST = '1';

@@ -3,7 +3,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
+import type { RunningLoupe } from '../../src/main/serve.js';
+import { startTestServer } from './server-harness.js';
 import { load, type SpanSpec } from '../helpers/analytics-data.js';
 import { samplesDir } from '../helpers/paths.js';
 
@@ -21,7 +22,7 @@ const json = async (p: string, body: unknown) => {
 };
 
 beforeAll(async () => {
-  app = await startLoupe({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-analytics-http-')), port: 0, rendererDir: null });
+  app = await startTestServer({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-analytics-http-')) });
   // The six sample emitters through the real OTLP endpoint.
   for (const f of fs.readdirSync(samples).filter((x) => x.endsWith('.in.json'))) {
     const res = await fetch(`${app.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-project-id': 'acme/samples' }, body: fs.readFileSync(path.join(samples, f)) });

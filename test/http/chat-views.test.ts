@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
+import type { RunningLoupe } from '../../src/main/serve.js';
+import { startTestServer } from './server-harness.js';
 import { chatAttributes, traceBuilder } from '../helpers/otlp.js';
 import { samplesDir } from '../helpers/paths.js';
 
@@ -47,7 +48,7 @@ function turn(seed: string, conv: string, startMs: number, question: string) {
 }
 
 beforeAll(async () => {
-  app = await startLoupe({ dataDir: mkdtempSync(path.join(tmpdir(), 'loupe-chat-http-')), port: 0, rendererDir: null });
+  app = await startTestServer({ dataDir: mkdtempSync(path.join(tmpdir(), 'loupe-chat-http-')) });
   const turns = [0, 1, 2].map((i) => turn(`chat-http-${i}`, 'conv-h', i * 60_000, `question ${i}`));
   // A mirrored agent: the answer lives only on the invoke_agent span, which repeats its children's usage.
   const m = traceBuilder({ seed: 'mirror', start: Date.parse('2026-11-22T11:00:00Z') });

@@ -20,12 +20,12 @@ export async function loadDemo(store: Pick<Stores, 'traces' | 'app'>, opts: Demo
   const projectId = opts.projectId ?? 'local/demo';
   const seed = opts.seed ?? 1187;
   const demo = generateDemo({ ...opts, seed });
-  let spans = 0;
-  for (const request of demo.requests) {
-    const report = await importBuffer(store.traces, Buffer.from(JSON.stringify(request)), { contentType: 'application/json', projectId });
-    if (report.error_count) throw new Error(`demo data failed to import: ${report.errors.map((e) => e.message).join('; ')}`);
-    spans += report.spans_imported + report.spans_replaced;
-  }
+  // One JSON Lines body (a request per line): one batch write instead of one per turn, which a
+  // remote store (ClickHouse: several round trips per write) answers in a second instead of ~15.
+  const body = Buffer.from(demo.requests.map((r) => JSON.stringify(r)).join('\n'));
+  const report = await importBuffer(store.traces, body, { projectId });
+  if (report.error_count) throw new Error(`demo data failed to import: ${report.errors.map((e) => e.message).join('; ')}`);
+  const spans = report.spans_imported + report.spans_replaced;
   let feedback = 0;
   for (const [i, f] of demo.feedback.entries()) {
     // Feedback ids are global: the project is part of the id, or loading the demo into a second project

@@ -87,11 +87,17 @@ export class ClickHouse {
    */
   async page<T = Record<string, unknown>>(q: Sql, opts: { signal?: AbortSignal } = {}): Promise<{ rows: T[]; total: number }> {
     const r = render(q, this.server.paramMode);
-    return this.cancellable(r.query, opts.signal, async (query_id) => {
-      const rs = await this.client.query({ query: r.query, query_params: r.query_params, format: 'JSON', abort_signal: opts.signal, query_id });
-      const body = (await rs.json()) as { data: T[]; rows_before_limit_at_least?: number | string };
-      return { rows: body.data, total: Number(body.rows_before_limit_at_least ?? body.data.length) };
-    });
+    const run = (query: string) =>
+      this.cancellable(query, opts.signal, async (query_id) => {
+        const rs = await this.client.query({ query, query_params: r.query_params, format: 'JSON', abort_signal: opts.signal, query_id });
+        const body = (await rs.json()) as { data: T[]; rows_before_limit_at_least?: number | string };
+        return { rows: body.data, total: Number(body.rows_before_limit_at_least ?? body.data.length) };
+      });
+    // `LIMIT n, 0` (a client asking for the count only) reads nothing, so the server counts nothing:
+    // ask for one row instead and drop it.
+    const countOnly = / LIMIT (\d+), 0(?=\D|$)/;
+    if (countOnly.test(r.query)) return { rows: [], total: (await run(r.query.replace(countOnly, ' LIMIT $1, 1'))).total };
+    return run(r.query);
   }
 
   /** A statement without a result (DDL, ALTER, OPTIMIZE, INSERT … SELECT). */
