@@ -68,20 +68,24 @@ export async function withBenchLock<T>(workDir: string, fn: () => Promise<T>): P
   }
 }
 
-/** The generated JSONL (≥1M spans), generated when absent or stale. */
-export async function ensureBenchFile(workDir: string): Promise<{ file: string; spans: number; bytes: number }> {
-  return withBenchLock(workDir, () => ensureBenchFileLocked(workDir));
+/**
+ * The generated JSONL (≥1M spans; `minSpans` makes a smaller one of its own name, for a quicker
+ * run), generated when absent or stale.
+ */
+export async function ensureBenchFile(workDir: string, minSpans?: number): Promise<{ file: string; spans: number; bytes: number }> {
+  return withBenchLock(workDir, () => ensureBenchFileLocked(workDir, minSpans));
 }
 
-async function ensureBenchFileLocked(workDir: string): Promise<{ file: string; spans: number; bytes: number }> {
-  const file = path.join(workDir, BENCH_FILE);
-  const meta = path.join(workDir, `${BENCH_FILE}.json`);
+async function ensureBenchFileLocked(workDir: string, minSpans?: number): Promise<{ file: string; spans: number; bytes: number }> {
+  const name = minSpans === undefined ? BENCH_FILE : `genai-${minSpans}.jsonl`;
+  const file = path.join(workDir, name);
+  const meta = path.join(workDir, `${name}.json`);
   const fp = fingerprint();
   if (fs.existsSync(file) && fs.existsSync(meta)) {
     const m = JSON.parse(fs.readFileSync(meta, 'utf8')) as { fp: string; spans: number; bytes: number };
     if (m.fp === fp) return { file, ...m };
   }
-  const r = await generateJsonl(file);
+  const r = await generateJsonl(file, minSpans === undefined ? {} : { minSpans });
   fs.writeFileSync(meta, JSON.stringify({ fp, spans: r.spans, bytes: r.bytes }));
   return { file, spans: r.spans, bytes: r.bytes };
 }
