@@ -15,5 +15,7 @@ export function nodeEntries(root) {
     'training-intake-worker': resolve(root, 'src/main/service/training/intake-worker.ts'),
     // The SQLite read pool's worker threads (src/main/store/sqlite/read-pool.ts).
     'sqlite-read-worker': resolve(root, 'src/main/store/sqlite/read-worker.ts'),
+    // The SQLite writer thread (src/main/store/sqlite/writer.ts).
+    'sqlite-write-worker': resolve(root, 'src/main/store/sqlite/write-worker.ts'),
   };
 }

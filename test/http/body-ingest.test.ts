@@ -5,7 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rawRequest, startTestServer, tempDir } from './server-harness.js';
+import { rawRequest, spanCount, startTestServer, tempDir } from './server-harness.js';
 import { openTestStores, type TestStores } from '../helpers/temp-store.js';
 import { importBuffer } from '../../src/main/service/ingest/index.js';
 import { BodyIngester, INLINE_MAX_BYTES } from '../../src/main/service/ingest/body-ingest.js';
@@ -66,6 +66,36 @@ describe('bodies through the ingest worker', () => {
       await s.close();
     }
   }, 60_000);
+
+  it('a cheap request is answered in the middle of a large post\'s writes, before the post, which then stores every span', async () => {
+    // Writes run on the store's writer thread (store/sqlite/writer.ts): the server thread stays free
+    // to answer while the post's batches are written. Ordering, not timing: the cheap answer comes
+    // while part of the post is stored and the post has not answered yet.
+    const large = body(8 * 1024 * 1024);
+    const s = await startTestServer();
+    try {
+      let postAnswered = false;
+      const posted = rawRequest(s.port, { method: 'POST', path: '/v1/traces', headers: { 'content-type': 'application/json', 'x-project-id': 'large' }, body: large }).then((r) => {
+        postAnswered = true;
+        return r;
+      });
+      let stored = 0;
+      while (stored === 0 && !postAnswered) stored = await spanCount(s.url, 'large');
+      const health = await rawRequest(s.port, { path: '/v1/health' });
+      const answeredBeforePost = !postAnswered;
+      expect(health.status).toBe(200);
+      const res = await posted;
+      expect(res.status).toBe(200);
+      const total = await spanCount(s.url, 'large');
+      // The post's first batch was stored, the cheap request answered, and only then the post.
+      expect(stored).toBeGreaterThan(0);
+      expect(stored).toBeLessThan(total);
+      expect(answeredBeforePost).toBe(true);
+      expect((res.json() as { partialSuccess: { rejectedSpans: string } }).partialSuccess.rejectedSpans).toBe('1');
+    } finally {
+      await s.close();
+    }
+  }, 180_000);
 
   it('more than the queue holds is a 429 with Retry-After; what was accepted is stored', async () => {
     const ingester = new BodyIngester((await store()).traces, big.length + 1024);

@@ -1,13 +1,14 @@
 /**
  * The store factory: the one place that picks adapters. Services and transports import this file
- * and ports.ts, never an adapter. By default both stores are SQLite in the data folder (one file, one
- * writer connection shared by the TraceStore and the AppStore, reads in a worker pool). Given a store
- * URL (`clickhouse://user:pass@host:8123/db`) the TraceStore is ClickHouse, beside the same SQLite
- * AppStore in the data folder (decisions 0002 and 0015).
+ * and ports.ts, never an adapter. By default both stores are SQLite in the data folder (one file; one
+ * writer connection, on a writer thread, shared by the TraceStore and the AppStore; reads in a
+ * worker pool). Given a store URL (`clickhouse://user:pass@host:8123/db`) the TraceStore is
+ * ClickHouse, beside the same SQLite AppStore in the data folder (decisions 0002 and 0015).
  */
 import path from 'node:path';
 import { openDatabase } from './sqlite/open.js';
 import { createSqliteAppStore } from './sqlite/app-store.js';
+import { inlineWriter, startWriterThread } from './sqlite/writer.js';
 import { ADAPTER as SQLITE, createSqliteTraceStore, encodeBatch as encodeSqlite, splitBatch as splitSqlite } from './sqlite/trace-store.js';
 // The encoder only (plain functions): the ingest worker loads no ClickHouse client.
 import { encodeSpans as encodeClickHouse } from './clickhouse/encode.js';
@@ -65,11 +66,16 @@ export const databaseFile = (dataDirOrFile: string): string =>
 /** Opens the stores of a data directory. */
 export async function openStores(dataDirOrFile: string, opts: StoreOptions = {}): Promise<Stores> {
   const file = databaseFile(dataDirOrFile);
-  const db = openDatabase(file, { nativeBinding: opts.nativeBinding, readonly: opts.readonly, busyTimeoutMs: opts.busyTimeoutMs });
+  const open = { nativeBinding: opts.nativeBinding, readonly: opts.readonly, busyTimeoutMs: opts.busyTimeoutMs };
+  // One writer for the file (decision 0016): on a thread of its own, so no write transaction runs on
+  // the calling thread; the AppStore and the TraceStore share it (no lock contention between them).
+  // An in-memory database cannot be shared between threads: its one connection stays here.
+  const memoryDb = file === ':memory:' ? openDatabase(file, open) : undefined;
+  const writer = memoryDb ? inlineWriter(memoryDb, file) : await startWriterThread({ file, ...open });
   const spec = opts.traceStore;
   if (spec) {
     // The AppStore first: the URL saved in Settings lives in it.
-    const app = createSqliteAppStore(db, file, { ownsConnection: true });
+    const app = createSqliteAppStore(writer, file, { ownsWriter: true });
     try {
       const text = typeof spec === 'function' ? await spec(app) : spec;
       const url = text === null ? null : parseStoreSpec(text);
@@ -84,11 +90,10 @@ export async function openStores(dataDirOrFile: string, opts: StoreOptions = {})
       await app.close();
       throw err;
     }
-    // The data folder's file after all: its TraceStore shares the connection (below).
+    // The data folder's file after all: its TraceStore shares the writer (below).
   }
-  // Both stores share the writer connection: one SQLite writer per file, no lock contention between them.
-  const traces = createSqliteTraceStore(db, file, { readers: opts.readers, nativeBinding: opts.nativeBinding });
-  const app = createSqliteAppStore(db, file, { ownsConnection: false });
+  const traces = createSqliteTraceStore(writer, file, { readers: opts.readers, nativeBinding: opts.nativeBinding, memoryDb });
+  const app = createSqliteAppStore(writer, file, { ownsWriter: false });
   let closing: Promise<void> | null = null;
   return {
     traces,

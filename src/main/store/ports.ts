@@ -92,6 +92,38 @@ export interface EncodedBatch {
   readonly payload: unknown;
 }
 
+/**
+ * A way for batches encoded on another thread to reach the store's writer without passing through
+ * the calling thread (`TraceStore.batchChannel`): the SQLite adapter writes on a thread of its own,
+ * and an ingest worker posts its batches straight to it. Messages into `port`, in order: any number
+ * of `batch`, then `end`. Each batch is one transaction; a batch refused for a row-level reason is
+ * retried span by span (refused spans are listed with their line), as `writeEncoded` callers do.
+ */
+export interface BatchChannel {
+  /** Transfer this to the thread that encodes the batches. */
+  readonly port: import('node:worker_threads').MessagePort;
+  /**
+   * Settles after `end`, once every batch before it is written (committed: a span counted here is
+   * stored). Rejects with the store failure (busy, full, read-only, ...) that stopped the writes;
+   * batches after a failure are not written, and the sender is told through the control block.
+   */
+  readonly written: Promise<ChannelTotals>;
+  /** Stops taking batches (the import was cancelled); `written` rejects if it has not settled. */
+  close(): void;
+}
+
+export type ChannelMessage =
+  | { type: 'batch'; batch: EncodedBatch; lines: (number | null)[]; rawBytes: number }
+  | { type: 'end' };
+
+export interface ChannelTotals {
+  inserted: number;
+  replaced: number;
+  projects: string[];
+  /** Spans the store refused (row-level), with the input line they came from when known. */
+  rejected: { line: number | null; message: string }[];
+}
+
 /** A page of a conversation's turns (newest first, by turn start then trace id, both descending). */
 export interface TurnPage {
   /** Trace ids of the page's turns, newest first. */
@@ -189,6 +221,13 @@ export interface TraceStore {
   writeSpans(spans: SpanRecord[]): Promise<WriteResult>;
   /** The same for a batch encoded on another thread (see EncodedBatch). */
   writeEncoded(batch: EncodedBatch): Promise<WriteResult>;
+  /**
+   * Where the adapter writes on a thread of its own: a channel for an ingest worker's batches, so
+   * they never cross the calling thread. `control` is the import's shared Int32 block: [0] is bumped
+   * (and notified) after each committed batch — the sender's backpressure — and [1] is set when the
+   * writes stopped. Absent: post batches to the calling thread and use `writeEncoded`.
+   */
+  batchChannel?(control: SharedArrayBuffer, onProgress?: (p: { spans: number; rawBytes: number }) => void): BatchChannel;
 
   // ---- chat views (semantics §4)
 

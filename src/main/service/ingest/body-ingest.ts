@@ -1,9 +1,12 @@
 /**
  * Large bodies parsed off the server thread (issue 13.7: a 32.7 MB OTLP post held every other request
  * for 4.8 s). One ingest worker thread is kept alive per server and takes bodies — OTLP posts and
- * uploads — one after another: it decompresses, parses and normalizes; this thread only writes the
- * prepared batches, small ones (BODY_BATCH_SPANS), so a cheap request waits at most one short
- * transaction. Small bodies stay in-thread, where a worker round trip would cost more than the parse.
+ * uploads — one after another: it decompresses, parses and normalizes, and posts the encoded batches
+ * straight to the store's writer thread (SQLite; `TraceStore.batchChannel`), so neither the body nor
+ * its spans nor their write transactions touch this thread: it only waits for the outcome. For a
+ * store without a writer thread (ClickHouse) the batches come here for `writeEncoded`. Small bodies
+ * are parsed in-thread, where a worker round trip would cost more than the parse (their write still
+ * runs on the writer thread).
  *
  * Over capacity — more than MAX_QUEUED_BYTES of bodies waiting — a new body is refused with 429 and
  * Retry-After (an OTLP exporter retries it later) instead of piling up memory.
@@ -14,7 +17,7 @@ import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError, errorMessage, tooManyRequests } from '../../../shared/errors.js';
 import { StoreWriter, completeReport } from './session.js';
 import { checkEncoding, importBuffer, type ImportBufferOptions } from './buffer.js';
-import { ACKED, CANCELLED, ackLater } from './pipeline.js';
+import { ACKED, CANCELLED, ackLater, openChannel, written } from './pipeline.js';
 import { isGzip } from './document.js';
 import type { BodyJob, BodyReply } from './body-worker.js';
 import { workerLaunch } from '../../worker-launch.js';
@@ -23,10 +26,10 @@ import { workerLaunch } from '../../worker-launch.js';
 export const INLINE_MAX_BYTES = 256 * 1024;
 export const INLINE_MAX_GZIP_BYTES = 16 * 1024;
 /**
- * Spans per write transaction on the server thread for body jobs. Each transaction pauses the server
- * thread, but summaries are maintained per batch over every span of each touched trace, so small
- * batches make one huge trace quadratic: 64 took a 20,000-span trace past 3 minutes; 1024 (the file
- * pipeline's) keeps it linear-ish. Measured pauses: bench/sections/70-stall.ts.
+ * Spans per write transaction for body jobs. Summaries are maintained per batch over every span of
+ * each touched trace, so small batches make one huge trace quadratic: 64 took a 20,000-span trace
+ * past 3 minutes; 1024 (the file pipeline's) keeps it linear-ish. The transactions run on the
+ * writer thread, so their length no longer pauses the server (bench/sections/70-stall.ts).
  */
 export const BODY_BATCH_SPANS = 1024;
 /** Bodies waiting or in work beyond this → 429. Two 64 MiB bodies fit; a flood does not. */
@@ -94,17 +97,23 @@ export class BodyIngester {
     // Own copy to transfer (a request body may be a view into a larger pooled buffer).
     const copy = body.buffer.slice(body.byteOffset, body.byteOffset + body.length) as ArrayBuffer;
     return new Promise<ImportReport>((resolve, reject) => {
+      let over = false;
       const finish = (fn: () => void) => {
+        over = true;
         worker.off('message', onMessage);
         worker.off('exit', onExit);
         Atomics.store(slots, CANCELLED, 1);
         Atomics.notify(slots, ACKED);
+        channel?.close();
         fn();
       };
+      // A store failure stops the job at once (the worker is told through the control block).
+      const channel = openChannel(this.store, control, (e) => {
+        if (!over) finish(() => reject(e instanceof Error ? e : new Error(errorMessage(e))));
+      });
       const onExit = (code: number) => finish(() => reject(new Error(`ingest worker exited (code ${code}) while parsing a body`)));
       // Messages are handled one after another (a write is async), in the order the worker posted them.
       let handled: Promise<void> = Promise.resolve();
-      let over = false;
       const handle = async (msg: BodyReply) => {
         if (over) return;
         try {
@@ -112,17 +121,15 @@ export class BodyIngester {
             await stored.writeEncoded(msg.batch, msg.lines);
             ackLater(slots);
           } else if (msg.type === 'done') {
-            await stored.settled();
-            over = true;
-            finish(() => resolve(completeReport(msg.report, stored, opts.events)));
+            await written(stored, channel);
+            if (!over) finish(() => resolve(completeReport(msg.report, stored, opts.events)));
           } else {
-            over = true;
-            finish(() => reject(msg.status === null ? new Error(String(msg.detail)) : new ServiceError(msg.status, msg.detail)));
+            await written(stored, channel);
+            if (!over) finish(() => reject(msg.status === null ? new Error(String(msg.detail)) : new ServiceError(msg.status, msg.detail)));
           }
         } catch (e) {
           // A store failure while writing: the worker is told to stop, the caller gets the failure.
-          over = true;
-          finish(() => reject(e instanceof Error ? e : new Error(errorMessage(e))));
+          if (!over) finish(() => reject(e instanceof Error ? e : new Error(errorMessage(e))));
         }
       };
       const onMessage = (msg: BodyReply) => {
@@ -140,8 +147,9 @@ export class BodyIngester {
         control,
         batchSpans: BODY_BATCH_SPANS,
         adapter: this.store.adapter,
+        channel: channel?.port,
       };
-      worker.postMessage(job, [copy]);
+      worker.postMessage(job, channel ? [copy, channel.port] : [copy]);
     });
   }
 }

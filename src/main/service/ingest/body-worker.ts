@@ -1,14 +1,15 @@
 /**
  * Worker side of body jobs (body-ingest.ts): each `job` message carries one body (transferred, not
  * copied) with its content type and encoding; it is decompressed, parsed and normalized here exactly
- * as in-thread (readBodyInto), its batches posted to the main thread for writing. Jobs run one after
+ * as in-thread (readBodyInto), its batches posted to the store's writer thread (the job's channel)
+ * or, for a store without one, to the main thread for writing. Jobs run one after
  * another; every message back carries the job's id.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { ImportSession } from './session.js';
 import { readBodyInto } from './buffer.js';
 import type { WorkerMessage } from './pipeline.js';
-import { Cancelled, failMessage, mainThreadWriter } from './worker-writer.js';
+import { Cancelled, batchTarget, failMessage, postingWriter } from './worker-writer.js';
 
 export interface BodyJob {
   type: 'job';
@@ -21,6 +22,8 @@ export interface BodyJob {
   batchSpans: number;
   /** The TraceStore adapter the spans are encoded for. */
   adapter: string;
+  /** The store's batch channel (ports.ts BatchChannel), when it writes on a thread of its own. */
+  channel?: MessagePort;
 }
 
 export type BodyReply = WorkerMessage & { id: number };
@@ -36,11 +39,16 @@ export function serveBodies(port: MessagePort): void {
 async function run(port: MessagePort, job: BodyJob): Promise<void> {
   const post = (m: WorkerMessage) => port.postMessage({ ...m, id: job.id } satisfies BodyReply);
   const body = Buffer.from(job.body);
+  const target = batchTarget(post, job.channel);
   try {
-    const session = new ImportSession(mainThreadWriter(post, job.control, () => body.length, job.adapter), job.projectId, undefined, job.batchSpans);
+    const session = new ImportSession(postingWriter(target.batch, job.control, () => body.length, job.adapter), job.projectId, undefined, job.batchSpans);
     readBodyInto(session, body, job);
-    post({ type: 'done', report: await session.finish(), broken: null });
+    const report = await session.finish();
+    target.end();
+    post({ type: 'done', report, broken: null });
   } catch (e) {
-    if (!(e instanceof Cancelled)) post(failMessage(e));
+    if (e instanceof Cancelled) return;
+    target.end();
+    post(failMessage(e));
   }
 }

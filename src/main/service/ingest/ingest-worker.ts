@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ImportSession } from './session.js';
 import { readFileInto } from './read-file.js';
 import type { WorkerInput, WorkerMessage } from './pipeline.js';
-import { Cancelled, failMessage, mainThreadWriter } from './worker-writer.js';
+import { Cancelled, batchTarget, failMessage, postingWriter } from './worker-writer.js';
 import { serveBodies } from './body-worker.js';
 
 const input = workerData as WorkerInput | { bodies: true };
@@ -19,12 +19,19 @@ if ('bodies' in input) {
   serveBodies(port);
 } else {
   const post = (m: WorkerMessage) => port.postMessage(m);
+  const target = batchTarget(post, input.channel);
   let rawBytes = 0;
   try {
-    const session = new ImportSession(mainThreadWriter(post, input.control, () => rawBytes, input.adapter), input.projectId, undefined, input.batchSpans);
+    const session = new ImportSession(postingWriter(target.batch, input.control, () => rawBytes, input.adapter), input.projectId, undefined, input.batchSpans);
     const broken = await readFileInto(session, input.job, (n) => (rawBytes = n));
-    post({ type: 'done', report: await session.finish(), broken });
+    const report = await session.finish();
+    target.end();
+    post({ type: 'done', report, broken });
   } catch (e) {
-    if (!(e instanceof Cancelled)) post(failMessage(e));
+    if (!(e instanceof Cancelled)) {
+      // The batches posted before the failure are written before it is reported (the main thread waits for `end`'s answer).
+      target.end();
+      post(failMessage(e));
+    }
   }
 }

@@ -1,17 +1,19 @@
 /**
  * Large file imports on two cores: a worker thread (ingest-worker.ts) reads, parses and normalizes
  * the file and posts batches of spans already encoded for the store's adapter (store/index.ts
- * spanEncoder; SQLite: JSON columns as text); this thread only runs the writes (upserts and
- * summaries), so parsing the next batch overlaps writing the previous one.
+ * batchEncoder; SQLite: JSON columns as text, bodies compressed), so parsing the next batch overlaps
+ * writing the previous one. Where the store writes on a thread of its own (SQLite's writer thread,
+ * `TraceStore.batchChannel`), the worker posts the batches straight to it and they never cross this
+ * thread; otherwise (ClickHouse) they come here and this thread hands them to `writeEncoded`.
  *
  * Backpressure: the worker may be at most MAX_IN_FLIGHT batches ahead of the writes. Its reader is
  * synchronous (a batch is flushed from deep inside a line's walk), so it waits with Atomics.wait on
- * a shared counter that this thread bumps after each committed batch: memory stays bounded whatever
- * the file size and however slow the disk. Messages arrive in order, so every batch posted before
- * an error or the end is written before the outcome is reported, exactly as in-thread.
+ * a shared counter that the writing side bumps after each committed batch: memory stays bounded
+ * whatever the file size and however slow the disk. Messages arrive in order, so every batch posted
+ * before an error or the end is written before the outcome is reported, exactly as in-thread.
  */
-import { Worker } from 'node:worker_threads';
-import type { EncodedBatch, TraceStore } from '../../store/ports.js';
+import { Worker, type MessagePort } from 'node:worker_threads';
+import type { BatchChannel, ChannelMessage, TraceStore } from '../../store/ports.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError, type ErrorDetail } from '../../../shared/errors.js';
 import { StoreWriter, completeReport, type ParseReport } from './session.js';
@@ -44,10 +46,12 @@ export interface WorkerInput {
   control: SharedArrayBuffer;
   /** Set when starting from sources: the .ts entry the tsx bootstrap imports. */
   entry?: string;
+  /** The store's batch channel (ports.ts BatchChannel): batches go there, not to this thread. */
+  channel?: MessagePort;
 }
 
 export type WorkerMessage =
-  | { type: 'batch'; batch: EncodedBatch; lines: (number | null)[]; rawBytes: number }
+  | Extract<ChannelMessage, { type: 'batch' }>
   | { type: 'done'; report: ParseReport; broken: BrokenRead | null }
   | { type: 'fail'; status: number | null; detail: ErrorDetail };
 
@@ -65,13 +69,25 @@ export function ackLater(slots: Int32Array): void {
   });
 }
 
+/**
+ * The store's channel for a job's batches, when it has one; its outcome is watched from the start,
+ * so a store failure stops the import at once (and never goes unhandled).
+ */
+export function openChannel(store: TraceStore, control: SharedArrayBuffer, fail: (e: unknown) => void, onProgress?: (p: { spans: number; rawBytes: number }) => void): BatchChannel | null {
+  const channel = store.batchChannel?.(control, onProgress) ?? null;
+  channel?.written.catch(fail);
+  return channel;
+}
+
 export function importFileInWorker(store: TraceStore, job: FileJob, opts: ImportFileOptions): Promise<ImportReport> {
   const control = new SharedArrayBuffer(8);
   const slots = new Int32Array(control);
-  const { file, entry } = workerLaunch(new URL('./ingest-worker.ts', import.meta.url), 'ingest-worker.js');
-  const workerData: WorkerInput = { job, projectId: opts.projectId, adapter: store.adapter, control, entry, batchSpans: opts.batchSpans ?? PIPELINE_BATCH_SPANS };
-  const worker = new Worker(file, { workerData });
   const stored = new StoreWriter(store);
+  let failEarly: (e: unknown) => void = () => undefined;
+  const channel = openChannel(store, control, (e) => failEarly(e), (p) => opts.onProgress?.({ bytes: p.rawBytes, totalBytes: job.size, spans: p.spans }));
+  const { file, entry } = workerLaunch(new URL('./ingest-worker.ts', import.meta.url), 'ingest-worker.js');
+  const workerData: WorkerInput = { job, projectId: opts.projectId, adapter: store.adapter, control, entry, batchSpans: opts.batchSpans ?? PIPELINE_BATCH_SPANS, channel: channel?.port };
+  const worker = new Worker(file, { workerData, transferList: channel ? [channel.port] : [] });
   const spans = () => stored.inserted + stored.replaced;
 
   return new Promise<ImportReport>((resolve, reject) => {
@@ -82,9 +98,11 @@ export function importFileInWorker(store: TraceStore, job: FileJob, opts: Import
       // Wakes a worker waiting for room, then stops it (it may still be reading).
       Atomics.store(slots, CANCELLED, 1);
       Atomics.notify(slots, ACKED);
+      channel?.close();
       void worker.terminate();
       fn();
     };
+    failEarly = (e) => settle(() => reject(e));
     // Messages are handled one after another (a write is async): the order of batches, errors and
     // the end is the order the worker posted them.
     let handled: Promise<void> = Promise.resolve();
@@ -96,20 +114,35 @@ export function importFileInWorker(store: TraceStore, job: FileJob, opts: Import
           ackLater(slots);
           opts.onProgress?.({ bytes: msg.rawBytes, totalBytes: job.size, spans: spans() });
         } else if (msg.type === 'done') {
-          await stored.settled();
+          await written(stored, channel);
           if (msg.broken) throw truncatedError(job, msg.broken, spans());
           const report = completeReport(msg.report, stored, opts.events);
           opts.onProgress?.({ bytes: report.bytes, totalBytes: report.bytes, spans: spans() });
           settle(() => resolve(report));
         } else {
+          await written(stored, channel);
           throw msg.status === null ? new Error(String(msg.detail)) : new ServiceError(msg.status, msg.detail);
         }
       } catch (e) {
         settle(() => reject(e));
       }
     };
-    worker.on('message', (msg: WorkerMessage) => (handled = handled.then(() => handle(msg))));
+    // After its outcome the worker may exit before the writes it reported are acknowledged here.
+    let reported = false;
+    worker.on('message', (msg: WorkerMessage) => {
+      if (msg.type !== 'batch') reported = true;
+      handled = handled.then(() => handle(msg));
+    });
     worker.on('error', (e) => settle(() => reject(new Error(`${job.where}: ingest worker failed: ${e.message}`))));
-    worker.on('exit', (code) => settle(() => reject(new Error(`${job.where}: ingest worker exited (code ${code}) before finishing`))));
+    worker.on('exit', (code) => reported || settle(() => reject(new Error(`${job.where}: ingest worker exited (code ${code}) before finishing`))));
   });
+}
+
+/**
+ * Waits until every batch the worker posted is written (it posted `end` to the channel before
+ * reporting), and adds the channel's counts to the import's.
+ */
+export async function written(stored: StoreWriter, channel: BatchChannel | null): Promise<void> {
+  if (channel) stored.absorb(await channel.written);
+  await stored.settled();
 }

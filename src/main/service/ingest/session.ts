@@ -3,7 +3,7 @@
  * transaction through the store, and keeps the counts of the import report.
  */
 import type { SpanRecord } from '../../domain/span.js';
-import type { EncodedBatch, TraceStore, WriteResult } from '../../store/ports.js';
+import type { ChannelTotals, EncodedBatch, TraceStore, WriteResult } from '../../store/ports.js';
 import { splitBatch } from '../../store/index.js';
 import type { EventBus } from '../events.js';
 import { MAX_LISTED_ERRORS, type ImportReport } from '../../../shared/contract/import-report.js';
@@ -112,6 +112,14 @@ export class StoreWriter implements BatchWriter {
       }
     });
     return this.settled();
+  }
+
+  /** The counts of batches the store wrote from a channel (ports.ts BatchChannel), not through this writer. */
+  absorb(t: ChannelTotals): void {
+    this.inserted += t.inserted;
+    this.replaced += t.replaced;
+    for (const p of t.projects) this.projects.add(p);
+    this.rejected.push(...t.rejected);
   }
 
   async settled(): Promise<void> {

@@ -25,12 +25,13 @@ export async function runIntegrityCheck(ctx: ServiceContext, opts: CheckOptions)
   if (!result.ok && ctx.health && !ctx.health.readOnlyReason) {
     const more = result.problems.length > 1 ? ` (and ${result.problems.length - 1} more problems)` : '';
     ctx.health.readOnlyReason = `${opts.full ? 'integrity_check' : 'quick_check'} found damage in ${ctx.traces.location}: ${result.problems[0]}${more}`;
+    // Said as soon as health says it (the store may take a moment: its writer runs on a thread of its own).
+    opts.log?.(`${ctx.health.readOnlyReason}. Loupe now runs READ-ONLY: export what you need, then move the file aside to start afresh.`);
     try {
       await ctx.traces.refuseWrites(true);
     } catch {
       // A closing store: nothing to protect any more.
     }
-    opts.log?.(`${ctx.health.readOnlyReason}. Loupe now runs READ-ONLY: export what you need, then move the file aside to start afresh.`);
   }
   return check;
 }

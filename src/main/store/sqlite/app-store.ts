@@ -1,43 +1,75 @@
 /**
  * The AppStore on SQLite (ports.ts): feedback, settings and training records in the data folder's
- * database file. Writes run on the calling thread through the writer connection, each port call in
- * one statement or one transaction; the multi-table writes (`applySettings`, `recordRollouts`) are
+ * database file. Every call runs on the writer connection, on the writer thread (writer.ts; decision
+ * 0016): SQLite has one writer per file, and a second connection on the server thread would wait
+ * there, holding every request, whenever an ingest transaction holds the lock. Each port call is one
+ * statement or one transaction; the multi-table writes (`applySettings`, `recordRollouts`) are
  * composed here from the synchronous repositories so they stay one transaction.
  */
 import type { Db } from './open.js';
 import type { AppStore, FeedbackStore, SettingsStore, TrainingStore } from '../ports.js';
-import { asyncify } from './sync.js';
+import type { Sync } from './sync.js';
+import type { Writer } from './writer.js';
 import { createFeedbackRepo } from './feedback.js';
 import { createSettingsRepo } from './meta.js';
-import { createTrainingRepo } from './training.js';
+import { createDatasetVersions, createTrainingRepo } from './training.js';
 
-/** `close` closes the connection unless the trace store shares it (then the trace store does). */
-export function createSqliteAppStore(db: Db, file: string, opts: { ownsConnection: boolean }): AppStore {
+/** The synchronous AppStore over one connection (run by the write side). */
+export function createAppRepos(db: Db) {
   const feedback = createFeedbackRepo(db);
   const settings = createSettingsRepo(db);
   const training = createTrainingRepo(db);
   const ping = db.prepare('SELECT 1 AS ok').pluck();
+  const trainingStore: Sync<TrainingStore> = {
+    ...training,
+    applySettings: (change) =>
+      db.transaction(() => {
+        settings.set(change.settings);
+        for (const name of change.remove) training.removeBackend(name);
+        for (const b of change.put) training.putBackend(b);
+      })(),
+    recordRollouts: (r) =>
+      db.transaction(() => {
+        if (r.checkpoint) training.setCheckpointMetrics(r.checkpoint.id, r.checkpoint.metrics);
+        return r.feedback.map((f) => feedback.insert(f));
+      })(),
+  };
+  return { feedback, settings, training: trainingStore, datasetVersions: createDatasetVersions(db), ping: () => ping.get() === 1 };
+}
+
+/**
+ * The port's AppStore: each method a call to the writer (`app.<group>.<method>`). `close` closes the
+ * writer when the AppStore owns it (the TraceStore is another adapter), else the TraceStore does.
+ */
+export function createSqliteAppStore(writer: Writer, file: string, opts: { ownsWriter: boolean }): AppStore {
+  const group = <T>(name: string): T => {
+    const out: Record<string, unknown> = {};
+    const prefix = `app.${name}.`;
+    for (const m of writer.methods) if (m.startsWith(prefix)) out[m.slice(prefix.length)] = (...args: unknown[]) => writer.call(m, args);
+    return out as T;
+  };
+  // addDatasetVersion takes a callback, which cannot cross to the writer thread: the number is
+  // chosen, the file placed and the row inserted in three steps, one dataset version at a time
+  // (a throw from `place` stores nothing, as in one transaction).
+  let datasets: Promise<unknown> = Promise.resolve();
+  const addDatasetVersion: TrainingStore['addDatasetVersion'] = (d, place) => {
+    const run = datasets.then(async () => {
+      const version = await writer.call<number>('app.datasetVersions.next', [d.entity, d.project, d.name]);
+      const row = { ...d, version, file: place(version) };
+      await writer.call('app.datasetVersions.insert', [row]);
+      return row;
+    });
+    datasets = run.catch(() => undefined);
+    return run;
+  };
   return {
-    feedback: asyncify<FeedbackStore>(feedback),
-    settings: asyncify<SettingsStore>(settings),
-    training: asyncify<TrainingStore>({
-      ...training,
-      applySettings: (change) =>
-        db.transaction(() => {
-          settings.set(change.settings);
-          for (const name of change.remove) training.removeBackend(name);
-          for (const b of change.put) training.putBackend(b);
-        })(),
-      recordRollouts: (r) =>
-        db.transaction(() => {
-          if (r.checkpoint) training.setCheckpointMetrics(r.checkpoint.id, r.checkpoint.metrics);
-          return r.feedback.map((f) => feedback.insert(f));
-        })(),
-    }),
+    feedback: group<FeedbackStore>('feedback'),
+    settings: group<SettingsStore>('settings'),
+    training: { ...group<TrainingStore>('training'), addDatasetVersion },
     file,
-    ping: async () => ping.get() === 1,
+    ping: () => writer.call<boolean>('app.ping', []),
     close: async () => {
-      if (opts.ownsConnection && db.open) db.close();
+      if (opts.ownsWriter) await writer.close();
     },
   };
 }

@@ -12,7 +12,8 @@ import { Worker } from 'node:worker_threads';
 import { workerLaunch } from '../../worker-launch.js';
 import { StoreAbortedError, StoreError } from '../ports.js';
 import type { ReadMethod } from './reader.js';
-import type { ReadReply, ReadRequest, ReadWorkerData, WireError } from './read-protocol.js';
+import type { ReadReply, ReadRequest, ReadWorkerData } from './read-protocol.js';
+import { revive } from './thread-errors.js';
 
 export interface ReadPoolOptions {
   file: string;
@@ -53,14 +54,6 @@ function describe(e: unknown): string {
   } catch {
     return String(e);
   }
-}
-
-/** An error from a worker, as the same kind of error on this side (SQLite codes kept for the 503 mapping). */
-function revive(e: WireError): Error {
-  const err = e.name === 'StoreError' ? new StoreError(e.message) : new Error(e.message);
-  if (e.name !== 'StoreError') err.name = e.name;
-  if (e.code) Object.assign(err, { code: e.code });
-  return err;
 }
 
 export class ReadPool {

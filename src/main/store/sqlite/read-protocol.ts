@@ -1,5 +1,6 @@
 /** Messages between the read pool (read-pool.ts) and its workers (read-worker.ts). */
 import type { ReadMethod } from './reader.js';
+import type { WireError } from './thread-errors.js';
 
 export interface ReadWorkerData {
   file: string;
@@ -14,12 +15,6 @@ export interface ReadRequest {
   args: unknown[];
 }
 
-/** An error as it crosses the thread boundary: its class name, message and SQLite code. */
-export interface WireError {
-  name: string;
-  message: string;
-  code?: string;
-}
 
 export type ReadReply =
   | { id: number; kind: 'value'; value: unknown }

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openReadConnection } from './open.js';
 import { createReader, type Reader } from './reader.js';
+import { toWire } from './thread-errors.js';
 import { CHUNK_ROWS, type ReadReply, type ReadRequest, type ReadWorkerData } from './read-protocol.js';
 
 const data = workerData as ReadWorkerData;
@@ -31,8 +32,7 @@ port.on('message', (req: ReadRequest) => {
     if (rows.length) post({ id: req.id, kind: 'chunk', rows });
     post({ id: req.id, kind: 'done' });
   } catch (e) {
-    const err = e as Error & { code?: unknown };
-    post({ id: req.id, kind: 'error', error: { name: err.name, message: err.message, code: typeof err.code === 'string' ? err.code : undefined } });
+    post({ id: req.id, kind: 'error', error: toWire(e) });
   }
 });
 

@@ -1,22 +1,24 @@
 /**
- * The TraceStore on SQLite (ports.ts). One writer connection on the calling thread: batch upserts
- * with their summaries, one transaction each. Reads go to a pool of worker threads with read-only
- * connections (read-pool.ts), so a long read never holds the thread that ingests and serves; an
- * in-memory database (or `readers: 0`) reads on the writer connection instead.
+ * The TraceStore on SQLite (ports.ts). Writes go to the writer (writer.ts): for a database file, a
+ * thread of its own owning the one writer connection — batch upserts with their summaries, one
+ * transaction each, retention, the health ping — so the calling thread (the server's) only posts
+ * batches and awaits their acknowledgement; ingest workers post theirs straight to it
+ * (`batchChannel`). Reads go to a pool of worker threads with read-only connections (read-pool.ts),
+ * so a long read never holds the thread that serves; with `readers: 0` they run on a read-only
+ * connection of the calling thread (an in-memory database: on its one connection).
  */
-import type { Db } from './open.js';
-import { createIngestRepo, prepareSpan, type PreparedSpan } from './ingest.js';
-import { createMetaRepo } from './meta.js';
+import { openReadConnection, type Db } from './open.js';
+import { prepareSpan, type PreparedSpan } from './ingest.js';
 import { createReader, type ReadMethod, type Reader } from './reader.js';
 import { ReadPool } from './read-pool.js';
 import { checkIntegrity } from './integrity.js';
-import { createRetentionRepo } from './retention.js';
-import { createSummaryMaintainer } from './summaries/index.js';
-import { createSearchIndex } from './fts.js';
-import { StoreAbortedError, StoreError, type EncodedBatch, type ReadOptions, type TraceStore } from '../ports.js';
+import { ADAPTER } from './write-side.js';
+import type { Writer } from './writer.js';
+import { StoreAbortedError, type EncodedBatch, type ReadOptions, type TraceStore } from '../ports.js';
 import type { SpanRecord } from '../../domain/span.js';
 
-export const ADAPTER = 'sqlite';
+export { ADAPTER };
+
 
 /** Spans in the SQLite adapter's storage form (one prepared row each), made on any thread (the ingest worker). */
 export const encodeBatch = (spans: readonly SpanRecord[]): EncodedBatch => ({ adapter: ADAPTER, count: spans.length, payload: spans.map(prepareSpan) });
@@ -28,21 +30,20 @@ export const splitBatch = (batch: EncodedBatch): EncodedBatch[] => (batch.payloa
 const ROWS_PER_TICK = 64;
 
 export interface SqliteTraceStoreOptions {
-  /** Read worker threads; 0 reads on the writer connection (default 2; forced 0 for ':memory:'). */
+  /** Read worker threads; 0 reads on this thread (default 2; forced 0 for ':memory:'). */
   readers?: number;
   nativeBinding?: string;
+  /** The in-memory database's one connection (its reads run on it). */
+  memoryDb?: Db;
 }
 
-export function createSqliteTraceStore(db: Db, file: string, opts: SqliteTraceStoreOptions = {}): TraceStore {
-  const summaries = createSummaryMaintainer(db);
-  const search = createSearchIndex(db);
-  const ingest = createIngestRepo(db, summaries, search);
-  const retention = createRetentionRepo(db, file, summaries, search);
-  const meta = createMetaRepo(db);
+export function createSqliteTraceStore(writer: Writer, file: string, opts: SqliteTraceStoreOptions = {}): TraceStore {
   const size = file === ':memory:' ? 0 : (opts.readers ?? 2);
   const pool = size > 0 ? new ReadPool({ file, size, nativeBinding: opts.nativeBinding }) : null;
   let inline: Reader | null = null;
-  const local = () => (inline ??= createReader(db, file));
+  let readDb: Db | null = null;
+  const local = () => (inline ??= createReader((readDb = opts.memoryDb ?? openReadConnection(file, { nativeBinding: opts.nativeBinding })), file));
+  const write = <T>(method: string, args: unknown[]) => writer.call<T>(`traces.${method}`, args);
 
   type Args<M extends ReadMethod> = Parameters<Reader[M]>;
   type Out<M extends ReadMethod> = ReturnType<Reader[M]>;
@@ -64,17 +65,13 @@ export function createSqliteTraceStore(db: Db, file: string, opts: SqliteTraceSt
     }
   }
 
-  let version: number | null = null;
-  let lastRowid = 0;
-
   return {
     adapter: ADAPTER,
     location: file,
-    writeSpans: async (spans) => ingest.writeBatch(spans),
-    writeEncoded: async (batch) => {
-      if (batch.adapter !== ADAPTER) throw new StoreError(`a batch encoded for the ${batch.adapter} adapter cannot be written to ${ADAPTER}`);
-      return ingest.writePrepared(batch.payload as PreparedSpan[]);
-    },
+    // Spans are encoded (compressed) on the writer thread: this thread only posts them.
+    writeSpans: (spans) => write('writeSpans', [spans]),
+    writeEncoded: (batch) => write('writeEncoded', [batch]),
+    ...(writer.channel ? { batchChannel: (control: SharedArrayBuffer, onProgress?: (p: { spans: number; rawBytes: number }) => void) => writer.channel!(control, onProgress) } : {}),
     traceSpans: (projectId, traceId, o) => read('traceSpans', [projectId, traceId], o),
     traceChatPage: (projectId, traceId, page, o) => read('traceChatPage', [projectId, traceId, page.offset, page.limit], o),
     conversationTurns: (q, o) => read('conversationTurns', [q], o),
@@ -90,32 +87,23 @@ export function createSqliteTraceStore(db: Db, file: string, opts: SqliteTraceSt
     exportTraceIds: (sel, o) => read('exportTraceIds', [sel], o),
     exportTraceSpans: (projectId, traceId, o) => read('exportTraceSpans', [projectId, traceId], o),
     // Deletes write (the writer connection); the size figures read page counts of the writer's file.
-    deleteSpans: async (sel) => retention.deleteSpans(sel),
-    storageStats: async () => retention.storageStats(),
+    deleteSpans: (sel) => write('deleteSpans', [sel]),
+    storageStats: () => write('storageStats', []),
     projects: (o) => read('projects', [], o),
-    // On the writer connection: "the database answers" must not wait behind slow reads in the pool.
-    ping: async () => meta.ping(),
+    // On the writer: "the database answers" must not wait behind slow reads in the pool (it waits
+    // at most for the write transaction in progress).
+    ping: () => write('ping', []),
     verify: async ({ full }) => {
       if (file === ':memory:') return { ok: true, problems: [], ms: 0 };
       return checkIntegrity(file, { full, nativeBinding: opts.nativeBinding });
     },
-    refuseWrites: async (on) => meta.setQueryOnly(on),
-    externalWrites: async () => {
-      // data_version changes only when ANOTHER connection commits (never for this one's writes).
-      const now = meta.dataVersion();
-      if (version === null || now === version) {
-        if (version === null) lastRowid = meta.lastSpanRowid();
-        version = now;
-        return null;
-      }
-      version = now;
-      const projects = meta.projectsWrittenAfter(lastRowid);
-      lastRowid = meta.lastSpanRowid();
-      return projects;
-    },
+    refuseWrites: (on) => write('refuseWrites', [on]),
+    // On the writer connection: data_version changes only when ANOTHER connection commits.
+    externalWrites: () => write('externalWrites', []),
     close: async () => {
       await pool?.close();
-      if (db.open) db.close();
+      if (readDb && readDb !== opts.memoryDb && readDb.open) readDb.close();
+      await writer.close();
     },
   };
 }

@@ -20,6 +20,25 @@ const toJob = (r: Raw): JobRow => ({
 });
 const toEvent = (r: Raw): JobEventRow => ({ ...(r as unknown as JobEventRow), data: JSON.parse(r.data as string) as Record<string, unknown> });
 
+/**
+ * The two statements of `addDatasetVersion`, for a writer on another thread: the placement callback
+ * cannot cross to it, so the AppStore (app-store.ts) chooses the number, places the file, then
+ * inserts the row, one dataset version at a time (the unique index on the version still holds).
+ */
+export function createDatasetVersions(db: Db) {
+  // Prepared on first use, like the repository's (a store not yet migrated still opens).
+  const last = () => db.prepare('SELECT MAX(version) FROM training_datasets WHERE entity = ? AND project = ? AND name = ?').pluck();
+  const insert = () =>
+    db.prepare(`INSERT INTO training_datasets (id, entity, project, name, version, file, bytes, lines, sha256, source, created_at_us)
+     VALUES (@id, @entity, @project, @name, @version, @file, @bytes, @lines, @sha256, @source, @created_at_us)`);
+  let stmts: { last: Database.Statement; insert: Database.Statement } | null = null;
+  const get = () => (stmts ??= { last: last(), insert: insert() });
+  return {
+    next: (entity: string, project: string, name: string): number => ((get().last.get(entity, project, name) as number | null) ?? -1) + 1,
+    insert: (row: DatasetRow): void => void get().insert.run(row),
+  };
+}
+
 export function createTrainingRepo(db: Db): TrainingRepo {
   // Statements are prepared lazily (first use) so opening a store never fails on a database that
   // has not been migrated to 0004 yet; each is then prepared exactly once.
@@ -34,6 +53,7 @@ export function createTrainingRepo(db: Db): TrainingRepo {
     'id, model_id, kind, status, payload, payload_file, summary, created_at_us, training_start_us, training_end_us, error_message, step, remote_job_id';
   const DS_COLS = 'id, entity, project, name, version, file, bytes, lines, sha256, source, created_at_us';
   const EV_COLS = 'id, job_id, type, data, created_at_us';
+  const versions = createDatasetVersions(db);
 
   const insertModel = (m: ModelRow) =>
     void q(`INSERT INTO training_models (id, entity, project, name, base_model, run_id, backend, remote_model_id, runtime_model, created_at_us)
@@ -199,10 +219,9 @@ export function createTrainingRepo(db: Db): TrainingRepo {
 
     addDatasetVersion: (d, place) =>
       db.transaction(() => {
-        const last = q('SELECT MAX(version) FROM training_datasets WHERE entity = ? AND project = ? AND name = ?').pluck().get(d.entity, d.project, d.name) as number | null;
-        const version = (last ?? -1) + 1;
+        const version = versions.next(d.entity, d.project, d.name);
         const row: DatasetRow = { ...d, version, file: place(version) };
-        q(`INSERT INTO training_datasets (${DS_COLS}) VALUES (@id, @entity, @project, @name, @version, @file, @bytes, @lines, @sha256, @source, @created_at_us)`).run(row);
+        versions.insert(row);
         return row;
       })(),
     getDataset: (entity, project, name, version) =>
