@@ -62,7 +62,9 @@ export const DEFAULT_PORT = 4318;
  * The server's wait for another writer's lock (a CLI import on the same folder). Its own write
  * transactions are short, so a CLI import waits for them (5 s); the server does not wait long for a
  * CLI import's: past this it answers 503 + Retry-After: 1 (OTLP exporters retry) — issue 13.6 measured
- * lock waits of 4.9 s, during which better-sqlite3 held the server thread.
+ * lock waits of 4.9 s, during which better-sqlite3 held the server thread. The wait now happens on the
+ * store's writer thread (decision 0016), but every write of the server, app records included, queues
+ * behind it, so it stays short.
  */
 export const SERVER_BUSY_TIMEOUT_MS = 200;
 
