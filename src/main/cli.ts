@@ -76,7 +76,6 @@ async function serve(dataDir: string, port: number | undefined, store: string | 
   const running = await startLoupe({ dataDir, port, store, log: (line) => console.error(line) });
   console.log(`listening on ${running.url}`);
   console.error(`data dir: ${dataDir}`);
-  if (running.ctx.traces.adapter !== 'sqlite') console.error(`spans: ${running.ctx.traces.location}`);
   // The page needs this one-time link to sign in (settings/login-codes.ts); stderr reaches only this user.
   console.error(`open the UI (one-time link, valid 10 minutes; \`loupe url\` makes another): ${running.loginUrl}`);
   const stop = () => {

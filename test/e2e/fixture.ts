@@ -108,7 +108,7 @@ export async function openPage(e: E2E, viewport: Viewport, theme: 'light' | 'dar
  * A browser that signed in before (opened the login link once): the page keeps the key in its
  * origin's localStorage (src/renderer/src/api/session.ts). test/e2e/login.test.ts covers the link itself.
  */
-async function signedIn(context: BrowserContext, key: string): Promise<void> {
+export async function signedIn(context: BrowserContext, key: string): Promise<void> {
   await context.addInitScript(`window.localStorage.setItem('loupe.key', ${JSON.stringify(key)})`);
 }
 

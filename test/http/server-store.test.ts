@@ -102,7 +102,7 @@ describe('loupe serve --store clickhouse://', () => {
 
     const next = await serve(['--data-dir', dataDir, '--port', '0']);
     expect(await spanCount(next.url, 'ch/demo')).toBeGreaterThan(100);
-    expect(next.stderr()).toContain('spans: clickhouse://loupe:***@');
+    expect(next.stderr()).toContain('spans in clickhouse://loupe:***@');
     next.child.kill('SIGTERM');
     await exited(next.child);
 
