@@ -5,7 +5,9 @@
  * and deletes keep the summaries exact.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { generateJsonl } from '../../bench/lib/generate.js';
@@ -17,6 +19,9 @@ import { openClickHouseTraceStore, type ClickHouseTraceStore } from '../../src/m
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
 import { raw } from '../../src/main/store/clickhouse/sql.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
+import { loupeBin } from '../helpers/spawn-loupe.js';
+
+const run = promisify(execFile);
 
 const opened: TraceStore[] = [];
 afterAll(() => Promise.all(opened.map((s) => s.close())));
@@ -28,10 +33,16 @@ async function fresh(): Promise<{ url: string; store: ClickHouseTraceStore }> {
   return { url, store };
 }
 
-/** ~300 spans of the bench generator (several conversations, agents, tool calls, costs). */
-async function benchSpans(): Promise<SpanRecord[]> {
+/** The bench generator's OTLP JSONL file of ~300 spans (several conversations, agents, tool calls, costs). */
+async function benchFile(): Promise<string> {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-chw-')), 'g.jsonl');
   await generateJsonl(file, { minSpans: 300, conversations: 8, agents: 4 });
+  return file;
+}
+
+/** The spans of benchFile(). */
+async function benchSpans(file?: string): Promise<SpanRecord[]> {
+  file ??= await benchFile();
   const spans: SpanRecord[] = [];
   for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
     walkRequest(JSON.parse(line) as Record<string, unknown>, undefined, { span: (s) => spans.push(s), skip: () => {} });
@@ -124,6 +135,26 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
     expect(await snapshot(a)).toEqual(expected);
     await a.maintain(0);
     expect(await snapshot(b)).toEqual(expected);
+  });
+
+  it('two `loupe import` processes importing the same traces at once (as two team members would) store every span exactly once', async () => {
+    const file = await benchFile();
+    const spans = await benchSpans(file);
+    const sequential = await fresh();
+    await sequential.store.writeSpans(spans);
+    const expected = await snapshot(sequential.store);
+
+    // The second importer reads the turns in reverse order: both write every trace, in different orders.
+    const reversed = path.join(path.dirname(file), 'reversed.jsonl');
+    fs.writeFileSync(reversed, fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).reverse().join('\n') + '\n');
+    const { url, store } = await fresh();
+    const importer = (f: string) =>
+      run(process.execPath, [loupeBin, 'import', f, '--data-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-chw-dir-')), '--store', url, '--json'], { env: { ...process.env, LOUPE_STORE: '' } });
+    const reports = await Promise.all([importer(file), importer(reversed)]);
+    for (const r of reports) expect(r.stdout).toContain(`"spans_imported"`);
+    expect(await rowCount(url, 'spans')).toBe(spans.length);
+    expect(await rowCount(url, 'span_payloads')).toBe(spans.length);
+    expect(await snapshot(store)).toEqual(expected);
   });
 
   it('reads only the newest version of a changed span, also through filters on the changed column', async () => {
