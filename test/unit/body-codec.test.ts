@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import {
-  BODY_FIELDS, BodyDecoder, BodyEncoder, buildDictionary, packBody, restoreMessageAttributes, stripMessageAttributes, unpackBody, type SpanBody,
+  BODY_FIELDS, BodyDecoder, BodyEncoder, buildDictionary, packBody, restoreMessageAttributes, restoreSpanKeys, stripMessageAttributes, stripSpanKeys,
+  unpackBody, type SpanBody, type SpanKeys,
 } from '../../src/main/store/sqlite/body-codec.js';
 import type { SpanMessage } from '../../src/main/domain/span.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
@@ -80,6 +81,43 @@ describe('span body codec', () => {
     const all = bodies(store.file);
     expect(all.length).toBeGreaterThan(200);
     roundTrip(all, buildDictionary(all.map((b) => packBody(b))));
+  }, 60_000);
+
+  it("the span's ids and times leave the stored raw span when it prints them as the row does, and come back exactly", async () => {
+    const keys: SpanKeys = { trace_id: 'aa'.repeat(16), span_id: 'bb'.repeat(8), parent_span_id: null, start_ns: '1700000000000000001', end_ns: null };
+    const raw = `{"traceId":"${keys.trace_id}","spanId":"${keys.span_id}","startTimeUnixNano":"${keys.start_ns}","endTimeUnixNano":"5"}`;
+    const stripped = stripSpanKeys(raw, keys);
+    expect(stripped).toBe('{"traceId":{"loupe":0},"spanId":{"loupe":0},"startTimeUnixNano":{"loupe":0},"endTimeUnixNano":"5"}');
+    expect(restoreSpanKeys(stripped, keys)).toBe(raw);
+    // A link to its own trace prints the trace id twice: ambiguous, so it stays; a number time is not the row's text.
+    const linked = `{"traceId":"${keys.trace_id}","startTimeUnixNano":1700000000000000001,"links":[{"traceId":"${keys.trace_id}"}]}`;
+    expect(stripSpanKeys(linked, keys)).toBe(linked);
+    // A raw span that already holds a mark is kept whole.
+    const marked = `{"traceId":"${keys.trace_id}","attributes":{"spanId":{"loupe":0}}}`;
+    expect(stripSpanKeys(marked, keys)).toBe(marked);
+    expect(() => restoreSpanKeys('{"parentSpanId":{"loupe":0}}', keys)).toThrow(/left out its parentSpanId/);
+
+    // As stored: the bench's bodies hold marks, and the span_details view gives the raw span as received.
+    const dir = mkdtempSync(path.join(tmpdir(), 'loupe-codec-keys-'));
+    const file = path.join(dir, 'gen.jsonl');
+    await generateJsonl(file, { conversations: 5, agents: 2, minSpans: 300, seed: 5 });
+    const store = await freshStore();
+    await importFile(store.traces, file);
+    const db = openStoreFile(store.file, { readonly: true });
+    try {
+      const dicts = new Map((db.prepare('SELECT id, bytes FROM dictionaries').all() as { id: number; bytes: Buffer }[]).map((r) => [r.id, r.bytes]));
+      const dec = new BodyDecoder((id) => dicts.get(id) ?? null);
+      const stored = db.prepare('SELECT dict_id, body FROM span_bodies ORDER BY span_rowid').all() as { dict_id: number; body: Buffer }[];
+      const raws = stored.map((r) => dec.decode(r.dict_id, r.body).raw_span!);
+      expect(raws.filter((r) => r.includes('"traceId":{"loupe":0}') && r.includes('"spanId":{"loupe":0}') && r.includes('"startTimeUnixNano":{"loupe":0}'))).toHaveLength(raws.length);
+      const lines = (await import('node:fs')).readFileSync(file, 'utf8').trim().split('\n');
+      const received = new Map(lines.flatMap((l) => (JSON.parse(l) as { resourceSpans: { scopeSpans: { spans: { spanId: string; traceId: string }[] }[] }[] }).resourceSpans[0]!.scopeSpans[0]!.spans).map((sp) => [sp.spanId, sp]));
+      const view = db.prepare('SELECT s.span_id, d.raw_span_dump FROM spans s JOIN span_details d ON d.span_rowid = s.id').all() as { span_id: string; raw_span_dump: string }[];
+      expect(view.length).toBe(raws.length);
+      for (const v of view) expect(JSON.parse(v.raw_span_dump)).toEqual(received.get(v.span_id));
+    } finally {
+      db.close();
+    }
   }, 60_000);
 
   it('names a body that cannot be read', () => {

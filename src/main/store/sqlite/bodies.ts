@@ -4,7 +4,8 @@
  * compression of a store's older rows.
  *
  * Readers never see the compression: `span_details` is a view whose columns call
- * `loupe_body(dict_id, body, field)`, so every query written against the old table keeps working.
+ * `loupe_body(dict_id, body, field)` (and, for the raw span, `loupe_raw_span` with the span row's ids
+ * and times, migration 0014), so every query written against the old table keeps working.
  * The function decompresses a body once for all the fields a row asks for (the last body is kept).
  * A SQL function cannot query its own connection, so a dictionary it has not met yet is read
  * through a short-lived read-only connection to the same file; the writer's connection is told of
@@ -12,8 +13,8 @@
  */
 import Database from 'better-sqlite3';
 import {
-  BODY_FIELDS, BodyDecoder, BodyEncoder, buildDictionary, packBody, restoreMessageAttributes, stripMessageAttributes,
-  type BodyField, type SpanBody,
+  BODY_FIELDS, BodyDecoder, BodyEncoder, buildDictionary, packBody, restoreMessageAttributes, restoreSpanKeys, stripMessageAttributes,
+  stripSpanKeys, type BodyField, type SpanBody, type SpanKeys,
 } from './body-codec.js';
 import type { SpanMessage } from '../../domain/span.js';
 
@@ -30,7 +31,7 @@ interface ConnectionBodies {
 
 const connections = new WeakMap<Db, ConnectionBodies>();
 
-/** Registers `loupe_body` on a connection (openDatabase does, for every connection). */
+/** Registers `loupe_body` and `loupe_raw_span` on a connection (openDatabase does, for every connection). */
 export function registerBodyFunctions(db: Db, file: string, nativeBinding?: string): void {
   const known = new Map<number, Buffer>();
   const load = (id: number): Buffer | null => {
@@ -48,14 +49,27 @@ export function registerBodyFunctions(db: Db, file: string, nativeBinding?: stri
   };
   const state: ConnectionBodies = { decoder: new BodyDecoder(load), known, last: null };
   connections.set(db, state);
+  const decode = (dict: unknown, blob: Buffer): SpanBody => {
+    const id = Number(dict);
+    if (state.last && state.last.dict === id && state.last.blob.equals(blob)) return state.last.body;
+    const body = state.decoder.decode(id, blob);
+    state.last = { dict: id, blob, body };
+    return body;
+  };
+  const rawSpan = (body: SpanBody) => (body.raw_span == null ? null : restoreMessageAttributes(body.raw_span, body));
   db.function('loupe_body', { deterministic: true }, (dict: unknown, blob: unknown, field: unknown) => {
     if (!Buffer.isBuffer(blob)) return null;
-    const id = Number(dict);
-    let body: SpanBody;
-    if (state.last && state.last.dict === id && state.last.blob.equals(blob)) body = state.last.body;
-    else state.last = { dict: id, blob, body: (body = state.decoder.decode(id, blob)) };
-    if (field === 'raw_span_dump') return body.raw_span == null ? null : restoreMessageAttributes(body.raw_span, body);
+    const body = decode(dict, blob);
+    if (field === 'raw_span_dump') return rawSpan(body);
     return body[field as BodyField] ?? null;
+  });
+  // The raw span with the keys its row holds put back (start and end as decimal text).
+  db.function('loupe_raw_span', { deterministic: true }, (dict: unknown, blob: unknown, traceId: unknown, spanId: unknown, parentSpanId: unknown, startNs: unknown, endNs: unknown) => {
+    if (!Buffer.isBuffer(blob)) return null;
+    const raw = rawSpan(decode(dict, blob));
+    if (raw == null) return null;
+    const text = (v: unknown) => (v == null ? null : String(v));
+    return restoreSpanKeys(raw, { trace_id: String(traceId), span_id: String(spanId), parent_span_id: text(parentSpanId), start_ns: text(startNs), end_ns: text(endNs) });
   });
 }
 
@@ -67,7 +81,13 @@ export function rememberDictionary(db: Db, id: number, bytes: Buffer): void {
 // ---------------------------------------------------------------- writing threads: compressing
 
 /** The heavy fields of a span as the ingest writer hands them over, before compression. */
-export type BodySource = Omit<SpanBody, 'raw_span'> & { raw_span_dump: string; input_parsed: readonly SpanMessage[]; output_parsed: readonly SpanMessage[] };
+export type BodySource = Omit<SpanBody, 'raw_span'> & {
+  raw_span_dump: string;
+  input_parsed: readonly SpanMessage[];
+  output_parsed: readonly SpanMessage[];
+  /** The keys the span's row stores: left out of the raw span where it prints them the same. */
+  keys?: SpanKeys;
+};
 
 /** A compressed body with the dictionary it needs (bytes included, so the writer can store it). */
 export interface EncodedBody {
@@ -89,7 +109,9 @@ export class ThreadBodyEncoder {
       system_instructions: src.system_instructions, tool_definitions: src.tool_definitions, tool_call_arguments: src.tool_call_arguments,
       tool_call_result: src.tool_call_result, input_messages: src.input_messages, output_messages: src.output_messages,
       events: src.events, links: src.links,
-      raw_span: stripMessageAttributes(src.raw_span_dump, { input_messages: src.input_parsed, output_messages: src.output_parsed }),
+      raw_span: stripMessageAttributes(src.keys ? stripSpanKeys(src.raw_span_dump, src.keys) : src.raw_span_dump, {
+        input_messages: src.input_parsed, output_messages: src.output_parsed,
+      }),
     };
     const out: EncodedBody = { blob: this.encoder.encode(body), dict_hash: this.encoder.hash, dict: this.encoder.dictionary };
     if (this.samples) {

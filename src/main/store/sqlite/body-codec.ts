@@ -13,6 +13,9 @@
  * - The raw span leaves out a message attribute (`gen_ai.input.messages` / `gen_ai.output.messages`)
  *   when the parsed messages kept beside it print back to exactly the same text; export puts it
  *   back. Any other form stays in the raw span as received, so export → re-import is exact.
+ * - Likewise the span's ids and times (`traceId`, `spanId`, `parentSpanId`, start and end), which
+ *   its light row holds (migration 0014): left out when the raw span prints them exactly as the row
+ *   stores them, put back from the row when read (the ids are the least compressible bytes of a body).
  */
 import { createHash } from 'node:crypto';
 import { Compressor, Decompressor } from 'zstd-napi';
@@ -27,8 +30,11 @@ export type BodyField = (typeof BODY_FIELDS)[number];
 /** The fields as text (JSON text for the structured ones), null where a span has none. */
 export type SpanBody = Record<BodyField, string | null>;
 
-/** zstd level: 3 is zstd's default; 9 saved ~10 % more at 2–4× the time (measured, docs/store.md). */
-const LEVEL = 3;
+/**
+ * zstd level. Measured on the bench's bodies with their dictionary (docs/store.md): 3 → 6 saves 13 %
+ * of the bytes for ~8 µs more CPU a span on the ingest worker; 9 another 5 % for ~10 µs more.
+ */
+const LEVEL = 6;
 /** Dictionary size: 16 and 64 KiB of raw content compressed the bench's spans within 5 % of each other. */
 export const DICTIONARY_BYTES = 32 * 1024;
 const NULL_LENGTH = 0xffffffff;
@@ -70,6 +76,56 @@ export function restoreMessageAttributes(raw: string, stored: { input_messages: 
     if (at < 0) continue;
     const text = messagesAttributeText(JSON.parse(stored[field] ?? '[]') as SpanMessage[]);
     out = out.slice(0, at) + attributeEntry(key, text) + out.slice(at + mark.length);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- ids and times left out of the raw span
+
+/** A span's keys as its light row stores them (times as decimal text: nanoseconds exceed 2^53). */
+export interface SpanKeys {
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  start_ns: string | null;
+  end_ns: string | null;
+}
+
+const KEY_FIELDS = [
+  ['traceId', 'trace_id'], ['spanId', 'span_id'], ['parentSpanId', 'parent_span_id'],
+  ['startTimeUnixNano', 'start_ns'], ['endTimeUnixNano', 'end_ns'],
+] as const;
+
+const keyEntry = (name: string, value: string) => `"${name}":${JSON.stringify(value)}`;
+const keyMark = (name: string) => `"${name}":{"loupe":0}`;
+
+/**
+ * The raw span without the keys it prints exactly as `keys` holds them (each occurring once, and
+ * only when no mark is already in the text, so putting them back is unambiguous).
+ */
+export function stripSpanKeys(raw: string, keys: SpanKeys): string {
+  if (KEY_FIELDS.some(([name]) => raw.includes(keyMark(name)))) return raw;
+  let out = raw;
+  for (const [name, field] of KEY_FIELDS) {
+    const value = keys[field];
+    if (value == null) continue;
+    const entry = keyEntry(name, value);
+    const at = out.indexOf(entry);
+    if (at >= 0 && out.indexOf(entry, at + 1) < 0) out = out.slice(0, at) + keyMark(name) + out.slice(at + entry.length);
+  }
+  return out;
+}
+
+/** The raw span as received, from a stripped one and the row's keys. */
+export function restoreSpanKeys(raw: string, keys: SpanKeys): string {
+  let out = raw;
+  for (const [name, field] of KEY_FIELDS) {
+    const mark = keyMark(name);
+    const at = out.indexOf(mark);
+    if (at < 0) continue;
+    const value = keys[field];
+    if (value == null) throw new Error(`span body left out its ${name}, which the span's row does not hold`);
+    out = out.slice(0, at) + keyEntry(name, value) + out.slice(at + mark.length);
   }
   return out;
 }

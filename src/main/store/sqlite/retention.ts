@@ -95,15 +95,19 @@ export function createRetentionRepo(db: Db, file: string, summaries: SummaryMain
         // so a store made before incremental vacuum (whose file does not shrink) is not emptied.
         // Bytes freed per span deleted, measured by the rounds so far: a store's fixed part (one
         // page at least per table and index, dictionaries) does not shrink with its spans.
+        // A round never takes more than half the spans left: the first deletions free fewer bytes per
+        // span than the average (index pages keyed by random ids thin out before they come free), so
+        // an estimate from them overshoots — measured: a cap meant to keep half a store emptied it.
         let freedPerSpan: number | null = null;
-        for (let round = 0; round < 5 && used() > sel.max_bytes; round++) {
+        for (let round = 0; round < 8 && used() > sel.max_bytes; round++) {
           const total = db.prepare(RETENTION_SQL.totalSpans).pluck().get() as number;
           if (!total) break;
           const before = used();
-          const goal =
+          const estimate =
             freedPerSpan && freedPerSpan > 0
               ? Math.ceil((before - sel.max_bytes) / freedPerSpan) + 1
               : Math.ceil(total * (1 - sel.max_bytes / before)) + 1;
+          const goal = round === 0 ? estimate : Math.min(estimate, Math.ceil(total / 2));
           const batch: TraceRef[] = [];
           let n = 0;
           for (const t of db.prepare(RETENTION_SQL.oldestFirst).iterate() as IterableIterator<TraceRef>) {
