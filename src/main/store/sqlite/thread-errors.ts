@@ -25,7 +25,8 @@ export function revive(e: WireError): Error {
     : e.name === 'StoreBusyError' ? new StoreBusyError(e.message)
     : e.name === 'StoreFullError' ? new StoreFullError(e.message)
     : new Error(e.message);
-  if (!(err instanceof StoreError)) err.name = e.name;
+  // `as Error`: StoreError is structurally an Error, so TypeScript may narrow the else-branch to never (it did, depending on file order).
+  if (!(err instanceof StoreError)) (err as Error).name = e.name;
   if (e.code) Object.assign(err, { code: e.code });
   return err;
 }
