@@ -7,6 +7,7 @@
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,6 +67,26 @@ describe('loupe serve --store clickhouse://', () => {
     // The data folder is free again (the lock was released): a local server starts on it.
     const local = await serve(['--data-dir', dataDir, '--port', '0', '--store', 'sqlite']);
     expect(local.line).toMatch(/^listening on /);
+  }, 120_000);
+
+  it('fails startup when the host takes the connection and never answers, after 10 s, not minutes', async () => {
+    // A host that swallows requests (a firewall, a wrong port on a busy box): the client would wait its
+    // request timeout (minutes); startup bounds the first contact.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const url = `clickhouse://${TEST_USER.name}:${encodeURIComponent(TEST_USER.password)}@127.0.0.1:${port}/silent`;
+      const err = await serve(['--data-dir', tempDir(), '--port', '0', '--store', url]).then(
+        () => null,
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(err?.code).toBe(1);
+      expect(err?.stderr).toContain(`cannot open the ClickHouse store clickhouse://${TEST_USER.name}:***@127.0.0.1:${port}/silent: http://127.0.0.1:${port} did not answer within 10 s`);
+      noPassword(err!.stderr);
+    } finally {
+      silent.close();
+    }
   }, 120_000);
 
   it('refuses a store that is not a store URL, naming what is accepted', async () => {

@@ -5,6 +5,8 @@
  * worker pool). Given a store URL (`clickhouse://user:pass@host:8123/db`) the TraceStore is
  * ClickHouse, beside the same SQLite AppStore in the data folder (decisions 0002 and 0015).
  */
+import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
 import { openDatabase } from './sqlite/open.js';
 import { createSqliteAppStore } from './sqlite/app-store.js';
@@ -111,13 +113,36 @@ export async function openStores(dataDirOrFile: string, opts: StoreOptions = {})
  * that does not answer fails startup with the URL, password masked, in the message.
  */
 async function openClickHouse(url: string): Promise<Stores['traces']> {
+  const fail = (why: string) => new StoreUnavailableError(`cannot open the ClickHouse store ${redactStoreUrl(url)}: ${why.split(url).join(redactStoreUrl(url))}`);
+  // First contact bounded: the client waits minutes for a request (long group-bys are legitimate), so
+  // a host that swallows packets would hold startup that long. ClickHouse answers /ping without credentials.
+  const base = parseStoreUrl(url).url;
+  const answered = await firstAnswer(`${base}/ping`, FIRST_CONTACT_MS);
+  if (answered !== true) throw fail(`${base} ${answered}`);
   const { openClickHouseTraceStore } = await import('./clickhouse/index.js');
   try {
     return await openClickHouseTraceStore(url);
   } catch (err) {
-    const why = (err instanceof Error ? err.message : String(err)).split(url).join(redactStoreUrl(url));
-    throw new StoreUnavailableError(`cannot open the ClickHouse store ${redactStoreUrl(url)}: ${why}`);
+    throw fail(err instanceof Error ? err.message : String(err));
   }
+}
+
+/** How long startup waits for a ClickHouse server's first answer. */
+const FIRST_CONTACT_MS = 10_000;
+
+/** true once the server answers anything (status aside), else why not ("did not answer within 10 s", "ECONNREFUSED"). */
+function firstAnswer(target: string, ms: number): Promise<true | string> {
+  return new Promise((resolve) => {
+    const req = (target.startsWith('https:') ? https : http).get(target, { timeout: ms }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.on('timeout', () => {
+      resolve(`did not answer within ${ms / 1000} s`);
+      req.destroy();
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
 }
 
 /**
