@@ -42,6 +42,11 @@ export function GroupView({ project, filterPart, onDrill }: { project: string; f
   const keyLabels = useMemo(() => Object.fromEntries(((groupPart.group_by as { alias: string; key: string }[] | undefined) ?? []).map((k) => [k.alias, k.key])), [groupPart]);
   const measureAliases = ((groupPart.measures as { alias: string }[] | undefined) ?? []).map((m) => m.alias);
   const distAliases = ((groupPart.group_distributions as { alias: string }[] | undefined) ?? []).map((d) => d.alias);
+  // While a changed grouping loads, the previous answer (kept as placeholder) has other columns: its
+  // rows under the new header would read "(none)" everywhere. Show them only if they fit the header.
+  const fits = (g: { group_keys: Record<string, unknown>; metrics: Record<string, unknown>; distributions: Record<string, unknown> }) =>
+    keyAliases.every((a) => a in g.group_keys) && measureAliases.every((a) => a in g.metrics) && distAliases.every((a) => a in g.distributions);
+  const shown = q.data && (!q.isPlaceholderData || q.data.groups.every(fits)) ? q.data : undefined;
 
   return (
     <div className="group-view">
@@ -49,7 +54,7 @@ export function GroupView({ project, filterPart, onDrill }: { project: string; f
       <div className="toolbar">
         <button className="primary" onClick={() => setSaved(project, draft)} disabled={!dirty} data-testid="apply-group">Apply</button>
         {dirty && <button onClick={() => setDraft(applied)}>Discard changes</button>}
-        <span className="muted" data-testid="groups-total">{q.data ? `${q.data.total_count} groups` : q.error ? 'No result' : hasKeys ? 'Loading…' : 'Choose a group key'}</span>
+        <span className="muted" data-testid="groups-total">{shown ? `${shown.total_count} groups` : q.error ? 'No result' : hasKeys ? 'Loading…' : 'Choose a group key'}</span>
         <details className="request-box">
           <summary>Request</summary>
           <pre className="mono" data-testid="group-request">{JSON.stringify(request, null, 2)}</pre>
@@ -59,7 +64,7 @@ export function GroupView({ project, filterPart, onDrill }: { project: string; f
       <ErrorNote error={q.error} what="groups" testId="group-error" />
       {hasKeys && (
         <GroupTable
-          rows={q.data?.groups ?? []}
+          rows={shown?.groups ?? []}
           keyAliases={keyAliases}
           keyLabels={keyLabels}
           measureAliases={measureAliases}
