@@ -18,6 +18,7 @@ import type { SpanScope } from '../../src/main/domain/plans.js';
 import { openClickHouseTraceStore, type ClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
 import { raw } from '../../src/main/store/clickhouse/sql.js';
+import { encodeSpans } from '../../src/main/store/clickhouse/encode.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
 import { loupeBin } from '../helpers/spawn-loupe.js';
 
@@ -180,6 +181,31 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
     expect((await bySpan('renamed-agent')).spans.map((s) => s.status_code)).toEqual(['ERROR']);
     const agents = await store.agents({ project_id: P, agent_name: 'renamed-agent', include_costs: true, sort: [{ field: 'agent_name', direction: 'asc' }], limit: 10, offset: 0 });
     expect(agents.agents).toMatchObject([{ agent_name: 'renamed-agent', span_count: 1, error_count: 1 }]);
+  });
+
+  it('verify: the full check finds spans no summary counts and a conversation whose turns and row disagree', async () => {
+    const spans = await benchSpans();
+    const { url, store } = await fresh();
+    await store.writeSpans(spans);
+    expect(await store.verify({ full: false })).toMatchObject({ ok: true, problems: [] });
+    expect(await store.verify({ full: true })).toMatchObject({ ok: true, problems: [] });
+    // Rows written behind the writer's back, as a write that failed after its insert would leave them.
+    const ch = await ClickHouse.connect(parseStoreUrl(url));
+    try {
+      const stray = encodeSpans([{ ...spans[0]!, trace_id: 'e'.repeat(32), span_id: 'e'.repeat(16) }]);
+      await ch.insertJsonEachRow('spans', stray.spans.map((r) => `{"version":1,${r}`).join('\n'));
+      const turn = (await ch.rows<{ conversation_id: string; trace_id: string }>(raw('SELECT conversation_id, trace_id FROM conversation_turns FINAL WHERE deleted = 0 ORDER BY conversation_id, trace_id LIMIT 1')))[0]!;
+      await ch.insertJsonEachRow('conversation_turns', JSON.stringify({ project_id: P, ...turn, version: Date.now() * 1000 + 1e9, deleted: 1 }));
+      const r = await store.verify({ full: true });
+      expect(r.ok).toBe(false);
+      expect(r.problems).toEqual([
+        `project ${P}: ${spans.length + 1} spans stored, the trace summaries count ${spans.length}`,
+        expect.stringMatching(new RegExp(`^project ${P}, conversation ${turn.conversation_id}: (\\d+) turns stored, its summary counts (\\d+)$`)),
+      ]);
+      expect((await store.verify({ full: false })).ok).toBe(true); // the quick check does not count
+    } finally {
+      await ch.close();
+    }
   });
 
   it('deleting traces removes their spans and keeps every summary exact', async () => {

@@ -25,6 +25,7 @@ import { exportTraceIds, exportTraceSpans } from './reads/export.js';
 import { search } from './reads/search.js';
 import { ping, projects, storageStats } from './reads/housekeeping.js';
 import { deleteSpans } from './retention.js';
+import { verifyStore } from './verify.js';
 import { chatPage } from '../../domain/chat/page.js';
 
 export const ADAPTER = 'clickhouse';
@@ -155,14 +156,16 @@ export class ClickHouseTraceStore implements TraceStore {
     return deleteSpans(this.ch, this.writer, sel);
   }
 
-  /**
-   * ClickHouse checks its own parts as it reads and merges them; what Loupe can tell is whether the
-   * server answers. (Port additions after this adapter landed: the adapter's owner may do more.)
-   */
-  async verify(): Promise<{ ok: boolean; problems: string[]; ms: number }> {
+  /** Migrations present (quick); summaries agreeing with the spans they derive from (full): verify.ts. */
+  async verify(opts: { full: boolean } = { full: false }): Promise<{ ok: boolean; problems: string[]; ms: number }> {
     const t = performance.now();
-    const ok = await ping(this.ch, {}).catch(() => false);
-    return { ok, problems: ok ? [] : ['the ClickHouse server did not answer'], ms: Math.round(performance.now() - t) };
+    let problems: string[];
+    try {
+      problems = await verifyStore(this.ch, opts.full);
+    } catch (e) {
+      problems = [`the ClickHouse server did not answer the check: ${e instanceof Error ? e.message : String(e)}`];
+    }
+    return { ok: problems.length === 0, problems, ms: Math.round(performance.now() - t) };
   }
 
   private refusing = false;
