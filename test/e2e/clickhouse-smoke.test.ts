@@ -22,6 +22,7 @@ const DEMO = 'local/demo';
 describe('the UI on ClickHouse', () => {
   let child: ChildProcess;
   let url: string;
+  let storeUrl: string;
   let browser: Browser;
   let page: Page;
   const post = async (p: string, body: unknown) => {
@@ -33,6 +34,7 @@ describe('the UI on ClickHouse', () => {
   beforeAll(async () => {
     await ensureRendererBuilt();
     const store = await freshClickHouseStore('e2e');
+    storeUrl = store.url;
     const dataDir = mkdtempSync(path.join(tmpdir(), 'loupe-e2e-ch-'));
     const served = await spawnServe(['--data-dir', dataDir, '--port', '0', '--store', store.url], { LOUPE_STORE: '' });
     child = served.child;
@@ -108,12 +110,23 @@ describe('the UI on ClickHouse', () => {
     await screenshot(page, 'clickhouse-group-by');
   });
 
-  it('Settings names the ClickHouse store with the password masked', async () => {
+  it('Settings names the ClickHouse store with the password masked, and saves the next one checked and masked', async () => {
     await page.goto(`${url}/${hash(DEMO, 'settings')}`);
     await page.getByTestId('trace-store').filter({ hasText: 'ClickHouse clickhouse://loupe:***@127.0.0.1:' }).waitFor();
     const text = await page.getByTestId('settings-page').innerText();
     expect(text).not.toContain(TEST_USER.password);
     expect(text).not.toContain(encodeURIComponent(TEST_USER.password));
     await screenshot(page, 'clickhouse-settings');
+    // Saving the store of the next start: a URL that is not one is refused where it was typed, and a
+    // saved one is shown masked.
+    const input = page.getByLabel('Store URL');
+    await input.fill('mysql://root:hunter2@db/x');
+    await page.getByTestId('settings-page').getByRole('button', { name: 'Save' }).nth(1).click();
+    await page.getByTestId('store-error').filter({ hasText: 'expected clickhouse://user:password@host:8123/database' }).waitFor();
+    await input.fill(storeUrl);
+    await page.getByTestId('settings-page').getByRole('button', { name: 'Save' }).nth(1).click();
+    await page.getByTestId('store-next').filter({ hasText: /^clickhouse:\/\/loupe:\*\*\*@127\.0\.0\.1:\d+\/e2e_/ }).waitFor();
+    const after = await page.getByTestId('settings-page').innerText();
+    for (const secret of [TEST_USER.password, encodeURIComponent(TEST_USER.password), 'hunter2']) expect(after).not.toContain(secret);
   });
 });

@@ -101,7 +101,7 @@ function StoreAtNextStart({ saved }: { saved: string }) {
         <button disabled={text.trim() === ''} onClick={() => save.mutate({ values: { [STORE_KEY]: text.trim() } }, { onSuccess: () => setText('') })}>Save</button>
         {saved && <button onClick={() => save.mutate({ values: { [STORE_KEY]: null } })}>Use this folder’s file</button>}
       </span>
-      <ErrorNote error={save.error} what="the store URL" />
+      <ErrorNote error={save.error} testId="store-error" />
       <span className="faint">--store and LOUPE_STORE take precedence. Feedback, settings and training stay in this folder either way.</span>
     </label>
   );
