@@ -19,7 +19,7 @@ import type { Stores } from '../../src/main/store/ports.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { conversationsPlan } from '../../src/main/service/conversations/handlers.js';
 import { createConversationsRepo } from '../../src/main/store/sqlite/conversations.js';
-import { ftsQuery, registerSearchFunctions, searchSql } from '../../src/main/store/sqlite/fts.js';
+import { FTS_SQL, ftsQuery, registerSearchFunctions, searchSql, storedTexts, type StoredSearchRow } from '../../src/main/store/sqlite/fts.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { tempStores } from '../helpers/temp-store.js';
@@ -169,8 +169,10 @@ describe('full-text search', () => {
     expect((await list(store, { search: 'warehouse' })).conversations).toEqual([]);
     const db = openStoreFile(store.file, { readonly: true });
     try {
-      const orphans = db.prepare(`SELECT COUNT(*) FROM search_docs d WHERE NOT EXISTS (SELECT 1 FROM spans s WHERE s.project_id = d.project_id AND s.trace_id = d.trace_id)`).pluck().get();
+      const orphans = db.prepare('SELECT COUNT(*) FROM search_doc_traces d WHERE NOT EXISTS (SELECT 1 FROM spans s WHERE s.id = d.trace_rowid)').pluck().get();
       expect(orphans).toBe(0);
+      // A document goes with its last trace: none is left that maps no trace.
+      expect(db.prepare('SELECT COUNT(*) FROM search_text_docsize WHERE NOT EXISTS (SELECT 1 FROM search_doc_traces d WHERE d.doc = id)').pluck().get()).toBe(0);
       expect(db.prepare('SELECT COUNT(*) FROM search_text WHERE search_text MATCH ?').pluck().get(ftsQuery('warehouse'))).toBe(0);
     } finally {
       db.close();
@@ -235,6 +237,60 @@ describe('full-text search', () => {
         expect(db.prepare('SELECT COUNT(*) FROM span_bodies WHERE dict_id <> 0').pluck().get()).toBeGreaterThan(details.length / 2);
       } finally {
         db.close();
+      }
+    } finally {
+      await reopened.close();
+    }
+  }, 90_000);
+
+  it('a store of migration 14 (one document per trace, mapped by project and trace id) finds the same after 0015, and deletes still drop its documents', async () => {
+    const fresh = await freshStore();
+    await importFile(fresh.traces, await workload());
+    await loneTraces(fresh);
+    // Migration 14's schema holding the same rows, its index written as that schema's writer wrote it:
+    // one document per trace (the workload's traces each arrive in one batch), numbered in order.
+    const dbFile = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-search-14-')), 'loupe.db');
+    const old = openStoreFile(dbFile);
+    migrate(old, migrations.slice(0, 14));
+    const src = openStoreFile(fresh.file, { readonly: true });
+    for (const t of ['spans', 'span_bodies', 'dictionaries', 'resources', 'trace_summaries', 'conversation_turns', 'conversation_summaries', 'agent_trace_stats', 'agent_summaries', 'span_rollups', 'project_values', 'project_summaries']) {
+      const c = src.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[];
+      const ins = old.prepare(`INSERT INTO ${t} (${c.join(', ')}) VALUES (${c.map(() => '?').join(', ')})`);
+      old.transaction(() => {
+        for (const r of src.prepare(`SELECT ${c.join(', ')} FROM ${t}`).raw().safeIntegers(true).all()) ins.run(r);
+      })();
+    }
+    registerSearchFunctions(old);
+    const traces = src.prepare('SELECT project_id, trace_id FROM spans GROUP BY project_id, trace_id ORDER BY MIN(id)').all() as { project_id: string; trace_id: string }[];
+    const spansOf = src.prepare(FTS_SQL.traceSpans);
+    old.transaction(() => {
+      for (const t of traces) {
+        const texts = new Set((spansOf.all(t.project_id, t.trace_id) as StoredSearchRow[]).flatMap(storedTexts));
+        const doc = old.prepare('INSERT INTO search_docs (project_id, trace_id) VALUES (?, ?)').run(t.project_id, t.trace_id).lastInsertRowid;
+        old.prepare('INSERT INTO search_text (rowid, text) VALUES (?, ?)').run(doc, [...texts].join('\n'));
+      }
+    })();
+    src.close();
+    old.close();
+    const reopened = await openStores(dbFile);
+    try {
+      for (const needle of ['kumquat', 'warehouse', 'A-1187', 'ess car']) {
+        expect(keysOf((await list(reopened, { search: needle })).conversations), needle).toEqual(expectedRows(fresh.file, needle));
+      }
+      const db = openStoreFile(dbFile, { readonly: true });
+      try {
+        expect(db.prepare('SELECT COUNT(*) FROM search_doc_traces').pluck().get()).toBe(traces.length);
+        expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'search_docs'").pluck().get()).toBe(0);
+      } finally {
+        db.close();
+      }
+      await call(reopened, 'spans.delete', { project_id: P, older_than: '2026-11-30T00:00:00Z' });
+      expect((await list(reopened, { search: 'warehouse' })).conversations).toEqual([]);
+      const after = openStoreFile(dbFile, { readonly: true });
+      try {
+        expect(after.prepare('SELECT COUNT(*) FROM search_text_docsize').pluck().get()).toBe(after.prepare('SELECT COUNT(DISTINCT doc) FROM search_doc_traces').pluck().get());
+      } finally {
+        after.close();
       }
     } finally {
       await reopened.close();

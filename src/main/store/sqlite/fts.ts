@@ -3,14 +3,16 @@
  * ingest and on deletes, and the reads that answer `$search`, `conversations.list`'s search and the
  * port's `search`.
  *
- * One document per (trace, write batch) holds the distinct searchable texts (domain/search-text.ts)
- * of the batch's spans of that trace: a trace's spans repeat their history (every chat span's input
- * carries the conversation so far), so a trace-wide document indexes each text once — measured on
- * the bench's spans, 171 index bytes per span against 334 for one document per span. The index has
- * no positions (detail=none), so a query is the AND of the needle's trigrams: it names candidate
- * traces, and the reader checks their spans' texts for the substring itself. A re-imported span adds
- * a document (the old one may name texts the span no longer has: the check drops those); deleting a
- * trace deletes its documents. Queries under 3 characters have no trigram: `$search` then tests the
+ * One document per (conversation, write batch) — per trace for spans without a conversation id —
+ * holds the distinct searchable texts (domain/search-text.ts) of the batch's spans: spans repeat
+ * their history (every chat span's input carries the conversation so far, every turn its system
+ * prompt), so a conversation-wide document indexes each text once — measured on the bench's spans,
+ * 21 index bytes per span against 107 for one document per trace (migration 0015) and 334 per span.
+ * `search_doc_traces` names each document's traces by their first span rowid. The index has no
+ * positions (detail=none), so a query is the AND of the needle's trigrams: it names candidate
+ * documents, hence traces, and the reader checks their spans' texts for the substring itself. A
+ * re-imported span adds a document (the old one may name texts the span no longer has: the check
+ * drops those); deleting a trace unmaps it, and a document goes when its last trace does. Queries under 3 characters have no trigram: `$search` then tests the
  * texts of every span in scope (exact, a scan), the conversations list the texts its rows show.
  */
 import type { Database as Db } from 'better-sqlite3';
@@ -35,17 +37,26 @@ export function ftsQuery(needle: string): string | null {
   return [...new Set(picked)].map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ');
 }
 
+/** A trace's name in search_doc_traces: its first span's rowid (stable while the trace lives). */
+const TRACE_ROWID = `(SELECT MIN(id) FROM spans WHERE project_id = ? AND trace_id = ?)`;
+
 export const FTS_SQL = {
-  addDoc: `INSERT INTO search_docs (project_id, trace_id) VALUES (?, ?)`,
+  // The FTS table's own document ids (docsize has one row per document, whatever maps it).
+  lastDoc: `SELECT IFNULL(MAX(id), 0) FROM search_text_docsize`,
+  traceRowid: `SELECT MIN(id) FROM spans WHERE project_id = ? AND trace_id = ?`,
+  mapDoc: `INSERT OR IGNORE INTO search_doc_traces (doc, trace_rowid) VALUES (?, ?)`,
   addText: `INSERT INTO search_text (rowid, text) VALUES (?, ?)`,
-  traceDocs: `SELECT doc FROM search_docs WHERE project_id = ? AND trace_id = ?`,
+  traceDocs: `SELECT doc FROM search_doc_traces WHERE trace_rowid = ?`,
+  unmapTrace: `DELETE FROM search_doc_traces WHERE trace_rowid = ?`,
+  docMapped: `SELECT 1 FROM search_doc_traces WHERE doc = ? LIMIT 1`,
   dropText: `DELETE FROM search_text WHERE rowid = ?`,
-  dropDocs: `DELETE FROM search_docs WHERE project_id = ? AND trace_id = ?`,
-  /** Candidate traces of a project, newest documents first (a trace may come more than once). */
-  candidates: `SELECT f.rowid AS doc, sd.trace_id FROM search_text f JOIN search_docs sd ON sd.doc = f.rowid
-    WHERE search_text MATCH ? AND f.rowid < ? AND sd.project_id = ? ORDER BY f.rowid DESC LIMIT ?`,
+  /** Candidate documents, newest first. */
+  candidates: `SELECT rowid FROM search_text WHERE search_text MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?`,
+  /** The traces of a project a document holds, newest first (as documents are read). */
+  docTraces: `SELECT s.trace_id FROM search_doc_traces sd JOIN spans s ON s.id = sd.trace_rowid WHERE sd.doc = ? AND s.project_id = ?
+    ORDER BY sd.trace_rowid DESC`,
   /** Whether a trace has a candidate document (a seek per document of the trace). */
-  traceIsCandidate: `SELECT 1 FROM search_docs sd WHERE sd.project_id = ? AND sd.trace_id = ?
+  traceIsCandidate: `SELECT 1 FROM search_doc_traces sd WHERE sd.trace_rowid = ${TRACE_ROWID}
     AND EXISTS (SELECT 1 FROM search_text f WHERE search_text MATCH ? AND f.rowid = sd.doc)`,
   /** The columns of a span the check reads (span_details joined for the heavy ones). */
   traceSpans: `SELECT s.id, s.span_id, s.conversation_id, s.start_ns, ${SEARCHED_COLUMNS.map((c) => `s.${c}`).join(', ')},
@@ -94,37 +105,46 @@ export interface SpanMatch {
 }
 
 export interface SearchIndex {
-  /** Inside the write transaction: one document per (project, trace) of the batch, from its spans' texts. */
-  add(spans: { project_id: string; trace_id: string; texts: readonly string[] }[]): void;
+  /** Inside the write transaction: one document per (project, conversation or conversation-less trace) of the batch. */
+  add(spans: { project_id: string; trace_id: string; conversation_id: string | null; texts: readonly string[] }[]): void;
   /** Inside the delete transaction, before the traces' spans go: their documents. */
   drop(traces: readonly { project_id: string; trace_id: string }[]): void;
 }
 
 export function createSearchIndex(db: Db): SearchIndex {
-  const addDoc = db.prepare(FTS_SQL.addDoc);
+  const lastDoc = db.prepare(FTS_SQL.lastDoc).pluck();
+  const traceRowid = db.prepare(FTS_SQL.traceRowid).pluck();
+  const mapDoc = db.prepare(FTS_SQL.mapDoc);
   const addText = db.prepare(FTS_SQL.addText);
   const traceDocs = db.prepare(FTS_SQL.traceDocs).pluck();
+  const unmapTrace = db.prepare(FTS_SQL.unmapTrace);
+  const docMapped = db.prepare(FTS_SQL.docMapped);
   const dropText = db.prepare(FTS_SQL.dropText);
-  const dropDocs = db.prepare(FTS_SQL.dropDocs);
   const index: SearchIndex = {
     add(spans) {
-      const byTrace = new Map<string, { project_id: string; trace_id: string; texts: Set<string> }>();
+      const docs = new Map<string, { project_id: string; traces: Set<string>; texts: Set<string> }>();
       for (const s of spans) {
-        const key = `${s.project_id}\u0000${s.trace_id}`;
-        let t = byTrace.get(key);
-        if (!t) byTrace.set(key, (t = { project_id: s.project_id, trace_id: s.trace_id, texts: new Set() }));
-        for (const x of s.texts) t.texts.add(x);
+        const key = s.conversation_id != null ? `${s.project_id}\u0000c\u0000${s.conversation_id}` : `${s.project_id}\u0000t\u0000${s.trace_id}`;
+        let d = docs.get(key);
+        if (!d) docs.set(key, (d = { project_id: s.project_id, traces: new Set(), texts: new Set() }));
+        d.traces.add(s.trace_id);
+        for (const x of s.texts) d.texts.add(x);
       }
-      for (const t of byTrace.values()) {
-        if (!t.texts.size) continue;
-        const doc = addDoc.run(t.project_id, t.trace_id).lastInsertRowid;
-        addText.run(doc, [...t.texts].join('\n'));
+      let doc = 0;
+      for (const d of docs.values()) {
+        if (!d.texts.size) continue;
+        doc = (doc || Number(lastDoc.get())) + 1;
+        addText.run(doc, [...d.texts].join('\n'));
+        for (const traceId of d.traces) mapDoc.run(doc, traceRowid.get(d.project_id, traceId));
       }
     },
     drop(traces) {
       for (const t of traces) {
-        for (const doc of traceDocs.all(t.project_id, t.trace_id)) dropText.run(doc);
-        dropDocs.run(t.project_id, t.trace_id);
+        const rowid = traceRowid.get(t.project_id, t.trace_id);
+        if (rowid == null) continue;
+        const docs = traceDocs.all(rowid);
+        unmapTrace.run(rowid);
+        for (const doc of docs) if (!docMapped.get(doc)) dropText.run(doc);
       }
     },
   };
@@ -134,7 +154,7 @@ export function createSearchIndex(db: Db): SearchIndex {
     db.transaction(() => {
       for (const t of db.prepare(FTS_SQL.allTraces).all() as { project_id: string; trace_id: string }[]) {
         const rows = read.all(t.project_id, t.trace_id) as StoredSearchRow[];
-        index.add(rows.map((r) => ({ ...t, texts: storedTexts(r) })));
+        index.add(rows.map((r) => ({ ...t, conversation_id: null, texts: storedTexts(r) })));
       }
       db.prepare(FTS_SQL.backfillDone).run();
     })();
@@ -157,7 +177,8 @@ export interface SearchReader {
 }
 
 export function createSearchReader(db: Db): SearchReader {
-  const candidates = db.prepare<unknown[], { doc: bigint; trace_id: string }>(FTS_SQL.candidates).safeIntegers(true);
+  const candidates = db.prepare<unknown[], bigint>(FTS_SQL.candidates).pluck().safeIntegers(true);
+  const docTraces = db.prepare<[bigint, string], string>(FTS_SQL.docTraces).pluck();
   const isCandidate = db.prepare(FTS_SQL.traceIsCandidate).pluck();
   const spansOf = db.prepare(FTS_SQL.traceSpans).safeIntegers(true);
   const check = (traceId: string, rows: StoredSearchRow[], needle: string): SpanMatch[] => {
@@ -177,13 +198,15 @@ export function createSearchReader(db: Db): SearchReader {
       // Pages of candidates (not one open iterator: the check reads spans on the same connection).
       let before = 2n ** 63n - 1n;
       for (let page = CANDIDATE_PAGE; ; page = Math.min(page * 4, 16_384)) {
-        const docs = candidates.all(q, before, projectId, page);
-        for (const { doc, trace_id: traceId } of docs) {
+        const docs = candidates.all(q, before, page);
+        for (const doc of docs) {
           before = doc;
-          if (seen.has(traceId)) continue;
-          seen.add(traceId);
-          const found = check(traceId, spansOf.all(projectId, traceId) as StoredSearchRow[], needle);
-          if (found.length && !visit(found, traceId)) return true;
+          for (const traceId of docTraces.all(doc, projectId)) {
+            if (seen.has(traceId)) continue;
+            seen.add(traceId);
+            const found = check(traceId, spansOf.all(projectId, traceId) as StoredSearchRow[], needle);
+            if (found.length && !visit(found, traceId)) return true;
+          }
         }
         if (docs.length < page) return true;
       }
@@ -225,7 +248,8 @@ export function searchSql(needle: string): { sql: string; params: unknown[] } {
   const q = ftsQuery(needle);
   if (q === null) return { sql: `(${check})`, params: [needle] };
   return {
-    sql: `(EXISTS (SELECT 1 FROM search_docs sd WHERE sd.project_id = s.project_id AND sd.trace_id = s.trace_id
+    sql: `(EXISTS (SELECT 1 FROM search_doc_traces sd
+      WHERE sd.trace_rowid = (SELECT MIN(t.id) FROM spans t WHERE t.project_id = s.project_id AND t.trace_id = s.trace_id)
       AND sd.doc IN (SELECT rowid FROM search_text WHERE search_text MATCH ?)) AND ${check})`,
     params: [q, needle],
   };

@@ -223,7 +223,7 @@ export function createIngestRepo(
       if (!touched.has(key)) touched.set(key, { project_id: s.project_id, trace_id: s.trace_id });
     }
     summaries.afterWrite(written);
-    search.add(written.map((s, n) => ({ project_id: s.project_id, trace_id: s.trace_id, texts: rows[n]![SEARCH_AT] as string[] })));
+    search.add(written.map((s, n) => ({ project_id: s.project_id, trace_id: s.trace_id, conversation_id: s.conversation_id, texts: rows[n]![SEARCH_AT] as string[] })));
     // Filter choices (migration 0008): each distinct model of the batch once.
     const models = new Set<string>();
     for (const s of written) if (s.request_model) models.add(`${s.project_id}\u0000${s.request_model}`);
