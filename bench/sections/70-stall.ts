@@ -1,7 +1,8 @@
 /**
  * Head-of-line stalls (issue 13.7: "the largest stall of a cheap request behind a large one < 100 ms").
  * A real `loupe serve` runs in its own process; a prober sends a cheap request (GET /v1/health, and
- * a small spans.query) back to back while one large request runs — a 32 MB OTLP/JSON post, a
+ * a small spans.query; and an AppStore read and write, feedback.query and feedback.create, reported
+ * apart: the write waits on the store's writer thread) back to back while one large request runs — a 32 MB OTLP/JSON post, a
  * gzip'd one, a 0.9 MB query of 100k bad entries, a 54 MB training job body, an 8 MB file import —
  * and the slowest cheap answer during it is the stall. Peak memory is the server's VmHWM.
  * Figures depend on the load of this shared machine: the load average is printed with them.
@@ -35,18 +36,26 @@ function bigOtlp(bytes: number): Buffer {
 /** The server's own event-loop delay since the last read (GET /app/health resets it). */
 const loopDelay = async (url: string) => ((await (await fetch(`${url}/app/health`)).json()) as { event_loop: { max_ms: number } }).event_loop.max_ms;
 
-async function probeDuring(url: string, big: () => Promise<unknown>): Promise<{ max: number; n: number; bigMs: number; loopMax: number }> {
+async function probeDuring(url: string, big: () => Promise<unknown>): Promise<{ max: number; n: number; appRead: number; appWrite: number; bigMs: number; loopMax: number }> {
   await loopDelay(url);
   let running = true;
   const lat: number[] = [];
+  // The AppStore (decision 0016): its reads run on a read-only connection of the server thread, its
+  // writes on the store's writer thread, behind the transaction in progress. Measured on their own.
+  const appRead: number[] = [];
+  const appWrite: number[] = [];
+  const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const timed = async (into: number[], req: () => Promise<Response>) => {
+    const t = performance.now();
+    await req().then((r) => r.arrayBuffer());
+    into.push(performance.now() - t);
+  };
   const probe = (async () => {
     while (running) {
-      const t = performance.now();
-      await fetch(`${url}/v1/health`).then((r) => r.arrayBuffer());
-      lat.push(performance.now() - t);
-      const q = performance.now();
-      await fetch(`${url}/agents/spans/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"project_id":"local/demo","limit":5}' }).then((r) => r.arrayBuffer());
-      lat.push(performance.now() - q);
+      await timed(lat, () => fetch(`${url}/v1/health`));
+      await timed(lat, () => fetch(`${url}/agents/spans/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"project_id":"local/demo","limit":5}' }));
+      await timed(appRead, () => fetch(`${url}/feedback/query`, json({ project_id: 'local/demo', limit: 5 })));
+      await timed(appWrite, () => fetch(`${url}/feedback/create`, json({ svc_ref: 'svc:///bench/stall/trace/t1', feedback_type: 'note', payload: { text: 'probe' } })));
     }
   })();
   const t = performance.now();
@@ -54,7 +63,7 @@ async function probeDuring(url: string, big: () => Promise<unknown>): Promise<{ 
   const bigMs = performance.now() - t;
   running = false;
   await probe;
-  return { max: Math.max(...lat), n: lat.length, bigMs, loopMax: await loopDelay(url) };
+  return { max: Math.max(...lat), n: lat.length, appRead: Math.max(...appRead), appWrite: Math.max(...appWrite), bigMs, loopMax: await loopDelay(url) };
 }
 
 const vmHwmMb = (pid: number) => {
@@ -93,16 +102,22 @@ const section: BenchSection = {
       ];
       let worst = 0;
       let worstLoop = 0;
+      let worstRead = 0;
+      let worstWrite = 0;
       for (const [name, big] of cases) {
         const r = await probeDuring(s.url, big);
         worst = Math.max(worst, r.max);
         print(`${name}: slowest cheap answer (ms)`, `${r.max.toFixed(0)} of ${r.n}`, `< ${TARGET_MS}`);
+        print(`${name}: slowest AppStore read / write, feedback (ms)`, `${r.appRead.toFixed(0)} / ${r.appWrite.toFixed(0)}`);
+        worstRead = Math.max(worstRead, r.appRead);
+        worstWrite = Math.max(worstWrite, r.appWrite);
         print(`${name}: server thread blocked at most (ms)`, r.loopMax);
         worstLoop = Math.max(worstLoop, r.loopMax);
         print(`${name}: the large request itself (ms)`, r.bigMs.toFixed(0));
       }
       print('largest stall of a cheap request (ms)', worst.toFixed(0), `< ${TARGET_MS}`);
       print('longest block of the server thread (ms)', worstLoop);
+      print('slowest AppStore read / write (ms)', `${worstRead.toFixed(0)} / ${worstWrite.toFixed(0)}`);
       print('server peak memory, VmHWM (MB)', vmHwmMb(s.child.pid!));
       print('load average while measured', os.loadavg().map((x) => x.toFixed(1)).join(' '));
       print('server main thread priority (LOUPE_BENCH_NICE)', nice ?? 'unchanged');

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { openDatabase } from './sqlite/open.js';
+import { openDatabase, openReadConnection } from './sqlite/open.js';
 import { createSqliteAppStore } from './sqlite/app-store.js';
 import { inlineWriter, startWriterThread } from './sqlite/writer.js';
 import { ADAPTER as SQLITE, createSqliteTraceStore, encodeBatch as encodeSqlite, splitBatch as splitSqlite } from './sqlite/trace-store.js';
@@ -74,10 +74,14 @@ export async function openStores(dataDirOrFile: string, opts: StoreOptions = {})
   // An in-memory database cannot be shared between threads: its one connection stays here.
   const memoryDb = file === ':memory:' ? openDatabase(file, open) : undefined;
   const writer = memoryDb ? inlineWriter(memoryDb, file) : await startWriterThread({ file, ...open });
+  // The AppStore's reads: a read-only connection of this thread (never waits for the writer).
+  const appReads = { readDb: () => memoryDb ?? openReadConnection(file, { nativeBinding: opts.nativeBinding }), closeReadDb: !memoryDb };
+  // The AppStore first: the URL saved in Settings lives in it. It closes the writer unless the
+  // data folder's TraceStore shares it (then that one does).
+  let appOwnsWriter = true;
+  const app = createSqliteAppStore(writer, file, { ownsWriter: () => appOwnsWriter, ...appReads });
   const spec = opts.traceStore;
   if (spec) {
-    // The AppStore first: the URL saved in Settings lives in it.
-    const app = createSqliteAppStore(writer, file, { ownsWriter: true });
     try {
       const text = typeof spec === 'function' ? await spec(app) : spec;
       const url = text === null ? null : parseStoreSpec(text);
@@ -95,7 +99,7 @@ export async function openStores(dataDirOrFile: string, opts: StoreOptions = {})
     // The data folder's file after all: its TraceStore shares the writer (below).
   }
   const traces = createSqliteTraceStore(writer, file, { readers: opts.readers, nativeBinding: opts.nativeBinding, memoryDb });
-  const app = createSqliteAppStore(writer, file, { ownsWriter: false });
+  appOwnsWriter = false;
   let closing: Promise<void> | null = null;
   return {
     traces,
