@@ -8,7 +8,8 @@
  *   0006 conversation summaries, counting bits, spans indexes (layout) · 0007 training jobs v2 and datasets ·
  *   0008 filter choices · 0009 project summaries (layout) · 0010 full-text search (layout) ·
  *   0011 compressed span bodies (layout) · 0012 span rollups by agent (layout) · 0013 compact summaries (layout) ·
- *   0014 span keys out of bodies (layout) · 0015 search documents per conversation (layout)
+ *   0014 span keys out of bodies (layout) · 0015 search documents per conversation (layout) ·
+ *   0016 spans of one agent index (layout)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -25,6 +26,7 @@ import spanRollups from './0012_span_rollups.js';
 import compactSummaries from './0013_compact_summaries.js';
 import spanKeysOutOfBodies from './0014_span_keys_out_of_bodies.js';
 import searchByConversation from './0015_search_by_conversation.js';
+import spansProjectAgent from './0016_spans_project_agent.js';
 
 export interface Migration {
   version: number;
@@ -48,4 +50,5 @@ export const migrations: Migration[] = [
   { version: 13, name: 'compact_summaries', sql: compactSummaries },
   { version: 14, name: 'span_keys_out_of_bodies', sql: spanKeysOutOfBodies },
   { version: 15, name: 'search_by_conversation', sql: searchByConversation },
+  { version: 16, name: 'spans_project_agent', sql: spansProjectAgent },
 ];

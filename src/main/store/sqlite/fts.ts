@@ -3,11 +3,13 @@
  * ingest and on deletes, and the reads that answer `$search`, `conversations.list`'s search and the
  * port's `search`.
  *
- * One document per (conversation, write batch) — per trace for spans without a conversation id —
- * holds the distinct searchable texts (domain/search-text.ts) of the batch's spans: spans repeat
- * their history (every chat span's input carries the conversation so far, every turn its system
- * prompt), so a conversation-wide document indexes each text once — measured on the bench's spans,
- * 21 index bytes per span against 107 for one document per trace (migration 0015) and 334 per span.
+ * One document per up to TRACES_PER_DOCUMENT traces of a conversation in a write batch — per trace
+ * for spans without a conversation id — holds the distinct searchable texts (domain/search-text.ts)
+ * of those spans: spans repeat their history (every chat span's input carries the conversation so
+ * far, every turn its system prompt), so a document over several turns indexes each text once.
+ * Measured on the bench's 100k spans (index bytes per span / candidate traces of 'A-1187', 15 of
+ * which match): per trace 105 / 15, 2 traces 67 / 34, 4 traces 42 / 70, a whole conversation 19 / 232
+ * — a bigger document makes the AND of trigrams less selective, and every candidate trace is checked.
  * `search_doc_traces` names each document's traces by their first span rowid. The index has no
  * positions (detail=none), so a query is the AND of the needle's trigrams: it names candidate
  * documents, hence traces, and the reader checks their spans' texts for the substring itself. A
@@ -23,6 +25,8 @@ import type { SpanMessage } from '../../domain/span.js';
 export const MIN_INDEXED_CHARS = 3;
 /** Trigrams of a long query looked up (spread over it): each one narrows little once a few match. */
 const MAX_TRIGRAMS = 12;
+/** Traces of one conversation per document (the size / candidates trade-off measured above). */
+const TRACES_PER_DOCUMENT = 4;
 /** Candidate documents read at first (a page of results rarely needs more), growing ×4 per read. */
 const CANDIDATE_PAGE = 256;
 
@@ -122,16 +126,28 @@ export function createSearchIndex(db: Db): SearchIndex {
   const dropText = db.prepare(FTS_SQL.dropText);
   const index: SearchIndex = {
     add(spans) {
-      const docs = new Map<string, { project_id: string; traces: Set<string>; texts: Set<string> }>();
+      type Doc = { project_id: string; traces: Set<string>; texts: Set<string> };
+      // Every document of the batch; per conversation, the one still taking traces; per trace, its document.
+      const docs: Doc[] = [];
+      const open = new Map<string, Doc>();
+      const ofTrace = new Map<string, Doc>();
       for (const s of spans) {
-        const key = s.conversation_id != null ? `${s.project_id}\u0000c\u0000${s.conversation_id}` : `${s.project_id}\u0000t\u0000${s.trace_id}`;
-        let d = docs.get(key);
-        if (!d) docs.set(key, (d = { project_id: s.project_id, traces: new Set(), texts: new Set() }));
-        d.traces.add(s.trace_id);
+        const traceKey = `${s.project_id}\u0000${s.trace_id}`;
+        let d = ofTrace.get(traceKey);
+        if (!d) {
+          const key = s.conversation_id != null ? `${s.project_id}\u0000c\u0000${s.conversation_id}` : `t\u0000${traceKey}`;
+          d = open.get(key);
+          if (!d || d.traces.size >= TRACES_PER_DOCUMENT) {
+            docs.push((d = { project_id: s.project_id, traces: new Set(), texts: new Set() }));
+            open.set(key, d);
+          }
+          d.traces.add(s.trace_id);
+          ofTrace.set(traceKey, d);
+        }
         for (const x of s.texts) d.texts.add(x);
       }
       let doc = 0;
-      for (const d of docs.values()) {
+      for (const d of docs) {
         if (!d.texts.size) continue;
         doc = (doc || Number(lastDoc.get())) + 1;
         addText.run(doc, [...d.texts].join('\n'));
