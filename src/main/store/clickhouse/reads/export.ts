@@ -43,7 +43,7 @@ export async function exportTraceSpans(ch: ClickHouse, projectId: string, traceI
         opts,
       ),
     ]);
-  let [spans, raws] = await read(traceDays(projectId, [traceId]));
+  let [spans, raws] = await read(await traceDays(ch, projectId, [traceId], opts));
   if (!spans.length) [spans, raws] = await read(raw('1'));
   if (!spans.length) return [];
   const resourceIds = [...new Set(spans.map((s) => s.resource_id))];

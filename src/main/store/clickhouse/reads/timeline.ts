@@ -25,7 +25,7 @@ export async function timeline(ch: ClickHouse, projectId: string, traceId: strin
           ORDER BY start_ns ASC NULLS LAST, span_id ASC${FINAL_SETTINGS}`,
       opts,
     );
-  let rows = await read(traceDays(projectId, [traceId]));
+  let rows = await read(await traceDays(ch, projectId, [traceId], opts));
   if (!rows.length) rows = await read(raw('1'));
   const num = (v: string | null) => (v == null ? null : Number(v));
   return {
