@@ -153,7 +153,7 @@ async function cli(): Promise<void> {
   const [mode, file, target] = process.argv.slice(2);
   const started = performance.now();
   const cpu0 = process.cpuUsage();
-  let spans = 0;
+  let spans: number;
   if (mode === 'import' || mode === 'import-inline') {
     const { openStores } = await import('../../src/main/store/index.js');
     const { importFile } = await import('../../src/main/service/ingest/index.js');

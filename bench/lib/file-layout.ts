@@ -30,7 +30,10 @@ export function fileLayout(dbFile: string, spans?: number): { spans: number; per
     for (const r of all) {
       const row = { name: r.name, perSpan: r.bytes / n, unusedPerSpan: r.unused / n };
       if (row.perSpan >= 1) rows.push(row);
-      else (others.perSpan += row.perSpan), (others.unusedPerSpan += row.unusedPerSpan);
+      else {
+        others.perSpan += row.perSpan;
+        others.unusedPerSpan += row.unusedPerSpan;
+      }
     }
     const free = (db.pragma('freelist_count', { simple: true }) as number) * size;
     if (others.perSpan) rows.push(others);

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { JSON_COLUMNS, SCALAR_COLUMNS } from '../../src/main/store/sqlite/ingest.js';
 import { openDatabase } from '../../src/main/store/sqlite/open.js';
 
-type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type J = Record<string, any>;
 
 const value = (v: J | undefined): unknown => (v ? (v.stringValue ?? v.intValue ?? v.doubleValue ?? v.boolValue ?? null) : null);
 

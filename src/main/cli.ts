@@ -1,5 +1,5 @@
 /**
- * `loupe` command line: serve | import | demo | key. Run through bin/loupe.js (tsx) or
+ * `loupe` command line: serve | import | demo | key. Run through bin/loupe.js (the built JavaScript in out/cli/) or
  * `npm run loupe -- …` from a checkout.
  */
 import { parseArgs } from 'node:util';

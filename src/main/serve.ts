@@ -32,7 +32,7 @@ export interface StartOptions {
   rendererDir?: string | null;
   /** Path of an Electron build of better-sqlite3 (see store/sqlite/open.ts). */
   nativeBinding?: string;
-  /** Read worker threads of the SQLite store (default: $LOUPE_READ_WORKERS, else 2; decision 0011). */
+  /** Read worker threads of the SQLite store (default: $LOUPE_READ_WORKERS, else 2; decision 0018). */
   readers?: number;
   log?: (line: string) => void;
   /** What holds the data folder, as a second instance is told ("loupe serve", "Loupe desktop app"). */

@@ -5,13 +5,12 @@
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import type { LoupeBridge } from './api.js';
-import type { LoupeEvent } from '../shared/events.js';
 
 const api: LoupeBridge = {
   call: (operation, input, callId) => ipcRenderer.invoke('loupe:call', operation, input, callId) as ReturnType<LoupeBridge['call']>,
   cancel: (callId) => ipcRenderer.send('loupe:cancel', callId),
   onEvent(listener) {
-    const wrapped = (_event: IpcRendererEvent, payload: unknown) => listener(payload as LoupeEvent);
+    const wrapped = (_event: IpcRendererEvent, payload: unknown) => listener(payload);
     ipcRenderer.on('loupe:event', wrapped);
     return () => ipcRenderer.removeListener('loupe:event', wrapped);
   },

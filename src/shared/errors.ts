@@ -28,9 +28,13 @@ export class ServiceError extends Error {
     /** The answer's own body when it was not `{detail}` (a status result, shared/status-result.ts). */
     readonly body?: unknown,
   ) {
-    super(typeof detail === 'string' ? detail : detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+    super(detailText(detail));
   }
 }
+
+/** An error detail as one line of text: the string itself, or each issue as `loc: msg`. */
+export const detailText = (detail: ErrorDetail): string =>
+  typeof detail === 'string' ? detail : detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; ');
 
 export const badRequest = (msg: string) => new ServiceError(400, msg);
 export const unauthorized = (msg = 'Missing or invalid API key') => new ServiceError(401, msg);
@@ -53,6 +57,9 @@ export function invalid(field: (string | number)[] | string, msg: string, input?
 
 /** The message of anything thrown (Error or not), for reports and logs. */
 export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Whatever was thrown, as an Error (a thrown string or object becomes one with its text). */
+export const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(errorMessage(err)));
 
 /** The wire form of an error, as carried over IPC (HTTP uses status + body). */
 export interface WireError {

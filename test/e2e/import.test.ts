@@ -73,7 +73,7 @@ describe('import', () => {
       const summary = await page.getByTestId('import-summary').innerText();
       expect(summary).toContain('4,000 spans');
       expect(summary).toContain(project);
-      const widths = ((await page.evaluate(() => (window as unknown as { __widths: string[] }).__widths)) as string[]).map((w) => Number.parseFloat(w));
+      const widths = (await page.evaluate<string[]>(() => (window as unknown as { __widths: string[] }).__widths)).map((w) => Number.parseFloat(w));
       // The server's part of the bar moved (values between the upload's 20 % and 100 %), and ended full.
       expect(widths.some((w) => w > 20 && w < 100)).toBe(true);
       expect(widths[widths.length - 1]).toBe(100);

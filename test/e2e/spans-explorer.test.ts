@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, startE2E, type E2E } from './fixture.js';
+import { textOf } from '../../src/shared/text.js';
 
 const PROJECT = 'local/demo';
 
@@ -74,7 +75,7 @@ describe('spans explorer', () => {
     let histograms = 0;
     for (const [i, g] of api.groups.entries()) {
       const row = rows.nth(i);
-      const key = g.group_keys.agent_name === null ? '(none)' : String(g.group_keys.agent_name);
+      const key = g.group_keys.agent_name === null ? '(none)' : textOf(g.group_keys.agent_name);
       expect(await row.getByTestId('gk-agent_name').textContent()).toBe(key);
       expect(await row.getByTestId('m-spans').textContent()).toBe(fmtMetric(g.metrics.spans ?? null));
       expect(await row.getByTestId('m-avg_duration_ms').textContent()).toBe(fmtMetric(g.metrics.avg_duration_ms ?? null));

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDemo } from './fixture.js';
 import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
+import { textOf } from '../../src/shared/text.js';
 
 // The builder is renderer code (tsconfig.web.json, bundler resolution); the node project cannot list
 // it, so it is loaded at run time (vitest transpiles it) and typed here by what the test uses.
@@ -53,8 +54,8 @@ describe('filter builder $expr on the real spans query', () => {
     { row: { field: 'gen_ai.agent.name', op: 'eq', value: 'triage' }, holds: (r) => r.agent_name === 'triage' },
     { row: { field: 'output_tokens', op: 'gt', value: '100' }, holds: (r) => typeof r.output_tokens === 'number' && r.output_tokens > 100 },
     { row: { field: 'output_tokens', op: 'lte', value: '100' }, holds: (r) => typeof r.output_tokens === 'number' && r.output_tokens <= 100 },
-    { row: { field: 'span_name', op: 'contains', value: 'claude' }, holds: (r) => String(r.span_name ?? '').includes('claude') },
-    { row: { field: 'span_name', op: 'icontains', value: 'CLAUDE' }, holds: (r) => String(r.span_name ?? '').toLowerCase().includes('claude') },
+    { row: { field: 'span_name', op: 'contains', value: 'claude' }, holds: (r) => textOf(r.span_name).includes('claude') },
+    { row: { field: 'span_name', op: 'icontains', value: 'CLAUDE' }, holds: (r) => textOf(r.span_name).toLowerCase().includes('claude') },
     { row: { field: 'operation_name', op: 'in', value: 'chat, execute_tool' }, holds: (r) => r.operation_name === 'chat' || r.operation_name === 'execute_tool' },
     { row: { field: 'error_type', op: 'is_null', value: '' }, holds: (r) => r.error_type === null },
     { row: { field: 'error_type', op: 'not_null', value: '' }, holds: (r) => r.error_type !== null },

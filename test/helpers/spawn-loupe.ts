@@ -18,9 +18,9 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}, track?: 
   const child = spawn(process.execPath, [loupeBin, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   track?.push(child);
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).once('line', (line) => resolve({ line, url: line.replace(/^listening on /, ''), child, stderr: () => stderr }));
+    readline.createInterface({ input: child.stdout }).once('line', (line) => resolve({ line, url: line.replace(/^listening on /, ''), child, stderr: () => stderr }));
     child.once('exit', (code) => reject(Object.assign(new Error(`loupe serve exited with ${code}: ${stderr}`), { code, stderr })));
   });
 }

@@ -14,6 +14,7 @@ import type { OpDef } from '../../src/shared/contract/define.js';
 import { keyHeader, rawRequest, startTestServer } from './server-harness.js';
 import { hostile, inputArbitrary } from '../helpers/schema-arbitrary.js';
 import { storeConsistency } from '../helpers/store-consistency.js';
+import { textOf } from '../../src/shared/text.js';
 
 const RUNS = Number(process.env.LOUPE_FUZZ_RUNS ?? 40);
 const SEED = Number(process.env.LOUPE_FUZZ_SEED ?? 1313);
@@ -40,12 +41,12 @@ function request(def: OpDef, input: unknown): { method: string; path: string; bo
   const path = def.path.replace(/:([A-Za-z_]+)/g, (_, p: string) => {
     const v = rest[p];
     delete rest[p];
-    return encodeURIComponent(typeof v === 'string' && v ? v : String(v ?? 'x'));
+    return encodeURIComponent(textOf(v) || 'x');
   });
   if (def.method === 'GET') {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(rest)) if (v !== undefined) qs.set(k, typeof v === 'string' ? v : JSON.stringify(v));
-    return { method: 'GET', path: [...qs].length ? `${path}?${qs}` : path };
+    return { method: 'GET', path: [...qs].length ? `${path}?${qs.toString()}` : path };
   }
   const bodyValue = input && typeof input === 'object' && !Array.isArray(input) ? rest : input;
   return { method: def.method, path, body: JSON.stringify(bodyValue) };

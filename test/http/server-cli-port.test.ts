@@ -29,9 +29,9 @@ function serve(args: string[], env: Record<string, string | undefined> = {}): Pr
   const child = spawn(process.execPath, [bin, 'serve', ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).once('line', (line) => {
+    readline.createInterface({ input: child.stdout }).once('line', (line) => {
       const m = /^listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(line);
       if (!m) return reject(new Error(`unexpected first line: ${line}`));
       resolve({ url: m[1]!, port: Number(m[2]), child, stderr: () => stderr });

@@ -76,7 +76,7 @@ describe('loupe import / demo / key', () => {
     const child = spawn('npm', ['run', '--silent', 'serve', '--', '--data-dir', dataDir, '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     try {
       const line = await new Promise<string>((resolve, reject) => {
-        readline.createInterface({ input: child.stdout! }).once('line', resolve);
+        readline.createInterface({ input: child.stdout }).once('line', resolve);
         child.once('exit', (code) => reject(new Error(`npm run serve exited ${code}`)));
       });
       expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);

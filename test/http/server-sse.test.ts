@@ -29,9 +29,11 @@ beforeAll(async () => {
     yield { a: 1 };
     yield { a: 2 };
   })()));
-  app.get('/lazy422', (_req, reply) => sendJsonl(reply, (async function* () {
-    throw invalid(['sort_by', 0, 'field'], "cannot sort by 'x'");
-  })()));
+  // Fails at its first item, after the route answered: the error must still come back as a 422.
+  const failingAtFirst: AsyncIterable<never> = {
+    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(invalid(['sort_by', 0, 'field'], "cannot sort by 'x'")) }),
+  };
+  app.get('/lazy422', (_req, reply) => sendJsonl(reply, failingAtFirst));
   await app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(() => app.close());

@@ -164,7 +164,7 @@ describe('a large /log', () => {
     const health: number[] = [];
     const post = fetch(`${s.url}/v1/preview/models/${id}/log`, { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' }, body }).then(async (r) => {
       answered = true;
-      return { status: r.status, body: (await r.json()) as unknown };
+      return { status: r.status, body: (await r.json()) };
     });
     while (!answered) {
       const t = performance.now();

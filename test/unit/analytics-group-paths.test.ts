@@ -17,6 +17,7 @@ import { whereOf } from '../../src/main/store/sqlite/analytics/filters.js';
 import { explainGroup } from '../../src/main/store/sqlite/explain.js';
 import { parseScope, parseSpansQuery } from '../../src/main/service/analytics/plan/spans.js';
 import { spansInput } from '../helpers/analytics-call.js';
+import { textOf } from '../../src/shared/text.js';
 
 const P = 'acme/group-paths';
 let store: TestStores;
@@ -134,7 +135,7 @@ describe('fast paths of the spans query', () => {
       const got = (await call(ctx, 'spans.query', groupBody([field(key)]))).groups as Record<string, any>[];
       const byKey = new Map<unknown, Record<string, any>[]>();
       for (const r of rows) byKey.set(r[key], [...(byKey.get(r[key]) ?? []), r]);
-      expect(got.map((g) => g.group_keys[key])).toEqual([...byKey.keys()].sort((a, b) => (a === null ? -1 : b === null ? 1 : String(a) < String(b) ? -1 : 1)));
+      expect(got.map((g) => g.group_keys[key])).toEqual([...byKey.keys()].sort((a, b) => (a === null ? -1 : b === null ? 1 : textOf(a) < textOf(b) ? -1 : 1)));
       for (const g of got) {
         const rs = byKey.get(g.group_keys[key])!;
         const list = (c: string) => [...new Set(rs.map((r) => r[c]).filter((v) => typeof v === 'string' && v !== ''))].sort();

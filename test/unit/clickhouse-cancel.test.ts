@@ -26,7 +26,7 @@ afterAll(async () => {
 /** A `$contains` over every span's tool result, 60 needles wide: a read of seconds (as in the contract test). */
 function slowPlan(marker: string) {
   const needles = Array.from({ length: 60 }, (_, i) => ({ $contains: { input: { $getField: 'tool_call_result' }, substr: { $literal: `${marker}-${i}` }, case_insensitive: true } }));
-  const q = parseSpansQuery(contract['spans.query'].input.parse({ project_id: P, query: { $expr: { $or: needles } }, limit: 10 }) as never);
+  const q = parseSpansQuery(contract['spans.query'].input.parse({ project_id: P, query: { $expr: { $or: needles } }, limit: 10 }));
   if (q.mode !== 'list') throw new Error('not a list request');
   return q.plan;
 }

@@ -233,10 +233,10 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
       const back = BigInt(order.indexOf(s.trace_id) % 4) * DAY;
       return { ...s, start_ns: s.start_ns! - back, end_ns: s.end_ns === null ? null : s.end_ns - back };
     });
-    const starts = [...new Set(spans.map((s) => s.start_ns!))].sort((x, y) => (x < y ? -1 : 1));
+    const starts = [...new Set(spans.map((s) => s.start_ns))].sort((x, y) => (x < y ? -1 : 1));
     const cut = starts[Math.floor(starts.length / 2)]!;
     const lastStart = new Map<string, bigint>();
-    for (const s of spans) if (!lastStart.has(s.trace_id) || s.start_ns! > lastStart.get(s.trace_id)!) lastStart.set(s.trace_id, s.start_ns!);
+    for (const s of spans) if (!lastStart.has(s.trace_id) || s.start_ns > lastStart.get(s.trace_id)!) lastStart.set(s.trace_id, s.start_ns);
     const kept = spans.filter((s) => lastStart.get(s.trace_id)! >= cut);
     const reference = await fresh();
     await reference.store.writeSpans(kept);

@@ -28,7 +28,6 @@ import { openStoreFile } from '../helpers/sqlite.js';
 const freshStore = tempStores('loupe-conversations-');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-conversations-data-'));
 const ctxOf = (store: TestStores): ServiceContext => ({ traces: store.traces, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' });
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const call = async (store: TestStores, op: string, body: unknown): Promise<any> => {
   const out = await dispatch(op, body, ctxOf(store));
   if (out && typeof out === 'object' && Symbol.asyncIterator in out) {

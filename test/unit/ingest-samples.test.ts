@@ -21,8 +21,7 @@ function rows(store: TestStores): Row[] {
       .prepare('SELECT s.*, d.* FROM spans s JOIN span_details d ON d.span_rowid = s.id ORDER BY s.trace_id, s.span_id')
       .all()
       .map((r) => {
-        const { id, span_rowid, version, ingested_at_ms, ...rest } = r as Row;
-        void id, void span_rowid, void version, void ingested_at_ms;
+        const { id: _id, span_rowid: _rowid, version: _version, ingested_at_ms: _at, ...rest } = r as Row;
         return rest;
       });
   } finally {

@@ -41,7 +41,7 @@ function summaries(file: string) {
       counted: q('SELECT project_id, trace_id, span_id, counted FROM spans ORDER BY 1, 2, 3'),
       traces: q('SELECT * FROM trace_summaries ORDER BY project_id, trace_id'),
       turns: q('SELECT * FROM conversation_turns ORDER BY project_id, conversation_id, trace_id'),
-      conversations: q('SELECT * FROM conversation_summaries ORDER BY project_id, conversation_id, kind').map((r) => ({ ...r, id: 0 }) as Record<string, unknown>),
+      conversations: q('SELECT * FROM conversation_summaries ORDER BY project_id, conversation_id, kind').map((r): Record<string, unknown> => ({ ...r, id: 0 })),
       agentTraces: q('SELECT * FROM agent_trace_stats ORDER BY project_id, trace_id, agent_name'),
       agents: q('SELECT * FROM agent_summaries ORDER BY project_id, agent_name'),
     };
@@ -90,7 +90,6 @@ async function expectProjectsExact(store: TestStores, ctx: ServiceContext): Prom
   expect(listed.map((p) => ({ project_id: p.project_id, span_count: p.span_count })).sort((a, b) => (a.project_id < b.project_id ? -1 : 1))).toEqual(counted);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const del = (ctx: ServiceContext, body: unknown): Promise<any> => dispatch('spans.delete', body, ctx);
 
 describe('spans.delete', () => {

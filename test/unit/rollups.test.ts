@@ -28,7 +28,6 @@ import { openStoreFile } from '../helpers/sqlite.js';
 const freshStore = tempStores('loupe-rollups-');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-rollups-data-'));
 const P = 'bench/genai';
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const call = async (s: Stores, op: string, body: unknown): Promise<any> =>
   dispatch(op, body, { traces: s.traces, app: s.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' } satisfies ServiceContext);
 

@@ -28,7 +28,6 @@ import { openStoreFile } from '../helpers/sqlite.js';
 const freshStore = tempStores('loupe-search-');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-search-data-'));
 const P = 'bench/genai';
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const call = async (store: Stores, op: string, body: unknown): Promise<any> =>
   dispatch(op, body, { traces: store.traces, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' } satisfies ServiceContext);
 const list = async (store: Stores, body: Record<string, unknown> = {}) => call(store, 'conversations.list', { project_id: P, limit: 1000, ...body });

@@ -3,7 +3,7 @@
  * instrumented agent app would send them with the current OTel GenAI conventions, plus the feedback
  * records a user would have left. Deterministic for a given seed and `now`.
  */
-import { AGENTS, TOOL_DESCRIPTIONS, type AgentKey, type DemoAgent } from './agents.js';
+import { AGENTS, TOOL_DESCRIPTIONS, type DemoAgent } from './agents.js';
 import { STORY_CONVERSATIONS, fillerConversations } from './conversations.js';
 import { exportRequest, type AttrValue, type DemoSpan } from './otlp.js';
 import { Rng } from './rng.js';
@@ -153,7 +153,7 @@ class ConversationWriter {
     let error: string | null = null;
     for (const step of steps) {
       if (step.kind === 'delegate') {
-        const sub = AGENTS[step.agent as AgentKey];
+        const sub = AGENTS[step.agent];
         const subId = this.rng.hex(8);
         const task: Message = { role: 'user', parts: [text(step.task)] };
         const r = this.runSteps(traceId, subId, sub, step.steps, [task], t + 2n * MS);

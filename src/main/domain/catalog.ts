@@ -102,7 +102,7 @@ export const isCustomSource = (s: string): s is CustomSource => (CUSTOM_SOURCES 
  * cannot be written as an SQLite JSON path; it is refused for every backend so a request means the
  * same thing everywhere (the parser answers 422).
  */
-export const isAddressableKey = (key: string): boolean => key.length > 0 && !/["\\\u0000-\u001f]/.test(key);
+export const isAddressableKey = (key: string): boolean => key.length > 0 && ![...key].some((c) => c === '"' || c === '\\' || c < ' ');
 
 /** Columns a filter of the conversations list and the group-by keys of §7 may name. */
 export const FILTERABLE = [

@@ -9,6 +9,7 @@
  * its index's candidates against them again when reading, so index and answer share one definition.
  */
 import type { SpanMessage, SpanRecord } from './span.js';
+import { textOf } from '../../shared/text.js';
 
 /** String columns of a span that hold attribute values (or the span's own name and status text). */
 export const SEARCHED_COLUMNS = [
@@ -26,7 +27,7 @@ export type SearchSource = Pick<SpanRecord, (typeof SEARCHED_COLUMNS)[number] | 
 };
 
 const asText = (v: unknown): string | null =>
-  v == null ? null : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) : String(v);
+  v == null ? null : textOf(v);
 
 function messageTexts(messages: readonly SpanMessage[], out: string[]): void {
   for (const m of messages) {
@@ -49,7 +50,7 @@ export function searchTexts(s: SearchSource): string[] {
   messageTexts(s.input_messages, out);
   messageTexts(s.output_messages, out);
   for (const v of s.system_instructions) {
-    const t = typeof v === 'object' && v !== null && 'content' in v ? asText((v as { content: unknown }).content) : asText(v);
+    const t = typeof v === 'object' && v !== null && 'content' in v ? asText(v.content) : asText(v);
     if (t) out.push(t);
   }
   if (s.tool_call_arguments) out.push(s.tool_call_arguments);

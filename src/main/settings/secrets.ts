@@ -37,7 +37,7 @@ export function openSecretStore(dataDir: string, encrypter?: Encrypter): SecretS
       return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Entry>;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw new Error(`${file} is not readable JSON (${(err as Error).message}); move it aside and enter the secrets again`);
+      throw new Error(`${file} is not readable JSON (${(err as Error).message}); move it aside and enter the secrets again`, { cause: err });
     }
   };
   const write = (all: Record<string, Entry>) => {

@@ -66,7 +66,7 @@ async function saveAdam(dir: string, adam: AdamState): Promise<void> {
   for (const [k, t] of Object.entries(adam.m)) named[`m/${k}`] = t;
   for (const [k, t] of Object.entries(adam.v)) named[`v/${k}`] = t;
   const { data, specs } = await tf.io.encodeWeights(named);
-  fs.writeFileSync(path.join(dir, OPT_BIN), Buffer.from(data as ArrayBuffer));
+  fs.writeFileSync(path.join(dir, OPT_BIN), Buffer.from(data));
   fs.writeFileSync(path.join(dir, OPT_JSON), JSON.stringify({ format: 'adam/1', t: adam.t, weightSpecs: specs }));
 }
 
@@ -96,7 +96,7 @@ export async function saveCheckpoint(dir: string, meta: Omit<CheckpointMeta, 'fo
   await fileIOHandler(tmp).save({
     format: 'loupe-bytes-transformer/1',
     generatedBy: 'loupe built-in trainer',
-    modelTopology: meta.config as unknown as object,
+    modelTopology: meta.config,
     weightSpecs: specs,
     weightData: data,
   });
@@ -120,7 +120,7 @@ export async function loadCheckpoint(dir: string): Promise<{ meta: CheckpointMet
   const meta = readMeta(dir);
   const art = await fileIOHandler(dir).load();
   if (!art.weightSpecs || !art.weightData) throw new Error(`checkpoint ${dir}: no weights`);
-  const weights = tf.io.decodeWeights(art.weightData, art.weightSpecs) as Weights;
+  const weights = tf.io.decodeWeights(art.weightData, art.weightSpecs);
   checkWeights(meta.config, weights, `checkpoint ${dir}`);
   return { meta, weights };
 }

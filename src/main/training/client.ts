@@ -23,7 +23,7 @@ function slot(role: WorkerRole, busy: SharedArrayBuffer): WorkerRpc {
     bundleName: 'trainer-worker.js',
     label: `trainer worker (${role})`,
     closedMessage: 'trainer engine closed',
-    workerData: data as unknown as Record<string, unknown>,
+    workerData: data,
     errorOf: (msg) => (msg.aborted ? new EngineJobAborted(msg.message) : new Error(msg.message)),
   });
 }
@@ -75,7 +75,7 @@ export class BuiltinEngine implements TrainerEngine {
     const id = this.train.id();
     const cancel = () => this.train.post('cancel', { target: id, reason: String(signal?.reason ?? 'the job was cancelled') });
     signal?.addEventListener('abort', cancel, { once: true });
-    return (this.train.call(op, args as Record<string, unknown>, { id, onProgress: progress({ onStep, onStart }) }) as Promise<void>).finally(() =>
+    return (this.train.call(op, args, { id, onProgress: progress({ onStep, onStart }) }) as Promise<void>).finally(() =>
       signal?.removeEventListener('abort', cancel),
     );
   }

@@ -64,7 +64,7 @@ export function checkWeights(cfg: ModelConfig, w: Weights, where: string): void 
     const t = w[s.name];
     if (!t) throw new Error(`${where}: weight "${s.name}" is missing`);
     if (t.shape.join('x') !== s.shape.join('x')) {
-      throw new Error(`${where}: weight "${s.name}" has shape [${t.shape}] but the config needs [${s.shape}]`);
+      throw new Error(`${where}: weight "${s.name}" has shape [${t.shape.join(', ')}] but the config needs [${s.shape.join(', ')}]`);
     }
   }
 }
@@ -119,7 +119,7 @@ export function forwardCached(
   // Embedding lookup as one-hot × matrix: the wasm backend has no gradient kernel for gather
   // (UnsortedSegmentSum), and at this vocabulary size the matmul costs little.
   const emb = tf.oneHot(ids.reshape([B * T]), cfg.vocabSize).matMul(tokEmb).reshape([B, T, d]);
-  let h = emb.add(w(weights, 'pos_emb').slice([past, 0], [T, d])) as tf.Tensor;
+  let h = emb.add<tf.Tensor>(w(weights, 'pos_emb').slice([past, 0], [T, d]));
   // Causal mask [T, past+T]: new position i (absolute past+i) sees keys j ≤ past+i; large negative elsewhere.
   const mask = tf.linalg.bandPart(tf.ones([T, past + T]), -1, past).sub(1).mul(1e9);
   const next: KvCache = { k: [], v: [], length: past + T };
@@ -142,5 +142,5 @@ export function forwardCached(
   const Tout = lastOnly ? 1 : T;
   if (lastOnly) h = h.slice([0, T - 1, 0], [B, 1, d]);
   const out = layerNorm(h, w(weights, 'lnf_g'), w(weights, 'lnf_b')).reshape([B * Tout, d]);
-  return { logits: out.matMul(tokEmb, false, true).reshape([B, Tout, cfg.vocabSize]) as tf.Tensor3D, cache: next };
+  return { logits: out.matMul(tokEmb, false, true).reshape<tf.Tensor3D>([B, Tout, cfg.vocabSize]), cache: next };
 }

@@ -37,7 +37,7 @@ function summedLoss(kind: LossKind, tokLogp: tf.Tensor, b: Batch): tf.Tensor {
   const ratio = tokLogp.sub(b.oldLogp).exp();
   if (kind === 'cispo') {
     // ε_low 1.0, ε_high 4.0: weight clipped to [0, 5], gradient only through logp_new.
-    const wgt = stopGradient(ratio.clipByValue(1 - 1.0, 1 + 4.0) as tf.Tensor) as tf.Tensor;
+    const wgt = stopGradient(ratio.clipByValue<tf.Tensor>(1 - 1.0, 1 + 4.0));
     return wgt.mul(b.advantage).mul(tokLogp).mul(b.mask).sum().neg();
   }
   const surr = tf.minimum(ratio.mul(b.advantage), ratio.clipByValue(0.8, 1.2).mul(b.advantage));
@@ -96,7 +96,7 @@ export async function optimize(
         const logp = tf.logSoftmax(forward(cfg, vars, b.x));
         const tokLogp = logp.mul(tf.oneHot(b.y, cfg.vocabSize)).sum(-1);
         entropy = tf.keep(logp.exp().mul(logp).sum(-1).mul(b.mask).sum().neg().div(denom));
-        return summedLoss(kind, tokLogp, b).div(denom) as tf.Scalar;
+        return summedLoss(kind, tokLogp, b).div<tf.Scalar>(denom);
       }, varList);
       // variableGrads keys its result by the variables' (auto) names.
       const gradOf = (name: string) => grads[vars[name]!.name]!;

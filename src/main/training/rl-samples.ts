@@ -99,7 +99,7 @@ function pushSamples(items: Item[], a: number, opts: RlSampleOptions, samples: R
     } else if (isChoice(it)) {
       stats.choicesWithoutLogprobs++;
     }
-    history.push({ ...msg, role: msg.role, content: typeof msg.content === 'string' ? msg.content : (msg.content ?? null) } as ChatMessage);
+    history.push({ ...msg, role: msg.role, content: typeof msg.content === 'string' ? msg.content : (msg.content ?? null) });
   }
 }
 

@@ -41,7 +41,7 @@ export async function openRegularFile(file: string, label: string, maxBytes: num
     handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new Error(`cannot read training data ${label}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code}`);
+    throw new Error(`cannot read training data ${label}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code}`, { cause: err });
   }
   const st = await handle.stat();
   if (!st.isFile()) {
@@ -68,7 +68,7 @@ export function parseSftLine(raw: string, lineNo: number, label: string): SftExa
   try {
     json = JSON.parse(raw);
   } catch (err) {
-    throw new Error(`${where}: not valid JSON${jsonErrorPosition(err)}`);
+    throw new Error(`${where}: not valid JSON${jsonErrorPosition(err)}`, { cause: err });
   }
   const parsed = Line.safeParse(json);
   if (!parsed.success) {

@@ -36,7 +36,7 @@ export function messageText(m: ChatMessage): string {
   let text = '';
   if (typeof m.content === 'string') text = m.content;
   else if (Array.isArray(m.content)) {
-    text = (m.content as unknown[]).map((p) => (p && typeof p === 'object' && 'text' in p ? String((p as { text: unknown }).text) : '')).join('');
+    text = (m.content as unknown[]).map((p) => (p && typeof p === 'object' && 'text' in p ? String(p.text) : '')).join('');
   }
   const calls = Array.isArray(m.tool_calls) ? (m.tool_calls as unknown[]).map(toolCallLine).filter((l): l is string => l !== null) : [];
   return [text, ...calls].filter((x) => x !== '').join('\n');

@@ -98,7 +98,7 @@ export async function sft(args: {
       try {
         enc = encodeChat(ex.messages, { addGenerationPrompt: false, onlyLastAssistant: args.assistantTurns === 'last' });
       } catch (e) {
-        throw new Error(`examples[${i}].${(e as Error).message}`);
+        throw new Error(`examples[${i}].${(e as Error).message}`, { cause: e });
       }
       return { tokens: enc.tokens, mask: enc.trainable.slice(1) };
     });
@@ -141,7 +141,7 @@ export async function rl(args: {
       try {
         prompt = encodeChat(s.prompt, { addGenerationPrompt: true }).tokens;
       } catch (e) {
-        throw new Error(`samples[${i}].prompt ${(e as Error).message}`);
+        throw new Error(`samples[${i}].prompt ${(e as Error).message}`, { cause: e });
       }
       const pre = prompt.length - 1;
       return {

@@ -19,6 +19,7 @@ import { JobAborted, type StepGate } from './optimize.js';
 import { scoreCompletion } from './score.js';
 import type { ChatMessage } from './engine.js';
 import { errorMessage } from '../../shared/errors.js';
+import { textOf } from '../../shared/text.js';
 
 const port = parentPort;
 if (!port) throw new Error('the trainer worker must run in a worker thread');
@@ -126,7 +127,7 @@ async function handle(req: WorkerRequest): Promise<unknown> {
     case 'cancel': {
       const ctl = running.get(Number(a.target));
       if (!ctl) return false;
-      ctl.abort(String(a.reason ?? 'the job was cancelled'));
+      ctl.abort(textOf(a.reason) || 'the job was cancelled');
       return true;
     }
     case 'init': {

@@ -53,7 +53,7 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
     // Errors the router raises before any route runs (bad %-encoding, an over-long path segment)
     // leave in the API's {"detail"} shape too, not fastify's own.
     frameworkErrors: (error, _request, reply) => {
-      const status = (error as FastifyError).statusCode ?? 400;
+      const status = error.statusCode ?? 400;
       void (reply as FastifyReply).code(status >= 400 && status < 500 ? status : 400).send({ detail: error.message });
     },
   });
@@ -73,7 +73,7 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
       const done = () => running.delete(tracked);
       tracked.then(done, done);
       return tracked;
-    } as typeof handler;
+    };
   });
   app.addHook('preClose', async () => {
     if (!running.size) return;
@@ -165,8 +165,8 @@ function sendError(error: FastifyError | ServiceError, request: FastifyRequest, 
     if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     return send(error.status, error.detail, { code: error.code, param: error.param });
   }
-  const code = (error as FastifyError).code;
-  const status = (error as FastifyError).statusCode;
+  const code = error.code;
+  const status = error.statusCode;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     const limit = request.routeOptions.bodyLimit;
     return send(413, `Request body too large: ${request.method} ${request.routeOptions.url ?? request.url} accepts at most ${limit} bytes`);

@@ -7,7 +7,7 @@ const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
 
 function iteratorOf(items: Iterable<unknown> | AsyncIterable<unknown>): AsyncIterator<unknown> | Iterator<unknown> {
   if (isAsyncIterable(items)) return items[Symbol.asyncIterator]();
-  if (items && typeof (items as Iterable<unknown>)[Symbol.iterator] === 'function') return (items as Iterable<unknown>)[Symbol.iterator]();
+  if (items && typeof (items)[Symbol.iterator] === 'function') return (items)[Symbol.iterator]();
   throw new Error('a jsonl operation must return an iterable');
 }
 

@@ -46,4 +46,4 @@ function assertUniqueRoutes(ops: Record<string, OpDef>): void {
     }
   }
 }
-assertUniqueRoutes(contract as unknown as Record<string, OpDef>);
+assertUniqueRoutes(contract);

@@ -65,7 +65,7 @@ export function message<T extends keyof Payloads>(type: T, head: MessageHead, pa
     user_message: null, assistant_message: null, tool_call: null, agent_start: null, agent_handoff: null, context_compacted: null,
     [type]: payload,
     feedback: null,
-  } as ChatMessage;
+  };
 }
 
 /**

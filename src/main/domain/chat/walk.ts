@@ -147,8 +147,9 @@ export function buildMessages(spans: readonly ChatSpan[], tree: SpanTree<ChatSpa
   return walkMessages(spans, tree).messages;
 }
 
-/** Thrown inside the walk when a bounded walk has the messages it was asked for. */
-const ENOUGH = Symbol('enough messages');
+/** Thrown inside the walk when a bounded walk has the messages it was asked for; caught at its end, never escapes. */
+class Enough extends Error {}
+const ENOUGH = new Enough('enough messages');
 
 /**
  * The walk, optionally bounded (the paged trace chat, 'chat.tracePage'): with `limit`, it stops once

@@ -14,7 +14,7 @@
 import { Worker } from 'node:worker_threads';
 import type { TraceStore } from '../../store/ports.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
-import { ServiceError, errorMessage, tooManyRequests } from '../../../shared/errors.js';
+import { ServiceError, detailText, errorMessage, tooManyRequests } from '../../../shared/errors.js';
 import { StoreWriter, completeReport } from './session.js';
 import { checkEncoding, importBuffer, type ImportBufferOptions } from './buffer.js';
 import { ACKED, CANCELLED, ackLater, openChannel, written } from './pipeline.js';
@@ -125,7 +125,7 @@ export class BodyIngester {
             if (!over) finish(() => resolve(completeReport(msg.report, stored, opts.events)));
           } else {
             await written(stored, channel);
-            if (!over) finish(() => reject(msg.status === null ? new Error(String(msg.detail)) : new ServiceError(msg.status, msg.detail)));
+            if (!over) finish(() => reject(msg.status === null ? new Error(detailText(msg.detail)) : new ServiceError(msg.status, msg.detail)));
           }
         } catch (e) {
           // A store failure while writing: the worker is told to stop, the caller gets the failure.

@@ -55,7 +55,7 @@ function lookup(model: string, provider: string | null): Prices | null {
   const key = `${provider ?? ''}\u0000${model}`;
   let hit = cache.get(key);
   if (hit === undefined) {
-    let r = null;
+    let r: ReturnType<typeof calcPrice>;
     try {
       r = calcPrice({ input_tokens: 0, output_tokens: 0 }, model, provider ? { providerId: provider } : undefined);
       // A provider name the table does not know (e.g. 'azure.ai.openai') must not hide a known model.

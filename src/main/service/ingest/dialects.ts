@@ -177,7 +177,7 @@ export function claudeContext(v: unknown): Obj[] {
   const re = /^\[(USER PROMPT|USER|ASSISTANT|TOOL RESULT: ([^\]\n]+))\]\n/gm;
   const heads = [...s.matchAll(re)];
   heads.forEach((h, i) => {
-    const body = s.slice(h.index! + h[0].length, i + 1 < heads.length ? heads[i + 1]!.index : s.length).replace(/\n+$/, '');
+    const body = s.slice(h.index + h[0].length, i + 1 < heads.length ? heads[i + 1]!.index : s.length).replace(/\n+$/, '');
     if (h[2] !== undefined) out.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: h[2], response: blocksText(body) }] });
     else out.push({ role: h[1] === 'ASSISTANT' ? 'assistant' : 'user', content: body });
   });

@@ -79,7 +79,7 @@ function attributeEvents(v: unknown): SpanEvent[] {
   const out: SpanEvent[] = [];
   for (const e of j) {
     if (!isObj(e)) continue;
-    const name = str(e['event.name']) ?? (e.role ? `gen_ai.${String(e.role)}.message` : e.message ? 'gen_ai.choice' : null);
+    const name = str(e['event.name']) ?? (str(e.role) ? `gen_ai.${str(e.role)}.message` : e.message ? 'gen_ai.choice' : null);
     if (name) out.push({ name, attributes: e });
   }
   return out;

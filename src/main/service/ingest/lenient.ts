@@ -5,6 +5,7 @@
  */
 
 import { nestedDeeperThan } from '../../../shared/bounded.js';
+import { textOf } from '../../../shared/text.js';
 
 export { nestedDeeperThan };
 
@@ -44,7 +45,7 @@ export function readId(v: unknown, byteLen: 16 | 8): string | null {
 
 /** True when `v` is present but not a readable id (so the caller can report what was wrong). */
 export const isBadId = (v: unknown, byteLen: 16 | 8): boolean =>
-  v !== undefined && v !== null && v !== '' && readId(v, byteLen) === null && !/^0+$/.test(String(v));
+  v !== undefined && v !== null && v !== '' && readId(v, byteLen) === null && !/^0+$/.test(textOf(v));
 
 /** int64 (string or number; strings may exceed 2^53) as bigint; null when absent or unreadable. */
 export function readInt64(v: unknown): bigint | null {

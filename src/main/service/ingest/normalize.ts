@@ -199,7 +199,7 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   const failure = exceptionOf(ev.events, a);
   let statusCode = readEnum(status.code, 'STATUS_CODE_', CODES, 'UNSET');
   // Emitters that mark failure outside the OTel status: Langfuse's level, Logfire's level number (17 = error).
-  if (statusCode === 'UNSET' && (String(a['langfuse.observation.level'] ?? '').toUpperCase() === 'ERROR' || (num(a['logfire.level_num']) ?? 0) >= 17)) statusCode = 'ERROR';
+  if (statusCode === 'UNSET' && ((str(a['langfuse.observation.level']) ?? '').toUpperCase() === 'ERROR' || (num(a['logfire.level_num']) ?? 0) >= 17)) statusCode = 'ERROR';
   const rawFinish = pick(a, 'finish_reasons');
   const finish_reasons = rawFinish !== null ? strList(rawFinish) : content.output.map((m) => m.finish_reason).filter(Boolean);
 

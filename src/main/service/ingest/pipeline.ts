@@ -15,7 +15,7 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { BatchChannel, ChannelMessage, TraceStore } from '../../store/ports.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
-import { ServiceError, type ErrorDetail } from '../../../shared/errors.js';
+import { ServiceError, asError, detailText, type ErrorDetail } from '../../../shared/errors.js';
 import { StoreWriter, completeReport, type ParseReport } from './session.js';
 import { truncatedError, type BrokenRead, type FileJob, type ImportFileOptions } from './read-file.js';
 import { workerLaunch } from '../../worker-launch.js';
@@ -102,7 +102,7 @@ export function importFileInWorker(store: TraceStore, job: FileJob, opts: Import
       void worker.terminate();
       fn();
     };
-    failEarly = (e) => settle(() => reject(e));
+    failEarly = (e) => settle(() => reject(asError(e)));
     // Messages are handled one after another (a write is async): the order of batches, errors and
     // the end is the order the worker posted them.
     let handled: Promise<void> = Promise.resolve();
@@ -121,14 +121,15 @@ export function importFileInWorker(store: TraceStore, job: FileJob, opts: Import
           settle(() => resolve(report));
         } else {
           await written(stored, channel);
-          throw msg.status === null ? new Error(String(msg.detail)) : new ServiceError(msg.status, msg.detail);
+          throw msg.status === null ? new Error(detailText(msg.detail)) : new ServiceError(msg.status, msg.detail);
         }
       } catch (e) {
-        settle(() => reject(e));
+        settle(() => reject(asError(e)));
       }
     };
     // After its outcome the worker may exit before the writes it reported are acknowledged here.
     let reported = false;
+    // `handle` catches its own failures, so the chain never rejects.
     worker.on('message', (msg: WorkerMessage) => {
       if (msg.type !== 'batch') reported = true;
       handled = handled.then(() => handle(msg));

@@ -25,7 +25,7 @@ function hexIds(o: Obj): void {
 /** Decodes one ExportTraceServiceRequest; throws with protobufjs' message when the bytes are not one. */
 export function decodeRequest(buf: Uint8Array): Obj {
   const msg = Request.decode(buf);
-  const obj = Request.toObject(msg, TO_OBJECT) as Obj;
+  const obj = Request.toObject(msg, TO_OBJECT);
   for (const rs of (obj.resourceSpans as Obj[] | undefined) ?? []) {
     const legacy = rs.instrumentationLibrarySpans as Obj[] | undefined;
     if (legacy && !rs.scopeSpans) rs.scopeSpans = legacy;

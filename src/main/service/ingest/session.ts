@@ -9,7 +9,7 @@ import type { EventBus } from '../events.js';
 import { MAX_LISTED_ERRORS, type ImportReport } from '../../../shared/contract/import-report.js';
 import { classify, walkRequest } from './otlp.js';
 import { field, str, type Obj } from './lenient.js';
-import { errorMessage } from '../../../shared/errors.js';
+import { asError, errorMessage } from '../../../shared/errors.js';
 import { isStoreFailure } from '../system/store-health.js';
 
 /** "<span_id> of trace <trace_id>" as given (cut short), for messages about a span not stored. */
@@ -79,7 +79,7 @@ export class StoreWriter implements BatchWriter {
   replaced = 0;
   readonly projects = new Set<string>();
   private tail: Promise<void> = Promise.resolve();
-  private failure: unknown = null;
+  private failure: Error | null = null;
 
   constructor(private readonly store: TraceStore) {}
 
@@ -133,7 +133,7 @@ export class StoreWriter implements BatchWriter {
       try {
         await run();
       } catch (e) {
-        this.failure = e;
+        this.failure = asError(e);
       }
     });
   }

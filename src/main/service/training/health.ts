@@ -37,7 +37,7 @@ const withTimeout = <T>(p: Promise<T>, what: string) =>
  * sends `{api, database, cpu_queue, gpu_queue, backends}` rather than a `{detail}` string.
  */
 export async function systemCheck(ctx: ServiceContext): Promise<Output | StatusResult<Output>> {
-  let database = false;
+  let database: boolean;
   // A store that answers but refuses writes (read-only after damage, a full disk) is not fine either (issue 13.6).
   const blocker = ctx.health?.writeBlocker() ?? null;
   try {

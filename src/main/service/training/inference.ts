@@ -6,7 +6,7 @@
  * and a `chat` span per completion in the model's project. Errors leave in OpenAI's shape (contract
  * errorShape), so OpenAI clients show Loupe's message.
  */
-import { ServiceError, badRequest, notFound } from '../../../shared/errors.js';
+import { ServiceError, badRequest, errorMessage, notFound } from '../../../shared/errors.js';
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
 import type { CheckpointRow, ModelRow } from '../../store/ports.js';
@@ -185,7 +185,7 @@ async function* streamCompletion(
   let wake: (() => void) | null = null;
   let settled = false;
   let result: GeneratedChoice[] | null = null;
-  let failure: unknown = null;
+  let failure = null as Error | null;
   void run((index, text, logprobs) => {
     const h = held[index]!;
     if (!h.decided && text) {
@@ -198,7 +198,7 @@ async function* streamCompletion(
     wake?.();
   }).then(
     (r) => ((result = r), (settled = true), wake?.()),
-    (e: unknown) => ((failure = e ?? new Error('completion failed')), (settled = true), wake?.()),
+    (e: unknown) => ((failure = e instanceof Error ? e : new Error(e == null ? 'completion failed' : errorMessage(e))), (settled = true), wake?.()),
   );
   for (let i = 0; i < n; i++) yield chunk(base, [{ index: i, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
   for (;;) {

@@ -8,7 +8,6 @@ import { parentPort } from 'node:worker_threads';
 import { contract } from '../../../shared/contract/index.js';
 import { toValidationIssues } from '../../../shared/validation.js';
 import { errorMessage, type ValidationIssue } from '../../../shared/errors.js';
-import type { TrajectoryGroup } from '../../../shared/contract/training.js';
 import { rlSummary, writePayload } from './payload.js';
 import { buildRollouts, type RolloutModel } from './rollouts.js';
 import { forEachLine, openRegularFile, parseSftLine } from '../../training/sft-file.js';
@@ -58,7 +57,7 @@ function rlBody(args: { body: ArrayBuffer; dataDir: string; payloadRel: string }
   if (!parsed.success) return { ok: false, issues: capIssues(toValidationIssues(parsed.error, json)) };
   const { model_id, ...payload } = parsed.data;
   writePayload(args.dataDir, args.payloadRel, payload);
-  return { ok: true, value: { model_id, experimental_config: payload.experimental_config ?? null, ...rlSummary(payload.trajectory_groups as TrajectoryGroup[]) } };
+  return { ok: true, value: { model_id, experimental_config: payload.experimental_config ?? null, ...rlSummary(payload.trajectory_groups) } };
 }
 
 export type LogIntakeResult =
@@ -72,7 +71,7 @@ function logBody(args: { body: ArrayBuffer; model: RolloutModel; step: number; m
   const json = { ...j.json, model_id: args.modelId };
   const parsed = contract['training.log'].input.safeParse(json);
   if (!parsed.success) return { value: { ok: false, issues: capIssues(toValidationIssues(parsed.error, json)) }, transfer: [] };
-  const r = buildRollouts(args.model, parsed.data.split, args.step, parsed.data.trajectory_groups as TrajectoryGroup[], args.t0);
+  const r = buildRollouts(args.model, parsed.data.split, args.step, parsed.data.trajectory_groups, args.t0);
   const request = r.request ? Buffer.from(JSON.stringify(r.request)) : null;
   const ab = request ? request.buffer.slice(request.byteOffset, request.byteOffset + request.length) : null;
   return { value: { ok: true, request: ab, rewards: r.rewards, metrics: r.metrics }, transfer: ab ? [ab] : [] };

@@ -5,7 +5,6 @@
  */
 import { conflict, notFound } from '../../../shared/errors.js';
 import type { OpParsedInput, OpOutput } from '../../../shared/contract/index.js';
-import type { TrajectoryGroup } from '../../../shared/contract/training.js';
 import type { ServiceContext } from '../context.js';
 import type { JobRow } from '../../store/ports.js';
 import { readBody, type RawBodyRequest } from '../raw-body.js';
@@ -37,7 +36,7 @@ export async function createRlJob(input: OpParsedInput<'training.createRlJob'>, 
   const id = newId();
   const rel = payloadRel(id);
   writePayload(ctx.dataDir, rel, payload);
-  const summary = { ...rlSummary(payload.trajectory_groups as TrajectoryGroup[]), experimental_config: payload.experimental_config ?? null, ...rlRate(payload.experimental_config, !!model.backend) };
+  const summary = { ...rlSummary(payload.trajectory_groups), experimental_config: payload.experimental_config ?? null, ...rlRate(payload.experimental_config, !!model.backend) };
   return enqueue(ctx, id, model.id, 'rl', rel, summary);
 }
 

@@ -12,6 +12,7 @@ import type { ServiceContext } from '../context.js';
 import type { BackendRow, JobRow, ModelRow } from '../../store/ports.js';
 import { errorMessage, nowUs, type JobEventType } from './util.js';
 import { parseArtifactUrl } from './datasets.js';
+import { textOf } from '../../../shared/text.js';
 
 /** A body sent as is (a payload file, a dataset) rather than JSON-encoded. */
 export class RawBody {
@@ -87,7 +88,7 @@ export class RemoteBackends {
       throw new ServiceError(502, `remote backend "${name}" (${b.base_url}) is unreachable: ${errorMessage(err)}`);
     }
     const text = await res.text();
-    let json: unknown = {};
+    let json: unknown;
     try {
       json = text ? (JSON.parse(text) as unknown) : {};
     } catch {
@@ -170,7 +171,7 @@ export class RemoteBackends {
       );
       for (const e of page.data) {
         after = e.id;
-        if (e.type === 'training_failed') throw new Error(String(e.data.error_message ?? 'remote job failed'));
+        if (e.type === 'training_failed') throw new Error(textOf(e.data.error_message) || 'remote job failed');
         if (e.type === 'training_ended') {
           await this.syncCheckpoints(model);
           emit('training_ended', {});

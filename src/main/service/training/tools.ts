@@ -22,7 +22,7 @@ type Input = OpParsedInput<'training.chatCompletions'>;
 export type ToolMode = { kind: 'none' } | { kind: 'auto'; names: string[] } | { kind: 'constrained'; constraint: ToolConstraint };
 
 export function toolMode(input: Input): ToolMode {
-  const names = (input.tools ?? []).map((t) => t.function.name as string);
+  const names = (input.tools ?? []).map((t) => t.function.name);
   const choice = input.tool_choice ?? (names.length ? 'auto' : 'none');
   if (choice === 'none') return { kind: 'none' };
   if (names.length === 0) {
@@ -32,7 +32,7 @@ export function toolMode(input: Input): ToolMode {
   }
   if (choice === 'auto') return { kind: 'auto', names };
   if (choice === 'required') return { kind: 'constrained', constraint: { names } };
-  const name = choice.function.name as string;
+  const name = choice.function.name;
   if (!names.includes(name)) {
     const e = badRequest(`tool_choice names function "${name}", which is not in tools (${names.join(', ')})`);
     e.param = 'tool_choice';

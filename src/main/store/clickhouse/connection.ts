@@ -58,7 +58,7 @@ export class ClickHouse {
       try {
         await admin.command({ query: render(sql`CREATE DATABASE IF NOT EXISTS ${ident(config.database)}`, 'literal').query });
       } catch (e) {
-        throw new Error(`ClickHouse at ${config.url}: ${describe(e)}`);
+        throw new Error(`ClickHouse at ${config.url}: ${describe(e)}`, { cause: e });
       } finally {
         await admin.close();
       }
@@ -76,7 +76,7 @@ export class ClickHouse {
     const r = render(q, this.server.paramMode);
     return this.cancellable(r.query, opts.signal, async (query_id) => {
       const rs = await this.client.query({ query: r.query, query_params: r.query_params, format: 'JSONEachRow', abort_signal: opts.signal, query_id });
-      return (await rs.json()) as T[];
+      return await rs.json<T>();
     });
   }
 
@@ -161,7 +161,7 @@ async function detectParams(client: ClickHouseClient): Promise<ParamMode> {
   if (process.env.LOUPE_CLICKHOUSE_PARAMS === 'literal') return 'literal';
   try {
     const rs = await client.query({ query: 'SELECT {probe:UInt8} AS x', query_params: { probe: 1 }, format: 'JSONEachRow' });
-    const rows = (await rs.json()) as { x: number }[];
+    const rows = await rs.json<{ x: number }>();
     return rows[0]?.x === 1 ? 'server' : 'literal';
   } catch {
     return 'literal';

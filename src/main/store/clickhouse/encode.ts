@@ -127,7 +127,7 @@ export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
     let row = `${key},"start_ns":${num(s.start_ns)},"end_ns":${num(s.end_ns)},"resource_id":"${res.resource_id}"`;
     for (const c of SPAN_SCALARS) {
       const v = s[c];
-      row += `,"${c}":${typeof v === 'string' ? q(v) : num(v as number | null)}`;
+      row += `,"${c}":${typeof v === 'string' ? q(v) : num(v)}`;
     }
     for (const c of SPAN_ARRAYS) row += `,"${c}":${s[c].length ? q(s[c]) : '[]'}`;
     const [sk, sv] = keysValues(s.custom_attrs_string, (v) => q(v));

@@ -80,7 +80,7 @@ export function turnRow(r: TurnRowJson): TurnRow {
     turn_start_ns: big(r.turn_start_ns),
     root_start_ns: big(r.root_start_ns),
     root_end_ns: big(r.root_end_ns),
-    duration_ms: int(r.duration_ms as string | null),
+    duration_ms: int(r.duration_ms),
     span_count: Number(r.span_count),
     error_count: Number(r.error_count),
     input_tokens: Number(r.input_tokens),

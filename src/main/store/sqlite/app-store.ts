@@ -5,39 +5,12 @@
  * wait there, holding every request, whenever an ingest transaction holds the lock. Reads run on a
  * read-only connection of the calling thread: WAL readers never wait for the writer, and a read
  * through the writer thread waited behind a whole ingest transaction (1.3–1.9 s at load 18). Each
- * port call is one statement or one transaction; the multi-table writes (`applySettings`,
- * `recordRollouts`) are composed here from the synchronous repositories so they stay one transaction.
+ * port call is one statement or one transaction of the synchronous repositories (app-repos.ts).
  */
 import type { Db } from './open.js';
 import type { AppStore, FeedbackStore, SettingsStore, TrainingStore } from '../ports.js';
-import type { Sync } from './sync.js';
 import type { Writer } from './writer.js';
-import { createFeedbackRepo } from './feedback.js';
-import { createSettingsRepo } from './meta.js';
-import { createDatasetVersions, createTrainingRepo } from './training.js';
-
-/** The synchronous AppStore over one connection (run by the write side). */
-export function createAppRepos(db: Db) {
-  const feedback = createFeedbackRepo(db);
-  const settings = createSettingsRepo(db);
-  const training = createTrainingRepo(db);
-  const ping = db.prepare('SELECT 1 AS ok').pluck();
-  const trainingStore: Sync<TrainingStore> = {
-    ...training,
-    applySettings: (change) =>
-      db.transaction(() => {
-        settings.set(change.settings);
-        for (const name of change.remove) training.removeBackend(name);
-        for (const b of change.put) training.putBackend(b);
-      })(),
-    recordRollouts: (r) =>
-      db.transaction(() => {
-        if (r.checkpoint) training.setCheckpointMetrics(r.checkpoint.id, r.checkpoint.metrics);
-        return r.feedback.map((f) => feedback.insert(f));
-      })(),
-  };
-  return { feedback, settings, training: trainingStore, datasetVersions: createDatasetVersions(db), ping: () => ping.get() === 1 };
-}
+import { createAppRepos } from './app-repos.js';
 
 /**
  * The methods that only read (`<group>.<method>`): they run on the read connection. Any other method

@@ -17,6 +17,7 @@ import {
   stripSpanKeys, type BodyField, type SpanBody, type SpanKeys,
 } from './body-codec.js';
 import type { SpanMessage } from '../../domain/span.js';
+import { textOf } from '../../../shared/text.js';
 
 type Db = Database.Database;
 
@@ -68,7 +69,7 @@ export function registerBodyFunctions(db: Db, file: string, nativeBinding?: stri
     if (!Buffer.isBuffer(blob)) return null;
     const raw = rawSpan(decode(dict, blob));
     if (raw == null) return null;
-    const text = (v: unknown) => (v == null ? null : String(v));
+    const text = (v: unknown) => (v == null ? null : textOf(v));
     return restoreSpanKeys(raw, { trace_id: String(traceId), span_id: String(spanId), parent_span_id: text(parentSpanId), start_ns: text(startNs), end_ns: text(endNs) });
   });
 }

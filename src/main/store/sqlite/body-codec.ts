@@ -134,7 +134,7 @@ export function restoreSpanKeys(raw: string, keys: SpanKeys): string {
 
 /** Length-prefixed UTF-8 fields (a u32 length each, 0xffffffff for null): cheaper to cut than JSON to parse. */
 export function packBody(body: SpanBody): Buffer {
-  const parts = BODY_FIELDS.map((f) => (body[f] == null ? null : Buffer.from(body[f]!, 'utf8')));
+  const parts = BODY_FIELDS.map((f) => (body[f] == null ? null : Buffer.from(body[f], 'utf8')));
   const out = Buffer.allocUnsafe(parts.reduce((n, p) => n + 4 + (p?.length ?? 0), 0));
   let at = 0;
   for (const p of parts) {

@@ -38,8 +38,14 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 export function conversationsWhere(plan: IndexedPlan): { sql: string; params: unknown[] } {
   const and = ['c.project_id = ?'];
   const params: unknown[] = [plan.project_id];
-  if (plan.active_after_ns != null) and.push('c.last_ns >= ?'), params.push(plan.active_after_ns);
-  if (plan.active_before_ns != null) and.push('c.last_ns < ?'), params.push(plan.active_before_ns);
+  if (plan.active_after_ns != null) {
+    and.push('c.last_ns >= ?');
+    params.push(plan.active_after_ns);
+  }
+  if (plan.active_before_ns != null) {
+    and.push('c.last_ns < ?');
+    params.push(plan.active_before_ns);
+  }
   for (const [col, values] of [['agent_names', plan.agent_names], ['request_models', plan.models]] as const) {
     if (!values) continue;
     and.push(`EXISTS (SELECT 1 FROM json_each(c.${col}) j WHERE j.value IN (${values.map(() => '?').join(', ') || 'NULL'}))`);

@@ -110,7 +110,7 @@ export function prepareSpan(s: SpanRecord): PreparedSpan {
   });
   row[i++] = s.input_messages.length ? previewOf(s.input_messages, 'input') : null;
   row[i++] = s.output_messages.length ? previewOf(s.output_messages, 'output') : null;
-  row[i++] = searchTexts(s);
+  row[i] = searchTexts(s);
   return row;
 }
 

@@ -14,6 +14,7 @@ import { StoreAbortedError, StoreError } from '../ports.js';
 import type { ReadMethod } from './reader.js';
 import type { ReadReply, ReadRequest, ReadWorkerData } from './read-protocol.js';
 import { revive } from './thread-errors.js';
+import { textOf } from '../../../shared/text.js';
 
 export interface ReadPoolOptions {
   file: string;
@@ -50,7 +51,7 @@ interface Slot {
 function describe(e: unknown): string {
   if (e instanceof Error) return `${e.name}: ${e.message}${(e as { code?: unknown }).code ? ` (${String((e as { code?: unknown }).code)})` : ''}`;
   try {
-    return typeof e === 'object' ? JSON.stringify(e) : String(e);
+    return textOf(e);
   } catch {
     return String(e);
   }
@@ -75,7 +76,7 @@ export class ReadPool {
   async *stream<T>(method: ReadMethod, args: unknown[], signal?: AbortSignal): AsyncGenerator<T> {
     const buffered: unknown[][] = [];
     let done = false;
-    let failure: Error | null = null;
+    let failure = null as Error | null;
     let wake: (() => void) | null = null;
     const notify = () => {
       wake?.();

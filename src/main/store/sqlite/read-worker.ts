@@ -11,7 +11,7 @@ import { CHUNK_ROWS, type ReadReply, type ReadRequest, type ReadWorkerData } fro
 
 const data = workerData as ReadWorkerData;
 const port = parentPort!;
-const reader = createReader(openReadConnection(data.file, { nativeBinding: data.nativeBinding }), data.file);
+const reader = createReader(openReadConnection(data.file, { nativeBinding: data.nativeBinding }));
 const post = (m: ReadReply) => port.postMessage(m);
 
 const isStream = (v: unknown): v is Iterable<unknown> =>

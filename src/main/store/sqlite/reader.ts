@@ -22,7 +22,7 @@ import { searchSpans } from './search.js';
 import { createConversationsRepo } from './conversations.js';
 import { createSearchReader } from './fts.js';
 
-export function createReader(db: Db, file: string) {
+export function createReader(db: Db) {
   const prep = statementCache(db);
   const chat = createChatRepo(db);
   const exporter = createExportRepo(db);

@@ -25,8 +25,10 @@ export function revive(e: WireError): Error {
     : e.name === 'StoreBusyError' ? new StoreBusyError(e.message)
     : e.name === 'StoreFullError' ? new StoreFullError(e.message)
     : new Error(e.message);
-  // `as Error`: StoreError is structurally an Error, so TypeScript may narrow the else-branch to never (it did, depending on file order).
-  if (!(err instanceof StoreError)) (err as Error).name = e.name;
+  // Decided by name, not `instanceof StoreError`: StoreError is structurally an Error, so TypeScript
+  // may narrow the else-branch to never (it did, depending on file order).
+  const storeKind = e.name === 'StoreError' || e.name === 'StoreBusyError' || e.name === 'StoreFullError';
+  if (!storeKind) err.name = e.name;
   if (e.code) Object.assign(err, { code: e.code });
   return err;
 }

@@ -42,7 +42,7 @@ export function createSqliteTraceStore(writer: Writer, file: string, opts: Sqlit
   const pool = size > 0 ? new ReadPool({ file, size, nativeBinding: opts.nativeBinding }) : null;
   let inline: Reader | null = null;
   let readDb: Db | null = null;
-  const local = () => (inline ??= createReader((readDb = opts.memoryDb ?? openReadConnection(file, { nativeBinding: opts.nativeBinding })), file));
+  const local = () => (inline ??= createReader((readDb = opts.memoryDb ?? openReadConnection(file, { nativeBinding: opts.nativeBinding }))));
   const write = <T>(method: string, args: unknown[]) => writer.call<T>(`traces.${method}`, args);
 
   type Args<M extends ReadMethod> = Parameters<Reader[M]>;

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from './open.js';
-import type { BackendRow, CheckpointRow, DatasetRow, JobEventRow, JobPatch, JobRow, JobStatus, ListedModelRow, ModelRow, TrainingStore } from '../ports.js';
+import type { BackendRow, CheckpointRow, DatasetRow, JobEventRow, JobPatch, JobRow, ListedModelRow, ModelRow, TrainingStore } from '../ports.js';
 import type { Sync } from './sync.js';
 
 /** The training store's methods, synchronous; `recordRollouts` needs the feedback table and lives in app-store.ts. */

@@ -12,7 +12,7 @@ import { createMetaRepo } from './meta.js';
 import { createRetentionRepo } from './retention.js';
 import { createSummaryMaintainer } from './summaries/index.js';
 import { createSearchIndex } from './fts.js';
-import { createAppRepos } from './app-store.js';
+import { createAppRepos } from './app-repos.js';
 import { isStoreFailure } from './failures.js';
 import { errorMessage } from '../../../shared/errors.js';
 import { StoreError, type ChannelMessage, type ChannelTotals, type DeleteSelection, type EncodedBatch } from '../ports.js';

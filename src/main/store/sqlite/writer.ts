@@ -114,7 +114,7 @@ export function startWriterThread(opts: Omit<WriteWorkerData, 'entry'>): Promise
       if (gone) return Promise.reject(gone);
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {
-        pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+        pending.set(id, { resolve, reject });
         hold();
         worker.postMessage(req(id));
       });

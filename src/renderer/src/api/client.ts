@@ -8,6 +8,7 @@ import { ServiceError } from '../../../shared/errors';
 import type { LoupeEvent } from '../../../shared/events';
 import { reportReachable, reportUnreachable, unreachableError } from './connection';
 import { authHeaders, localKey } from './session';
+import { textOf } from '../../../shared/text';
 
 // Sign in at once when opened from a login link, so the one-time code leaves the address bar.
 if (typeof window !== 'undefined' && !window.api) void localKey();
@@ -40,7 +41,7 @@ async function httpCall<K extends OpName>(name: K, input: OpInput<K>, signal?: A
   let body: string | undefined;
   if (def.method === 'GET') {
     const qs = new URLSearchParams();
-    for (const [k, v] of Object.entries(rest)) if (v !== undefined && v !== null) qs.set(k, String(v));
+    for (const [k, v] of Object.entries(rest)) if (v !== undefined && v !== null) qs.set(k, textOf(v));
     if ([...qs].length) url += `?${qs}`;
   } else if (Object.keys(rest).length || def.method === 'POST') {
     headers['content-type'] = 'application/json';

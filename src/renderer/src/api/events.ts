@@ -2,7 +2,8 @@
  * One push-event subscription shared by every listener (one EventSource over HTTP, one IPC listener
  * in Electron), opened on first use. `data.changed` also drives live refresh (api/query.ts).
  */
-import { useEffect, useRef } from 'react';
+import { useEffect } from 'react';
+import { useLatest } from '../hooks/latest';
 import type { LoupeEvent } from '../../../shared/events';
 import { onEvent } from './client';
 import { handleEvent, refetchEverything } from './query';
@@ -31,7 +32,6 @@ export function useLiveRefresh(): void {
 
 /** Calls `listener` for each push event while the component is mounted (latest closure, one subscription). */
 export function useEvents(listener: (e: LoupeEvent) => void): void {
-  const ref = useRef(listener);
-  ref.current = listener;
-  useEffect(() => subscribe((e) => ref.current(e)), []);
+  const ref = useLatest(listener);
+  useEffect(() => subscribe((e) => ref.current(e)), [ref]);
 }

@@ -8,15 +8,16 @@
  * record is the latest thumbs record created by this app).
  */
 import { Icon } from '../components/Icon';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useOpMutation } from '../api/query';
 import type { FeedbackRecord } from '../api/views';
 import type { OpName } from '../../../shared/contract/index';
+import { useResetOnChange } from '../hooks/reset';
 
 export const UI_CREATOR = 'loupe-ui';
 
 function describe(f: FeedbackRecord): { icon: string; text: string; negative: boolean } {
-  const p = f.payload as Record<string, unknown>;
+  const p = f.payload;
   const value = p.value ?? p.thumbs ?? p.score ?? p.rating;
   const note = typeof p.note === 'string' ? p.note : typeof p.comment === 'string' ? p.comment : typeof p.text === 'string' ? p.text : '';
   const type = f.feedback_type.toLowerCase();
@@ -62,7 +63,7 @@ export function FeedbackControl(props: { project: string; kind: 'conversation' |
   const [pending, setPending] = useState<'up' | 'down' | null | undefined>(undefined);
   const [editing, setEditing] = useState(false);
   const [note, setNote] = useState(storedNote);
-  useEffect(() => { setPending(undefined); setNote(storedNote); }, [own?.id, storedThumb, storedNote]);
+  useResetOnChange([own?.id, storedThumb, storedNote], () => { setPending(undefined); setNote(storedNote); });
   const create = useOpMutation('feedback.create', REFRESH);
   const update = useOpMutation('feedback.update', REFRESH);
   const remove = useOpMutation('feedback.delete', REFRESH);

@@ -38,6 +38,10 @@ function highlighted(code: string, lang: string | undefined): ReactNode {
   }
 }
 
+/** The text of a code element's children: react-markdown passes a string, or strings in an array. */
+const nodeText = (n: ReactNode): string =>
+  typeof n === 'string' || typeof n === 'number' ? String(n) : Array.isArray(n) ? (n as ReactNode[]).map(nodeText).join('') : '';
+
 const components: Components = {
   a: ({ href, children }) => (
     <a href={href} target="_blank" rel="noreferrer noopener">
@@ -46,7 +50,7 @@ const components: Components = {
   ),
   code: ({ className, children }) => {
     const lang = /language-([\w+-]+)/.exec(className ?? '')?.[1]?.toLowerCase();
-    const text = String(children ?? '');
+    const text = nodeText(children);
     // Inline code has no language class and no newline.
     if (!lang && !text.includes('\n')) return <code className="md-inline">{children}</code>;
     return <code className={`hljs${lang ? ` language-${lang}` : ''}`}>{highlighted(text.replace(/\n$/, ''), lang)}</code>;

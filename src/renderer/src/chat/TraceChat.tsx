@@ -62,9 +62,10 @@ export function TraceChat(props: { project: string; traceId: string; onSpan?(spa
   useEffect(() => {
     if (hasNextPage && !isFetchingNextPage && last >= plan.length - 20) void fetchNextPage();
   }, [last, plan.length, hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const hasMessages = plan.length > 0;
   useEffect(() => {
-    if (plan.length) performance.mark('loupe:chat-first-message');
-  }, [plan.length > 0]); // eslint-disable-line react-hooks/exhaustive-deps
+    if (hasMessages) performance.mark('loupe:chat-first-message');
+  }, [hasMessages]);
 
   const listRef = useRef<HTMLDivElement>(null);
   const marks = useTextHighlight(listRef, props.highlight);

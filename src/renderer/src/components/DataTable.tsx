@@ -26,11 +26,18 @@ import { useEffect, useRef, useState } from 'react';
 import { useListKeys } from '../hooks/keys';
 import { useUi } from '../stores/ui';
 import { useWidth } from '../hooks/width';
+import { useResetOnChange } from '../hooks/reset';
+
+/**
+ * A column of rows `T` whatever its cell value type. react-table's ColumnDef is invariant in that
+ * type, so a list of columns holding numbers, strings and dates can only be typed this way.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- react-table's documented typing for columns of mixed value types (ColumnDef<T, unknown> rejects them)
+export type AnyColumn<T> = ColumnDef<T, any>;
 
 export interface DataTableProps<T> {
   data: T[];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  columns: ColumnDef<T, any>[];
+  columns: AnyColumn<T>[];
   getRowId?: (row: T, index: number) => string;
   sorting?: SortingState;
   onSortingChange?: (s: SortingState) => void;
@@ -47,6 +54,8 @@ export interface DataTableProps<T> {
 }
 
 interface Meta { numeric?: boolean; min?: number }
+/** A column's `meta` as the callers fill it (react-table types it as an empty interface). */
+const metaOf = (c: { columnDef: { meta?: object } } | undefined): Meta => c?.columnDef.meta ?? {};
 const DEFAULT_MIN = 60;
 /** Columns without a size get at least this much before the table scrolls sideways. */
 const FLEX_MIN = 160;
@@ -62,7 +71,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   const stored = useUi((s) => (props.prefsKey ? s.columns[props.prefsKey]?.widths : undefined));
   const setColumns = useUi((s) => s.setColumns);
   const [sizing, setSizing] = useState<ColumnSizingState>(stored ?? {});
-  useEffect(() => { if (stored) setSizing(stored); }, [props.prefsKey]); // eslint-disable-line react-hooks/exhaustive-deps
+  useResetOnChange([props.prefsKey], () => { if (stored) setSizing(stored); });
 
   const table = useReactTable({
     data,
@@ -120,7 +129,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   // react-table fills in a default size (150) for every column, so read which ones the caller sized (or the user resized).
   const given = new Set(columns.filter((c) => c.size !== undefined).map((c) => c.id ?? (c as { accessorKey?: string }).accessorKey));
   const sized = new Set([...given, ...Object.keys(sizing)]);
-  const minOf = (id: string) => ((leaf.find((c) => c.id === id)?.columnDef.meta as Meta | undefined)?.min ?? DEFAULT_MIN);
+  const minOf = (id: string) => (metaOf(leaf.find((c) => c.id === id)).min ?? DEFAULT_MIN);
   // Columns with the caller's starting size shrink together when the table is narrower than their sum.
   const flexMin = leaf.filter((c) => !sized.has(c.id)).reduce((n, c) => n + Math.max(minOf(c.id), FLEX_MIN), 0);
   const userWidths = leaf.filter((c) => c.id in sizing).reduce((n, c) => n + Math.max(minOf(c.id), sizing[c.id]!), 0);
@@ -156,13 +165,13 @@ export function DataTable<T>(props: DataTableProps<T>) {
           {table.getHeaderGroups().map((hg) => (
             <tr key={hg.id}>
               {hg.headers.map((h) => {
-                const meta = h.column.columnDef.meta as Meta | undefined;
+                const meta = metaOf(h.column);
                 const dir = h.column.getIsSorted();
                 const can = h.column.getCanSort();
                 return (
                   <th
                     key={h.id}
-                    className={`${can ? 'sortable' : ''} ${dir ? 'sorted' : ''} ${meta?.numeric ? 'num' : ''}`}
+                    className={`${can ? 'sortable' : ''} ${dir ? 'sorted' : ''} ${meta.numeric ? 'num' : ''}`}
                     onClick={can ? h.column.getToggleSortingHandler() : undefined}
                     aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : can ? 'none' : undefined}
                     title={can ? 'Sort by this column' : undefined}
@@ -201,9 +210,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
                 onClick={() => { setSelected(vi.index); open(row); }}
               >
                 {row.getVisibleCells().map((c) => {
-                  const meta = c.column.columnDef.meta as Meta | undefined;
+                  const meta = metaOf(c.column);
                   return (
-                    <td key={c.id} className={meta?.numeric ? 'num' : undefined} onMouseEnter={showFullValue} data-col={c.column.id}>
+                    <td key={c.id} className={meta.numeric ? 'num' : undefined} onMouseEnter={showFullValue} data-col={c.column.id}>
                       {flexRender(c.column.columnDef.cell, c.getContext())}
                     </td>
                   );

@@ -11,7 +11,7 @@ const paths: Record<string, string> = {
   agent: 'M8 1a3 3 0 1 1 0 6 3 3 0 0 1 0-6zM2 15c0-3.3 2.7-6 6-6s6 2.7 6 6z',
 };
 
-export function Icon(props: { name: keyof typeof paths | string; size?: number; title?: string }) {
+export function Icon(props: { name: keyof typeof paths  ; size?: number; title?: string }) {
   const s = props.size ?? 14;
   return (
     <svg width={s} height={s} viewBox="0 0 16 16" fill="currentColor" aria-hidden={props.title ? undefined : true} role={props.title ? 'img' : undefined} style={{ verticalAlign: '-2px', flex: 'none' }}>

@@ -3,7 +3,8 @@
  * `useListKeys` gives j/k/arrow selection and Enter-to-open over a list. The `?` overlay
  * (components/KeyboardHelp) lists the keys in KEYMAP, so keep it in sync when adding a binding.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect } from 'react';
+import { useLatest } from './latest';
 
 export const KEYMAP: Array<[string, string]> = [
   ['j / ↓', 'Next row, turn or span'],
@@ -31,12 +32,12 @@ function typing(target: EventTarget | null): boolean {
 
 /** Binds `key` (KeyboardEvent.key) while mounted. Handler returns false to let the event through. */
 export function useKey(key: string | string[], handler: (e: KeyboardEvent) => void | boolean, enabled = true): void {
-  const ref = useRef(handler);
-  ref.current = handler;
-  const keys = Array.isArray(key) ? key : [key];
-  const sig = keys.join('|');
+  const ref = useLatest(handler);
+  // The keys as one string, so a new array of the same keys on each render does not rebind.
+  const sig = JSON.stringify(Array.isArray(key) ? key : [key]);
   useEffect(() => {
     if (!enabled) return;
+    const keys = JSON.parse(sig) as string[];
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       if (!keys.includes(e.key)) return;
@@ -47,8 +48,7 @@ export function useKey(key: string | string[], handler: (e: KeyboardEvent) => vo
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [sig, enabled]);
+  }, [sig, enabled, ref]);
 }
 
 /** j/k/↑/↓ move `selected` within [0, count); Enter calls onOpen(selected). */
@@ -76,8 +76,7 @@ const escapeStack: Array<{ current: () => void }> = [];
 let escapeBound = false;
 
 export function useEscape(handler: () => void, enabled = true): void {
-  const ref = useRef(handler);
-  ref.current = handler;
+  const ref = useLatest(handler);
   useEffect(() => {
     if (!enabled) return;
     bindEscape();
@@ -87,7 +86,7 @@ export function useEscape(handler: () => void, enabled = true): void {
       const i = escapeStack.lastIndexOf(entry);
       if (i >= 0) escapeStack.splice(i, 1);
     };
-  }, [enabled]);
+  }, [enabled, ref]);
 }
 
 /** Esc in a text field only leaves the field (so j/k work again); otherwise the innermost handler runs. */

@@ -49,7 +49,7 @@ export function ImportProvider({ children }: { children: ReactNode }) {
         loadDemo()
           .then((project) => {
             void queryClient.invalidateQueries();
-            navigate(projectPath(project, 'conversations'));
+            void navigate(projectPath(project, 'conversations'));
           })
           .catch((e: Error) => setDemoError(e.message))
           .finally(() => setDemoLoading(false));

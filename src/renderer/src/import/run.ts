@@ -80,7 +80,9 @@ function readBase64(file: File, progress: (fraction: number) => void): Promise<s
     reader.onprogress = (e) => { if (e.lengthComputable && e.total) progress(e.loaded / e.total); };
     reader.onerror = () => reject(new Error(`could not read ${file.name}: ${reader.error?.message ?? 'unknown error'}`));
     reader.onload = () => {
-      const url = String(reader.result);
+      // readAsDataURL always yields a string; anything else is a browser fault worth naming.
+      if (typeof reader.result !== 'string') return reject(new Error(`could not read ${file.name}: the browser returned no data URL`));
+      const url = reader.result;
       resolve(url.slice(url.indexOf(',') + 1)); // strip "data:<type>;base64,"
     };
     reader.readAsDataURL(file);

@@ -3,14 +3,14 @@
  * (to show the veil). dragenter/dragleave are counted because they fire for every child element.
  */
 import { useEffect, useRef, useState } from 'react';
+import { useLatest } from '../hooks/latest';
 
 const hasFiles = (e: DragEvent) => !!e.dataTransfer && [...e.dataTransfer.types].includes('Files');
 
 export function useDropAnywhere(onFiles: (files: File[]) => void): boolean {
   const [dragging, setDragging] = useState(false);
   const depth = useRef(0);
-  const cb = useRef(onFiles);
-  cb.current = onFiles;
+  const cb = useLatest(onFiles);
   useEffect(() => {
     const enter = (e: DragEvent) => {
       if (!hasFiles(e)) return;
@@ -45,6 +45,6 @@ export function useDropAnywhere(onFiles: (files: File[]) => void): boolean {
       window.removeEventListener('dragleave', leave);
       window.removeEventListener('drop', drop);
     };
-  }, []);
+  }, [cb]);
   return dragging;
 }

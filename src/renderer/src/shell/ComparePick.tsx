@@ -21,7 +21,7 @@ export function useComparePick(): { picked: string | null; compare(traceId: stri
         return;
       }
       setPick(null);
-      navigate(`${projectPath(project, 'compare')}?a=${encodeURIComponent(picked)}&b=${encodeURIComponent(traceId)}`);
+      void navigate(`${projectPath(project, 'compare')}?a=${encodeURIComponent(picked)}&b=${encodeURIComponent(traceId)}`);
     },
   };
 }

@@ -34,7 +34,7 @@ export function Shell() {
   useKey('g', () => { gPressed.current = Date.now(); });
   useKey('c', () => {
     if (Date.now() - gPressed.current > 1000) return false;
-    navigate(projectPath(project, 'conversations'));
+    void navigate(projectPath(project, 'conversations'));
   });
 
   return (

@@ -46,7 +46,7 @@ function ProjectSwitcher({ project }: { project: string }) {
         setProject(next);
         // Stay on the same kind of view (list level, not a specific conversation of the old project).
         const view = location.pathname.split('/')[3] ?? 'conversations';
-        navigate(projectPath(next, view));
+        void navigate(projectPath(next, view));
       }}
     >
       {ids.map((id) => {

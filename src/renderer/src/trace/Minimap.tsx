@@ -74,7 +74,7 @@ export function Minimap(props: { tree: Tree; rows: Node[]; win: Window; scrollRe
     const fx = Math.min(1, Math.max(0, (e.clientX - r.left) / r.width));
     const fy = Math.min(1, Math.max(0, (e.clientY - r.top) / H));
     const el = props.scrollRef.current;
-    if (el) el.scrollTop = fy * total - el.clientHeight / 2;
+    el?.scrollTo({ top: fy * total - el.clientHeight / 2 });
     const w = win.to - win.from;
     if (w < span) {
       const from = Math.max(tree.min, Math.min(tree.min + fx * span - w / 2, tree.max - w));

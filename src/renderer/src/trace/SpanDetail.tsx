@@ -16,6 +16,7 @@ import { isoToUs } from './model';
 import { FeedbackControl } from '../chat/Feedback';
 import { ErrorNote } from '../components/ErrorNote';
 import type { Node } from './model';
+import { textOf } from '../../../shared/text';
 
 const HEAVY = new Set(['raw_span_dump', 'input_messages', 'output_messages', 'custom_attrs_bool', 'custom_attrs_float', 'custom_attrs_int', 'custom_attrs_string', 'tool_definitions', 'tool_call_arguments', 'tool_call_result', 'system_instructions', 'reasoning_content']);
 
@@ -27,7 +28,7 @@ export function SpanDetail(props: { project: string; traceId: string; spanId: st
     include_costs: true,
     limit: 1,
   });
-  const span = data?.spans[0] as SpanRow | undefined;
+  const span = data?.spans[0];
   const fb = useOp('feedback.query', { project_id: props.project, svc_ref: `svc:///${props.project}/span/${props.spanId}` });
   return (
     <aside className="panel detail" data-testid="span-detail" aria-label="Span detail">
@@ -167,7 +168,7 @@ function otlpAttributes(list: unknown): Array<[string, string]> {
 }
 
 function anyValue(v: unknown): string {
-  if (!v || typeof v !== 'object') return String(v ?? '');
+  if (!v || typeof v !== 'object') return textOf(v);
   const o = v as Record<string, unknown>;
   for (const k of ['stringValue', 'intValue', 'doubleValue', 'boolValue', 'bytesValue']) if (k in o) return String(o[k]);
   if ('arrayValue' in o) return JSON.stringify(((o.arrayValue as { values?: unknown[] })?.values ?? []).map(anyValue));

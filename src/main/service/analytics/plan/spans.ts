@@ -168,19 +168,21 @@ function parseMeasure(m: MeasureIn, loc: Loc): MeasurePlan {
   return { aggregation, value, filter };
 }
 
+type SortPart = SpansGroupPlan['sort'][number];
+
 function groupSort(sort: Sort, keys: GroupKeyPlan[], measures: { alias: string }[], includeCosts: boolean): SpansGroupPlan['sort'] {
-  const tie = keys.map((_, index) => ({ ref: { kind: 'key', index } as GroupSortRef, direction: 'asc' as Direction }));
+  const tie = keys.map((_, index): SortPart => ({ ref: { kind: 'key', index }, direction: 'asc' }));
   if (!sort?.length) {
     const first: GroupSortRef = measures.length ? { kind: 'measure', index: 0 } : { kind: 'total', total: 'last_seen' };
     return [{ ref: first, direction: 'desc' }, ...tie];
   }
   const totals = GROUP_TOTALS.filter((f) => includeCosts || !f.includes('cost'));
-  const parts = sort.map((s, i) => {
+  const parts = sort.map((s, i): SortPart => {
     const k = keys.findIndex((g) => g.alias === s.field);
-    if (k >= 0) return { ref: { kind: 'key', index: k } as GroupSortRef, direction: s.direction };
+    if (k >= 0) return { ref: { kind: 'key', index: k }, direction: s.direction };
     const m = measures.findIndex((x) => x.alias === s.field);
-    if (m >= 0) return { ref: { kind: 'measure', index: m } as GroupSortRef, direction: s.direction };
-    if ((totals as readonly string[]).includes(s.field)) return { ref: { kind: 'total', total: s.field as GroupTotal } as GroupSortRef, direction: s.direction };
+    if (m >= 0) return { ref: { kind: 'measure', index: m }, direction: s.direction };
+    if ((totals as readonly string[]).includes(s.field)) return { ref: { kind: 'total', total: s.field as GroupTotal }, direction: s.direction };
     const allowed = [...keys.map((g) => g.alias), ...measures.map((x) => x.alias), ...totals];
     throw invalid(['sort_by', i, 'field'], `cannot sort groups by '${s.field}'; allowed: ${allowed.join(', ')}`, s.field);
   });

@@ -7,6 +7,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { DistributionPlan } from '../../../domain/plans.js';
 import { customSql, type Sql } from './columns.js';
+import { distribution } from '../../../domain/distribution.js';
 
 const keyOf = (v: unknown) => JSON.stringify(v ?? null);
 
@@ -35,36 +36,9 @@ export function distributions(
       const i = index.get(keyOf(c.k));
       if (i !== undefined) perGroup[i]!.push({ v: c.v, n: c.n });
     }
+    const numeric = spec.type === 'int' || spec.type === 'float';
     groups.forEach((g, i) => {
-      const list = perGroup[i]!;
-      const present = list.reduce((a, c) => a + c.n, 0);
-      const base = { total_count: g.span_count, present_count: present, missing_count: g.span_count - present };
-      g.distributions[spec.alias] =
-        spec.type === 'int' || spec.type === 'float'
-          ? { ...base, kind: 'numeric', ...bins(list as { v: number; n: number }[], spec.bins) }
-          : { ...base, kind: 'categorical', ...topN(list, spec.top_n, spec.type === 'bool') };
+      g.distributions[spec.alias] = distribution(perGroup[i]!, g.span_count, numeric, spec.type === 'bool', spec.bins, spec.top_n);
     });
   }
-}
-
-function bins(list: { v: number; n: number }[], count: number) {
-  if (!list.length) return { min: null, max: null, bins: [] };
-  let min = Infinity;
-  let max = -Infinity;
-  for (const { v } of list) {
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
-  const n = min === max ? 1 : count;
-  const width = (max - min) / n;
-  const out = Array.from({ length: n }, (_, i) => ({ lower: min + i * width, upper: i === n - 1 ? max : min + (i + 1) * width, count: 0 }));
-  for (const { v, n: c } of list) out[width === 0 ? 0 : Math.min(n - 1, Math.floor((v - min) / width))]!.count += c;
-  return { min, max, bins: out };
-}
-
-function topN(list: { v: string | number; n: number }[], n: number, bool: boolean) {
-  const named = list.map(({ v, n: c }) => ({ value: bool ? (v ? 'true' : 'false') : String(v), count: c }));
-  named.sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
-  const top = named.slice(0, n);
-  return { values: top, other_count: named.slice(n).reduce((a, c) => a + c.count, 0) };
 }

@@ -52,8 +52,14 @@ function rollupQuery(req: SpansGroupPlan) {
   const having: string[] = [];
   const havingParams: unknown[] = [];
   for (const h of req.having) {
-    if (h.min !== null) having.push(`${measure(h.measure)} >= ?`), havingParams.push(h.min);
-    if (h.max !== null) having.push(`${measure(h.measure)} <= ?`), havingParams.push(h.max);
+    if (h.min !== null) {
+      having.push(`${measure(h.measure)} >= ?`);
+      havingParams.push(h.min);
+    }
+    if (h.max !== null) {
+      having.push(`${measure(h.measure)} <= ?`);
+      havingParams.push(h.max);
+    }
   }
   const grouped = `FROM ${from.sql} GROUP BY k0${having.length ? ` HAVING ${having.join(' AND ')}` : ''}`;
   const measures = req.measures.map((m, i) => `${measure(m)} AS m${i}`);
@@ -132,7 +138,7 @@ export function groupSpans(prep: (sql: string) => Statement, req: SpansGroupPlan
     agent_versions: distinct(r.d_agent_version),
     conversation_count: r.conversation_count as number,
     conversation_names: distinct(r.d_conversation_name),
-    distributions: {} as Record<string, unknown>,
+    distributions: {},
     error_count: r.error_count as number,
     first_message: null,
     first_seen: r.first_us == null ? null : isoFromUs(r.first_us as number),

@@ -47,8 +47,14 @@ export function threadOf(id: string, turns: Turn[]): ThreadRow | null {
 function whereOf(req: ThreadsPlan): { sql: string; params: unknown[] } {
   const parts = ['project_id = ?'];
   const params: unknown[] = [req.project_id];
-  if (req.after_ns !== null) (parts.push('turn_start_ns > ?'), params.push(req.after_ns));
-  if (req.before_ns !== null) (parts.push('turn_start_ns < ?'), params.push(req.before_ns));
+  if (req.after_ns !== null) {
+    parts.push('turn_start_ns > ?');
+    params.push(req.after_ns);
+  }
+  if (req.before_ns !== null) {
+    parts.push('turn_start_ns < ?');
+    params.push(req.before_ns);
+  }
   if (req.thread_ids) {
     parts.push(req.thread_ids.length ? `conversation_id IN (${req.thread_ids.map(() => '?').join(', ')})` : '0');
     params.push(...req.thread_ids);

@@ -11,7 +11,6 @@
  * conversation summaries touched (conversations.ts).
  */
 import type { Db } from '../open.js';
-import type { StatusCode } from '../../../domain/span.js';
 import type { SummaryMaintainer, SummarySpan } from './types.js';
 import { buildTree, countedSpans } from '../../../domain/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../../domain/chat/header.js';
@@ -60,7 +59,7 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
   const stored = (projectId: string, traceId: string): Span[] =>
     light.all(projectId, traceId).map((r) => ({
       ...r,
-      status_code: r.status_code as StatusCode,
+      status_code: r.status_code,
       start_ns: r.start_ns == null ? null : BigInt(r.start_ns),
       end_ns: r.end_ns == null ? null : BigInt(r.end_ns),
     }));

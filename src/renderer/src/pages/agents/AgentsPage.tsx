@@ -68,7 +68,7 @@ export function AgentsPage() {
           getRowId={(a) => a.agent_name}
           sorting={sorting}
           onSortingChange={setSorting}
-          onOpen={(a) => navigate(`${projectPath(project, 'spans')}?agent_name=${encodeURIComponent(a.agent_name)}`)}
+          onOpen={(a) => void navigate(`${projectPath(project, 'spans')}?agent_name=${encodeURIComponent(a.agent_name)}`)}
           testId="agents-table"
           rowTestId={() => 'agent-row'}
         />

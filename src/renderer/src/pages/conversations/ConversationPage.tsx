@@ -54,19 +54,22 @@ export function ConversationPage() {
 
   const [selected, setSelected] = useState(-1);
   const refs = useRef<Array<HTMLElement | null>>([]);
-  const lastCount = useRef(0);
-  // The route reuses this component when only the conversation id changes: start over.
-  useEffect(() => {
-    lastCount.current = 0;
-    setSelected(-1);
-  }, [conversationId, project]);
-  // Start on the newest turn; when earlier turns are prepended, keep the same turn selected.
-  useEffect(() => {
-    const added = turns.length - lastCount.current;
-    if (lastCount.current === 0 && turns.length) setSelected(turns.length - 1);
-    else if (added > 0) setSelected((s) => s + added);
-    lastCount.current = turns.length;
-  }, [turns.length]);
+  // Start on the newest turn; when earlier turns are prepended, keep the same turn selected. The
+  // route reuses this component when only the conversation id changes: that starts over. Adjusted
+  // during render (not in effects) so a stale selection is never painted.
+  const convKey = `${project}\n${conversationId}`;
+  const [seen, setSeen] = useState({ key: convKey, count: 0, len: 0 });
+  if (seen.key !== convKey || seen.len !== turns.length) {
+    const moved = seen.key !== convKey;
+    const grew = seen.len !== turns.length;
+    const last = moved ? 0 : seen.count;
+    if (moved) setSelected(-1);
+    if (grew) {
+      if (last === 0 && turns.length) setSelected(turns.length - 1);
+      else if (turns.length > last) setSelected((s) => s + turns.length - last);
+    }
+    setSeen({ key: convKey, count: grew ? turns.length : 0, len: turns.length });
+  }
   useEffect(() => {
     refs.current[selected]?.scrollIntoView({ block: 'nearest' });
   }, [selected]);
@@ -79,9 +82,9 @@ export function ConversationPage() {
       if (i === 0 && selected === 0 && q.hasNextPage && !q.isFetchingNextPage) void q.fetchNextPage();
       setSelected(i);
     },
-    onOpen: (i) => { const t = turns[i]; if (t) navigate(projectPath(project, 'traces', t.trace_id)); },
+    onOpen: (i) => { const t = turns[i]; if (t) void navigate(projectPath(project, 'traces', t.trace_id)); },
   });
-  useEscape(() => navigate(projectPath(project, 'conversations')));
+  useEscape(() => void navigate(projectPath(project, 'conversations')));
 
   const spanMs = summary?.first_seen && summary.last_seen ? Date.parse(summary.last_seen) - Date.parse(summary.first_seen) : null;
   return (

@@ -29,8 +29,8 @@ export function ConversationsPage() {
   const [sorting, setSorting] = useState<SortingState>([{ id: 'last_activity', desc: true }]);
   const [limit, setLimit] = useState(PAGE);
   const [selected, setSelected] = useState(0);
-  const sort = { field: sorting[0]?.id ?? 'last_activity', direction: sorting[0]?.desc === false ? ('asc' as const) : ('desc' as const) };
-  const input = useMemo(() => listInput(project, filters, sort, limit), [project, filters, sort.field, sort.direction, limit]); // eslint-disable-line react-hooks/exhaustive-deps
+  const sort = useMemo(() => ({ field: sorting[0]?.id ?? 'last_activity', direction: sorting[0]?.desc === false ? ('asc' as const) : ('desc' as const) }), [sorting]);
+  const input = useMemo(() => listInput(project, filters, sort, limit), [project, filters, sort, limit]);
   const q = useOp('conversations.list', input);
   const rows = useMemo(() => rowsOf(q.data), [q.data]);
   const total = q.data?.total_count ?? 0;
@@ -59,8 +59,8 @@ export function ConversationsPage() {
   const open = useCallback((row: ListRow) => {
     // A search term goes along, so the chat marks where it matched.
     const q = filters.search.trim() ? `q=${encodeURIComponent(filters.search.trim())}` : '';
-    if (row.kind === 'conversation') navigate(`${projectPath(project, 'conversations', row.id)}${q ? `?${q}` : ''}`);
-    else navigate(`${projectPath(project, 'traces', row.id)}?tab=chat${q ? `&${q}` : ''}`);
+    if (row.kind === 'conversation') void navigate(`${projectPath(project, 'conversations', row.id)}${q ? `?${q}` : ''}`);
+    else void navigate(`${projectPath(project, 'traces', row.id)}?tab=chat${q ? `&${q}` : ''}`);
   }, [navigate, project, filters.search]);
   const more = useCallback(() => { if (rows.length < total && !isFetching) setLimit((l) => Math.min(10_000, l + PAGE)); }, [rows.length, total, isFetching]);
 

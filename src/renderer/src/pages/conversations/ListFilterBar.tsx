@@ -5,16 +5,18 @@
 import { useEffect, useState } from 'react';
 import { useOp } from '../../api/query';
 import type { ListFilters } from './listQuery';
+import { useLatest } from '../../hooks/latest';
 
 export function ListFilterBar(props: { project: string; filters: ListFilters; onChange(f: ListFilters): void }) {
   const { filters, onChange, project } = props;
   const [text, setText] = useState(filters.search);
-  // Debounce typing so every keystroke does not become a query.
+  // Debounce typing so every keystroke does not become a query (only typing restarts the wait).
+  const latest = useLatest({ filters, onChange });
   useEffect(() => {
-    if (text === filters.search) return;
-    const t = setTimeout(() => onChange({ ...filters, search: text }), 250);
+    if (text === latest.current.filters.search) return;
+    const t = setTimeout(() => latest.current.onChange({ ...latest.current.filters, search: text }), 250);
     return () => clearTimeout(t);
-  }, [text]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [text, latest]);
   const { data } = useOp('conversations.facets', { project_id: project });
   const agents = data?.agent_names ?? [];
   const models = data?.request_models ?? [];

@@ -9,6 +9,7 @@ import { trainingKey } from '../../api/client';
 import { resolveTheme, useUi, type ThemePref } from '../../stores/ui';
 import { TrainerBackends } from './TrainerBackends';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useResetOnChange } from '../../hooks/reset';
 
 const PORT_KEY = 'server.port';
 const STORE_KEY = 'store.url';
@@ -20,8 +21,8 @@ export function SettingsPage() {
   const storage = useOp('system.storage', {});
   const save = useOpMutation('system.setSettings', ['system.getSettings']);
   const s = settings.data;
-  const [port, setPort] = useState('');
-  useEffect(() => { if (s) setPort(s.values[PORT_KEY] ?? ''); }, [s]);
+  const [port, setPort] = useState(() => s?.values[PORT_KEY] ?? '');
+  useResetOnChange([s], () => { if (s) setPort(s.values[PORT_KEY] ?? ''); });
   const portError = port !== '' && !(/^\d+$/.test(port) && Number(port) > 0 && Number(port) < 65536) ? 'A port is a whole number from 1 to 65535' : null;
   return (
     <div className="page settings" data-testid="settings-page">

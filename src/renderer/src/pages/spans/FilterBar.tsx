@@ -8,6 +8,8 @@
 import { useEffect, useState } from 'react';
 import { FILTER_OPS, exprFromRows, parseExprText, type FilterOp, type FilterRow } from './expr';
 import { PRESETS, toIso, toLocalInput } from './timeRange';
+import { useResetOnChange } from '../../hooks/reset';
+import { useLatest } from '../../hooks/latest';
 
 export const FILTER_FIELDS = [
   'agent_name', 'operation_name', 'span_name', 'request_model', 'response_model', 'provider_name', 'status_code', 'error_type', 'tool_name',
@@ -101,12 +103,14 @@ export function filterRequestPart(state: FilterState): { part: Record<string, un
 /** The search box, debounced so each keystroke is not a query; `/` focuses it. */
 function SearchBox({ value, onChange }: { value: string; onChange(v: string): void }) {
   const [text, setText] = useState(value);
-  useEffect(() => setText(value), [value]);
+  useResetOnChange([value], () => setText(value));
+  // Only typing restarts the wait; the latest value and callback are read when it fires.
+  const latest = useLatest({ value, onChange });
   useEffect(() => {
-    if (text === value) return;
-    const t = setTimeout(() => onChange(text), 300);
+    if (text === latest.current.value) return;
+    const t = setTimeout(() => latest.current.onChange(text), 300);
     return () => clearTimeout(t);
-  }, [text]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [text, latest]);
   return (
     <input
       data-search

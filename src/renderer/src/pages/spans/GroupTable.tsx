@@ -4,8 +4,8 @@
  * Opening a group filters the list to it (a condition per field key).
  */
 import { useMemo } from 'react';
-import { createColumnHelper, type ColumnDef, type SortingState } from '@tanstack/react-table';
-import { DataTable } from '../../components/DataTable';
+import { createColumnHelper, type SortingState } from '@tanstack/react-table';
+import { DataTable, type AnyColumn } from '../../components/DataTable';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens } from '../../components/format';
 import type { OpOutput } from '../../../../shared/contract/index';
 import { DistributionCell } from './Distribution';
@@ -32,8 +32,7 @@ export interface GroupTableProps {
 
 export function GroupTable(p: GroupTableProps) {
   const columns = useMemo(() => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const cols: ColumnDef<GroupRow, any>[] = [];
+    const cols: AnyColumn<GroupRow>[] = [];
     for (const a of p.keyAliases) {
       cols.push(col.accessor((r) => r.group_keys[a], { id: a, header: p.keyLabels?.[a] ?? a, cell: (c) => <strong data-testid={`gk-${a}`}>{c.getValue() === null || c.getValue() === undefined ? '(none)' : String(c.getValue())}</strong> }));
     }

@@ -2,7 +2,7 @@
  * List mode of the Spans explorer: a page of span rows (spans.query without group_by), sorted by the
  * server, offset-paged, with the column chooser. Opening a row shows its trace.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { SortingState } from '@tanstack/react-table';
 import { useOp } from '../../api/query';
@@ -13,6 +13,7 @@ import { ColumnChooser } from './ColumnChooser';
 import { DEFAULT_VISIBLE, spanColumns, type SpanRow } from './columns';
 import { customColumnId, NO_COLUMNS, useSpansUi } from './spansStore';
 import { ErrorNote } from '../../components/ErrorNote';
+import { useResetOnChange } from '../../hooks/reset';
 
 const PAGE_SIZES = [50, 100, 500, 1000];
 
@@ -29,7 +30,7 @@ export function SpansList({ project, filterPart }: { project: string; filterPart
   const [page, setPage] = useState(0);
 
   // A new filter starts again at the first page.
-  useEffect(() => setPage(0), [filterPart]);
+  useResetOnChange([filterPart], () => setPage(0));
 
   const columns = useMemo(() => spanColumns(custom), [custom]);
   const allIds = useMemo(() => columns.map((c) => c.id!), [columns]);
@@ -84,7 +85,7 @@ export function SpansList({ project, filterPart }: { project: string; filterPart
         getRowId={(r) => `${r.trace_id}/${r.span_id}`}
         sorting={sorting}
         onSortingChange={(s) => { setSorting(s); setPage(0); }}
-        onOpen={(r) => r.trace_id && navigate(projectPath(project, 'traces', r.trace_id))}
+        onOpen={(r) => { if (r.trace_id) void navigate(projectPath(project, 'traces', r.trace_id)); }}
         testId="spans-table"
         rowTestId={() => 'span-row'}
       />

@@ -3,7 +3,7 @@
  * list (span rows, column chooser, server sort, paging) and group (group-by builder, measures,
  * group filters, distributions). Filter and mode live in the URL (urlState.ts).
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useProject } from '../../hooks/project';
 import { FilterBar, filterRequestPart, type FilterState } from './FilterBar';
@@ -11,6 +11,7 @@ import { SpansList } from './SpansList';
 import { GroupView } from './GroupView';
 import { filterFromParams, paramsFromFilter } from './urlState';
 import './spans.css';
+import { useResetOnChange } from '../../hooks/reset';
 
 export function SpansPage() {
   const project = useProject();
@@ -20,14 +21,12 @@ export function SpansPage() {
 
   // A new deep link (e.g. from Agents) while mounted replaces the filter.
   const linkKey = params.toString();
-  useEffect(() => {
-    const current = paramsFromFilter(filter, mode).toString();
-    if (linkKey !== current) {
+  useResetOnChange([linkKey], () => {
+    if (linkKey !== paramsFromFilter(filter, mode).toString()) {
       setFilter(filterFromParams(params));
       setMode(params.get('mode') === 'group' ? 'group' : 'list');
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [linkKey]);
+  });
 
   const update = (f: FilterState, m = mode) => {
     setFilter(f);
@@ -36,9 +35,9 @@ export function SpansPage() {
   };
 
   const { part, error } = filterRequestPart(filter);
+  // The same request part by value keeps its identity, so the list and group queries do not refetch.
   const partKey = JSON.stringify(part);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  const stablePart = useMemo(() => part, [partKey]);
+  const stablePart = useMemo(() => JSON.parse(partKey) as typeof part, [partKey]);
 
   return (
     <div className="page spans-page" data-testid="spans-page">

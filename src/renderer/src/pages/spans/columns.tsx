@@ -3,10 +3,12 @@
  * chosen), a derived duration, and the user's custom attribute columns. `sortable` follows the
  * server's whitelist (semantics §7) so a header click never produces a 422.
  */
-import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
+import { createColumnHelper } from '@tanstack/react-table';
+import type { AnyColumn } from '../../components/DataTable';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens } from '../../components/format';
 import type { OpOutput } from '../../../../shared/contract/index';
 import { customColumnId, type CustomColumn } from './spansStore';
+import { textOf } from '../../../../shared/text';
 
 /** The contract builds most scalar fields with Object.fromEntries, so their names are not in the type: add the ones used here. */
 export type SpanRow = OpOutput<'spans.query'>['spans'][number] & {
@@ -51,14 +53,11 @@ function durationMs(r: SpanRow): number | null {
 function show(v: unknown): string {
   if (v === null || v === undefined) return '–';
   if (Array.isArray(v)) return v.join(', ');
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  return textOf(v);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function spanColumns(custom: CustomColumn[]): ColumnDef<SpanRow, any>[] {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const cols: ColumnDef<SpanRow, any>[] = [];
+export function spanColumns(custom: CustomColumn[]): AnyColumn<SpanRow>[] {
+  const cols: AnyColumn<SpanRow>[] = [];
   for (const id of TIME_COLS) cols.push(col.accessor((r) => r[id] as string | null, { id, header: label(id), cell: (c) => fmtTime(c.getValue()), enableSorting: true, size: 190 }));
   cols.push(col.accessor(durationMs, { id: 'duration', header: 'Duration', meta: { numeric: true }, size: 90, cell: (c) => fmtDuration(c.getValue()), enableSorting: false }));
   for (const id of OTHER_COLS) {

@@ -3,6 +3,8 @@
  * `{total_count, present_count, missing_count, ...}` plus numeric bins or top values (semantics §7);
  * this is the one place that knows those field names.
  */
+import { textOf } from '../../../../shared/text';
+
 export type NormalDist =
   | { kind: 'numeric'; present: number; missing: number; min: number | null; max: number | null; bins: { lo: number; hi: number; count: number }[] }
   | { kind: 'categorical'; present: number; missing: number; values: { value: string; count: number }[]; other: number };
@@ -26,7 +28,7 @@ export function normalizeDistribution(raw: unknown): NormalDist | null {
   }
   const top = raw.top_values ?? raw.top ?? raw.values ?? raw.categories;
   if (Array.isArray(top)) {
-    const values = top.filter(isObj).map((t) => ({ value: String(t.value ?? t.key ?? ''), count: num(t.count) ?? 0 }));
+    const values = top.filter(isObj).map((t) => ({ value: textOf(t.value ?? t.key), count: num(t.count) ?? 0 }));
     return { kind: 'categorical', present, missing, values, other: num(raw.other_count) ?? 0 };
   }
   return null;

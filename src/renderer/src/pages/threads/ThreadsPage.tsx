@@ -75,7 +75,7 @@ export function ThreadsPage() {
           getRowId={(t) => t.thread_id}
           sorting={sorting}
           onSortingChange={(s) => { setSorting(s); setPages(1); }}
-          onOpen={(t) => navigate(projectPath(project, 'conversations', t.thread_id))}
+          onOpen={(t) => void navigate(projectPath(project, 'conversations', t.thread_id))}
           onEndReached={more && !q.isFetching ? () => setPages((p) => p + 1) : undefined}
           testId="threads-table"
           rowTestId={() => 'thread-row'}

@@ -39,10 +39,10 @@ export function TracePage() {
   const firstChat = useTraceChatPages(project, traceId);
   const spans = useTraceSpans(project, traceId, tab !== 'chat' || firstChat.isFetched);
   const tree = useMemo(() => {
-    const t = performance.now();
+    performance.mark('loupe:build-tree-start');
     const built = buildTree(spans.rows);
     // Read by the timeline e2e test (performance.getEntriesByName) to report where the time goes.
-    performance.measure('loupe:build-tree', { start: t, end: performance.now(), detail: built.count });
+    performance.measure('loupe:build-tree', { start: 'loupe:build-tree-start', detail: built.count });
     return built;
   }, [spans.rows]);
   const order = useMemo(() => treeOrder(tree), [tree]);
@@ -58,7 +58,7 @@ export function TracePage() {
   };
   const nextError = () => step(errors, 1);
 
-  useEscape(() => (spanId ? select(null) : navigate(-1)));
+  useEscape(() => { if (spanId) select(null); else void navigate(-1); });
   useKey('f', () => { findRef.current?.focus(); findRef.current?.select(); });
   useKey('n', () => step(find.ids, 1));
   useKey('N', () => step(find.ids, -1));
@@ -69,7 +69,7 @@ export function TracePage() {
 
   const toolbar = (
     <>
-      <FindBar inputRef={findRef} term={term} onTerm={setTerm} find={find} current={spanId} order={order} onStep={(d) => step(find.ids, d)} />
+      <FindBar inputRef={findRef} term={term} onTerm={setTerm} find={find} currentId={spanId} order={order} onStep={(d) => step(find.ids, d)} />
       <button onClick={nextError} disabled={!errors.length} data-testid="next-error" title="Select the next span that failed (e)">
         Next error{errors.length ? ` (${errors.length})` : ''}
       </button>
@@ -78,7 +78,7 @@ export function TracePage() {
 
   return (
     <div className="page trace-page" data-testid="trace-page">
-      <TraceHeader project={project} traceId={traceId} tree={tree} loading={spans.loading} onBack={() => navigate(-1)} />
+      <TraceHeader project={project} traceId={traceId} tree={tree} loading={spans.loading} onBack={() => void navigate(-1)} />
       <div className="tabs" role="tablist">
         <button role="tab" className={tab === 'timeline' ? 'active' : ''} aria-selected={tab === 'timeline'} onClick={() => setParam('tab', null)}>Timeline</button>
         <button role="tab" className={tab === 'chat' ? 'active' : ''} aria-selected={tab === 'chat'} onClick={() => setParam('tab', 'chat')} data-testid="tab-chat">Chat</button>

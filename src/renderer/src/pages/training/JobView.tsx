@@ -8,6 +8,7 @@ import { useOp, useOpMutation } from '../../api/query';
 import { LossChart } from './LossChart';
 import { stepSeries, useJobEvents } from './jobEvents';
 import { refreshTrainingLists } from './trainingStore';
+import { textOf } from '../../../../shared/text';
 
 const ENDED = ['COMPLETED', 'FAILED', 'CANCELLED'];
 /** Event rows rendered at most (a job can have thousands of steps; the chart shows them all). */
@@ -54,7 +55,7 @@ export function JobView({ jobId }: { jobId: string }) {
 function JobSummary({ summary }: { summary: Record<string, unknown> }) {
   const parts: string[] = [];
   if (typeof summary.training_data_url === 'string') parts.push(`data ${summary.training_data_url}`);
-  if (typeof summary.trajectories === 'number') parts.push(`${summary.trajectory_groups} groups · ${summary.trajectories} trajectories · mean reward ${fmt(summary.mean_reward)}`);
+  if (typeof summary.trajectories === 'number') parts.push(`${textOf(summary.trajectory_groups)} groups · ${summary.trajectories} trajectories · mean reward ${fmt(summary.mean_reward)}`);
   if (typeof summary.loss === 'string') parts.push(`loss ${summary.loss}`);
   const lr = summary.learning_rate as { sent?: unknown; applied?: unknown; how?: string } | undefined;
   if (lr?.how === 'scaled') parts.push(`learning rate ${fmt(lr.sent)} (client) → ${fmt(lr.applied)}`);
@@ -68,7 +69,7 @@ const fmt = (v: unknown): string =>
     ? `[${v.map(fmt).join(', ')}]`
     : typeof v === 'number'
       ? Number.isInteger(v) ? String(v) : Math.abs(v) < 1e-3 ? v.toExponential(2) : v.toPrecision(3)
-      : v === null || v === undefined ? '—' : String(v);
+      : v === null || v === undefined ? '—' : textOf(v);
 
 function summarize(data: Record<string, unknown>): string {
   return Object.entries(data)

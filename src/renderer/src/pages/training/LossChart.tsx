@@ -6,6 +6,7 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { useLatest } from '../../hooks/latest';
 
 const COLORS = ['#3b82f6', '#f97316', '#10b981', '#a855f7'];
 
@@ -19,12 +20,15 @@ export function LossChart({ steps, series, height = 220 }: LossChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const labels = Object.keys(series);
-  const shape = labels.join('|');
+  const shape = JSON.stringify(labels);
+  const data = useLatest({ steps, series });
 
   // Recreate the chart only when the set of series changes; new points just call setData.
   useEffect(() => {
     const el = box.current;
     if (!el) return;
+    const labels = JSON.parse(shape) as string[];
+    const { steps, series } = data.current;
     const axisColor = getComputedStyle(el).color || '#888';
     const opts: uPlot.Options = {
       width: Math.max(el.clientWidth, 200),
@@ -47,8 +51,7 @@ export function LossChart({ steps, series, height = 220 }: LossChartProps) {
       p.destroy();
       plot.current = null;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [shape, height]);
+  }, [shape, height, data]);
 
   useEffect(() => {
     plot.current?.setData([steps, ...labels.map((l) => series[l] ?? [])] as uPlot.AlignedData);

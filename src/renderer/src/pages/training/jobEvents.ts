@@ -4,11 +4,12 @@
  * they arrive, deduplicated by event id. Re-read after each status change. The loss series for the
  * chart is derived from the gradient_step events.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from '../../api/client';
 import { useEvents } from '../../api/events';
 import type { OpOutput } from '../../../../shared/contract/index';
+import { useResetOnChange } from '../../hooks/reset';
 
 export interface JobEvent { id: string; type: string; data: Record<string, unknown>; created_at: string }
 
@@ -31,7 +32,7 @@ export function useJobEvents(jobId: string) {
   const stored = useQuery({ queryKey: [KEY, jobId], queryFn: () => allJobEvents(jobId) });
   const [live, setLive] = useState<JobEvent[]>([]);
   const qc = useQueryClient();
-  useEffect(() => setLive([]), [jobId]);
+  useResetOnChange([jobId], () => setLive([]));
 
   useEvents((e) => {
     if (e.type === 'job.event' && e.job_id === jobId) setLive((l) => [...l, e.event]);
@@ -57,7 +58,7 @@ export function useJobEvents(jobId: string) {
 export function stepSeries(events: JobEvent[]): { steps: number[]; series: Record<string, (number | null)[]> } {
   const grads = events.filter((e) => e.type === 'gradient_step');
   const steps = grads.map((_, i) => i + 1);
-  const pick = (k: string) => grads.map((g) => (typeof g.data[k] === 'number' ? (g.data[k] as number) : null));
+  const pick = (k: string) => grads.map((g) => (typeof g.data[k] === 'number' ? (g.data[k]) : null));
   const series: Record<string, (number | null)[]> = { loss: pick('loss') };
   if (grads.some((g) => typeof g.data.entropy === 'number')) series.entropy = pick('entropy');
   return { steps, series };
