@@ -253,7 +253,9 @@ describe('full-text search', () => {
     migrate(old, migrations.slice(0, 14));
     const src = openStoreFile(fresh.file, { readonly: true });
     for (const t of ['spans', 'span_bodies', 'dictionaries', 'resources', 'trace_summaries', 'conversation_turns', 'conversation_summaries', 'agent_trace_stats', 'agent_summaries', 'span_rollups', 'project_values', 'project_summaries']) {
-      const c = src.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[];
+      // The columns migration 14 has (later ones add some: trace_summaries.conversation_ids, 0017).
+      const has = new Set(old.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]);
+      const c = (src.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]).filter((n) => has.has(n));
       const ins = old.prepare(`INSERT INTO ${t} (${c.join(', ')}) VALUES (${c.map(() => '?').join(', ')})`);
       old.transaction(() => {
         for (const r of src.prepare(`SELECT ${c.join(', ')} FROM ${t}`).raw().safeIntegers(true).all()) ins.run(r);

@@ -9,7 +9,7 @@
  *   0008 filter choices · 0009 project summaries (layout) · 0010 full-text search (layout) ·
  *   0011 compressed span bodies (layout) · 0012 span rollups by agent (layout) · 0013 compact summaries (layout) ·
  *   0014 span keys out of bodies (layout) · 0015 search documents per conversation (layout) ·
- *   0016 spans of one agent index (layout)
+ *   0016 spans of one agent index (layout) · 0017 trace conversations (layout)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -27,6 +27,7 @@ import compactSummaries from './0013_compact_summaries.js';
 import spanKeysOutOfBodies from './0014_span_keys_out_of_bodies.js';
 import searchByConversation from './0015_search_by_conversation.js';
 import spansProjectAgent from './0016_spans_project_agent.js';
+import traceConversations from './0017_trace_conversations.js';
 
 export interface Migration {
   version: number;
@@ -51,4 +52,5 @@ export const migrations: Migration[] = [
   { version: 14, name: 'span_keys_out_of_bodies', sql: spanKeysOutOfBodies },
   { version: 15, name: 'search_by_conversation', sql: searchByConversation },
   { version: 16, name: 'spans_project_agent', sql: spansProjectAgent },
+  { version: 17, name: 'trace_conversations', sql: traceConversations },
 ];

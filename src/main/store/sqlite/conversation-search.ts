@@ -12,6 +12,7 @@
  */
 import type { Db } from './open.js';
 import type { SearchReader, SpanMatch } from './fts.js';
+import { CONVERSATIONS_OF_TRACE_SQL } from './summaries/traces.js';
 
 /** Matching traces gathered before a query counts as common (see above). */
 export const MAX_TRACES = 5_000;
@@ -19,7 +20,7 @@ export const MAX_TRACES = 5_000;
 export type Snippet = SpanMatch['snippet'];
 
 const SQL = {
-  turnsOfTrace: `SELECT conversation_id FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
+  turnsOfTrace: CONVERSATIONS_OF_TRACE_SQL,
   tracesOfConversation: `SELECT trace_id FROM conversation_turns WHERE project_id = ? AND conversation_id = ? ORDER BY turn_start_ns DESC`,
   rowId: `SELECT id FROM conversation_summaries WHERE project_id = ? AND conversation_id = ? AND kind = ?`,
 } as const;

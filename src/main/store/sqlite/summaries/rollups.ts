@@ -13,6 +13,7 @@
  */
 import type { Db } from '../open.js';
 import { DERIVED_SQL } from '../analytics/columns.js';
+import { CONVERSATIONS_OF_TRACE_SQL } from './traces.js';
 
 type TraceRef = { project_id: string; trace_id: string };
 
@@ -55,7 +56,7 @@ export const ROLLUP_SQL = {
   // INDEXED BY: the planner otherwise walks spans_project_conversation over the whole project.
   conversationsNow: `SELECT DISTINCT conversation_id FROM spans INDEXED BY spans_key WHERE project_id = ? AND trace_id = ? AND conversation_id IS NOT NULL`,
   /** Conversations of a trace before the batch (its turn rows, rewritten by the trace pass after this). */
-  conversationsBefore: `SELECT conversation_id FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
+  conversationsBefore: CONVERSATIONS_OF_TRACE_SQL,
   rebuild: [
     `DELETE FROM span_rollups`,
     `INSERT INTO span_rollups (${COLUMNS})

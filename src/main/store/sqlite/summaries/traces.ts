@@ -16,18 +16,25 @@ import { buildTree, countedSpans } from '../../../domain/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../../domain/chat/header.js';
 import { HAS_INPUT, HAS_OUTPUT, createConversationSummaries, turnContribution } from './conversations.js';
 
+/**
+ * The conversations a trace has turns in, sorted (its trace row, migration 0017): read by the writer
+ * before it rewrites a trace, the rollups and search.
+ */
+export const CONVERSATIONS_OF_TRACE_SQL = `SELECT j.value FROM trace_summaries ts, json_each(ts.conversation_ids) j
+  WHERE ts.project_id = ? AND ts.trace_id = ? ORDER BY j.key`;
+
 export const TRACE_SUMMARY_SQL = {
   lightSpans: `SELECT project_id, trace_id, span_id, parent_span_id, span_name, CAST(start_ns AS TEXT) AS start_ns, CAST(end_ns AS TEXT) AS end_ns,
     status_code, provider_name, agent_name, agent_version, conversation_id, svc_user_id, input_tokens, output_tokens,
     reasoning_tokens, cache_creation_input_tokens, cache_read_input_tokens, total_cost_usd, request_model, conversation_name, counted
     FROM spans WHERE project_id = ? AND trace_id = ?`,
   // Retention's columns only (migration 0013): the chat builds a trace's header from its spans.
-  upsertSummary: `INSERT OR REPLACE INTO trace_summaries (project_id, trace_id, first_start_ns, last_end_ns, span_count)
-    VALUES (?, ?, ?, ?, ?)`,
+  upsertSummary: `INSERT OR REPLACE INTO trace_summaries (project_id, trace_id, first_start_ns, last_end_ns, span_count, conversation_ids)
+    VALUES (?, ?, ?, ?, ?, ?)`,
   hasSummary: `SELECT 1 AS x FROM trace_summaries WHERE project_id = ? AND trace_id = ?`,
   deleteSummary: `DELETE FROM trace_summaries WHERE project_id = ? AND trace_id = ?`,
-  oldConversations: `SELECT conversation_id FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
-  deleteTurns: `DELETE FROM conversation_turns WHERE project_id = ? AND trace_id = ?`,
+  oldConversations: CONVERSATIONS_OF_TRACE_SQL,
+  deleteTurn: `DELETE FROM conversation_turns WHERE project_id = ? AND conversation_id = ? AND trace_id = ?`,
   insertTurn: `INSERT INTO conversation_turns (project_id, conversation_id, trace_id, turn_start_ns, root_end_ns, duration_ms,
     span_count, error_count, input_tokens, output_tokens, cost_usd, last_ns, conversation_name, agent_names, request_models,
     first_input_ns, first_span_id, last_output_ns, last_span_id)
@@ -49,7 +56,7 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
   const light = db.prepare<[string, string], LightRow>(TRACE_SUMMARY_SQL.lightSpans);
   const upsert = db.prepare(TRACE_SUMMARY_SQL.upsertSummary);
   const oldConversations = db.prepare<[string, string], string>(TRACE_SUMMARY_SQL.oldConversations).pluck();
-  const deleteTurns = db.prepare(TRACE_SUMMARY_SQL.deleteTurns);
+  const deleteTurn = db.prepare(TRACE_SUMMARY_SQL.deleteTurn);
   const insertTurn = db.prepare(TRACE_SUMMARY_SQL.insertTurn);
   const hasSummary = db.prepare<[string, string], { x: number }>(TRACE_SUMMARY_SQL.hasSummary);
   const deleteSummary = db.prepare(TRACE_SUMMARY_SQL.deleteSummary);
@@ -79,8 +86,10 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
     const known = hasSummary.get(projectId, traceId) !== undefined;
     const spans = known || !batch ? stored(projectId, traceId) : [...batch.values()];
     if (known) {
-      for (const c of oldConversations.all(projectId, traceId)) touched.add(c);
-      deleteTurns.run(projectId, traceId);
+      for (const c of oldConversations.all(projectId, traceId)) {
+        touched.add(c);
+        deleteTurn.run(projectId, c, traceId);
+      }
     }
     if (spans.length === 0) {
       // Every span of the trace was deleted (retention): its summaries go with it.
@@ -115,7 +124,7 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
       }
     }
     const convIds = [...convStart.keys()].sort();
-    upsert.run(projectId, traceId, first, last, spans.length);
+    upsert.run(projectId, traceId, first, last, spans.length, JSON.stringify(convIds));
     for (const conv of convIds) {
       // With one conversation in the trace the turn is the whole trace; only mixed traces need a filtered header.
       const turnSpans = convIds.length === 1 ? spans : spansOfConversation(spans, conv);
