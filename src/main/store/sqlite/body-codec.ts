@@ -51,7 +51,8 @@ export function messagesAttributeText(messages: readonly SpanMessage[]): string 
   return JSON.stringify(messages.map((m) => ({ role: m.role, parts: m.parts, ...(m.finish_reason ? { finish_reason: m.finish_reason } : {}) })));
 }
 
-const attributeEntry = (key: string, value: string) => `{"key":${JSON.stringify(key)},"value":{"stringValue":${JSON.stringify(value)}}}`;
+const entryHead = (key: string) => `{"key":${JSON.stringify(key)},"value":{"stringValue":`;
+const attributeEntry = (key: string, value: string) => `${entryHead(key)}${JSON.stringify(value)}}}`;
 const placeholder = (key: string, field: string) => `{"key":${JSON.stringify(key)},"value":{"loupe":${JSON.stringify(field)}}}`;
 
 /** The raw span without the message attributes its parsed messages reproduce exactly. */
@@ -59,7 +60,17 @@ export function stripMessageAttributes(raw: string, messages: { input_messages: 
   let out = raw;
   for (const [key, field] of MESSAGE_ATTRIBUTES) {
     if (!messages[field].length) continue;
+    // The entry's opening first: most spans carry their messages elsewhere or once, and printing
+    // the messages back (two JSON.stringify) and scanning the span twice for them cost more.
+    const head = entryHead(key);
+    const first = out.indexOf(head);
+    if (first < 0) continue;
     const entry = attributeEntry(key, messagesAttributeText(messages[field]));
+    if (out.indexOf(head, first + 1) < 0) {
+      // The only place the entry can be.
+      if (out.startsWith(entry, first)) out = out.slice(0, first) + placeholder(key, field) + out.slice(first + entry.length);
+      continue;
+    }
     const at = out.indexOf(entry);
     // Only when it occurs once, so putting it back is unambiguous.
     if (at >= 0 && out.indexOf(entry, at + 1) < 0) out = out.slice(0, at) + placeholder(key, field) + out.slice(at + entry.length);
@@ -99,21 +110,40 @@ const KEY_FIELDS = [
 const keyEntry = (name: string, value: string) => `"${name}":${JSON.stringify(value)}`;
 const keyMark = (name: string) => `"${name}":{"loupe":0}`;
 
+/** Every `"<key name>":` of KEY_FIELDS in a span's JSON (no two can overlap; none occurs inside a JSON string). */
+const KEY_NAME = /"(traceId|spanId|parentSpanId|startTimeUnixNano|endTimeUnixNano)":/g;
+const FIELD_OF_KEY = new Map<string, keyof SpanKeys>(KEY_FIELDS);
+const MARK_VALUE = '{"loupe":0}';
+
 /**
  * The raw span without the keys it prints exactly as `keys` holds them (each occurring once, and
- * only when no mark is already in the text, so putting them back is unambiguous).
+ * only when no mark is already in the text, so putting them back is unambiguous). One pass over the
+ * text finds every key name (per span, this was five scans for marks and up to ten for the entries).
  */
 export function stripSpanKeys(raw: string, keys: SpanKeys): string {
-  if (KEY_FIELDS.some(([name]) => raw.includes(keyMark(name)))) return raw;
-  let out = raw;
-  for (const [name, field] of KEY_FIELDS) {
-    const value = keys[field];
-    if (value == null) continue;
-    const entry = keyEntry(name, value);
-    const at = out.indexOf(entry);
-    if (at >= 0 && out.indexOf(entry, at + 1) < 0) out = out.slice(0, at) + keyMark(name) + out.slice(at + entry.length);
+  const values = new Map<string, string>();
+  const found = new Map<string, number>(); // name → where its entry starts, -1 when it occurs more than once
+  KEY_NAME.lastIndex = 0;
+  for (let m = KEY_NAME.exec(raw); m; m = KEY_NAME.exec(raw)) {
+    const end = m.index + m[0].length;
+    if (raw.startsWith(MARK_VALUE, end)) return raw;
+    const name = m[1]!;
+    let value = values.get(name);
+    if (value === undefined) {
+      const v = keys[FIELD_OF_KEY.get(name)!];
+      values.set(name, (value = v == null ? '' : JSON.stringify(v)));
+    }
+    if (value && raw.startsWith(value, end)) found.set(name, found.has(name) ? -1 : m.index);
   }
-  return out;
+  const cuts = [...found].filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1]);
+  if (!cuts.length) return raw;
+  let out = '';
+  let from = 0;
+  for (const [name, at] of cuts) {
+    out += raw.slice(from, at) + keyMark(name);
+    from = at + name.length + 3 + values.get(name)!.length; // the length of `"<name>":<value>`
+  }
+  return out + raw.slice(from);
 }
 
 /** The raw span as received, from a stripped one and the row's keys. */
@@ -134,15 +164,34 @@ export function restoreSpanKeys(raw: string, keys: SpanKeys): string {
 
 /** Length-prefixed UTF-8 fields (a u32 length each, 0xffffffff for null): cheaper to cut than JSON to parse. */
 export function packBody(body: SpanBody): Buffer {
-  const parts = BODY_FIELDS.map((f) => (body[f] == null ? null : Buffer.from(body[f], 'utf8')));
-  const out = Buffer.allocUnsafe(parts.reduce((n, p) => n + 4 + (p?.length ?? 0), 0));
+  return Buffer.from(packInto(body));
+}
+
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * packBody into a buffer reused from call to call (valid until the next call): the encoder only
+ * hands it to the compressor, so a span's body costs no allocation (it was one per field and one
+ * for the whole, a fair share of the ingest worker's garbage).
+ */
+function packInto(body: SpanBody): Buffer {
+  let bound = 0;
+  for (const f of BODY_FIELDS) bound += 4 + (body[f]?.length ?? 0) * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
+  if (scratch.length < bound) scratch = Buffer.allocUnsafe(Math.max(bound, scratch.length * 2));
+  const out = scratch;
   let at = 0;
-  for (const p of parts) {
-    out.writeUInt32LE(p ? p.length : NULL_LENGTH, at);
-    at += 4;
-    if (p) at += p.copy(out, at);
+  for (const f of BODY_FIELDS) {
+    const text = body[f];
+    if (text == null) {
+      out.writeUInt32LE(NULL_LENGTH, at);
+      at += 4;
+    } else {
+      const n = text.length ? out.write(text, at + 4, 'utf8') : 0;
+      out.writeUInt32LE(n, at);
+      at += 4 + n;
+    }
   }
-  return out;
+  return out.subarray(0, at);
 }
 
 export function unpackBody(buf: Buffer): SpanBody {
@@ -203,7 +252,7 @@ export class BodyEncoder {
     if (dictionary) this.compressor.loadDictionary(dictionary);
   }
   encode(body: SpanBody): Buffer {
-    return this.compressor.compress(packBody(body));
+    return this.compressor.compress(packInto(body));
   }
 }
 
