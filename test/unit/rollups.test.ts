@@ -22,6 +22,7 @@ import { explainGroup } from '../../src/main/store/sqlite/explain.js';
 import { ROLLUP_SQL } from '../../src/main/store/sqlite/summaries/rollups.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
+import { ALWAYS, MEASURES, rounded } from '../helpers/rollup-compare.js';
 import { tempStores } from '../helpers/temp-store.js';
 import { openStoreFile } from '../helpers/sqlite.js';
 
@@ -30,23 +31,6 @@ const dir = mkdtempSync(path.join(tmpdir(), 'loupe-rollups-data-'));
 const P = 'bench/genai';
 const call = async (s: Stores, op: string, body: unknown): Promise<any> =>
   dispatch(op, body, { traces: s.traces, app: s.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' } satisfies ServiceContext);
-
-/** A condition every span meets (span_id is never null): the same rows, read by a scan. */
-const ALWAYS = { $expr: { $not: { $eq: [{ $getField: 'span_id' }, { $literal: null }] } } };
-
-const MEASURES = [
-  { alias: 'n', aggregation: 'count' },
-  ...['duration_ms', 'total_tokens', 'total_cost_usd'].flatMap((key) =>
-    ['sum', 'avg', 'min', 'max', 'count'].map((aggregation) => ({ alias: `${key}_${aggregation}`, aggregation, value: { key, source: 'derived' } })),
-  ),
-  ...['is_error', 'is_invocation'].flatMap((key) =>
-    ['count_true', 'count_false', 'sum', 'avg', 'min', 'max', 'count'].map((aggregation) => ({ alias: `${key}_${aggregation}`, aggregation, value: { key, source: 'derived' } })),
-  ),
-];
-
-/** Group rows with REALs to 10 significant digits (sums of per-unit sums add in another order). */
-const rounded = (x: unknown): unknown =>
-  JSON.parse(JSON.stringify(x, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(10)) : v)));
 
 async function expectSameAsScan(s: Stores, body: Record<string, unknown>): Promise<void> {
   const base = { project_id: P, group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 1000, ...body };

@@ -25,7 +25,7 @@ import { nextStamp, type Writer } from './writer.js';
 
 const SPAN_TABLES = ['spans', 'span_payloads'] as const;
 const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries'] as const;
-const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, 'resources'] as const;
+const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, 'span_rollups', 'resources'] as const;
 const CHUNK = 2_000;
 
 export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSelection): Promise<DeleteResult> {
@@ -97,6 +97,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
             SELECT project_id, trace_id, first_day, last_day, ${version}, 1 FROM trace_summaries FINAL WHERE ${where}${FINAL_SETTINGS}`,
       );
       if (conversations.length) await writer.summarizeConversations(project, conversations.map((c) => c.conversation_id));
+      await writer.rollup(project, chunk.map((d) => d.trace_id), conversations.map((c) => c.conversation_id));
     }
   }
   await purgeTombstones(ch, [...touchedDays]);

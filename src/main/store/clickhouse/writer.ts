@@ -20,7 +20,8 @@ import type { WriteResult } from '../ports.js';
 import type { ClickHouse } from './connection.js';
 import type { EncodedSpans } from './encode.js';
 import { summarizeConversation, summarizeTrace, type LightSpan, type TurnRow } from './summaries.js';
-import { date, i64, ident, join, raw, sql, str, strs, type Sql } from './sql.js';
+import { date, i64, ident, join, raw, sql, str, strs, u64, type Sql } from './sql.js';
+import { ROLLUP_HEAD, ROLLUP_MID, ROLLUP_TAIL } from './rollups.js';
 import { FINAL_SETTINGS } from './reads/scope.js';
 import { LIGHT_COLUMNS, lightSpan, turnRow, TURN_COLUMNS, type LightRowJson, type TurnRowJson } from './rows.js';
 
@@ -242,6 +243,41 @@ export class Writer {
       dirty,
     ]);
     if (conversations.size) await this.summarizeConversations(projectId, [...conversations]);
+    await this.rollup(projectId, ids, [...conversations]);
+  }
+
+  /**
+   * Recomputes the span rollups (rollups.ts) of the conversation-less spans of `traceIds` and of the
+   * conversations `conversationIds` (every trace that ever held one: turn rows of any version) from
+   * their current spans. Two stamps taken before the reads: every touched unit gets an empty row at
+   * the first (a unit with no span left), the server's recomputed rows the second; as for summaries,
+   * the writer whose stamps are newest read after every other writer's insert.
+   */
+  async rollup(projectId: string, traceIds: string[], conversationIds: string[]): Promise<void> {
+    if (!traceIds.length && !conversationIds.length) return;
+    const emptyAt = nextStamp();
+    const version = nextStamp();
+    const convTraces = conversationIds.length
+      ? (await this.ch.rows<{ trace_id: string }>(
+          sql`SELECT DISTINCT trace_id FROM conversation_turns WHERE project_id = ${str(projectId)}
+              AND conversation_id IN (${join(conversationIds.map((c) => sql`${str(c)}`), ', ')})`,
+        )).map((r) => r.trace_id)
+      : [];
+    const list = (xs: string[]) => join(xs.map((x) => sql`${str(x)}`), ', ');
+    const units: Sql[] = [];
+    if (traceIds.length) units.push(sql`(isNull(conversation_id) AND trace_id IN (${list(traceIds)}))`);
+    if (conversationIds.length && convTraces.length) units.push(sql`(conversation_id IN (${list(conversationIds)}) AND trace_id IN (${list(convTraces)}))`);
+    const empty = [
+      ...traceIds.map((t) => ({ project_id: projectId, unit_kind: 'trace', unit_id: t, version: emptyAt })),
+      ...conversationIds.map((c) => ({ project_id: projectId, unit_kind: 'conversation', unit_id: c, version: emptyAt })),
+    ];
+    await Promise.all([
+      this.ch.insertJsonEachRow('span_rollups', empty.map((r) => JSON.stringify(r)).join('\n')),
+      this.ch.command(
+        sql`${raw(ROLLUP_HEAD)}${u64(version)}${raw(ROLLUP_MID)}project_id = ${str(projectId)} AND trace_id IN (${list([...new Set([...traceIds, ...convTraces])])})
+            AND (${join(units, ' OR ')})${raw(ROLLUP_TAIL)}`,
+      ),
+    ]);
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import spans from './0001_spans.js';
 import summaries from './0002_summaries.js';
+import spanRollups from './0003_span_rollups.js';
 
 export interface ChMigration {
   version: number;
@@ -16,4 +17,5 @@ export interface ChMigration {
 export const chMigrations: ChMigration[] = [
   { version: 1, name: 'spans', statements: spans },
   { version: 2, name: 'summaries', statements: summaries },
+  { version: 3, name: 'span_rollups', statements: spanRollups },
 ];

@@ -13,6 +13,7 @@ import { columnSql, customSql, fieldSql, predicate, withProject } from '../expr.
 import { f64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
 import { dir } from './spans-list.js';
+import { rollupColumns, rollupMeasureSql, rollupRows, rollupsAnswer } from './spans-rollup.js';
 
 /** Output column of each fixed total a plan may sort by. */
 const TOTAL_COLUMN: Record<GroupTotal, string> = {
@@ -20,7 +21,8 @@ const TOTAL_COLUMN: Record<GroupTotal, string> = {
   first_seen: 'first_ns', last_seen: 'last_ns', total_duration_ms: 'total_duration_ms', total_input_tokens: 'total_input_tokens',
   total_output_tokens: 'total_output_tokens', total_reasoning_tokens: 'total_reasoning_tokens',
   total_cache_creation_input_tokens: 'total_cache_creation_input_tokens', total_cache_read_input_tokens: 'total_cache_read_input_tokens',
-  total_cost_usd: 'total_cost_usd', total_input_cost_usd: 'total_input_cost_usd', total_output_cost_usd: 'total_output_cost_usd',
+  // Cost totals are not named as the spans' own cost columns: a measure over total_cost_usd would read the alias.
+  total_cost_usd: 'sum_cost_usd', total_input_cost_usd: 'sum_input_cost_usd', total_output_cost_usd: 'sum_output_cost_usd',
 };
 
 /** Columns whose distinct values every group row lists (agent_names, agent_versions, …). */
@@ -68,8 +70,11 @@ function compile(plan: SpansGroupPlan) {
   // Token and cost totals sum what the one counting rule counts (counted: 1 tokens, 2 cost), so a
   // group equals the chat header, agents and conversations list over the same spans.
   const cost = (c: string) => (plan.include_costs ? sql`sum(if(bitAnd(counted, 2) != 0, ${ident(c)}, NULL))` : raw('CAST(NULL AS Nullable(Float64))'));
-  const measures = plan.measures.map(measureSql);
-  const cols: Sql[] = [
+  // Plans the span rollups answer exactly read them instead of every span (spans-rollup.ts).
+  const fromRollups = rollupsAnswer(plan);
+  const measureOf = fromRollups ? (m: MeasurePlan) => rollupMeasureSql(m)! : measureSql;
+  const measures = plan.measures.map(measureOf);
+  const cols: Sql[] = fromRollups ? rollupColumns(plan, measures) : [
     ...keys.map((k, i) => sql`${k} AS ${ident(`k${i}`)}`),
     raw('count() AS span_count'),
     raw("countIf(operation_name = 'invoke_agent') AS invocation_count"),
@@ -79,16 +84,16 @@ function compile(plan: SpansGroupPlan) {
     raw('max(start_ns) AS last_ns'),
     raw('intDiv(sum(if(end_ns > start_ns, end_ns - start_ns, 0)), 1000000) AS total_duration_ms'),
     ...TOKENS.map((c) => sql`ifNull(sum(if(bitAnd(counted, 1) != 0, ${ident(c)}, NULL)), 0) AS ${ident(`total_${c}`)}`),
-    sql`${cost('total_cost_usd')} AS total_cost_usd`,
-    sql`${cost('input_cost_usd')} AS total_input_cost_usd`,
-    sql`${cost('output_cost_usd')} AS total_output_cost_usd`,
+    sql`${cost('total_cost_usd')} AS sum_cost_usd`,
+    sql`${cost('input_cost_usd')} AS sum_input_cost_usd`,
+    sql`${cost('output_cost_usd')} AS sum_output_cost_usd`,
     // A column that is itself a key has one value per group.
     ...LISTED.map((c) => (keyed(c) ? sql`[any(${ident(c)})] AS ${ident(`d_${c}`)}` : sql`groupUniqArray(${ident(c)}) AS ${ident(`d_${c}`)}`)),
     ...measures.map((m, i) => sql`${m} AS ${ident(`m${i}`)}`),
   ];
   const having: Sql[] = [];
   for (const h of plan.having) {
-    const m = measureSql(h.measure);
+    const m = measureOf(h.measure);
     if (h.min !== null) having.push(sql`${m} >= ${f64(h.min)}`);
     if (h.max !== null) having.push(sql`${m} <= ${f64(h.max)}`);
   }
@@ -97,7 +102,7 @@ function compile(plan: SpansGroupPlan) {
     return sql`${ident(col)}${dir(s.direction)}`;
   });
   const scope = scopeSql(plan);
-  const query = sql`SELECT ${join(cols, ', ')} FROM ${currentSpans(scope)}
+  const query = sql`SELECT ${join(cols, ', ')} FROM ${fromRollups ? rollupRows(plan.project_id) : currentSpans(scope)}
     GROUP BY ${join(keys.map((_, i) => ident(`k${i}`)), ', ')}${having.length ? sql` HAVING ${join(having, ' AND ')}` : raw('')}
     ORDER BY ${join(order, ', ')}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`;
 
@@ -126,11 +131,11 @@ function compile(plan: SpansGroupPlan) {
         span_count: Number(r.span_count),
         total_cache_creation_input_tokens: Number(r.total_cache_creation_input_tokens),
         total_cache_read_input_tokens: Number(r.total_cache_read_input_tokens),
-        total_cost_usd: r.total_cost_usd as number | null,
+        total_cost_usd: r.sum_cost_usd as number | null,
         total_duration_ms: Number(r.total_duration_ms),
-        total_input_cost_usd: r.total_input_cost_usd as number | null,
+        total_input_cost_usd: r.sum_input_cost_usd as number | null,
         total_input_tokens: Number(r.total_input_tokens),
-        total_output_cost_usd: r.total_output_cost_usd as number | null,
+        total_output_cost_usd: r.sum_output_cost_usd as number | null,
         total_output_tokens: Number(r.total_output_tokens),
         total_reasoning_tokens: Number(r.total_reasoning_tokens),
       }));
