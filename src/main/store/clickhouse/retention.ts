@@ -127,11 +127,14 @@ async function droppableDays(ch: ClickHouse, doomedCond: Sql): Promise<string[]>
   return rows.map((r) => r.day);
 }
 
-/** Merges the touched partitions (so each key keeps only its newest row), then deletes the tombstones. */
+/** Merges the touched partitions (so each key keeps only its newest row), then deletes the tombstones and empty rollup rows. */
 async function purgeTombstones(ch: ClickHouse, days: string[]): Promise<void> {
   for (const day of days.sort()) for (const t of SPAN_TABLES) await ch.command(sql`OPTIMIZE TABLE ${ident(t)} PARTITION ${date(day)} FINAL`);
   for (const t of SUMMARY_TABLES) await ch.command(sql`OPTIMIZE TABLE ${ident(t)} FINAL`);
   for (const t of [...SPAN_TABLES, ...SUMMARY_TABLES]) await ch.command(sql`ALTER TABLE ${ident(t)} DELETE WHERE deleted = 1`);
+  // A rollup unit with no span left is an empty row (rollups.ts): merged to its newest row, dropped.
+  await ch.command(raw('OPTIMIZE TABLE span_rollups FINAL'));
+  await ch.command(raw('ALTER TABLE span_rollups DELETE WHERE empty(agent_name)'));
   await waitForMutations(ch);
 }
 

@@ -248,36 +248,43 @@ export class Writer {
 
   /**
    * Recomputes the span rollups (rollups.ts) of the conversation-less spans of `traceIds` and of the
-   * conversations `conversationIds` (every trace that ever held one: turn rows of any version) from
-   * their current spans. Two stamps taken before the reads: every touched unit gets an empty row at
-   * the first (a unit with no span left), the server's recomputed rows the second; as for summaries,
-   * the writer whose stamps are newest read after every other writer's insert.
+   * conversations `conversationIds` (over every trace that ever held one: turn rows of any version)
+   * from their current spans, with a version stamped before the reads: as for summaries, the writer
+   * whose stamp is newest read after every other writer's insert. A unit left without spans gets an
+   * empty row: a touched conversation always (at an earlier stamp, so its recomputed row wins), a
+   * trace only when its newest rollup row has agents and this write produced none for it — most
+   * traces have no conversation-less span, and an empty row kept for each would be read by every
+   * group-by.
    */
   async rollup(projectId: string, traceIds: string[], conversationIds: string[]): Promise<void> {
     if (!traceIds.length && !conversationIds.length) return;
     const emptyAt = nextStamp();
     const version = nextStamp();
+    const list = (xs: string[]) => join(xs.map((x) => sql`${str(x)}`), ', ');
     const convTraces = conversationIds.length
       ? (await this.ch.rows<{ trace_id: string }>(
-          sql`SELECT DISTINCT trace_id FROM conversation_turns WHERE project_id = ${str(projectId)}
-              AND conversation_id IN (${join(conversationIds.map((c) => sql`${str(c)}`), ', ')})`,
+          sql`SELECT DISTINCT trace_id FROM conversation_turns WHERE project_id = ${str(projectId)} AND conversation_id IN (${list(conversationIds)})`,
         )).map((r) => r.trace_id)
       : [];
-    const list = (xs: string[]) => join(xs.map((x) => sql`${str(x)}`), ', ');
     const units: Sql[] = [];
     if (traceIds.length) units.push(sql`(isNull(conversation_id) AND trace_id IN (${list(traceIds)}))`);
-    if (conversationIds.length && convTraces.length) units.push(sql`(conversation_id IN (${list(conversationIds)}) AND trace_id IN (${list(convTraces)}))`);
-    const empty = [
-      ...traceIds.map((t) => ({ project_id: projectId, unit_kind: 'trace', unit_id: t, version: emptyAt })),
-      ...conversationIds.map((c) => ({ project_id: projectId, unit_kind: 'conversation', unit_id: c, version: emptyAt })),
-    ];
+    if (convTraces.length) units.push(sql`(conversation_id IN (${list(conversationIds)}) AND trace_id IN (${list(convTraces)}))`);
+    const empty = (kind: string, ids: string[], at: number) => ids.map((id) => JSON.stringify({ project_id: projectId, unit_kind: kind, unit_id: id, version: at })).join('\n');
     await Promise.all([
-      this.ch.insertJsonEachRow('span_rollups', empty.map((r) => JSON.stringify(r)).join('\n')),
-      this.ch.command(
-        sql`${raw(ROLLUP_HEAD)}${u64(version)}${raw(ROLLUP_MID)}project_id = ${str(projectId)} AND trace_id IN (${list([...new Set([...traceIds, ...convTraces])])})
-            AND (${join(units, ' OR ')})${raw(ROLLUP_TAIL)}`,
-      ),
+      conversationIds.length ? this.ch.insertJsonEachRow('span_rollups', empty('conversation', conversationIds, emptyAt)) : null,
+      units.length
+        ? this.ch.command(
+            sql`${raw(ROLLUP_HEAD)}${u64(version)}${raw(ROLLUP_MID)}project_id = ${str(projectId)} AND trace_id IN (${list([...new Set([...traceIds, ...convTraces])])})
+                AND (${join(units, ' OR ')})${raw(ROLLUP_TAIL)}`,
+          )
+        : null,
     ]);
+    if (!traceIds.length) return;
+    const gone = await this.ch.rows<{ unit_id: string }>(
+      sql`SELECT unit_id FROM span_rollups WHERE project_id = ${str(projectId)} AND unit_kind = 'trace' AND unit_id IN (${list(traceIds)})
+          GROUP BY unit_id HAVING max(version) < ${u64(version)} AND argMax(notEmpty(agent_name), version) = 1`,
+    );
+    if (gone.length) await this.ch.insertJsonEachRow('span_rollups', empty('trace', gone.map((r) => r.unit_id), version));
   }
 
   /**
