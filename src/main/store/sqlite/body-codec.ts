@@ -60,20 +60,14 @@ export function stripMessageAttributes(raw: string, messages: { input_messages: 
   let out = raw;
   for (const [key, field] of MESSAGE_ATTRIBUTES) {
     if (!messages[field].length) continue;
-    // The entry's opening first: most spans carry their messages elsewhere or once, and printing
-    // the messages back (two JSON.stringify) and scanning the span twice for them cost more.
-    const head = entryHead(key);
-    const first = out.indexOf(head);
+    // The entry's opening first: spans that carry their messages elsewhere skip printing them back
+    // (two JSON.stringify). The entry can only start at the opening's first occurrence.
+    const first = out.indexOf(entryHead(key));
     if (first < 0) continue;
     const entry = attributeEntry(key, messagesAttributeText(messages[field]));
-    if (out.indexOf(head, first + 1) < 0) {
-      // The only place the entry can be.
-      if (out.startsWith(entry, first)) out = out.slice(0, first) + placeholder(key, field) + out.slice(first + entry.length);
-      continue;
-    }
-    const at = out.indexOf(entry);
-    // Only when it occurs once, so putting it back is unambiguous.
-    if (at >= 0 && out.indexOf(entry, at + 1) < 0) out = out.slice(0, at) + placeholder(key, field) + out.slice(at + entry.length);
+    // Only when it occurs once, so putting it back is unambiguous. (indexOf, not startsWith, at
+    // `first`: it flattens the built entry once; startsWith on it measured slower than two scans.)
+    if (out.indexOf(entry, first) === first && out.indexOf(entry, first + 1) < 0) out = out.slice(0, first) + placeholder(key, field) + out.slice(first + entry.length);
   }
   return out;
 }
