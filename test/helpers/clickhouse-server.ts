@@ -73,7 +73,7 @@ function usersXml(): string {
     </${name}>`;
   return `<?xml version="1.0"?>
 <yandex>
-  <profiles><default><max_memory_usage>4000000000</max_memory_usage></default></profiles>
+  <profiles><default><max_memory_usage>4000000000</max_memory_usage><log_queries>1</log_queries></default></profiles>
   <users>${user('default', '')}${user(TEST_USER.name, TEST_USER.password)}
   </users>
   <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
