@@ -67,8 +67,8 @@ describe('ClickHouse read cancellation', { timeout: 180_000 }, () => {
     // How the server ended it (the test server logs queries): a killed query ends with code 394
     // (QUERY_WAS_CANCELLED); one whose HTTP client merely left runs to its end (18.16) and finishes or fails
     // writing its answer. No timing involved.
-    await watcher!.command(sql`SYSTEM FLUSH LOGS`);
-    const ends = await watcher!.rows<{ type: string; exception: string }>(
+    await watcher.command(sql`SYSTEM FLUSH LOGS`);
+    const ends = await watcher.rows<{ type: string; exception: string }>(
       sql`SELECT toString(type) AS type, exception FROM system.query_log WHERE position(query, ${str('stopped-0')}) > 0 AND position(query, 'system.') = 0 AND type != 'QueryStart'`,
     );
     expect(ends.length, `query_log rows of the stopped read (whole read took ${wholeMs.toFixed(0)} ms)`).toBeGreaterThan(0);
