@@ -17,7 +17,8 @@ import { acquireDataLock } from './settings/data-lock.js';
 import { LoginCodes, loginUrl } from './settings/login-codes.js';
 import { openSecretStore, type Encrypter, type SecretStore } from './settings/secrets.js';
 import { securePrivateFiles } from './settings/private-files.js';
-import { StoreHealth, classifyStoreFailure } from './service/system/store-health.js';
+import { StoreHealth } from './service/system/store-health.js';
+import { classifyStoreFailure } from './store/failures.js';
 import { runIntegrityCheck } from './service/system/integrity.js';
 import { errorMessage } from '../shared/errors.js';
 

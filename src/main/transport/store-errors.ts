@@ -16,7 +16,8 @@
  */
 import { ServiceError, unavailable } from '../../shared/errors.js';
 import type { StoreBusyError, StoreFullError, StoreUnavailableError } from '../store/ports.js';
-import { classifyStoreFailure, type StoreHealth } from '../service/system/store-health.js';
+import type { StoreHealth } from '../service/system/store-health.js';
+import { classifyStoreFailure } from '../store/failures.js';
 
 /** The 503 for a store failure (and records it), or null when `err` is not one. */
 export function storeFailure(err: unknown, health?: StoreHealth): ServiceError | null {

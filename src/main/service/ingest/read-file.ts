@@ -11,7 +11,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { EventBus } from '../events.js';
 import { ServiceError } from '../../../shared/errors.js';
 import type { ImportSession } from './session.js';
-import { isStoreFailure } from '../system/store-health.js';
+import { isStoreFailure } from '../../store/failures.js';
 import {
   MAX_FRAME_BYTES, firstSignificant, importJsonDocument, importJsonLine, importProtoDocument, importProtoMessage, isGzip, rejectIfNoTraceLine,
 } from './document.js';

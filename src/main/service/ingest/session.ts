@@ -10,7 +10,7 @@ import { MAX_LISTED_ERRORS, type ImportReport } from '../../../shared/contract/i
 import { classify, walkRequest } from './otlp.js';
 import { field, str, type Obj } from './lenient.js';
 import { asError, errorMessage } from '../../../shared/errors.js';
-import { isStoreFailure } from '../system/store-health.js';
+import { isStoreFailure } from '../../store/failures.js';
 
 /** "<span_id> of trace <trace_id>" as given (cut short), for messages about a span not stored. */
 function spanLabel(s: Obj): string {

@@ -7,36 +7,6 @@
 import fs from 'node:fs';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { errorMessage } from '../../../shared/errors.js';
-import { StoreBusyError, StoreError, StoreFullError, StoreUnavailableError } from '../../store/ports.js';
-
-const code = (err: unknown): string => {
-  const c = (err as { code?: unknown } | null)?.code;
-  return typeof c === 'string' ? c : '';
-};
-
-/**
- * Which store failure `err` is, or null when it is not one a client can wait out. Both the port's
- * typed errors (store/ports.ts) and better-sqlite3's raw codes are recognized.
- */
-export function classifyStoreFailure(err: unknown): WriteFailure['kind'] | 'unavailable' | null {
-  if (err instanceof StoreBusyError) return 'busy';
-  if (err instanceof StoreFullError) return 'full';
-  if (err instanceof StoreUnavailableError) return 'unavailable';
-  const c = code(err);
-  if (/^SQLITE_(BUSY|LOCKED)/.test(c)) return 'busy';
-  if (c === 'SQLITE_FULL' || c === 'ENOSPC' || c === 'EDQUOT') return 'full';
-  if (/^SQLITE_READONLY/.test(c)) return 'read-only';
-  if (/^SQLITE_(CORRUPT|NOTADB)/.test(c)) return 'damaged';
-  return null;
-}
-
-/**
- * Failures of the store rather than of one row (those above, and I/O, memory, permission errors):
- * they fail the request and are never blamed on a span.
- */
-export function isStoreFailure(err: unknown): boolean {
-  return err instanceof StoreError || classifyStoreFailure(err) !== null || /^SQLITE_(IOERR|CANTOPEN|NOMEM|PERM|INTERRUPT|ABORT|PROTOCOL|AUTH)/.test(code(err));
-}
 
 /** Below this much free space the disk counts as full for health (SQLite needs room for WAL and checkpoints). */
 export const LOW_DISK_BYTES = 64 * 1024 * 1024;
