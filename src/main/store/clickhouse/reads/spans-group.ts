@@ -13,7 +13,8 @@ import { columnSql, customSql, fieldSql, predicate, withProject } from '../expr.
 import { f64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
 import { dir } from './spans-list.js';
-import { rollupColumns, rollupMeasureSql, rollupRows, rollupsAnswer } from './spans-rollup.js';
+import { rollupColumns, rollupMeasureSql, rollupRows } from './spans-rollup.js';
+import { rollupsAnswer } from '../../../domain/rollups.js';
 
 /** Output column of each fixed total a plan may sort by. */
 const TOTAL_COLUMN: Record<GroupTotal, string> = {

@@ -1,8 +1,6 @@
 /**
- * Group-by agent_name answered from the span rollups (migration 0003, rollups.ts) for the plans the
- * SQLite adapter answers from its own (decision 0012, `rollupsAnswer`): the only key is the
- * agent_name column, no condition, no time window, no distributions or previews, and every measure
- * and group filter is `count` or an aggregation the rollups keep, without a measure filter. The
+ * Group-by agent_name answered from the span rollups (migration 0003, rollups.ts) for the plans
+ * domain/rollups.ts `rollupsAnswer` accepts (the rule both adapters share, decision 0012). The
  * query has the scan's output columns (spans-group.ts), so sorting, group filters and paging are the
  * same SQL around it. One row per unit holds all its agents (parallel arrays): FINAL picks each
  * unit's newest row, ARRAY JOIN spreads it into one row per (unit, agent).
@@ -53,8 +51,6 @@ export function rollupMeasureSql(m: MeasurePlan): Sql | null {
   return null;
 }
 
-/** The plans the rollups answer: the SQLite adapter's rule, whose measures rollupMeasureSql maps one for one. */
-export { rollupsAnswer } from '../../sqlite/analytics/rollups.js';
 
 /** The rollup rows of one project, one per (unit, agent), with the `r_` names the columns below read. */
 export function rollupRows(projectId: string): Sql {

@@ -1,10 +1,8 @@
 /**
  * Group-by agent_name answered from the span rollups (migration 0012, summaries/rollups.ts) when the
- * plan allows it: the only key is the agent_name column, no condition and no time window, no
- * distributions or previews, and every measure (and group filter) is `count` or an aggregation the
- * rollups keep — sum, avg, min, max, count over duration_ms, total_tokens, total_cost_usd, and the
- * is_error / is_invocation flags — without a measure filter. The query has the same output columns as
- * the scan (spans-group.ts), so paging, sorting and group filters are the same SQL around it.
+ * plan allows it (domain/rollups.ts `rollupsAnswer`, the rule every adapter shares). The query has the
+ * same output columns as the scan (spans-group.ts), so paging, sorting and group filters are the same
+ * SQL around it.
  */
 import type { Statement } from 'better-sqlite3';
 import type { MeasurePlan, SpansGroupPlan } from '../../../domain/plans.js';
@@ -53,17 +51,6 @@ export function rollupMeasureSql(m: MeasurePlan): string | null {
     }
   }
   return null;
-}
-
-/** True when the rollups answer this plan exactly. */
-export function rollupsAnswer(req: SpansGroupPlan): boolean {
-  const k = req.keys[0];
-  return (
-    req.keys.length === 1 && k!.ref.kind === 'column' && k!.ref.column === 'agent_name' &&
-    req.where === null && req.started_after_ns === null && req.started_before_ns === null &&
-    !req.distributions.length && !req.previews &&
-    req.measures.every((m) => rollupMeasureSql(m) !== null) && req.having.every((h) => rollupMeasureSql(h.measure) !== null)
-  );
 }
 
 /**

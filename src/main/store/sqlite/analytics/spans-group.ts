@@ -8,7 +8,8 @@ import { whereOf } from './filters.js';
 import { measureSql } from './measures.js';
 import { distributions } from './distributions.js';
 import { previews } from './previews.js';
-import { rollupGroupSelect, rollupLists, rollupsAnswer } from './rollups.js';
+import { rollupGroupSelect, rollupLists } from './rollups.js';
+import { rollupsAnswer } from '../../../domain/rollups.js';
 import { rowSource } from './scan-choice.js';
 
 /** Output column of each fixed group total a plan may sort by. */
