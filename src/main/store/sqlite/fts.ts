@@ -42,12 +42,12 @@ export function ftsQuery(needle: string): string | null {
 }
 
 /** A trace's name in search_doc_traces: its first span's rowid (stable while the trace lives). */
-const TRACE_ROWID = `(SELECT MIN(id) FROM spans WHERE project_id = ? AND trace_id = ?)`;
+const TRACE_ROWID = `SELECT MIN(id) FROM spans WHERE project_id = ? AND trace_id = ?`;
 
 export const FTS_SQL = {
   // The FTS table's own document ids (docsize has one row per document, whatever maps it).
   lastDoc: `SELECT IFNULL(MAX(id), 0) FROM search_text_docsize`,
-  traceRowid: `SELECT MIN(id) FROM spans WHERE project_id = ? AND trace_id = ?`,
+  traceRowid: TRACE_ROWID,
   mapDoc: `INSERT OR IGNORE INTO search_doc_traces (doc, trace_rowid) VALUES (?, ?)`,
   addText: `INSERT INTO search_text (rowid, text) VALUES (?, ?)`,
   traceDocs: `SELECT doc FROM search_doc_traces WHERE trace_rowid = ?`,
@@ -60,7 +60,7 @@ export const FTS_SQL = {
   docTraces: `SELECT s.trace_id FROM search_doc_traces sd JOIN spans s ON s.id = sd.trace_rowid WHERE sd.doc = ? AND s.project_id = ?
     ORDER BY sd.trace_rowid DESC`,
   /** Whether a trace has a candidate document (a seek per document of the trace). */
-  traceIsCandidate: `SELECT 1 FROM search_doc_traces sd WHERE sd.trace_rowid = ${TRACE_ROWID}
+  traceIsCandidate: `SELECT 1 FROM search_doc_traces sd WHERE sd.trace_rowid = (${TRACE_ROWID})
     AND EXISTS (SELECT 1 FROM search_text f WHERE search_text MATCH ? AND f.rowid = sd.doc)`,
   /** The columns of a span the check reads (span_details joined for the heavy ones). */
   traceSpans: `SELECT s.id, s.span_id, s.conversation_id, s.start_ns, ${SEARCHED_COLUMNS.map((c) => `s.${c}`).join(', ')},
