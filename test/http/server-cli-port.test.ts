@@ -7,7 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { postJson, repoRoot, tempDir } from './server-harness.js';
+import { folderKeyHeader, postJson, repoRoot, tempDir } from './server-harness.js';
 
 const bin = path.join(repoRoot, 'bin/loupe.js');
 const children: ChildProcess[] = [];
@@ -53,7 +53,7 @@ async function freePorts(n: number): Promise<number[]> {
 /** Saves `server.port` the way the Settings page does, on a server started on any port. */
 async function savePortSetting(dataDir: string, value: string): Promise<void> {
   const first = await serve(['--data-dir', dataDir, '--port', '0']);
-  const r = await postJson(first.url, '/app/settings', { values: { 'server.port': value } });
+  const r = await postJson(first.url, '/app/settings', { values: { 'server.port': value } }, folderKeyHeader(dataDir));
   expect(r.status).toBe(200);
   expect(r.body.values['server.port']).toBe(value);
   await stop(first.child);

@@ -63,6 +63,8 @@ export function rawRequest(
 
 /** The Authorization header of a running server's key (what `loupe key` prints). */
 export const keyHeader = (server: { ctx: { apiKey: string } }) => ({ authorization: `Bearer ${server.ctx.apiKey}` });
+/** The key header of a `loupe serve` child on `dataDir` (its training.key, which only the user can read). */
+export const folderKeyHeader = (dataDir: string) => ({ authorization: `Bearer ${fs.readFileSync(path.join(dataDir, 'training.key'), 'utf8').trim()}` });
 
 export async function postJson(url: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

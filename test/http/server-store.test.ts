@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { postJson, samplesDir, spanCount, tempDir } from './server-harness.js';
+import { folderKeyHeader, postJson, samplesDir, spanCount, tempDir } from './server-harness.js';
 import { loupeBin, spawnServe, exited } from '../helpers/spawn-loupe.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
 import { TEST_USER } from '../helpers/clickhouse-server.js';
@@ -106,11 +106,11 @@ describe('loupe serve --store clickhouse://', () => {
     // $LOUPE_STORE reached ClickHouse: a plain local server does not see the demo.
     const local = await serve(['--data-dir', dataDir, '--port', '0']);
     expect(await spanCount(local.url, 'ch/demo')).toBe(0);
-    const bad = await postJson(local.url, '/app/settings', { values: { 'store.url': 'mysql://root:hunter2@db' } });
+    const bad = await postJson(local.url, '/app/settings', { values: { 'store.url': 'mysql://root:hunter2@db' } }, folderKeyHeader(dataDir));
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].loc).toEqual(['body', 'values', 'store.url']);
     expect(JSON.stringify(bad.body)).not.toContain('hunter2');
-    const saved = await postJson(local.url, '/app/settings', { values: { 'store.url': url } });
+    const saved = await postJson(local.url, '/app/settings', { values: { 'store.url': url } }, folderKeyHeader(dataDir));
     expect(saved.status).toBe(200);
     expect(saved.body.values['store.url']).toMatch(/^clickhouse:\/\/loupe:\*\*\*@127\.0\.0\.1:\d+\/saved_/);
     noPassword(JSON.stringify(saved.body));
@@ -130,7 +130,7 @@ describe('loupe serve --store clickhouse://', () => {
     const back = await serve(['--data-dir', dataDir, '--port', '0', '--store', 'sqlite']);
     expect(await spanCount(back.url, 'ch/demo')).toBe(0);
     // Clearing the setting returns the next start to the local file.
-    const cleared = await postJson(back.url, '/app/settings', { values: { 'store.url': null } });
+    const cleared = await postJson(back.url, '/app/settings', { values: { 'store.url': null } }, folderKeyHeader(dataDir));
     expect(cleared.body.values['store.url']).toBeUndefined();
   }, 180_000);
 
@@ -138,7 +138,7 @@ describe('loupe serve --store clickhouse://', () => {
     const dataDir = tempDir();
     const local = await serve(['--data-dir', dataDir, '--port', '0']);
     const dead = `clickhouse://${TEST_USER.name}:${encodeURIComponent(TEST_USER.password)}@127.0.0.1:1/gone`;
-    expect((await postJson(local.url, '/app/settings', { values: { 'store.url': dead } })).status).toBe(200);
+    expect((await postJson(local.url, '/app/settings', { values: { 'store.url': dead } }, folderKeyHeader(dataDir))).status).toBe(200);
     local.child.kill('SIGTERM');
     await exited(local.child);
     const err = await serve(['--data-dir', dataDir, '--port', '0']).then(

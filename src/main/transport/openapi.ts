@@ -40,7 +40,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
             },
           }
         : {}),
-      ...(def.auth === 'key' ? { security: [{ bearer: [] }] } : def.keyFor ? { security: [{}, { bearer: [] }], description: 'Some inputs (files by path) need the key.' } : {}),
+      ...(def.auth === 'key' ? { security: [{ bearer: [] }] } : def.keyFor ? { security: [{}, { bearer: [] }], description: `Some inputs need the key: ${def.keyForDoc ?? 'see the summary'}.` } : {}),
       responses: {
         '200': {
           description: 'OK',

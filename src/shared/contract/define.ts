@@ -22,6 +22,8 @@ export interface OpDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.
    * let any local process probe or read files as the user (issue 13.5).
    */
   keyFor?: (input: z.infer<I>) => string | null;
+  /** Which inputs `keyFor` asks the key for, in words (for /openapi.json). */
+  keyForDoc?: string;
   summary: string;
   input: I;
   output: O;

@@ -1,11 +1,27 @@
 import { z } from 'zod';
 import { op } from './define.js';
 import { ImportReport } from './import-report.js';
+import { knownSettingKeys, redirectingChange, settingDef } from '../settings.js';
 
 // App-level operations beyond the interface (semantics §11): projects, import, export, settings, demo data.
 
 const ProjectId = z.string().min(1);
-const SettingKey = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'Setting keys are lower-case letters, digits, dot, dash or underscore (at most 64)');
+/**
+ * The settings to change. Every key is checked against the declared settings (shared/settings.ts)
+ * on the raw input, before zod builds the record: a record built by assignment silently drops
+ * `__proto__`, and `constructor` would pass any name pattern. Unknown keys are a 422 naming each.
+ */
+const SettingValues = z.preprocess(
+  (raw, ctx) => {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+    for (const key of Object.keys(raw)) {
+      if (settingDef(key)) continue;
+      ctx.issues.push({ code: 'custom', path: [key], input: key, message: `Unknown setting "${key.slice(0, 80)}" (known: ${knownSettingKeys().join(', ')})` });
+    }
+    return raw;
+  },
+  z.record(z.string(), z.string().max(65_536).nullable()),
+);
 
 export const ImportFileResult = z.object({
   /** The path given, or `file_name` for an uploaded body. */
@@ -126,6 +142,7 @@ export const systemOps = {
     output: z.object({ files: z.array(ImportFileResult) }),
     // Reading paths on this machine tells whether a file exists and what starts it: the user's only.
     keyFor: (input) => (input.paths?.length ? 'importing files by path' : null),
+    keyForDoc: 'files by path',
     // Uploaded bodies: the OTLP cap (64 MiB) plus base64 overhead.
     maxBodyBytes: 90 * 1024 * 1024,
   }),
@@ -155,8 +172,11 @@ export const systemOps = {
     path: '/app/settings',
     auth: 'none',
     summary: 'Set (string) or remove (null) settings; returns the settings view',
-    input: z.strictObject({ values: z.record(SettingKey, z.string().max(65_536).nullable()) }),
+    input: z.strictObject({ values: SettingValues }),
     output: SettingsView,
+    // Where spans go and where Loupe listens are the user's to change, not any local account's (issue 23.1).
+    keyFor: (input) => redirectingChange(Object.keys(input.values)),
+    keyForDoc: 'settings that move where data goes or where Loupe listens (store.url, server.port)',
   }),
   'system.loadDemo': op({
     method: 'POST',

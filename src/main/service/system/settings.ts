@@ -9,16 +9,17 @@ import type { SecretStore } from '../../settings/secrets.js';
 import { keyFile } from '../../settings/training-key.js';
 import { parseStoreSpec, redactStoreUrl } from '../../store/index.js';
 import { ServiceError, errorMessage, invalid } from '../../../shared/errors.js';
+import { PORT_SETTING, STORE_SETTING } from '../../../shared/settings.js';
 
-const KEY = 'app.settings';
-/** The port Settings saves; read by startLoupe when no --port / LOUPE_PORT was given. */
-export const PORT_SETTING = 'server.port';
+export { PORT_SETTING, STORE_SETTING };
+
 /**
- * The trace store Settings saves (a clickhouse:// URL), read by startLoupe and the CLI when neither
- * --store nor $LOUPE_STORE was given. The settings map holds it with the password masked (the map is
- * answered to the page and sits in loupe.db); the whole URL is a secret (settings/secrets.ts).
+ * The settings map is one JSON value under this key. The store URL sits in it with the password
+ * masked (the map is answered to the page and sits in loupe.db); the whole URL is a secret
+ * (settings/secrets.ts). Which keys may be set, and which need the key, is declared in
+ * shared/settings.ts and checked by the contract.
  */
-export const STORE_SETTING = 'store.url';
+const KEY = 'app.settings';
 
 async function readValues(ctx: Pick<ServiceContext, 'app'>): Promise<Record<string, string>> {
   const text = await ctx.app.settings.get(KEY);

@@ -10,9 +10,7 @@ import { resolveTheme, useUi, type ThemePref } from '../../stores/ui';
 import { TrainerBackends } from './TrainerBackends';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useResetOnChange } from '../../hooks/reset';
-
-const PORT_KEY = 'server.port';
-const STORE_KEY = 'store.url';
+import { PORT_SETTING as PORT_KEY, STORE_SETTING as STORE_KEY } from '../../../../shared/settings';
 const NUM = { textAlign: 'right' } as const;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
@@ -42,6 +40,7 @@ export function SettingsPage() {
             {portError && <span className="error-text">{portError}</span>}
             {save.isSuccess && !portError && <span className="muted">Saved</span>}
           </span>
+          <ErrorNote error={save.error} testId="port-error" />
           <span className="faint">--port and LOUPE_PORT take precedence; when the port is taken a free one is used.</span>
         </label>
       </section>
