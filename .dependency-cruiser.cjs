@@ -26,6 +26,20 @@ module.exports = {
       from: { path: '^src/main/store/' },
       to: { path: '^src/main/(service|transport)/' },
     },
+    {
+      name: 'adapters-apart',
+      severity: 'error',
+      comment: 'An adapter never imports another (its SQL, helpers or migrations): a rule both need lives in domain/ (issue 19 item 4).',
+      from: { path: '^src/main/store/(sqlite|clickhouse)/' },
+      to: { path: '^src/main/store/(sqlite|clickhouse)/', pathNot: '^src/main/store/$1/' },
+    },
+    {
+      name: 'adapters-apart-migrations',
+      severity: 'error',
+      comment: 'The SQLite migrations (store/migrations/) are the SQLite adapter\'s own.',
+      from: { path: '^src/main/store/clickhouse/' },
+      to: { path: '^src/main/store/migrations/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SpanMessage, SpanRecord } from '../../domain/span.js';
-import { cutPreview } from '../sqlite/analytics/previews.js';
+import { messagesPreview } from '../../domain/previews.js';
 import { countedSpans } from '../../domain/chat/tree.js';
 
 /** Scalar columns of `spans` copied from the record as they are (strings, numbers, null). */
@@ -58,14 +58,12 @@ const bigintSafe = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toStri
 
 /** First user text of a span's input (the conversation preview's candidate), cut like every preview. */
 export function inputPreview(messages: SpanMessage[]): string | null {
-  const user = messages.find((m) => m.role === 'user' && m.content);
-  return user ? cutPreview(user.content) : null;
+  return messagesPreview(messages, 'input');
 }
 
 /** Non-user output texts joined by a blank line, cut; null when there is none. */
 export function outputPreview(messages: SpanMessage[]): string | null {
-  const text = messages.filter((m) => m.role !== 'user' && m.content).map((m) => m.content).join('\n\n');
-  return text.trim() ? cutPreview(text) : null;
+  return messagesPreview(messages, 'output');
 }
 
 function keysValues(m: Record<string, unknown>, write: (v: unknown) => string): [string, string] {

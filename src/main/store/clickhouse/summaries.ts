@@ -4,7 +4,7 @@
  * `spans FINAL`, passes them here, and inserts the rows returned with a version; ReplacingMergeTree
  * keeps the newest. The rules are the ones the SQLite adapter applies (the chat view's turn header,
  * the one counting rule, a turn's contribution to its conversation, the conversation re-aggregated
- * from its turns — docs/store.md), so both adapters answer the same rows.
+ * from its turns — domain/summaries/, docs/store.md), so both adapters answer the same rows.
  *
  * Why the writer recomputes instead of materialized views: a view sees inserted blocks, not stored
  * rows, so a re-imported span would be counted twice, and the turn header and the counting rule need
@@ -13,8 +13,9 @@
 import { buildTree, countedSpans, COUNTS_COST, COUNTS_USAGE } from '../../domain/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../domain/chat/header.js';
 import type { HeaderSpan } from '../../domain/chat/span.js';
-import { traceAgentStats, type AgentTraceStats } from '../sqlite/summaries/agent-stats.js';
-import { HAS_INPUT, HAS_OUTPUT, turnContribution, type TurnContribution } from '../sqlite/summaries/conversations.js';
+import type { ConversationSummary } from '../../domain/conversation-row.js';
+import { traceAgentStats, type AgentTraceStats } from '../../domain/summaries/agent-stats.js';
+import { HAS_INPUT, HAS_OUTPUT, aggregateTurns, conversationStarts, turnContribution, type StoredTurn, type TurnContribution } from '../../domain/summaries/turns.js';
 
 /** A span as the summaries read it back (the narrow table's columns they need). */
 export interface LightSpan extends HeaderSpan {
@@ -61,49 +62,23 @@ export interface TraceSummaryRow {
 }
 
 /** A conversation_turns row: the turn's header fields and its contribution to the conversation. */
-export interface TurnRow {
+export interface TurnRow extends StoredTurn {
   project_id: string;
   conversation_id: string;
-  trace_id: string;
-  turn_start_ns: bigint | null;
   root_span_id: string | null;
   root_start_ns: bigint | null;
   root_end_ns: bigint | null;
   duration_ms: number | null;
   status_code: string | null;
-  span_count: number;
-  error_count: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number | null;
-  last_ns: bigint | null;
-  conversation_name: string | null;
   agent_names: string[];
   request_models: string[];
-  first_input_ns: bigint | null;
   first_text: string | null;
-  last_output_ns: bigint | null;
   last_text: string | null;
 }
 
 /** A conversation_summaries row (kind 'trace': a trace without any conversation id, keyed by its id). */
-export interface ConversationSummaryRow {
+export interface ConversationSummaryRow extends ConversationSummary {
   project_id: string;
-  conversation_id: string;
-  kind: 'conversation' | 'trace';
-  conversation_name: string | null;
-  turn_count: number;
-  span_count: number;
-  error_count: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number | null;
-  first_ns: bigint | null;
-  last_ns: bigint | null;
-  agent_names: string[];
-  request_models: string[];
-  first_text: string | null;
-  last_text: string | null;
 }
 
 export interface AgentStatsRow extends AgentTraceStats {
@@ -167,7 +142,6 @@ export function summarizeTrace(projectId: string, traceId: string, stored: Light
   let lastStart: bigint | null = null;
   let lastEnd: bigint | null = null;
   let errors = 0;
-  const convStart = new Map<string, bigint | null>();
   for (const s of spans) {
     if (s.day < firstDay) firstDay = s.day;
     if (s.day > lastDay) lastDay = s.day;
@@ -175,11 +149,8 @@ export function summarizeTrace(projectId: string, traceId: string, stored: Light
     lastStart = maxN(lastStart, s.start_ns);
     lastEnd = maxN(lastEnd, s.end_ns);
     if (s.status_code === 'ERROR') errors++;
-    if (s.conversation_id != null) {
-      const prev = convStart.has(s.conversation_id) ? convStart.get(s.conversation_id)! : undefined;
-      convStart.set(s.conversation_id, prev === undefined ? s.start_ns : minN(prev, s.start_ns));
-    }
   }
+  const convStart = conversationStarts(spans);
   const convIds = [...convStart.keys()].sort();
   const agents = traceAgentStats(
     spans.map((s) => ({
@@ -253,45 +224,16 @@ export function summarizeTrace(projectId: string, traceId: string, stored: Light
   };
 }
 
-const before = (a: bigint | null, b: bigint | null) => a != null && (b == null || a < b);
-
 /**
- * A conversation's row from its turn rows (given in trace id order): sums, the earliest turn start,
- * the latest activity, unions of agents and models, the name of the earliest named turn, and the
- * previews of the turns holding the earliest input and the latest output (ties by trace id).
+ * A conversation's row from its turn rows (given in trace id order), by the rule both adapters apply
+ * (domain/summaries/turns.ts): the previews are those of the turns holding the earliest input and the
+ * latest output.
  */
 export function summarizeConversation(projectId: string, conversationId: string, turns: TurnRow[]): ConversationSummaryRow | null {
   if (!turns.length) return null;
-  const row: ConversationSummaryRow = {
-    project_id: projectId, conversation_id: conversationId, kind: 'conversation', conversation_name: null, turn_count: turns.length,
-    span_count: 0, error_count: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, first_ns: null, last_ns: null,
-    agent_names: [], request_models: [], first_text: null, last_text: null,
+  const { totals, firstIn, lastOut } = aggregateTurns(turns);
+  return {
+    project_id: projectId, conversation_id: conversationId, kind: 'conversation', ...totals,
+    first_text: firstIn?.first_text ?? null, last_text: lastOut?.last_text ?? null,
   };
-  let nameAt: bigint | null = null;
-  let firstIn: TurnRow | null = null;
-  let lastOut: TurnRow | null = null;
-  const agents = new Set<string>();
-  const models = new Set<string>();
-  for (const r of turns) {
-    row.span_count += r.span_count;
-    row.error_count += r.error_count;
-    row.input_tokens += r.input_tokens;
-    row.output_tokens += r.output_tokens;
-    if (r.cost_usd != null) row.cost_usd = (row.cost_usd ?? 0) + r.cost_usd;
-    if (r.turn_start_ns != null && (row.first_ns == null || r.turn_start_ns < row.first_ns)) row.first_ns = r.turn_start_ns;
-    if (r.last_ns != null && (row.last_ns == null || r.last_ns > row.last_ns)) row.last_ns = r.last_ns;
-    if (r.conversation_name && (row.conversation_name == null || before(r.turn_start_ns, nameAt))) {
-      row.conversation_name = r.conversation_name;
-      nameAt = r.turn_start_ns;
-    }
-    r.agent_names.forEach((a) => agents.add(a));
-    r.request_models.forEach((m) => models.add(m));
-    if (r.first_input_ns != null && (!firstIn || r.first_input_ns < firstIn.first_input_ns! || (r.first_input_ns === firstIn.first_input_ns && r.trace_id < firstIn.trace_id))) firstIn = r;
-    if (r.last_output_ns != null && (!lastOut || r.last_output_ns > lastOut.last_output_ns! || (r.last_output_ns === lastOut.last_output_ns && r.trace_id > lastOut.trace_id))) lastOut = r;
-  }
-  row.agent_names = [...agents].sort();
-  row.request_models = [...models].sort();
-  row.first_text = firstIn?.first_text ?? null;
-  row.last_text = lastOut?.last_text ?? null;
-  return row;
 }

@@ -6,14 +6,10 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './open.js';
 import type { ConversationRow, ConversationSortField, ConversationsPlan } from '../../domain/plans.js';
-import { isoFromNs } from '../../domain/time.js';
 import { statementCache } from './analytics/stmt-cache.js';
 import { MIN_INDEXED_CHARS, createSearchReader } from './fts.js';
 import { createConversationSearch, type Snippet } from './conversation-search.js';
-import { snippetOf } from '../../domain/search-text.js';
-
-/** Kept here for the adapters that import it from this file. */
-export { snippetOf };
+import { conversationRow, summarySnippet, type ConversationSummary } from '../../domain/conversation-row.js';
 
 const SORT_COLUMN: Record<ConversationSortField, string> = {
   conversation_id: 'conversation_id', conversation_name: 'conversation_name', turn_count: 'turn_count', span_count: 'span_count',
@@ -76,52 +72,13 @@ export const CONVERSATIONS_SQL = {
   models: `SELECT value FROM project_values WHERE project_id = ? AND field = 'request_model' ORDER BY value`,
 };
 
-interface Row {
-  id: bigint;
-  kind: 'conversation' | 'trace';
-  conversation_id: string;
-  conversation_name: string | null;
-  turn_count: number;
-  span_count: number;
-  error_count: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number | null;
-  first_ns: bigint | null;
-  last_ns: bigint | null;
-  agent_names: string;
-  request_models: string;
-  first_text: string | null;
-  last_text: string | null;
-}
+/** A row as read: the summary with its rowid, names as JSON text. */
+type Row = Omit<ConversationSummary, 'agent_names' | 'request_models'> & { id: bigint; agent_names: string; request_models: string };
 
 function toRow(r: Row, search: string | null, found?: Snippet | null): ConversationRow {
-  const agents = JSON.parse(r.agent_names) as string[];
-  const models = JSON.parse(r.request_models) as string[];
-  let snippet: ConversationRow['snippet'] = found ?? null;
-  if (search && found === undefined) {
-    for (const text of [r.first_text, r.last_text, r.conversation_name, r.conversation_id, agents.join(', '), models.join(', ')]) {
-      if (text && (snippet = snippetOf(text, search))) break;
-    }
-  }
-  return {
-    kind: r.kind,
-    conversation_id: r.conversation_id,
-    conversation_name: r.conversation_name,
-    first_message: r.first_text == null ? null : { role: 'user_message', text: r.first_text },
-    last_message: r.last_text == null ? null : { role: 'assistant_message', text: r.last_text },
-    turn_count: r.turn_count,
-    span_count: r.span_count,
-    agent_names: agents,
-    request_models: models,
-    total_input_tokens: r.input_tokens,
-    total_output_tokens: r.output_tokens,
-    total_cost_usd: r.cost_usd,
-    error_count: r.error_count,
-    first_activity: r.first_ns == null ? null : isoFromNs(r.first_ns),
-    last_activity: r.last_ns == null ? null : isoFromNs(r.last_ns),
-    snippet,
-  };
+  const summary = { ...r, agent_names: JSON.parse(r.agent_names) as string[], request_models: JSON.parse(r.request_models) as string[] };
+  const snippet = found !== undefined ? found : search ? summarySnippet(summary, search) : null;
+  return conversationRow(summary, snippet);
 }
 
 export interface ConversationsRepo {

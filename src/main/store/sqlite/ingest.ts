@@ -1,7 +1,8 @@
 import type { Db } from './open.js';
 import type { SpanRecord } from '../../domain/span.js';
 import { createSummaryMaintainer, type SummaryMaintainer, type SummarySpan } from './summaries/index.js';
-import { HAS_INPUT, HAS_OUTPUT, previewOf } from './summaries/conversations.js';
+import { HAS_INPUT, HAS_OUTPUT } from '../../domain/summaries/turns.js';
+import { previewOf } from '../../domain/previews.js';
 import { countedSpans } from '../../domain/chat/tree.js';
 import { searchTexts } from '../../domain/search-text.js';
 import { createSearchIndex, type SearchIndex } from './fts.js';

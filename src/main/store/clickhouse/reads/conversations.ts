@@ -3,9 +3,8 @@
  * the same rows, filters, search and order as the SQLite adapter (store/sqlite/conversations.ts).
  */
 import type { ConversationRow, ConversationSortField, ConversationsPlan } from '../../../domain/plans.js';
-import { isoFromNs } from '../../../domain/time.js';
 import type { ReadOptions } from '../../ports.js';
-import { snippetOf } from '../../sqlite/conversations.js';
+import { conversationRow, summarySnippet } from '../../../domain/conversation-row.js';
 import type { ClickHouse } from '../connection.js';
 import { i64, ident, join, limit, raw, sql, str, strs, type Sql } from '../sql.js';
 import { FINAL_SETTINGS } from './scope.js';
@@ -66,30 +65,11 @@ export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opt
 }
 
 function toRow(r: Row, search: string | null): ConversationRow {
-  let snippet: ConversationRow['snippet'] = null;
-  if (search) {
-    for (const text of [r.first_text, r.last_text, r.conversation_name, r.conversation_id, r.agent_names.join(', '), r.request_models.join(', ')]) {
-      if (text && (snippet = snippetOf(text, search))) break;
-    }
-  }
-  return {
-    kind: r.kind,
-    conversation_id: r.conversation_id,
-    conversation_name: r.conversation_name,
-    first_message: r.first_text == null ? null : { role: 'user_message', text: r.first_text },
-    last_message: r.last_text == null ? null : { role: 'assistant_message', text: r.last_text },
-    turn_count: Number(r.turn_count),
-    span_count: Number(r.span_count),
-    agent_names: r.agent_names,
-    request_models: r.request_models,
-    total_input_tokens: Number(r.input_tokens),
-    total_output_tokens: Number(r.output_tokens),
-    total_cost_usd: r.cost_usd,
-    error_count: Number(r.error_count),
-    first_activity: r.first_ns == null ? null : isoFromNs(BigInt(r.first_ns)),
-    last_activity: r.last_ns == null ? null : isoFromNs(BigInt(r.last_ns)),
-    snippet,
+  const summary = {
+    ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens),
+    output_tokens: Number(r.output_tokens), first_ns: r.first_ns == null ? null : BigInt(r.first_ns), last_ns: r.last_ns == null ? null : BigInt(r.last_ns),
   };
+  return conversationRow(summary, search ? summarySnippet(summary, search) : null);
 }
 
 /** Every agent and request model of a project (the list's filter choices), sorted. */

@@ -1,11 +1,11 @@
 /**
  * Threads (semantics §5) from conversation_turns: a page of conversations sorted by a stored
  * aggregate in SQL, then each page thread's turns (percentiles and first/last turn in JS, the same
- * function as the SQLite adapter); a percentile sort reads every thread's turns once.
+ * function as the SQLite adapter: domain/threads.ts); a percentile sort reads every thread's turns once.
  */
 import type { ThreadsPlan } from '../../../domain/plans.js';
 import type { ReadOptions, ThreadRowOut } from '../../ports.js';
-import { threadOf } from '../../sqlite/analytics/threads.js';
+import { pageOfThreads, threadOf } from '../../../domain/threads.js';
 import type { ClickHouse } from '../connection.js';
 import { i64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS } from './scope.js';
@@ -65,14 +65,5 @@ export async function* threads(ch: ClickHouse, plan: ThreadsPlan, opts: ReadOpti
     const t = threadOf(id, turns);
     if (t) all.push(t);
   }
-  const cmp = (a: ThreadRowOut, b: ThreadRowOut): number => {
-    for (const s of plan.sort) {
-      const x = a[s.field as keyof ThreadRowOut];
-      const y = b[s.field as keyof ThreadRowOut];
-      const c = x === y ? 0 : x == null ? -1 : y == null ? 1 : x < y ? -1 : 1;
-      if (c) return s.direction === 'asc' ? c : -c;
-    }
-    return 0;
-  };
-  yield* all.sort(cmp).slice(plan.offset, plan.offset + plan.limit);
+  yield* pageOfThreads(all, plan);
 }

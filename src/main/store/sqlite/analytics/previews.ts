@@ -1,19 +1,11 @@
 /**
  * First/last message previews of conversation groups (semantics §7): the first user text of the
  * earliest span with input messages, and the non-user output text of the latest-ended span with
- * output messages, both over the spans the query's filters keep. Trimmed and cut at 280 characters
- * (code points) with '…' appended when longer.
+ * output messages, both over the spans the query's filters keep, cut as every preview (domain/previews.ts).
  */
 import type { Statement } from 'better-sqlite3';
 import type { Sql } from './columns.js';
-
-export const PREVIEW_CHARS = 280;
-
-export function cutPreview(text: string): string {
-  const t = text.trim();
-  const chars = Array.from(t);
-  return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS).join('')}…` : t;
-}
+import { messagesPreview } from '../../../domain/previews.js';
 
 type Msg = { role?: string; content?: string };
 
@@ -34,12 +26,10 @@ export function previews(
   conversationIds.forEach((id, i) => {
     if (id == null) return;
     const input = first.get(...where.params, id) as string | undefined;
-    const user = input ? (JSON.parse(input) as Msg[]).find((m) => m.role === 'user' && m.content) : undefined;
-    if (user?.content) groups[i]!.first_message = { role: 'user_message', text: cutPreview(user.content) };
+    const firstText = input ? messagesPreview(JSON.parse(input) as Msg[], 'input') : null;
+    if (firstText != null) groups[i]!.first_message = { role: 'user_message', text: firstText };
     const output = last.get(...where.params, id) as string | undefined;
-    const text = output
-      ? (JSON.parse(output) as Msg[]).filter((m) => m.role !== 'user' && m.content).map((m) => m.content).join('\n\n')
-      : '';
-    if (text.trim()) groups[i]!.last_message = { role: 'assistant_message', text: cutPreview(text) };
+    const lastText = output ? messagesPreview(JSON.parse(output) as Msg[], 'output') : null;
+    if (lastText != null) groups[i]!.last_message = { role: 'assistant_message', text: lastText };
   });
 }

@@ -6,43 +6,14 @@
  * then computes each thread of the page on its own, so the caller can send each line as soon as it
  * is ready. Sorting by a percentile needs every thread's durations first (one ordered pass).
  */
-import { percentile } from '../../../../shared/stats.js';
 import { dict } from '../../../../shared/dict.js';
 import type { Statement } from 'better-sqlite3';
-import { isoFromUs } from '../../../domain/time.js';
 import type { ThreadsPlan } from '../../../domain/plans.js';
+import { pageOfThreads, threadOf, type ThreadTurn as Turn } from '../../../domain/threads.js';
 import type { ThreadRowOut } from '../../ports.js';
 
 type ThreadRow = ThreadRowOut;
 const SQL_SORT: Record<string, string> = dict({ thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'start_us', last_updated: 'end_us' });
-
-interface Turn {
-  trace_id: string;
-  start_us: number | null;
-  end_us: number | null;
-  duration_ms: number | null;
-}
-
-export function threadOf(id: string, turns: Turn[]): ThreadRow | null {
-  if (!turns.some((t) => t.end_us != null)) return null; // §5: threads whose turns all lack an end are skipped
-  let first: Turn | null = null;
-  let last: Turn | null = null;
-  for (const t of turns) {
-    if (t.start_us != null && (!first || first.start_us == null || t.start_us < first.start_us || (t.start_us === first.start_us && t.trace_id < first.trace_id))) first = t;
-    if (t.end_us != null && (!last || last.end_us == null || t.end_us > last.end_us || (t.end_us === last.end_us && t.trace_id > last.trace_id))) last = t;
-  }
-  const durations = turns.map((t) => t.duration_ms).filter((d): d is number => d != null).sort((a, b) => a - b);
-  return {
-    thread_id: id,
-    turn_count: turns.length,
-    start_time: first?.start_us != null ? isoFromUs(first.start_us) : null,
-    last_updated: last?.end_us != null ? isoFromUs(last.end_us) : null,
-    first_turn_id: first?.trace_id ?? null,
-    last_turn_id: last?.trace_id ?? null,
-    p50_turn_duration_ms: percentile(durations, 0.5),
-    p99_turn_duration_ms: percentile(durations, 0.99),
-  };
-}
 
 function whereOf(req: ThreadsPlan): { sql: string; params: unknown[] } {
   const parts = ['project_id = ?'];
@@ -88,7 +59,7 @@ const turnsOfMany = (where: string, n: number) =>
 
 export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsPlan): Generator<ThreadRow> {
   const q = threadsSql(req);
-  const { sort, where } = q;
+  const { where } = q;
   if (q.inSql) {
     const page = prep(q.page).pluck().all(...where.params, req.limit, req.offset) as string[];
     // The page's turns are read a chunk of threads at a time: few statements, and the first lines
@@ -119,14 +90,5 @@ export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsPlan
     if (t) all.push(t);
     i = j;
   }
-  const cmp = (a: ThreadRow, b: ThreadRow): number => {
-    for (const s of sort) {
-      const x = a[s.field as keyof ThreadRow];
-      const y = b[s.field as keyof ThreadRow];
-      const c = x === y ? 0 : x == null ? -1 : y == null ? 1 : x < y ? -1 : 1;
-      if (c) return s.direction === 'asc' ? c : -c;
-    }
-    return 0;
-  };
-  yield* all.sort(cmp).slice(req.offset, req.offset + req.limit);
+  yield* pageOfThreads(all, req);
 }

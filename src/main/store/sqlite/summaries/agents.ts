@@ -1,6 +1,6 @@
 import type { Db } from '../open.js';
 import type { SummaryMaintainer, SummarySpan } from './types.js';
-import { traceAgentStats, type AgentTraceStats, type TraceSpanRow } from './agent-stats.js';
+import { traceAgentStats, type AgentTraceStats, type TraceSpanRow } from '../../../domain/summaries/agent-stats.js';
 
 /**
  * Agent summaries (migration 0003), maintained inside the ingest write transaction.

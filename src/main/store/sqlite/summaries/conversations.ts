@@ -8,111 +8,12 @@
  * body when the turn holds its conversation's first or last message). A conversation's row in conversation_summaries is then re-aggregated
  * from its turn rows (a dozen rows read through the primary key) whenever a batch touched one of its
  * traces: exact after re-imports and deletes, since nothing is ever subtracted. A trace in which no
- * span carries a conversation id gets a row of kind 'trace' computed from the trace itself.
+ * span carries a conversation id gets a row of kind 'trace' computed from the trace itself. The rules
+ * (a turn's contribution, the re-aggregation, the previews) are both adapters' (domain/summaries/turns.ts).
  */
 import type { Db } from '../open.js';
-import type { TurnHeader } from '../../../domain/chat/header.js';
-import { cutPreview } from '../analytics/previews.js';
-
-/** Bits of spans.counted beyond the counting rule's (COUNTS_USAGE 1, COUNTS_COST 2). */
-export const HAS_INPUT = 4;
-export const HAS_OUTPUT = 8;
-
-/** The fields of a span a turn's contribution reads. */
-export interface TurnSpan {
-  span_id: string;
-  start_ns: bigint | null;
-  end_ns: bigint | null;
-  status_code: string;
-  agent_name: string | null;
-  request_model: string | null;
-  conversation_name: string | null;
-  counted: number;
-}
-
-/** What one turn (or one conversation-less trace) contributes to its conversations-list row. */
-export interface TurnContribution {
-  span_count: number;
-  error_count: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number | null;
-  first_ns: bigint | null;
-  last_ns: bigint | null;
-  conversation_name: string | null;
-  agent_names: string;
-  request_models: string;
-  first_input_ns: bigint | null;
-  /** The span whose first user text is the first message (null: no span with input messages). */
-  first_span_id: string | null;
-  first_text: string | null;
-  last_output_ns: bigint | null;
-  /** The span whose non-user output text is the last message. */
-  last_span_id: string | null;
-  last_text: string | null;
-}
-
-/** Reads the preview text of a candidate span (its messages may be in the batch or only stored). */
-export type PreviewText<S extends TurnSpan> = (span: S, which: 'input' | 'output') => string | null;
-
-const distinctJson = (xs: (string | null)[]) => JSON.stringify([...new Set(xs.filter((x): x is string => !!x))].sort());
-const before = (a: bigint | null, b: bigint | null) => a != null && (b == null || a < b);
-
-/**
- * First message: the first user text of the earliest span (start, then span_id) with input
- * messages. Last message: the non-user output text of the latest-ended span (end, then span_id)
- * with output messages (semantics §7's preview rules, over the turn's spans).
- */
-export function turnContribution<S extends TurnSpan>(spans: readonly S[], h: TurnHeader, text: PreviewText<S>): TurnContribution {
-  let first: bigint | null = null;
-  let last: bigint | null = null;
-  let errors = 0;
-  let name: { ns: bigint | null; v: string } | null = null;
-  let firstIn: S | null = null;
-  let lastOut: S | null = null;
-  for (const s of spans) {
-    if (s.start_ns != null && (first == null || s.start_ns < first)) first = s.start_ns;
-    const end = s.end_ns ?? s.start_ns;
-    if (end != null && (last == null || end > last)) last = end;
-    if (s.status_code === 'ERROR') errors++;
-    if (s.conversation_name && (!name || before(s.start_ns, name.ns))) name = { ns: s.start_ns, v: s.conversation_name };
-    if (s.counted & HAS_INPUT && (!firstIn || before(s.start_ns, firstIn.start_ns) || (s.start_ns === firstIn.start_ns && s.span_id < firstIn.span_id))) firstIn = s;
-    if (s.counted & HAS_OUTPUT && (!lastOut || before(lastOut.end_ns, s.end_ns) || (s.end_ns === lastOut.end_ns && s.span_id > lastOut.span_id))) lastOut = s;
-  }
-  const firstText = firstIn ? text(firstIn, 'input') : null;
-  const lastText = lastOut ? text(lastOut, 'output') : null;
-  return {
-    span_count: spans.length,
-    error_count: errors,
-    input_tokens: h.total_input_tokens,
-    output_tokens: h.total_output_tokens,
-    cost_usd: h.total_cost_usd,
-    first_ns: first,
-    last_ns: last,
-    conversation_name: name?.v ?? null,
-    agent_names: distinctJson(spans.map((s) => s.agent_name)),
-    request_models: distinctJson(spans.map((s) => s.request_model)),
-    first_input_ns: firstIn?.start_ns ?? null,
-    first_span_id: firstIn?.span_id ?? null,
-    first_text: previewCut(firstText, 'input'),
-    last_output_ns: lastOut?.end_ns ?? null,
-    last_span_id: lastOut?.span_id ?? null,
-    last_text: previewCut(lastText, 'output'),
-  };
-}
-
-/** A preview as stored: cut to 280 code points; an output preview of only blanks is none. */
-function previewCut(text: string | null, which: 'input' | 'output'): string | null {
-  if (which === 'input') return text ? cutPreview(text) : null;
-  return text?.trim() ? cutPreview(text) : null;
-}
-
-/** The preview text of a span's messages: first user text of the input, non-user texts of the output. */
-export function previewOf(messages: { role?: string; content?: string }[], which: 'input' | 'output'): string | null {
-  if (which === 'input') return messages.find((m) => m.role === 'user' && m.content)?.content ?? null;
-  const text = messages.filter((m) => m.role !== 'user' && m.content).map((m) => m.content).join('\n\n');
-  return text || null;
-}
+import { previewCut, previewOf } from '../../../domain/previews.js';
+import { aggregateTurns, type TurnContribution } from '../../../domain/summaries/turns.js';
 
 export const CONVERSATION_SUMMARY_SQL = {
   turns: `SELECT trace_id, turn_start_ns, span_count, error_count, input_tokens, output_tokens, cost_usd, last_ns,
@@ -216,36 +117,18 @@ export function createConversationSummaries(db: Db): ConversationSummaries {
   };
 }
 
-/** A conversation's row from its turns (sums, earliest/latest, unions) and the turns holding its previews. */
+/** A conversation's row from its turn rows (domain/summaries/turns.ts) and the turns holding its previews. */
 function aggregate(rows: TurnRow[]): { c: TurnContribution; firstIn: TurnRow | null; lastOut: TurnRow | null } {
+  const parsed = rows.map((r) => ({
+    ...r, span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens),
+    output_tokens: Number(r.output_tokens), agent_names: JSON.parse(r.agent_names) as string[], request_models: JSON.parse(r.request_models) as string[], row: r,
+  }));
+  const { totals: t, firstIn, lastOut } = aggregateTurns(parsed);
   const c: TurnContribution = {
-    span_count: 0, error_count: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, first_ns: null, last_ns: null,
-    conversation_name: null, agent_names: '[]', request_models: '[]', first_input_ns: null, first_span_id: null, first_text: null,
-    last_output_ns: null, last_span_id: null, last_text: null,
+    span_count: t.span_count, error_count: t.error_count, input_tokens: t.input_tokens, output_tokens: t.output_tokens, cost_usd: t.cost_usd,
+    first_ns: t.first_ns, last_ns: t.last_ns, conversation_name: t.conversation_name, agent_names: JSON.stringify(t.agent_names),
+    request_models: JSON.stringify(t.request_models), first_input_ns: null, first_span_id: null, first_text: null, last_output_ns: null,
+    last_span_id: null, last_text: null,
   };
-  let nameAt: bigint | null = null;
-  const agents: string[] = [];
-  const models: string[] = [];
-  let firstIn: TurnRow | null = null;
-  let lastOut: TurnRow | null = null;
-  for (const r of rows) {
-    c.span_count += Number(r.span_count);
-    c.error_count += Number(r.error_count);
-    c.input_tokens += Number(r.input_tokens);
-    c.output_tokens += Number(r.output_tokens);
-    if (r.cost_usd != null) c.cost_usd = (c.cost_usd ?? 0) + r.cost_usd;
-    if (r.turn_start_ns != null && (c.first_ns == null || r.turn_start_ns < c.first_ns)) c.first_ns = r.turn_start_ns;
-    if (r.last_ns != null && (c.last_ns == null || r.last_ns > c.last_ns)) c.last_ns = r.last_ns;
-    if (r.conversation_name && (c.conversation_name == null || before(r.turn_start_ns, nameAt))) {
-      c.conversation_name = r.conversation_name;
-      nameAt = r.turn_start_ns;
-    }
-    agents.push(...(JSON.parse(r.agent_names) as string[]));
-    models.push(...(JSON.parse(r.request_models) as string[]));
-    if (r.first_input_ns != null && (!firstIn || r.first_input_ns < firstIn.first_input_ns! || (r.first_input_ns === firstIn.first_input_ns && r.trace_id < firstIn.trace_id))) firstIn = r;
-    if (r.last_output_ns != null && (!lastOut || r.last_output_ns > lastOut.last_output_ns! || (r.last_output_ns === lastOut.last_output_ns && r.trace_id > lastOut.trace_id))) lastOut = r;
-  }
-  c.agent_names = distinctJson(agents);
-  c.request_models = distinctJson(models);
-  return { c, firstIn, lastOut };
+  return { c, firstIn: firstIn?.row ?? null, lastOut: lastOut?.row ?? null };
 }

@@ -14,7 +14,8 @@ import type { Db } from '../open.js';
 import type { SummaryMaintainer, SummarySpan } from './types.js';
 import { buildTree, countedSpans } from '../../../domain/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../../domain/chat/header.js';
-import { HAS_INPUT, HAS_OUTPUT, createConversationSummaries, turnContribution } from './conversations.js';
+import { createConversationSummaries } from './conversations.js';
+import { HAS_INPUT, HAS_OUTPUT, conversationStarts, turnContribution } from '../../../domain/summaries/turns.js';
 
 /**
  * The conversations a trace has turns in, sorted (its trace row, migration 0017): read by the writer
@@ -114,15 +115,11 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
     const h = turnHeader(spans, tree);
     let first: bigint | null = null;
     let last: bigint | null = null;
-    const convStart = new Map<string, bigint | null>();
     for (const s of spans) {
       first = minNs(first, s.start_ns);
       last = maxNs(last, s.end_ns);
-      if (s.conversation_id != null) {
-        const prev = convStart.has(s.conversation_id) ? convStart.get(s.conversation_id)! : undefined;
-        convStart.set(s.conversation_id, prev === undefined ? s.start_ns : minNs(prev, s.start_ns));
-      }
     }
+    const convStart = conversationStarts(spans);
     const convIds = [...convStart.keys()].sort();
     upsert.run(projectId, traceId, first, last, spans.length, JSON.stringify(convIds));
     for (const conv of convIds) {

@@ -10,7 +10,7 @@
  * same totals. A counted span is credited to its own agent_name, else to the nearest ancestor's (a
  * `chat` span under `invoke_agent X` without an agent attribute is X's spending).
  */
-import { COUNTS_COST, COUNTS_USAGE } from '../../../domain/chat/tree.js';
+import { COUNTS_COST, COUNTS_USAGE } from '../chat/tree.js';
 
 export interface TraceSpanRow {
   span_id: string;

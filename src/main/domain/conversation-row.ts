@@ -1,0 +1,49 @@
+/**
+ * A conversations-list row from a stored conversation summary, for every adapter: the contract's
+ * shape, the previews as messages, and — when a search found the row by what the list shows of it
+ * rather than by a span's text — the excerpt from the first of its own texts that holds the query.
+ */
+import type { ConversationRow } from './plans.js';
+import { isoFromNs } from './time.js';
+import { snippetOf } from './search-text.js';
+import type { ConversationTotals } from './summaries/turns.js';
+
+/** A stored conversation summary, as each adapter reads it back. */
+export interface ConversationSummary extends ConversationTotals {
+  kind: 'conversation' | 'trace';
+  conversation_id: string;
+  first_text: string | null;
+  last_text: string | null;
+}
+
+type Snippet = ConversationRow['snippet'];
+
+/** The excerpt of the first of the row's own texts (previews, name, id, agents, models) that holds `search`. */
+export function summarySnippet(r: ConversationSummary, search: string): Snippet {
+  for (const text of [r.first_text, r.last_text, r.conversation_name, r.conversation_id, r.agent_names.join(', '), r.request_models.join(', ')]) {
+    const s = text ? snippetOf(text, search) : null;
+    if (s) return s;
+  }
+  return null;
+}
+
+export function conversationRow(r: ConversationSummary, snippet: Snippet): ConversationRow {
+  return {
+    kind: r.kind,
+    conversation_id: r.conversation_id,
+    conversation_name: r.conversation_name,
+    first_message: r.first_text == null ? null : { role: 'user_message', text: r.first_text },
+    last_message: r.last_text == null ? null : { role: 'assistant_message', text: r.last_text },
+    turn_count: r.turn_count,
+    span_count: r.span_count,
+    agent_names: r.agent_names,
+    request_models: r.request_models,
+    total_input_tokens: r.input_tokens,
+    total_output_tokens: r.output_tokens,
+    total_cost_usd: r.cost_usd,
+    error_count: r.error_count,
+    first_activity: r.first_ns == null ? null : isoFromNs(r.first_ns),
+    last_activity: r.last_ns == null ? null : isoFromNs(r.last_ns),
+    snippet,
+  };
+}
