@@ -13,6 +13,7 @@ export const CLICKHOUSE_CONFORMANCE = [
   'test/http/traces-timeline.test.ts',
   'test/http/emitter-corpus.test.ts',
   'test/http/server-otlp.test.ts',
+  'test/http/otlp-logs.test.ts',
   'test/http/langfuse-otlp.test.ts',
   'test/http/otel-exporters.test.ts',
   'test/http/import-upload.test.ts',

@@ -33,8 +33,16 @@ interface TraceExpect {
   handoffs?: HandoffExpect[];
   /** The model streamed the final answer (captured fixtures: the exchange shows a streamed request). */
   streamed?: boolean;
+  /** Model calls the trace records (model-call spans), each a step of the chat (issue 18 "every step"). */
+  model_calls: number;
 }
-interface Fixture { name: string; emitter: string; path?: string; traces: TraceExpect[]; provenance: Record<string, any> }
+interface Fixture {
+  name: string; emitter: string; path?: string; traces: TraceExpect[]; provenance: Record<string, any>;
+  /** Why the trace records fewer model calls than the exchange made (an emitter with one span for a multi-step stream). */
+  model_calls_note?: string;
+}
+
+const MODEL_OPS = new Set(['chat', 'text_completion', 'generate_content', 'completion', 'generation']);
 
 /** Provenance: the header of source.txt (converted fixtures) or provenance.json (OTLP kept as found). */
 function provenanceOf(dir: string): Record<string, any> {
@@ -97,6 +105,9 @@ describe('emitter corpus', () => {
       expect(Object.values(pinned).every((v) => /^\d/.test(v)), `${folder}: exact versions`).toBe(true);
       expect(p.date, f.name).toMatch(/^\d{4}-\d{2}-\d{2}$/);
       expect(existsSync(path.join(DIR, f.name, 'exchange.json')), `${f.name}: exchange.json`).toBe(true);
+      // Every model call the scripted model answered is one the trace records, unless the emitter says otherwise.
+      const calls = (JSON.parse(readFileSync(path.join(DIR, f.name, 'exchange.json'), 'utf8')) as unknown[]).length;
+      if (!f.model_calls_note) expect(f.traces.reduce((n, t) => n + t.model_calls, 0), `${f.name}: model calls vs exchange.json`).toBe(calls);
     }
   });
 
@@ -111,6 +122,12 @@ describe('emitter corpus', () => {
       });
       expect(res.status, await res.clone().text()).toBe(200);
       expect(await res.json()).toEqual({});
+      // Emitters that send the messages as OTLP log records (logs.json beside the trace): posted to /v1/logs.
+      const logs = path.join(DIR, f.name, 'logs.json');
+      if (existsSync(logs)) {
+        const r = await fetch(`${app.url}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-project-id': project }, body: readFileSync(logs) });
+        expect(r.status, await r.clone().text()).toBe(200);
+      }
     });
 
     it.each(f.traces)('trace $trace_id reads as its conversation', async (t) => {
@@ -139,6 +156,18 @@ describe('emitter corpus', () => {
       }
       // Nothing shows tool-call JSON as prose.
       for (const x of texts) expect(x, dump).not.toMatch(/^\{"id":.*"arguments"/);
+
+      // Every step (issue 18): each model call the trace records is a bubble of its own (text, the tools it asked
+      // for, or none recorded), each model call no other wraps among them; every tool call is a tool_call message.
+      expect(typeof t.model_calls, `${f.name}: expect.json model_calls`).toBe('number');
+      const { body: tl } = await postJson(app.url, '/app/traces/timeline', { project_id: project, trace_id: t.trace_id });
+      const cols = tl.columns as { span_id: string[]; parent_span_id: (string | null)[]; operation_name: (string | null)[] };
+      const models = cols.span_id.filter((_, i) => MODEL_OPS.has(cols.operation_name[i] ?? ''));
+      const parentOf = new Map(cols.span_id.map((id, i) => [id, cols.parent_span_id[i]]));
+      const stepSpans = new Set(m.filter((x) => x.type === 'assistant_message' && models.includes(x.span_id)).map((x) => x.span_id as string));
+      expect(stepSpans.size, `model-call steps\n${dump}`).toBe(t.model_calls);
+      for (const id of models.filter((id) => !models.some((c) => parentOf.get(c) === id))) expect(stepSpans.has(id), `model call ${id} has a step\n${dump}`).toBe(true);
+      expect(m.filter((x) => x.type === 'tool_call').length, dump).toBe(t.tools.length);
 
       if (t.error) {
         const errors = m.map((x) => x[x.type]?.error_message).filter(Boolean).map((e: string) => e.split('\n')[0]);

@@ -47,12 +47,12 @@ describe('chat walk (semantics §4.3)', () => {
       expect: [],
     },
     {
-      name: 'a chat span emits user then assistant; empty output emits nothing',
+      name: 'a chat span emits user then assistant; a model call with no output recorded is still a step',
       spans: [
         span({ span_id: '1', operation_name: 'chat', input_messages: [msg('user', 'hi')], output_messages: [msg('assistant', 'hello')] }),
         span({ span_id: '2', start_ns: ms(20), operation_name: 'chat', input_messages: [msg('user', 'hi')], output_messages: [] }),
       ],
-      expect: ['user_message', 'assistant_message'],
+      expect: ['user_message', 'assistant_message', 'assistant_message'],
     },
     {
       name: 'a repeated user message is not emitted twice; a new one is',
@@ -71,7 +71,7 @@ describe('chat walk (semantics §4.3)', () => {
   ];
   it.each(cases)('$name', (c) => expect(types(c.spans)).toEqual(c.expect));
 
-  it('mirrored invoke_agent output is emitted once, with tokens summed over its subtree (usage-bearing leaves)', () => {
+  it('an agent whose model calls record no output: each call is a step with its figures, then the agent\'s answer (issue 18)', () => {
     const spans = [
       span({ span_id: 'a', span_name: 'invoke_agent Bot', operation_name: 'invoke_agent', agent_name: 'Bot', input_tokens: 999, output_tokens: 999,
         input_messages: [msg('user', 'q')], output_messages: [msg('assistant', 'final answer')], start_ns: ms(0), end_ns: ms(100) }),
@@ -80,10 +80,14 @@ describe('chat walk (semantics §4.3)', () => {
       span({ span_id: 'c', parent_span_id: 'a', operation_name: 'chat', input_tokens: 40, output_tokens: 5, total_cost_usd: 0.25, start_ns: ms(50), end_ns: ms(90) }),
     ];
     const m = buildMessages(spans);
-    expect(m.map((x) => x.type)).toEqual(['user_message', 'agent_start', 'assistant_message']);
-    expect(m[0]!.span_id).toBe('a'); // the top-level agent's input is the user's message
-    const a = m[2]!.assistant_message!;
-    expect(a).toMatchObject({ text: 'final answer', input_tokens: 100, output_tokens: 15, reasoning_tokens: 3, total_cost_usd: 0.75, duration_ms: 100 });
+    expect(m.map((x) => [x.type, x.span_id])).toEqual([['user_message', 'a'], ['agent_start', 'a'], ['assistant_message', 'b'], ['assistant_message', 'c'], ['assistant_message', 'a']]);
+    expect(m[2]!.assistant_message).toMatchObject({ text: '', input_tokens: 60, output_tokens: 10, reasoning_tokens: 3, total_cost_usd: 0.5 });
+    expect(m[3]!.assistant_message).toMatchObject({ text: '', input_tokens: 40, output_tokens: 5, total_cost_usd: 0.25 });
+    // The answer's figures are on the steps: shown once, not summed again on the answer.
+    expect(m[4]!.assistant_message).toMatchObject({ text: 'final answer', input_tokens: null, output_tokens: null, total_cost_usd: null, duration_ms: 100 });
+    // With nothing inside, the agent's answer carries its subtree's figures (usage-bearing leaves).
+    const alone = buildMessages([spans[0]!, span({ span_id: 't', parent_span_id: 'a', span_name: 'execute_tool x', operation_name: 'execute_tool', input_tokens: 7, output_tokens: 2 })]);
+    expect(alone.find((x) => x.type === 'assistant_message')!.assistant_message).toMatchObject({ text: 'final answer', input_tokens: 7, output_tokens: 2 });
     const turn = buildTurn('x', spans);
     expect([turn.total_input_tokens, turn.total_output_tokens, turn.total_cost_usd]).toEqual([100, 15, 0.75]);
   });

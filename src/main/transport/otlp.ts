@@ -1,8 +1,10 @@
 /**
  * OTLP/HTTP receiver (semantics §10): `POST /v1/traces` takes protobuf or JSON, optionally gzip,
  * imports it through the same importer as files, and answers in the content type it received with
- * partial-success counts. `/v1/logs` and `/v1/metrics` answer 200 and are ignored so an SDK that
- * exports all three signals to the default endpoint keeps working. Langfuse's SDKs post the same
+ * partial-success counts. `POST /v1/logs` (same encodings) takes GenAI log records and joins them to
+ * their spans as those spans' messages (service/ingest/logs.ts, log-join.ts); other log records are
+ * accepted and not kept. `/v1/metrics` answers 200 and is ignored, so an SDK that exports all three
+ * signals to the default endpoint keeps working. Langfuse's SDKs post the same
  * OTLP to `/api/public/otel/v1/traces` with a Basic auth header of their keys: the path is served
  * too and the header ignored (the server answers loopback only), so such an app needs only its
  * host changed to reach Loupe.
@@ -15,6 +17,8 @@ import { ServiceError, payloadTooLarge } from '../../shared/errors.js';
 import type { ServiceContext } from '../service/context.js';
 import { encodeOtlpProtoResponse } from '../service/ingest/index.js';
 import { bodyIngester, closeBodyIngester } from '../service/ingest/body-ingest.js';
+import { decodeLogsBody, encodeLogsResponse, logEvents } from '../service/ingest/logs.js';
+import { logJoiner } from '../service/ingest/log-join.js';
 
 /** 64 MiB after decompression (semantics §10). */
 export const OTLP_MAX_BYTES = 64 * 1024 * 1024;
@@ -30,29 +34,42 @@ export function registerOtlpRoutes(app: FastifyInstance, ctx: ServiceContext): v
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: OTLP_MAX_BYTES }, (_req, body, done) => done(null, body));
     for (const p of TRACE_PATHS) scope.post(p, { bodyLimit: OTLP_MAX_BYTES }, (request, reply) => receiveTraces(request, reply, ctx));
-    for (const signal of ['logs', 'metrics']) {
-      scope.post(`/v1/${signal}`, { bodyLimit: OTLP_MAX_BYTES }, (request, reply) => {
-        const proto = PROTO_TYPES.has(mediaType(request));
-        return proto ? reply.type('application/x-protobuf').send(Buffer.alloc(0)) : reply.send({});
-      });
-    }
+    scope.post('/v1/logs', { bodyLimit: OTLP_MAX_BYTES }, (request, reply) => receiveLogs(request, reply, ctx));
+    scope.post('/v1/metrics', { bodyLimit: OTLP_MAX_BYTES }, (request, reply) => {
+      const proto = PROTO_TYPES.has(mediaType(request));
+      return proto ? reply.type('application/x-protobuf').send(Buffer.alloc(0)) : reply.send({});
+    });
   });
 }
 
-async function receiveTraces(request: FastifyRequest, reply: FastifyReply, ctx: ServiceContext) {
+/** What every OTLP post is checked for first: JSON or protobuf, identity or gzip, within the cap. */
+function otlpBody(request: FastifyRequest, path: string) {
   const type = mediaType(request);
   const proto = PROTO_TYPES.has(type);
   if (!proto && type !== 'application/json') {
-    throw new ServiceError(415, `Unsupported Content-Type '${type || '(none)'}' for /v1/traces: send application/x-protobuf or application/json`);
+    throw new ServiceError(415, `Unsupported Content-Type '${type || '(none)'}' for ${path}: send application/x-protobuf or application/json`);
   }
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
   if (encoding !== 'identity' && encoding !== '' && encoding !== 'gzip' && encoding !== 'x-gzip') {
-    throw new ServiceError(415, `Unsupported Content-Encoding '${encoding}' for /v1/traces: send gzip or no encoding`);
+    throw new ServiceError(415, `Unsupported Content-Encoding '${encoding}' for ${path}: send gzip or no encoding`);
   }
   if ((encoding === 'identity' || encoding === '') && raw.length > OTLP_MAX_BYTES) throw tooLarge();
   const projectHeader = request.headers['x-project-id'];
   const projectId = (Array.isArray(projectHeader) ? projectHeader[0] : projectHeader)?.trim() || undefined;
+  return { proto, raw, encoding, projectId };
+}
+
+async function receiveLogs(request: FastifyRequest, reply: FastifyReply, ctx: ServiceContext) {
+  const { proto, raw, encoding, projectId } = otlpBody(request, '/v1/logs');
+  const req = decodeLogsBody(raw, { proto, contentEncoding: encoding === 'identity' ? undefined : encoding });
+  const read = logEvents(req, projectId);
+  if (read.events.length) await logJoiner(ctx).receive(read.events);
+  return proto ? reply.type('application/x-protobuf').send(Buffer.from(encodeLogsResponse(0, ''))) : reply.type('application/json').send({});
+}
+
+async function receiveTraces(request: FastifyRequest, reply: FastifyReply, ctx: ServiceContext) {
+  const { proto, raw, encoding, projectId } = otlpBody(request, '/v1/traces');
   // Decompressed (capped at 64 MiB: a gzip bomb is a 413), parsed and normalized off this thread when
   // large (service/ingest/body-ingest.ts); 429 + Retry-After when too much is already waiting.
   const report = await bodyIngester(ctx).import(raw, {
@@ -61,6 +78,8 @@ async function receiveTraces(request: FastifyRequest, reply: FastifyReply, ctx: 
     projectId,
     events: ctx.events,
   });
+  // Log records that arrived before their spans may find them now.
+  await logJoiner(ctx).retryPending();
   const rejected = report.spans_skipped;
   const message = report.errors.map((e) => (e.line == null ? e.message : `line ${e.line}: ${e.message}`)).join('; ');
   if (proto) {

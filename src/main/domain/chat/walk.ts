@@ -25,6 +25,9 @@ import { splitError } from './errors.js';
 
 export const MAX_DEPTH = 200;
 
+/** Figures of a bubble whose tokens and cost are shown on other bubbles (an agent's answer after its model calls' steps). */
+const NO_USAGE = { input_tokens: null, output_tokens: null, reasoning_tokens: null, input_cost_usd: null, output_cost_usd: null, cost_usd: null };
+
 /** `f`, computed on the first call and remembered. */
 const once = <T>(f: () => T): (() => T) => {
   let done = false;
@@ -228,23 +231,28 @@ export function walkMessages(
    * Assistant bubble of a span: its text, reasoning, error, or (text '') the model call that only
    * asked for tools, so each model call keeps its model, tokens and cost in the timeline.
    */
-  const emitAssistant = (s: ChatSpan, ctx: Ctx, usage: ReturnType<typeof usageTotals> | null): boolean => {
+  /** `usage`: the span's own figures (null), its subtree's (an agent's answer), or none ('none': they are on the steps shown). */
+  const emitAssistant = (s: ChatSpan, ctx: Ctx, usage: ReturnType<typeof usageTotals> | null | 'none', step = false): boolean => {
     const text = outputText(s.output_messages);
     const reasoning = s.reasoning_content ?? reasoningFromParts(s.output_messages);
     const failed = s.status_code === 'ERROR';
     const calls = s.output_messages.some((m) => !isUser(m) && !isTool(m) && Array.isArray(m.parts) && m.parts.some((p) => p.type === 'tool_call'));
-    if (!text && !reasoning && !failed && !calls) return false;
+    // `step`: a model call is a step of the turn even when its emitter recorded no output (OpenLLMetry's
+    // LangChain callbacks, Mastra and Strands drop the tool calls a model asked for; Claude Code records
+    // no output without its detailed switch): it keeps its bubble (model, tokens, cost), text ''.
+    if (!text && !reasoning && !failed && !calls && !step) return false;
+    const u = usage === 'none' ? NO_USAGE : usage;
     out.push(
       message('assistant_message', head(s, ctx.agent, ctx.version), {
         text,
         model: s.response_model ?? s.request_model,
         reasoning_content: reasoning,
-        reasoning_tokens: usage ? usage.reasoning_tokens : s.reasoning_tokens,
-        input_tokens: usage ? usage.input_tokens : s.input_tokens,
-        output_tokens: usage ? usage.output_tokens : s.output_tokens,
-        input_cost_usd: usage ? usage.input_cost_usd : s.input_cost_usd,
-        output_cost_usd: usage ? usage.output_cost_usd : s.output_cost_usd,
-        total_cost_usd: usage ? usage.cost_usd : s.total_cost_usd,
+        reasoning_tokens: u ? u.reasoning_tokens : s.reasoning_tokens,
+        input_tokens: u ? u.input_tokens : s.input_tokens,
+        output_tokens: u ? u.output_tokens : s.output_tokens,
+        input_cost_usd: u ? u.input_cost_usd : s.input_cost_usd,
+        output_cost_usd: u ? u.output_cost_usd : s.output_cost_usd,
+        total_cost_usd: u ? u.cost_usd : s.total_cost_usd,
         duration_ms: durationMs(s.start_ns, s.end_ns),
         status: s.status_code,
         content_refs: s.content_refs ?? [],
@@ -388,7 +396,9 @@ export function walkMessages(
     // `final_answer` tool, a supervisor whose model calls record no output).
     const ownText = out.slice(mark).some((m) => m.type === 'assistant_message' && m.agent_name === agent && m.assistant_message!.text);
     const answer = outputText(s.output_messages);
-    if (assistants === before || (!ownText && answer && answer !== lastAssistantText)) emitAssistant(s, inner, usageTotals(subtree(tree, s), tree));
+    // Its tokens and cost are those of its subtree, unless the model calls inside showed theirs (as steps).
+    if (assistants === before) emitAssistant(s, inner, usageTotals(subtree(tree, s), tree));
+    else if (!ownText && answer && answer !== lastAssistantText) emitAssistant(s, inner, 'none');
   };
 
   const visit = (s: ChatSpan, ctx: Ctx, depth: number, underAgent: boolean): void => {
@@ -428,7 +438,7 @@ export function walkMessages(
     if (model || here.from || !userShown) emitUser(s, userText, here);
     // A model call whose children are its tools / sub-agents (Google ADK nests them) spoke before they ran.
     if (model && !(tree.children.get(s.span_id) ?? []).some((c) => MODEL_OPS.has(opOf(c)))) {
-      emitAssistant(s, here, null);
+      emitAssistant(s, here, null, true);
       emitModelToolCalls(s, here);
       walkChildren(s, here, depth);
       return;

@@ -49,7 +49,8 @@ export function contentHint(contentType: string | undefined): Hint {
   return hint;
 }
 
-function gunzip(body: Buffer): Buffer {
+/** A gzip body decompressed, capped at MAX_BODY_BYTES (413 past it, 400 when truncated or corrupt). */
+export function gunzipBody(body: Buffer): Buffer {
   try {
     return zlib.gunzipSync(body, { maxOutputLength: MAX_BODY_BYTES });
   } catch (e) {
@@ -87,7 +88,7 @@ export function readBodyInto(session: ImportSession, body: Buffer, opts: Pick<Im
   const enc = (opts.contentEncoding ?? '').trim().toLowerCase();
   session.bytes = body.length;
   const zipped = enc === 'gzip' || enc === 'x-gzip' || isGzip(body);
-  const data = zipped ? gunzip(body) : body;
+  const data = zipped ? gunzipBody(body) : body;
   if (data.length === 0) {
     session.format = hint === 'proto' ? 'otlp-proto' : 'otlp-json';
     return;

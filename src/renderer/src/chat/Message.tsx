@@ -105,9 +105,18 @@ function Assistant({ m, plan, spanLink }: { m: ChatMessage; plan: PlannedMessage
   if (plan.requestOnly && !failed) {
     return (
       <div className="msg assistant step" data-testid="msg-assistant-step" data-span={m.span_id ?? undefined}>
-        <div className="who">{m.agent_name ?? 'assistant'} asks for {plan.requests.map((r) => r.name).join(', ')}</div>
+        <div className="who">{m.agent_name ?? 'assistant'} asks for {plan.requests.map((r) => callSignature(r.name, r.args)).join(', ')}</div>
         {a.reasoning_content && <Reasoning text={a.reasoning_content} tokens={a.reasoning_tokens} />}
         {plan.unanswered.map((r, i) => <RequestLine key={`${r.id ?? r.name}-${i}`} r={r} />)}
+        {meta}
+      </div>
+    );
+  }
+  // A model call whose emitter recorded no output: a step, not an empty bubble.
+  if (plan.unrecorded && !failed) {
+    return (
+      <div className="msg assistant step" data-testid="msg-assistant-step" data-span={m.span_id ?? undefined}>
+        <div className="who">{m.agent_name ?? 'assistant'} called the model <span className="faint">(no output recorded)</span></div>
         {meta}
       </div>
     );
@@ -119,7 +128,7 @@ function Assistant({ m, plan, spanLink }: { m: ChatMessage; plan: PlannedMessage
         {a.reasoning_content && <Reasoning text={a.reasoning_content} tokens={a.reasoning_tokens} />}
         {text ? (
           <Collapsible text={text}><Markdown text={text} /></Collapsible>
-        ) : !plan.unanswered.length && <span className="faint">(no text)</span>}
+        ) : !plan.unanswered.length && !a.reasoning_content && !failed && <span className="faint">(no output recorded)</span>}
         {plan.unanswered.map((r, i) => <RequestLine key={`${r.id ?? r.name}-${i}`} r={r} />)}
         {failed && <ErrorLine type={a.error_type} message={a.error_message} />}
       </div>

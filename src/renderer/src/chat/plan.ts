@@ -3,6 +3,9 @@
  * - an assistant message whose text is only tool-call requests (JSON) loses that text: each call is
  *   drawn once, by the tool_call message that ran it; a request no tool_call answers is drawn as a
  *   call line of its own (`unanswered`);
+ * - a model call with no text (it only asked for tools, or its emitter recorded no output) is drawn as
+ *   the step it was: "asks for get_weather(city="Tokyo")" from the tool calls that follow it, never an
+ *   empty bubble; with no call after it, as a model call whose output was not recorded;
  * - an agent card (agent_start) is drawn only when that agent's model, instructions or tools differ
  *   from its previous card, so a conversation does not repeat the same card on every turn.
  */
@@ -19,6 +22,8 @@ export interface PlannedMessage {
   requests: ToolRequest[];
   /** Requests of a requestOnly message that no later tool_call of the turn answers: drawn as call lines here. */
   unanswered: ToolRequest[];
+  /** A model call without text, reasoning, error or any call after it: its output was not recorded. */
+  unrecorded: boolean;
 }
 
 const cardSignature = (m: ChatMessage) =>
@@ -33,7 +38,7 @@ export function planTurns(turns: readonly Turn[]): PlannedMessage[][] {
 export function planMessages(messages: readonly ChatMessage[], cards = new Map<string, string>()): PlannedMessage[] {
   const claimed = new Set<number>();
   return messages.map((m, i) => {
-    const plan: PlannedMessage = { message: m, hidden: false, requestOnly: false, requests: [], unanswered: [] };
+    const plan: PlannedMessage = { message: m, hidden: false, requestOnly: false, requests: [], unanswered: [], unrecorded: false };
     if (m.type === 'agent_start') {
       const who = m.agent_name ?? '';
       const sig = cardSignature(m);
@@ -50,8 +55,21 @@ export function planMessages(messages: readonly ChatMessage[], cards = new Map<s
           if (j >= 0) claimed.add(j);
           else plan.unanswered.push(r);
         }
+      } else if (!m.assistant_message?.text && m.assistant_message?.status !== 'ERROR' && m.status_code !== 'ERROR') {
+        const calls = followingCalls(messages, i);
+        if (calls.length) {
+          plan.requestOnly = true;
+          plan.requests = calls.map((x) => ({ id: null, name: x.tool_call?.tool_name ?? 'tool', args: x.tool_call?.tool_arguments ?? null }));
+        } else plan.unrecorded = !m.assistant_message?.reasoning_content;
       }
     }
     return plan;
   });
+}
+
+/** The tool calls right after message i, up to the next message that is not a tool call (what that model call asked for). */
+function followingCalls(messages: readonly ChatMessage[], i: number): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (let k = i + 1; k < messages.length && messages[k]!.type === 'tool_call'; k++) out.push(messages[k]!);
+  return out;
 }
