@@ -224,9 +224,14 @@ export function joinChunks(output: SpanMessage[]): SpanMessage[] {
   return [{ role: output[0]!.role, content: contentOf(parts), finish_reason: output[output.length - 1]!.finish_reason, parts }];
 }
 
-/** The value carriers read when nothing more specific is present, in order. */
-const VALUE_INPUTS = ['input.value', 'langfuse.observation.input', 'traceloop.entity.input', 'langfuse.trace.input', 'mastra.agent_run.input', 'mastra.model_step.input'];
-const VALUE_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output', 'langfuse.trace.output', 'mastra.agent_run.output', 'mastra.model_step.output'];
+/**
+ * The value carriers read when nothing more specific is present, in order. `gen_ai.prompt` /
+ * `gen_ai.completion` as whole JSON documents are LangSmith's OTel mode (a run's inputs and outputs:
+ * `{model, messages}` / a chat completion with `choices` on model calls, `{input}` / `{outputs}` on
+ * chains); OpenLLMetry's indexed `gen_ai.prompt.N.*` keys are read before them.
+ */
+const VALUE_INPUTS = ['input.value', 'langfuse.observation.input', 'traceloop.entity.input', 'langfuse.trace.input', 'mastra.agent_run.input', 'mastra.model_step.input', 'gen_ai.prompt'];
+const VALUE_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output', 'langfuse.trace.output', 'mastra.agent_run.output', 'mastra.model_step.output', 'gen_ai.completion'];
 
 /**
  * `valueCarriers: false` for tool spans: their `input.value` / `output.value` (and the Langfuse /

@@ -63,9 +63,9 @@ function links(list: unknown): unknown[] {
   }));
 }
 
-/** Generic value carriers of tool spans, in order: OpenInference, Langfuse, OpenLLMetry, OpenAI Agents (Logfire). */
-const TOOL_INPUTS = ['input.value', 'langfuse.observation.input', 'traceloop.entity.input', 'input'];
-const TOOL_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output', 'output'];
+/** Generic value carriers of tool spans, in order: OpenInference, Langfuse, OpenLLMetry, OpenAI Agents (Logfire), LangSmith (OTel mode). */
+const TOOL_INPUTS = ['input.value', 'langfuse.observation.input', 'traceloop.entity.input', 'input', 'gen_ai.prompt'];
+const TOOL_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output', 'output', 'gen_ai.completion'];
 
 /** Operations named by a span-name prefix when no attribute names one. */
 const NAME_OPS = /^(invoke_agent|execute_tool|chat|create_agent|embeddings|text_completion|generate_content)(?:\s|$)/;
