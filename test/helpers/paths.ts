@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root, and the shared OTLP samples beside it (CI clones the repo with shared/ next to it). */
+/** The repository root, and the OTLP sample traces kept in the repository's test data (provenance in their README). */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const samplesDir = path.resolve(repoRoot, '../shared/data/otlp-samples');
+export const samplesDir = path.join(repoRoot, 'test/fixtures/otlp-samples');
