@@ -8,6 +8,7 @@ import { startLoupe, chosenTraceStore, DEFAULT_PORT } from './serve.js';
 import { openSecretStore } from './settings/secrets.js';
 import { resolveDataDir } from './settings/data-dir.js';
 import { ensureTrainingKey } from './settings/training-key.js';
+import { securePrivateFiles } from './settings/private-files.js';
 import { readHolder } from './settings/data-lock.js';
 import { requestLoginUrl } from './settings/login-codes.js';
 import { openStores } from './store/index.js';
@@ -62,8 +63,14 @@ function storeOf(flag: string | undefined): string | undefined {
   return text === undefined || text.trim() === '' ? undefined : text;
 }
 
+/** The data folder 0700 and its database 0600 from the first command that creates them, as `serve` makes them (issue 22.5). */
+function privateDataDir(dataDir: string): void {
+  for (const warning of securePrivateFiles(dataDir)) console.error(warning);
+}
+
 /** The stores of a command that only writes (no read workers), on the chosen trace store. */
 async function openCliStores(dataDir: string, store: string | undefined) {
+  privateDataDir(dataDir);
   const { traceStore, explain } = chosenTraceStore(store, openSecretStore(dataDir));
   try {
     return await openStores(dataDir, { readers: 0, traceStore });
@@ -165,6 +172,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'key':
+      privateDataDir(dataDir);
       console.log(ensureTrainingKey(dataDir));
       return 0;
     case 'url': {

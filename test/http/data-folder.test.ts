@@ -3,13 +3,14 @@
  * process and across processes, released by kill -9), private files, a full disk answered 503 +
  * Retry-After and reported by health, a damaged database found at start and served read-only.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rawRequest, startTestServer, tempDir } from './server-harness.js';
+import { promisify } from 'node:util';
+import { rawRequest, repoRoot, samplesDir, startTestServer, tempDir } from './server-harness.js';
 import { exited, spawnServe } from '../helpers/spawn-loupe.js';
 import { DataDirInUseError } from '../../src/main/settings/data-lock.js';
 import { openStores } from '../../src/main/store/index.js';
@@ -116,6 +117,21 @@ describe('the data folder is for its user alone (13.4)', () => {
     expect(lines.join('\n')).toContain('is readable by other users');
     expect(mode(path.join(shared, 'loupe.db'))).toBe(0o600);
   });
+
+  it('`loupe import`, `loupe demo` and `loupe key` create the folder 0700 with a 0600 database from the start (22.5)', async () => {
+    const run = promisify(execFile);
+    const bin = path.join(repoRoot, 'bin/loupe.js');
+    const sample = path.join(samplesDir, 'raw.otel-openai-v2.in.json');
+    for (const args of [['import', sample], ['demo'], ['key']]) {
+      const dataDir = path.join(tempDir(), 'new', 'data');
+      await run(process.execPath, [bin, ...args, '--data-dir', dataDir], { env: { ...process.env, LOUPE_STORE: '' } });
+      expect(mode(dataDir), `${args[0]}: folder`).toBe(0o700);
+      for (const f of ['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'training.key']) {
+        if (fs.existsSync(path.join(dataDir, f))) expect(mode(path.join(dataDir, f)), `${args[0]}: ${f}`).toBe(0o600);
+      }
+      expect(fs.existsSync(path.join(dataDir, args[0] === 'key' ? 'training.key' : 'loupe.db')), args[0]).toBe(true);
+    }
+  }, 120_000);
 });
 
 describe('a damaged database is found at start and served read-only (13.10)', () => {

@@ -12,7 +12,7 @@ export const keyFile = (dataDir: string) => path.join(dataDir, KEY_FILE_NAME);
 
 /** Reads the key, creating it (0600) when absent. `wx` makes a concurrent first run keep one key. */
 export function ensureTrainingKey(dataDir: string): string {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = keyFile(dataDir);
   const existing = readKey(file);
   if (existing) return existing;
