@@ -2,6 +2,8 @@
  * `npm run bench`: runs every section in bench/sections/ in file-name order and prints figures.
  * Sections share one work directory (generated data, the 1M-span store) so later sections reuse
  * what earlier ones built. `npm run bench -- ingest chat` runs only sections whose name matches.
+ * When some section's file name matches every filter, only such sections run: `npm run bench -- scale
+ * clickhouse` is the ClickHouse scale section alone, `-- scale` both scale sections.
  * Targets are printed beside figures; nothing here asserts timings (these machines are noisy).
  */
 import { readdirSync } from 'node:fs';
@@ -14,8 +16,9 @@ const filters = process.argv.slice(2);
 const files = readdirSync(join(here, 'sections')).filter((f) => f.endsWith('.ts')).sort();
 const workDir = process.env.LOUPE_BENCH_DIR ?? join(here, '.data');
 
+const matchesAll = files.some((f) => filters.length > 1 && filters.every((x) => f.includes(x)));
 for (const f of files) {
-  if (filters.length && !filters.some((x) => f.includes(x))) continue;
+  if (filters.length && !(matchesAll ? filters.every((x) => f.includes(x)) : filters.some((x) => f.includes(x)))) continue;
   const mod = (await import(pathToFileURL(join(here, 'sections', f)).href)) as { default: BenchSection };
   if (mod.default.explicitOnly && !filters.length) {
     console.log(`\n=== ${mod.default.title} (${f}): skipped — runs only when named (npm run bench -- ${f.replace(/^\d+-|\.ts$/g, '')})`);

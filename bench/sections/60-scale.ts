@@ -25,6 +25,7 @@ import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
 import { percentileOf } from '../../src/shared/stats.js';
 import { printLayout } from '../lib/file-layout.js';
+import { serve } from '../lib/serve.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PROJECT = 'bench/genai';
@@ -181,23 +182,6 @@ const TARGETS: Record<string, string> = {
   'trace chat': '≤ 10',
   agents: '≤ 50',
 };
-
-/** `loupe serve` in a child process (a server in this process would stall the timers measuring it). */
-async function serve(dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const tsx = path.resolve(here, '../../node_modules/.bin/tsx');
-  const child = spawn(tsx, [path.resolve(here, '../../src/main/cli.ts'), 'serve', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<void>((r) => child.on('exit', () => r()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`loupe serve exited (${code}) before listening`)));
-  });
-  return { url, stop: async () => void (child.kill('SIGTERM'), await exited) };
-}
 
 /**
  * Over HTTP against a running server: while the group-by runs, a conversation chat request and an

@@ -24,6 +24,7 @@ export interface ClickHouseServer {
   httpUrl: string;
   httpPort: number;
   tcpPort: number;
+  interserverPort?: number;
   pid: number;
   dir: string;
   version: string;
@@ -37,6 +38,8 @@ export interface StartOptions {
   /** Server-wide compression of parts: LZ4 (the server's default) or zstd (level 1..22). */
   zstdLevel?: number;
   timeoutMs?: number;
+  /** Fixed ports (a server restarted on its folder answers where it did before); default free ones. */
+  ports?: { http: number; tcp: number; interserver: number };
 }
 
 export function clickhouseMissing(): string | null {
@@ -131,6 +134,7 @@ export async function startClickHouse(opts: StartOptions = {}): Promise<ClickHou
 
 async function startOnce(dir: string, opts: StartOptions): Promise<{ server: ClickHouseServer } | { error: string }> {
   for (const sub of ['data', 'tmp', 'uf', 'fs']) fs.mkdirSync(path.join(dir, sub), { recursive: true });
+  fs.rmSync(path.join(dir, 'server.pid'), { force: true }); // a server restarted in its folder: not the old pid
   fs.writeFileSync(path.join(dir, 'users.xml'), usersXml());
   const include = path.join(dir, 'metrika.xml');
   fs.writeFileSync(include, opts.zstdLevel ? compressionXml(opts.zstdLevel) : '<?xml version="1.0"?>\n<yandex/>\n');
@@ -140,7 +144,7 @@ async function startOnce(dir: string, opts: StartOptions): Promise<{ server: Cli
   const system = fs.readFileSync(CONFIG, 'utf8');
   if (!/<yandex>/.test(system)) throw new Error(`${CONFIG}: no <yandex> root element; cannot derive a private config from it`);
   fs.writeFileSync(config, system.replace('<yandex>', `<yandex>\n    <include_from>${xmlText(include)}</include_from>`));
-  const [httpPort, tcpPort, interPort] = [await freePort(), await freePort(), await freePort()];
+  const [httpPort, tcpPort, interPort] = opts.ports ? [opts.ports.http, opts.ports.tcp, opts.ports.interserver] : [await freePort(), await freePort(), await freePort()];
   const args = [
     `--config-file=${config}`,
     '--',
@@ -173,7 +177,7 @@ async function startOnce(dir: string, opts: StartOptions): Promise<{ server: Cli
     const pid = Number(fs.existsSync(path.join(dir, 'server.pid')) ? fs.readFileSync(path.join(dir, 'server.pid'), 'utf8') : 0);
     if (version && pid) {
       fs.writeFileSync(path.join(dir, 'server.json'), JSON.stringify({ httpPort, tcpPort, pid, watchdog: sh.pid, version }));
-      return { server: { httpUrl: url, httpPort, tcpPort, pid, dir, version } };
+      return { server: { httpUrl: url, httpPort, tcpPort, interserverPort: interPort, pid, dir, version } };
     }
     const exited = sh.exitCode !== null || (sh.pid !== undefined && !alive(sh.pid));
     if (exited || Date.now() > deadline) {

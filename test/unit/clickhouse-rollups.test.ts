@@ -17,7 +17,7 @@ import type { TraceStore } from '../../src/main/store/ports.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { openClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
-import { raw } from '../../src/main/store/clickhouse/sql.js';
+import { ident, raw, sql } from '../../src/main/store/clickhouse/sql.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { ALWAYS, MEASURES, rounded } from '../helpers/rollup-compare.js';
@@ -138,13 +138,13 @@ describe('ClickHouse span rollups', () => {
     const body = { project_id: P, group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 100, measures: MEASURES };
     const scanned = await call(s, 'spans.query', { ...body, query: ALWAYS });
     await s.close();
-    // Back to the store as migration 0002 left it: no rollups table, no record of 0003.
+    // Back to the store as migration 0002 left it: no rollups table (nor the later migrations' tables), no record of 0003 on.
     const ch = await ClickHouse.connect(parseStoreUrl(url));
     try {
-      await ch.command(raw('DROP TABLE span_rollups'));
-      await ch.command(raw('ALTER TABLE schema_migrations DELETE WHERE version = 3'));
+      for (const t of ['span_rollups', 'trace_keys', 'conversation_keys', 'write_journal']) await ch.command(sql`DROP TABLE ${ident(t)}`);
+      await ch.command(raw('ALTER TABLE schema_migrations DELETE WHERE version >= 3'));
       for (let i = 0; i < 100; i++) {
-        const left = await ch.rows<{ n: string }>(raw('SELECT count() AS n FROM schema_migrations FINAL WHERE version = 3'));
+        const left = await ch.rows<{ n: string }>(raw('SELECT count() AS n FROM schema_migrations FINAL WHERE version >= 3'));
         if (Number(left[0]!.n) === 0) break;
         await new Promise((r) => setTimeout(r, 100));
       }

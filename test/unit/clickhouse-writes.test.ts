@@ -21,6 +21,7 @@ import { raw } from '../../src/main/store/clickhouse/sql.js';
 import { encodeSpans } from '../../src/main/store/clickhouse/encode.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
 import { loupeBin } from '../helpers/spawn-loupe.js';
+import { summariesSnapshot } from '../helpers/store-snapshot.js';
 
 const run = promisify(execFile);
 
@@ -53,25 +54,7 @@ async function benchSpans(file?: string): Promise<SpanRecord[]> {
 
 const P = 'bench/genai';
 const scope: SpanScope = { project_id: P, started_after_ns: null, started_before_ns: null, where: null };
-
-/** Everything the summaries answer, for comparing two stores. */
-async function snapshot(store: TraceStore) {
-  const agents = await store.agents({ project_id: P, agent_name: null, include_costs: true, sort: [{ field: 'agent_name', direction: 'asc' }], limit: 1000, offset: 0 });
-  const conversations = await store.conversations({
-    project_id: P, active_after_ns: null, active_before_ns: null, agent_names: null, models: null, status: 'all', search: null,
-    sort: [{ field: 'conversation_id', direction: 'asc' }], limit: 1000, offset: 0,
-  });
-  const threads = [];
-  for await (const t of store.threads({ project_id: P, after_ns: null, before_ns: null, thread_ids: null, sort: [{ field: 'thread_id', direction: 'asc' }], limit: 1000, offset: 0 })) threads.push(t);
-  const groups = await store.groupSpans({
-    ...scope, keys: [{ alias: 'agent_name', ref: { kind: 'column', column: 'agent_name' }, type: 'string' }], measures: [], having: [],
-    distributions: [], include_costs: true, previews: false, sort: [{ ref: { kind: 'key', index: 0 }, direction: 'asc' }], limit: 1000, offset: 0,
-  });
-  // Float sums depend on the order rows are added in: compare costs to 12 significant digits.
-  const round = (x: unknown): unknown =>
-    typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(12)) : Array.isArray(x) ? x.map(round) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, round(v)])) : x;
-  return round({ agents, conversations, threads, groups, projects: await store.projects() });
-}
+const snapshot = (store: TraceStore) => summariesSnapshot(store, P);
 
 /** Days marked as holding several versions of a span (scans merge versions there only). */
 async function dirtyDays(url: string): Promise<number> {

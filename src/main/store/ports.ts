@@ -214,6 +214,11 @@ export interface TraceStore {
   readonly adapter: string;
   /** Where the data is, for Settings: a file path, or a URL without credentials. */
   readonly location: string;
+  /**
+   * Spans per write this adapter does best with, when it differs from the callers' defaults (tuned for
+   * SQLite's short write transactions): a ClickHouse write is a dozen round trips whatever its size.
+   */
+  readonly writeBatchSpans?: number;
 
   // ---- writes (one writer; each call atomic and idempotent by (project, trace, span))
 

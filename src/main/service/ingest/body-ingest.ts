@@ -145,7 +145,7 @@ export class BodyIngester {
         contentEncoding: opts.contentEncoding,
         projectId: opts.projectId,
         control,
-        batchSpans: BODY_BATCH_SPANS,
+        batchSpans: this.store.writeBatchSpans ?? BODY_BATCH_SPANS,
         adapter: this.store.adapter,
         channel: channel?.port,
       };

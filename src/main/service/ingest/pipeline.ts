@@ -86,7 +86,7 @@ export function importFileInWorker(store: TraceStore, job: FileJob, opts: Import
   let failEarly: (e: unknown) => void = () => undefined;
   const channel = openChannel(store, control, (e) => failEarly(e), (p) => opts.onProgress?.({ bytes: p.rawBytes, totalBytes: job.size, spans: p.spans }));
   const { file, entry } = workerLaunch(new URL('./ingest-worker.ts', import.meta.url), 'ingest-worker.js');
-  const workerData: WorkerInput = { job, projectId: opts.projectId, adapter: store.adapter, control, entry, batchSpans: opts.batchSpans ?? PIPELINE_BATCH_SPANS, channel: channel?.port };
+  const workerData: WorkerInput = { job, projectId: opts.projectId, adapter: store.adapter, control, entry, batchSpans: opts.batchSpans ?? store.writeBatchSpans ?? PIPELINE_BATCH_SPANS, channel: channel?.port };
   const worker = new Worker(file, { workerData, transferList: channel ? [channel.port] : [] });
   const spans = () => stored.inserted + stored.replaced;
 

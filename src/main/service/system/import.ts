@@ -60,7 +60,7 @@ async function importOnePath(file: string, projectId: string | undefined, ctx: S
       // answering while a big file imports (body-ingest.ts has the same figures for uploads).
       thread: 'auto',
       workerMinBytes: INLINE_MAX_BYTES,
-      batchSpans: BODY_BATCH_SPANS,
+      batchSpans: ctx.traces.writeBatchSpans ?? BODY_BATCH_SPANS,
       projectId,
       events: ctx.events,
       onProgress: (p) => progress(p.bytes, p.totalBytes, p.spans, false),

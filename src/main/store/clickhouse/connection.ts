@@ -111,12 +111,34 @@ export class ClickHouse {
    * itself: bigint nanoseconds and int64 attributes are written as exact digits, which JSON.stringify cannot do.
    */
   async insertJsonEachRow(table: string, body: string): Promise<void> {
+    if (body) await this.insertLines(table, [body]);
+  }
+
+  /**
+   * Inserts JSONEachRow lines, each written as `prefix + line`, streamed to the server in chunks of
+   * about 1 MiB: a batch of 20,000 spans (~100 MB of rows) is never one string or one buffer, and
+   * the server parses while the rest is still being written.
+   */
+  async insertLines(table: string, lines: readonly string[], prefix = ''): Promise<void> {
     if (!DB_NAME.test(table)) throw new TypeError(`not a table name: ${table}`);
-    if (!body) return;
-    const data = Buffer.from(body);
+    if (!lines.length) return;
     const query = render(sql`INSERT INTO ${ident(table)} FORMAT JSONEachRow`, 'literal').query;
+    function* chunks(): Generator<Buffer> {
+      let parts: string[] = [];
+      let size = 0;
+      for (const line of lines) {
+        parts.push(prefix, line, '\n');
+        size += prefix.length + line.length + 1;
+        if (size >= 1 << 20) {
+          yield Buffer.from(parts.join(''));
+          parts = [];
+          size = 0;
+        }
+      }
+      if (parts.length) yield Buffer.from(parts.join(''));
+    }
     await retried(query, async () => {
-      const res = await this.client.exec({ query, values: Readable.from([data]) });
+      const res = await this.client.exec({ query, values: Readable.from(chunks()) });
       for await (const _ of res.stream) {
         // drain: the server answers an empty body
       }

@@ -47,11 +47,16 @@ export async function openClickHouseTraceStore(url: string): Promise<ClickHouseT
     await ch.close();
     throw e;
   }
-  return new ClickHouseTraceStore(ch, redactStoreUrl(url));
+  const store = new ClickHouseTraceStore(ch, redactStoreUrl(url));
+  // Batches another writer left unfinished (killed mid-write) are recomputed in the background.
+  void store.repair().catch(() => {});
+  return store;
 }
 
 export class ClickHouseTraceStore implements TraceStore {
   readonly adapter = ADAPTER;
+  /** Each write is a dozen statements whatever its size (writer.ts): big batches. */
+  readonly writeBatchSpans = 16_384;
   private readonly writer: Writer;
   private closed = false;
 
@@ -81,6 +86,19 @@ export class ClickHouseTraceStore implements TraceStore {
   async maintain(quietMs = CLEAN_AFTER_MS): Promise<string[]> {
     const cleaned = await this.writer.cleanDirtyDays(quietMs);
     return cleaned;
+  }
+
+  /**
+   * Recomputes the summaries of batches some writer left unfinished for `olderThanMs` (write_journal:
+   * a writer killed, or its server gone longer than its retries). Runs once when the store opens.
+   */
+  repair(olderThanMs?: number): Promise<number> {
+    return this.writer.repair(olderThanMs);
+  }
+
+  /** How long a write is retried while the server is unreachable (the writer's retryForMs). */
+  set retryForMs(ms: number) {
+    this.writer.retryForMs = ms;
   }
 
   writeSpans(spans: SpanRecord[]): Promise<WriteResult> {

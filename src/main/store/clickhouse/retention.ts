@@ -24,8 +24,8 @@ import { date, i64, ident, join, raw, sql, str, type Sql } from './sql.js';
 import { nextStamp, type Writer } from './writer.js';
 
 const SPAN_TABLES = ['spans', 'span_payloads'] as const;
-const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries'] as const;
-const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, 'span_rollups', 'resources'] as const;
+const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'trace_keys', 'conversation_keys'] as const;
+const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, 'span_rollups', 'resources', 'write_journal'] as const;
 const CHUNK = 2_000;
 
 export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSelection): Promise<DeleteResult> {
@@ -93,11 +93,19 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
             SELECT project_id, trace_id, agent_name, ${version}, 1 FROM agent_trace_stats FINAL WHERE ${where}${FINAL_SETTINGS}`,
       );
       await ch.command(
-        sql`INSERT INTO trace_summaries (project_id, trace_id, first_day, last_day, version, deleted)
-            SELECT project_id, trace_id, first_day, last_day, ${version}, 1 FROM trace_summaries FINAL WHERE ${where}${FINAL_SETTINGS}`,
+        sql`INSERT INTO conversation_keys (project_id, conversation_id, trace_id, first_day, last_day, version, deleted)
+            SELECT project_id, conversation_id, trace_id, first_day, last_day, ${version}, 1 FROM conversation_keys FINAL WHERE ${where}${FINAL_SETTINGS}`,
       );
-      if (conversations.length) await writer.summarizeConversations(project, conversations.map((c) => c.conversation_id));
-      await writer.rollup(project, chunk.map((d) => d.trace_id), conversations.map((c) => c.conversation_id));
+      for (const t of ['trace_summaries', 'trace_keys'] as const) {
+        await ch.command(
+          sql`INSERT INTO ${ident(t)} (project_id, trace_id, first_day, last_day, version, deleted)
+              SELECT project_id, trace_id, first_day, last_day, ${version}, 1 FROM ${ident(t)} FINAL WHERE ${where}${FINAL_SETTINGS}`,
+        );
+      }
+      const ids = conversations.map((c) => c.conversation_id);
+      const convTraces = ids.length ? await writer.summarizeConversations(project, ids) : new Map<string, string[]>();
+      // The deleted traces' own units: an empty row each (dropped with the tombstones below).
+      await writer.rollup(project, new Map(), ids, convTraces, chunk.map((d) => d.trace_id));
     }
   }
   await purgeTombstones(ch, [...touchedDays]);

@@ -5,7 +5,7 @@
  */
 import { raw } from './sql.js';
 import type { StatusCode } from '../../domain/span.js';
-import type { LightSpan, TurnRow } from './summaries.js';
+import type { LightSpan, TurnContributionRow, TurnRow } from './summaries.js';
 
 /** Nanoseconds (or any Int64) from the server's quoted digits. */
 export const big = (v: string | number | null): bigint | null => (v == null ? null : BigInt(v));
@@ -88,5 +88,33 @@ export function turnRow(r: TurnRowJson): TurnRow {
     last_ns: big(r.last_ns),
     first_input_ns: big(r.first_input_ns),
     last_output_ns: big(r.last_output_ns),
+  };
+}
+
+/** conversation_keys (migration 0004): a turn's days and its contribution to the conversation. */
+export const CONVERSATION_KEY_COLUMNS = raw(
+  `conversation_id, trace_id, first_day, last_day, turn_start_ns, span_count, error_count, input_tokens, output_tokens, cost_usd,
+   last_ns, conversation_name, agent_names, request_models, first_input_ns, first_text, last_output_ns, last_text, version, deleted`,
+);
+
+export type ConversationKeyJson = Json<TurnContributionRow> & { conversation_id: string; first_day: string; last_day: string; version: string; deleted: number };
+
+export function contributionRow(r: ConversationKeyJson): TurnContributionRow {
+  return {
+    trace_id: r.trace_id,
+    turn_start_ns: big(r.turn_start_ns),
+    span_count: Number(r.span_count),
+    error_count: Number(r.error_count),
+    input_tokens: Number(r.input_tokens),
+    output_tokens: Number(r.output_tokens),
+    cost_usd: r.cost_usd,
+    last_ns: big(r.last_ns),
+    conversation_name: r.conversation_name,
+    agent_names: r.agent_names,
+    request_models: r.request_models,
+    first_input_ns: big(r.first_input_ns),
+    first_text: r.first_text,
+    last_output_ns: big(r.last_output_ns),
+    last_text: r.last_text,
   };
 }

@@ -224,12 +224,19 @@ export function summarizeTrace(projectId: string, traceId: string, stored: Light
   };
 }
 
+/** What a conversation's row is computed from: each turn's contribution (kept by the writer in conversation_keys). */
+export type TurnContributionRow = Pick<
+  TurnRow,
+  | 'trace_id' | 'turn_start_ns' | 'span_count' | 'error_count' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'last_ns'
+  | 'conversation_name' | 'agent_names' | 'request_models' | 'first_input_ns' | 'first_text' | 'last_output_ns' | 'last_text'
+>;
+
 /**
  * A conversation's row from its turn rows (given in trace id order), by the rule both adapters apply
  * (domain/summaries/turns.ts): the previews are those of the turns holding the earliest input and the
  * latest output.
  */
-export function summarizeConversation(projectId: string, conversationId: string, turns: TurnRow[]): ConversationSummaryRow | null {
+export function summarizeConversation(projectId: string, conversationId: string, turns: TurnContributionRow[]): ConversationSummaryRow | null {
   if (!turns.length) return null;
   const { totals, firstIn, lastOut } = aggregateTurns(turns);
   return {

@@ -12,18 +12,29 @@
  *     them, and the newest version wins. Every writer reads after its own insert, so the writer whose
  *     read starts last has seen every span inserted so far: its rows, the newest, are complete.
  *
- * A failure part-way leaves spans stored and summaries possibly stale; writing the batch again (the
- * importer's retry, the OTLP client's retry) recomputes them. Concurrent batches of one process are
- * coalesced into one write (a burst of small OTLP requests becomes one insert per table).
+ * The cost of a write does not grow with the store (issue 19): every statement reads only the rows of
+ * the batch's traces and conversations. Spans are read in the partitions (days) the traces are known
+ * to occupy, and within them by primary key; traces and conversations are looked up by id in the
+ * writer's own small-granule tables (trace_keys, conversation_keys: migration 0004), never in the read
+ * summaries, whose 8,192-row granules made every random id cost a granule of every part.
+ *
+ * A failure part-way (the server gone) leaves spans stored and summaries possibly stale. The writer
+ * retries the batch while the server is unreachable (up to `retryForMs`), and every batch is recorded
+ * in write_journal until its summaries are written: a batch left unfinished (retries exhausted, the
+ * writer killed) is recomputed by the next write of this writer, or by `repair` when any writer opens
+ * the store. Concurrent batches of one process are coalesced into one write (a burst of small OTLP
+ * requests becomes one insert per table).
  */
 import type { WriteResult } from '../ports.js';
 import type { ClickHouse } from './connection.js';
 import type { EncodedSpans } from './encode.js';
-import { summarizeConversation, summarizeTrace, type LightSpan, type TurnRow } from './summaries.js';
+import { randomUUID } from 'node:crypto';
+import { StoreUnavailableError } from '../ports.js';
+import { summarizeConversation, summarizeTrace, type LightSpan, type TurnContributionRow } from './summaries.js';
 import { date, i64, ident, join, raw, sql, str, strs, u64, type Sql } from './sql.js';
 import { ROLLUP_HEAD, ROLLUP_MID, ROLLUP_TAIL } from './rollups.js';
 import { FINAL_SETTINGS } from './reads/scope.js';
-import { LIGHT_COLUMNS, lightSpan, turnRow, TURN_COLUMNS, type LightRowJson, type TurnRowJson } from './rows.js';
+import { CONVERSATION_KEY_COLUMNS, contributionRow, LIGHT_COLUMNS, lightSpan, type ConversationKeyJson, type LightRowJson } from './rows.js';
 
 let lastStamp = 0;
 /**
@@ -46,8 +57,18 @@ interface OldTrace {
   last_day: string;
   conversation_ids: string[];
   agent_names: string[];
+  /** The trace has spans without a conversation: its own rollup unit has agents. */
+  loose_spans: number;
 }
 
+/** A batch recorded in write_journal: what to recompute if its summaries were not all written. */
+interface JournalEntry {
+  project_id: string;
+  batch_id: string;
+  trace_ids: string[];
+  days: string[];
+  conversation_ids: string[];
+}
 
 const daysBetween = (from: string, to: string): string[] => {
   const out: string[] = [];
@@ -63,11 +84,20 @@ export const inDays = (days: Iterable<string>): Sql => {
   return list.length ? sql`day IN (${join(list.map((d) => sql`${date(d)}`), ', ')})` : raw('0');
 };
 
+const inList = (column: 'trace_id' | 'conversation_id' | 'unit_id', ids: Iterable<string>): Sql =>
+  sql`${ident(column)} IN (${join([...ids].map((x) => sql`${str(x)}`), ', ')})`;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 export class Writer {
   private queue: { batch: EncodedSpans; resolve: (r: WriteResult) => void; reject: (e: unknown) => void }[] = [];
   private running = false;
   /** Resource ids this process has stored (a resource is inserted once; ReplacingMergeTree absorbs repeats anyway). */
   private resources = new Set<string>();
+  /** Batches of this writer whose summaries failed part-way: recomputed before its next write. */
+  private unfinished: JournalEntry[] = [];
+  /** How long a batch is retried while the server is unreachable before its write fails. */
+  retryForMs = Number(process.env.LOUPE_CLICKHOUSE_RETRY_MS ?? 60_000);
 
   constructor(private readonly ch: ClickHouse) {}
 
@@ -91,6 +121,7 @@ export class Writer {
         merged.keys.push(...j.batch.keys);
       }
       try {
+        await this.finishUnfinished();
         const result = await this.writeNow(merged);
         // Each caller learns about its own spans: counts are split by key, touched traces by batch.
         for (const j of jobs) j.resolve(splitResult(result, j.batch));
@@ -99,6 +130,22 @@ export class Writer {
       }
     }
     this.running = false;
+  }
+
+  /**
+   * Runs a step of a write again while the server does not answer (a restart, a network cut), with
+   * growing pauses, for up to `retryForMs`. Every step is idempotent: rows are versioned.
+   */
+  private async retrying<T>(step: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.retryForMs;
+    for (let pause = 250; ; pause = Math.min(pause * 2, 4000)) {
+      try {
+        return await step();
+      } catch (e) {
+        if (!(e instanceof StoreUnavailableError) || Date.now() + pause > deadline) throw e;
+        await sleep(pause);
+      }
+    }
   }
 
   private async writeNow(all: EncodedSpans): Promise<WriteResult & { replacedKeys: Set<string> }> {
@@ -114,34 +161,64 @@ export class Writer {
     }
     const old = new Map<string, Map<string, OldTrace>>();
     const existing = new Set<string>();
-    for (const [p, traces] of projects) {
-      const o = await this.oldTraces(p, [...traces.keys()]);
-      old.set(p, o);
-      // Only traces already summarized can hold stored spans of this batch (for the inserted/replaced report).
-      const known = [...traces.keys()].filter((t) => o.has(t));
-      if (known.length) {
-        const days = known.flatMap((t) => [...traces.get(t)!, ...daysBetween(o.get(t)!.first_day, o.get(t)!.last_day)]);
-        const rows = await this.ch.rows<{ trace_id: string; span_id: string }>(
-          sql`SELECT trace_id, span_id FROM spans FINAL WHERE project_id = ${str(p)} AND ${inDays(days)} AND trace_id IN (${join(known.map((t) => sql`${str(t)}`), ', ')}) AND deleted = 0${FINAL_SETTINGS}`,
-        );
-        for (const r of rows) existing.add(`${p}\u0000${r.trace_id}\u0000${r.span_id}`);
+    const journal: JournalEntry[] = [];
+    await this.retrying(async () => {
+      for (const [p, traces] of projects) {
+        const o = await this.oldTraces(p, [...traces.keys()]);
+        old.set(p, o);
+        // Only traces already summarized can hold stored spans of this batch (for the inserted/replaced report).
+        const known = [...traces.keys()].filter((t) => o.has(t));
+        if (known.length) {
+          const days = known.flatMap((t) => [...traces.get(t)!, ...daysBetween(o.get(t)!.first_day, o.get(t)!.last_day)]);
+          const rows = await this.ch.rows<{ trace_id: string; span_id: string }>(
+            sql`SELECT trace_id, span_id FROM spans FINAL WHERE project_id = ${str(p)} AND ${inDays(days)} AND ${inList('trace_id', known)} AND deleted = 0${FINAL_SETTINGS}`,
+          );
+          for (const r of rows) existing.add(`${p}\u0000${r.trace_id}\u0000${r.span_id}`);
+        }
       }
+    });
+    for (const [p, traces] of projects) {
+      const o = old.get(p)!;
+      const days = new Set<string>();
+      const conversations = new Set<string>();
+      for (const [t, ds] of traces) {
+        ds.forEach((d) => days.add(d));
+        const before = o.get(t);
+        if (before) {
+          daysBetween(before.first_day, before.last_day).forEach((d) => days.add(d));
+          before.conversation_ids.forEach((c) => conversations.add(c));
+        }
+      }
+      journal.push({ project_id: p, batch_id: randomUUID(), trace_ids: [...traces.keys()], days: [...days], conversation_ids: [...conversations] });
     }
 
-    // A known replacement makes a second version of a span: its days read through FINAL from now on
-    // (marked before the insert, so no read sees both versions without merging them).
-    if (existing.size) await this.markDirty(b.keys.filter(([p, t, s]) => existing.has(`${p}\u0000${t}\u0000${s}`)).map((k) => k[3]));
     const version = nextStamp();
     const prefix = `{"version":${version},`;
     const fresh = b.resources.filter((r) => !this.resources.has(`${r.project_id}\u0000${r.resource_id}`));
-    await Promise.all([
-      this.ch.insertJsonEachRow('spans', b.spans.map((r) => prefix + r).join('\n')),
-      this.ch.insertJsonEachRow('span_payloads', b.payloads.map((r) => prefix + r).join('\n')),
-      fresh.length ? this.ch.insertJsonEachRow('resources', fresh.map((r) => JSON.stringify(r)).join('\n')) : null,
-    ]);
+    await this.retrying(async () => {
+      await this.journal(journal, 0);
+      // A known replacement makes a second version of a span: its days read through FINAL from now on
+      // (marked before the insert, so no read sees both versions without merging them).
+      if (existing.size) await this.markDirty(b.keys.filter(([p, t, s]) => existing.has(`${p}\u0000${t}\u0000${s}`)).map((k) => k[3]));
+      await Promise.all([
+        this.ch.insertLines('spans', b.spans, prefix),
+        this.ch.insertLines('span_payloads', b.payloads, prefix),
+        fresh.length ? this.ch.insertJsonEachRow('resources', fresh.map((r) => JSON.stringify(r)).join('\n')) : null,
+      ]);
+    });
     for (const r of fresh) this.resources.add(`${r.project_id}\u0000${r.resource_id}`);
 
-    for (const [p, traces] of projects) await this.summarize(p, traces, old.get(p)!);
+    for (const entry of journal) {
+      try {
+        await this.retrying(async () => {
+          await this.summarize(entry.project_id, projects.get(entry.project_id)!, old.get(entry.project_id)!);
+          await this.journal([entry], 1);
+        });
+      } catch (e) {
+        this.unfinished.push(entry);
+        throw e;
+      }
+    }
 
     let inserted = 0;
     let replaced = 0;
@@ -160,31 +237,82 @@ export class Writer {
     return { inserted, replaced, touched, replacedKeys };
   }
 
-  /** Current summaries of these traces (FINAL): where their spans are, which conversations and agents they fed. */
+  /** Records batches as started (done = 0) or with every summary written (done = 1). */
+  private async journal(entries: JournalEntry[], done: 0 | 1): Promise<void> {
+    const version = nextStamp();
+    const written = new Date().toISOString().slice(0, 19).replace('T', ' ');
+    await this.ch.insertJsonEachRow(
+      'write_journal',
+      entries.map((e) => JSON.stringify(done ? { project_id: e.project_id, batch_id: e.batch_id, written, done, version } : { ...e, written, done, version })).join('\n'),
+    );
+  }
+
+  /** Recomputes the batches of this writer whose summaries failed part-way (the server came back). */
+  private async finishUnfinished(): Promise<void> {
+    while (this.unfinished.length) {
+      await this.retrying(() => this.redo(this.unfinished[0]!));
+      this.unfinished.shift();
+    }
+  }
+
+  /** Recomputes one journal entry's traces and conversations from the stored spans, then marks it done. */
+  private async redo(e: JournalEntry): Promise<void> {
+    const old = await this.oldTraces(e.project_id, e.trace_ids);
+    // The conversations the traces fed before the batch (the journal's list) are recomputed too.
+    for (const t of e.trace_ids) {
+      const o = old.get(t);
+      if (o) old.set(t, { ...o, conversation_ids: [...new Set([...o.conversation_ids, ...e.conversation_ids])] });
+    }
+    const extra = e.trace_ids.some((t) => old.has(t)) ? [] : e.conversation_ids;
+    await this.summarize(e.project_id, new Map(e.trace_ids.map((t) => [t, new Set(e.days)])), old, extra);
+    await this.journal([e], 1);
+  }
+
+  /**
+   * Batches of any writer left unfinished for `olderThanMs` (a writer killed, or its server gone for
+   * longer than its retries): their summaries are recomputed. Runs when a store is opened; safe to run
+   * beside live writers (a recomputation is one more writer of the same rows). Also drops journal days
+   * older than two days in which every batch is done. Returns the number of batches repaired.
+   */
+  async repair(olderThanMs = 60_000): Promise<number> {
+    const rows = await this.ch.rows<JournalEntry>(
+      sql`SELECT project_id, batch_id, trace_ids, days, conversation_ids FROM write_journal FINAL
+          WHERE done = 0 AND written < now() - ${u64(Math.floor(olderThanMs / 1000))}${FINAL_SETTINGS}`,
+    );
+    for (const r of rows) await this.redo(r);
+    const old = await this.ch.rows<{ d: string }>(
+      raw('SELECT toString(toDate(written)) AS d FROM write_journal FINAL GROUP BY d HAVING min(done) = 1 AND toDate(d) < today() - 1 SETTINGS optimize_move_to_prewhere = 0'),
+    );
+    for (const r of old) await this.ch.command(sql`ALTER TABLE write_journal DROP PARTITION ${date(r.d)}`);
+    return rows.length;
+  }
+
+  /** Current keys of these traces (FINAL): where their spans are, which conversations and agents they fed. */
   private async oldTraces(projectId: string, traceIds: string[]): Promise<Map<string, OldTrace>> {
     const rows = await this.ch.rows<OldTrace & { trace_id: string }>(
-      sql`SELECT trace_id, first_day, last_day, conversation_ids, agent_names FROM trace_summaries FINAL
-          WHERE project_id = ${str(projectId)} AND trace_id IN (${join(traceIds.map((t) => sql`${str(t)}`), ', ')}) AND deleted = 0${FINAL_SETTINGS}`,
+      sql`SELECT trace_id, first_day, last_day, conversation_ids, agent_names, loose_spans FROM trace_keys FINAL
+          WHERE project_id = ${str(projectId)} AND ${inList('trace_id', traceIds)} AND deleted = 0${FINAL_SETTINGS}`,
     );
     return new Map(rows.map((r) => [r.trace_id, r]));
   }
 
   /**
    * Recomputes the summaries of `traces` (of one project) from their stored spans, then the
-   * summaries of every conversation they feed or fed. Also used after deletes (retention.ts).
+   * summaries of every conversation they feed or fed (and `alsoConversations`), then the rollups.
    */
-  async summarize(projectId: string, traces: Map<string, Set<string>>, old: Map<string, OldTrace>): Promise<void> {
+  async summarize(projectId: string, traces: Map<string, Set<string>>, old: Map<string, OldTrace>, alsoConversations: string[] = []): Promise<void> {
     const ids = [...traces.keys()];
-    const days = ids.flatMap((t) => {
+    const daysOf = new Map<string, string[]>();
+    for (const t of ids) {
       const o = old.get(t);
-      return [...traces.get(t)!, ...(o ? daysBetween(o.first_day, o.last_day) : [])];
-    });
+      daysOf.set(t, [...new Set([...traces.get(t)!, ...(o ? daysBetween(o.first_day, o.last_day) : [])])]);
+    }
     const version = nextStamp();
     // Every stored version, merged here: the newest of each span wins (as FINAL would pick), and a
     // span found in more than one version marks its day for merging reads (two writers stored it).
     const rows = await this.ch.rows<LightRowJson & { version: string; deleted: number }>(
-      sql`SELECT ${LIGHT_COLUMNS}, version, deleted FROM spans WHERE project_id = ${str(projectId)} AND ${inDays(days)}
-          AND trace_id IN (${join(ids.map((t) => sql`${str(t)}`), ', ')})`,
+      sql`SELECT ${LIGHT_COLUMNS}, version, deleted FROM spans WHERE project_id = ${str(projectId)} AND ${inDays([...daysOf.values()].flat())}
+          AND ${inList('trace_id', ids)}`,
     );
     const newest = new Map<string, LightRowJson & { version: string; deleted: number }>();
     const twice = new Set<string>();
@@ -203,19 +331,28 @@ export class Writer {
       if (list) list.push(s);
       else byTrace.set(s.trace_id, [s]);
     }
-    const live = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[] };
-    const gone = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[] };
+    const live = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[], traceKeys: [] as object[], convKeys: [] as object[] };
+    const gone = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[], traceKeys: [] as object[], convKeys: [] as object[] };
     const recount: { trace_id: string; span_id: string; day: string; bits: number }[] = [];
-    const conversations = new Set<string>();
+    const conversations = new Set<string>(alsoConversations);
+    /** Traces whose conversation-less rollup unit is recomputed, with their days; and those left without one. */
+    const looseUnits = new Map<string, string[]>();
+    const looseGone: string[] = [];
     for (const t of ids) {
       const spans = byTrace.get(t) ?? [];
       const sum = summarizeTrace(projectId, t, spans);
       const before = old.get(t);
       const convNow = new Set(sum?.trace.conversation_ids ?? []);
       const agentsNow = new Set(sum?.trace.agent_names ?? []);
+      const loose = spans.some((s) => s.conversation_id == null);
+      if (loose) looseUnits.set(t, daysOf.get(t)!);
+      else if (before) looseGone.push(t); // a known trace may have had a conversation-less unit: an empty row replaces it
       for (const c of before?.conversation_ids ?? []) {
         conversations.add(c);
-        if (!convNow.has(c)) gone.turns.push({ ...emptyTurn, project_id: projectId, conversation_id: c, trace_id: t });
+        if (!convNow.has(c)) {
+          gone.turns.push({ ...emptyTurn, project_id: projectId, conversation_id: c, trace_id: t });
+          gone.convKeys.push({ ...emptyTurn, project_id: projectId, conversation_id: c, trace_id: t, first_day: before!.first_day, last_day: before!.last_day });
+        }
       }
       for (const a of before?.agent_names ?? []) {
         if (!agentsNow.has(a)) gone.agents.push({ ...emptyAgent, project_id: projectId, trace_id: t, agent_name: a });
@@ -223,11 +360,18 @@ export class Writer {
       // A trace listed as its own conversation-less row loses that row once a span carries a conversation (or it has no span left).
       if (before && !before.conversation_ids.length && !sum?.traceRow) gone.rows.push({ ...emptyConversation, project_id: projectId, conversation_id: t, kind: 'trace' });
       if (!sum) {
-        if (before) gone.traces.push({ ...emptyTrace, project_id: projectId, trace_id: t, first_day: before.first_day, last_day: before.last_day });
+        if (before) {
+          const key = { project_id: projectId, trace_id: t, first_day: before.first_day, last_day: before.last_day };
+          gone.traces.push({ ...emptyTrace, ...key });
+          gone.traceKeys.push({ ...emptyTrace, ...key, loose_spans: 0 });
+        }
         continue;
       }
+      const { first_day, last_day } = sum.trace;
       live.traces.push(sum.trace);
+      live.traceKeys.push({ project_id: projectId, trace_id: t, first_day, last_day, conversation_ids: sum.trace.conversation_ids, agent_names: sum.trace.agent_names, loose_spans: loose ? 1 : 0 });
       live.turns.push(...sum.turns);
+      for (const turn of sum.turns) live.convKeys.push({ ...contributionKeys(turn), project_id: projectId, conversation_id: turn.conversation_id, first_day, last_day });
       live.agents.push(...sum.agents);
       if (sum.traceRow) live.rows.push(sum.traceRow);
       for (const c of convNow) conversations.add(c);
@@ -236,55 +380,47 @@ export class Writer {
     const both = (a: object[], b: object[]) => [jsonRows(a, version), jsonRows(b, version, 1)].filter(Boolean).join('\n');
     await Promise.all([
       this.ch.insertJsonEachRow('trace_summaries', both(live.traces, gone.traces)),
+      this.ch.insertJsonEachRow('trace_keys', both(live.traceKeys, gone.traceKeys)),
       this.ch.insertJsonEachRow('conversation_turns', both(live.turns, gone.turns)),
+      this.ch.insertJsonEachRow('conversation_keys', both(live.convKeys, gone.convKeys)),
       this.ch.insertJsonEachRow('agent_trace_stats', both(live.agents, gone.agents)),
       this.ch.insertJsonEachRow('conversation_summaries', both(live.rows, gone.rows)),
       recount.length ? this.recount(projectId, recount, version) : null,
       dirty,
     ]);
-    if (conversations.size) await this.summarizeConversations(projectId, [...conversations]);
-    await this.rollup(projectId, ids, [...conversations]);
+    const convTraces = conversations.size ? await this.summarizeConversations(projectId, [...conversations]) : new Map<string, string[]>();
+    await this.rollup(projectId, looseUnits, [...conversations], convTraces, looseGone);
   }
 
   /**
-   * Recomputes the span rollups (rollups.ts) of the conversation-less spans of `traceIds` and of the
-   * conversations `conversationIds` (over every trace that ever held one: turn rows of any version)
-   * from their current spans, with a version stamped before the reads: as for summaries, the writer
-   * whose stamp is newest read after every other writer's insert. A unit left without spans gets an
-   * empty row: a touched conversation always (at an earlier stamp, so its recomputed row wins), a
-   * trace only when its newest rollup row has agents and this write produced none for it — most
-   * traces have no conversation-less span, and an empty row kept for each would be read by every
-   * group-by.
+   * Recomputes the span rollups (rollups.ts) of the conversation-less spans of the traces `looseUnits`
+   * names and of the conversations `conversationIds` (over `convTraces`: every trace that ever held
+   * one, turn rows of any version, with their days) from their current spans, with a version stamped
+   * before the reads: as for summaries, the writer whose stamp is newest read after every other
+   * writer's insert. Spans are read only in the days of those traces. A unit left without spans gets
+   * an empty row at an earlier stamp (so a recomputed row wins): every touched conversation, and the
+   * traces `looseGone` names (known traces that have no conversation-less span now) — most traces have
+   * no conversation-less span, and an empty row kept for each would be read by every group-by.
    */
-  async rollup(projectId: string, traceIds: string[], conversationIds: string[]): Promise<void> {
-    if (!traceIds.length && !conversationIds.length) return;
+  async rollup(projectId: string, looseUnits: Map<string, string[]>, conversationIds: string[], convTraces: Map<string, string[]>, looseGone: string[]): Promise<void> {
+    if (!looseUnits.size && !conversationIds.length && !looseGone.length) return;
     const emptyAt = nextStamp();
     const version = nextStamp();
-    const list = (xs: string[]) => join(xs.map((x) => sql`${str(x)}`), ', ');
-    const convTraces = conversationIds.length
-      ? (await this.ch.rows<{ trace_id: string }>(
-          sql`SELECT DISTINCT trace_id FROM conversation_turns WHERE project_id = ${str(projectId)} AND conversation_id IN (${list(conversationIds)})`,
-        )).map((r) => r.trace_id)
-      : [];
     const units: Sql[] = [];
-    if (traceIds.length) units.push(sql`(isNull(conversation_id) AND trace_id IN (${list(traceIds)}))`);
-    if (convTraces.length) units.push(sql`(conversation_id IN (${list(conversationIds)}) AND trace_id IN (${list(convTraces)}))`);
-    const empty = (kind: string, ids: string[], at: number) => ids.map((id) => JSON.stringify({ project_id: projectId, unit_kind: kind, unit_id: id, version: at })).join('\n');
+    if (looseUnits.size) units.push(sql`(isNull(conversation_id) AND ${inList('trace_id', looseUnits.keys())})`);
+    if (convTraces.size) units.push(sql`(${inList('conversation_id', conversationIds)} AND ${inList('trace_id', convTraces.keys())})`);
+    const days = [...looseUnits.values(), ...convTraces.values()].flat();
+    const traces = new Set([...looseUnits.keys(), ...convTraces.keys()]);
+    const empty = (kind: string, ids: string[]) => ids.map((id) => JSON.stringify({ project_id: projectId, unit_kind: kind, unit_id: id, version: emptyAt }));
     await Promise.all([
-      conversationIds.length ? this.ch.insertJsonEachRow('span_rollups', empty('conversation', conversationIds, emptyAt)) : null,
+      this.ch.insertJsonEachRow('span_rollups', [...empty('conversation', conversationIds), ...empty('trace', looseGone)].join('\n')),
       units.length
         ? this.ch.command(
-            sql`${raw(ROLLUP_HEAD)}${u64(version)}${raw(ROLLUP_MID)}project_id = ${str(projectId)} AND trace_id IN (${list([...new Set([...traceIds, ...convTraces])])})
+            sql`${raw(ROLLUP_HEAD)}${u64(version)}${raw(ROLLUP_MID)}project_id = ${str(projectId)} AND ${inDays(days)} AND ${inList('trace_id', traces)}
                 AND (${join(units, ' OR ')})${raw(ROLLUP_TAIL)}`,
           )
         : null,
     ]);
-    if (!traceIds.length) return;
-    const gone = await this.ch.rows<{ unit_id: string }>(
-      sql`SELECT unit_id FROM span_rollups WHERE project_id = ${str(projectId)} AND unit_kind = 'trace' AND unit_id IN (${list(traceIds)})
-          GROUP BY unit_id HAVING max(version) < ${u64(version)} AND argMax(notEmpty(agent_name), version) = 1`,
-    );
-    if (gone.length) await this.ch.insertJsonEachRow('span_rollups', empty('trace', gone.map((r) => r.unit_id), version));
   }
 
   /**
@@ -362,20 +498,33 @@ export class Writer {
     return this.columns;
   }
 
-  /** Recomputes the summaries of these conversations from their current turns (also after deletes). */
-  async summarizeConversations(projectId: string, conversationIds: string[]): Promise<void> {
+  /**
+   * Recomputes the summaries of these conversations from their turns' contributions (conversation_keys,
+   * also after deletes). Returns every trace that any version of a turn row puts in them, with its
+   * days: the traces the conversations' rollups are read from (a superset is harmless).
+   */
+  async summarizeConversations(projectId: string, conversationIds: string[]): Promise<Map<string, string[]>> {
     const version = nextStamp();
-    const rows = await this.ch.rows<TurnRowJson>(
-      sql`SELECT ${TURN_COLUMNS} FROM conversation_turns FINAL WHERE project_id = ${str(projectId)}
-          AND conversation_id IN (${join(conversationIds.map((c) => sql`${str(c)}`), ', ')}) AND deleted = 0
-          ORDER BY conversation_id, trace_id${FINAL_SETTINGS}`,
+    const rows = await this.ch.rows<ConversationKeyJson>(
+      sql`SELECT ${CONVERSATION_KEY_COLUMNS} FROM conversation_keys WHERE project_id = ${str(projectId)} AND ${inList('conversation_id', conversationIds)}`,
     );
-    const byConv = new Map<string, TurnRow[]>();
+    // The newest version of each (conversation, trace), as FINAL would pick.
+    const newest = new Map<string, ConversationKeyJson>();
+    const traces = new Map<string, Set<string>>();
     for (const r of rows) {
-      const t = turnRow(r);
-      const list = byConv.get(t.conversation_id);
-      if (list) list.push(t);
-      else byConv.set(t.conversation_id, [t]);
+      const k = `${r.conversation_id}\u0000${r.trace_id}`;
+      const had = newest.get(k);
+      if (!had || BigInt(r.version) > BigInt(had.version)) newest.set(k, r);
+      let days = traces.get(r.trace_id);
+      if (!days) traces.set(r.trace_id, (days = new Set()));
+      daysBetween(r.first_day, r.last_day).forEach((d) => days.add(d));
+    }
+    const byConv = new Map<string, TurnContributionRow[]>();
+    for (const r of [...newest.values()].sort((x, y) => (x.trace_id < y.trace_id ? -1 : x.trace_id > y.trace_id ? 1 : 0))) {
+      if (r.deleted) continue;
+      const list = byConv.get(r.conversation_id);
+      if (list) list.push(contributionRow(r));
+      else byConv.set(r.conversation_id, [contributionRow(r)]);
     }
     const live: object[] = [];
     const gone: object[] = [];
@@ -385,8 +534,16 @@ export class Writer {
       else gone.push({ ...emptyConversation, project_id: projectId, conversation_id: c, kind: 'conversation' });
     }
     await this.ch.insertJsonEachRow('conversation_summaries', [jsonRows(live, version), jsonRows(gone, version, 1)].filter(Boolean).join('\n'));
+    return new Map([...traces].map(([t, d]) => [t, [...d]]));
   }
 }
+
+/** A turn's contribution columns (conversation_keys) from its conversation_turns row. */
+const contributionKeys = (t: TurnContributionRow & { trace_id: string }) => ({
+  trace_id: t.trace_id, turn_start_ns: t.turn_start_ns, span_count: t.span_count, error_count: t.error_count, input_tokens: t.input_tokens,
+  output_tokens: t.output_tokens, cost_usd: t.cost_usd, last_ns: t.last_ns, conversation_name: t.conversation_name, agent_names: t.agent_names,
+  request_models: t.request_models, first_input_ns: t.first_input_ns, first_text: t.first_text, last_output_ns: t.last_output_ns, last_text: t.last_text,
+});
 
 /** Tombstones: the key and the defaults of every other column. */
 const emptyTrace = { conversation_ids: [], agent_names: [], span_count: 0, error_count: 0 };

@@ -7,6 +7,7 @@
 import spans from './0001_spans.js';
 import summaries from './0002_summaries.js';
 import spanRollups from './0003_span_rollups.js';
+import writerKeys from './0004_writer_keys.js';
 
 export interface ChMigration {
   version: number;
@@ -18,4 +19,5 @@ export const chMigrations: ChMigration[] = [
   { version: 1, name: 'spans', statements: spans },
   { version: 2, name: 'summaries', statements: summaries },
   { version: 3, name: 'span_rollups', statements: spanRollups },
+  { version: 4, name: 'writer_keys', statements: writerKeys },
 ];
