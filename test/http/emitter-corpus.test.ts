@@ -33,6 +33,8 @@ interface TraceExpect {
   handoffs?: HandoffExpect[];
   /** The model streamed the final answer (captured fixtures: the exchange shows a streamed request). */
   streamed?: boolean;
+  /** User messages of the turn when the user asks more than once in it (default 1; 0 without a user). */
+  user_messages?: number;
   /** Model calls the trace records (model-call spans), each a step of the chat (issue 18 "every step"). */
   model_calls: number;
 }
@@ -140,6 +142,12 @@ describe('emitter corpus', () => {
       const users = m.filter((x) => x.type === 'user_message');
       expect(users[0]?.user_message.text ?? null, dump).toBe(t.user);
       if (t.user !== null) expect(m[0].type, dump).toBe('user_message');
+      // The user speaks once per turn (issue 18 "the user is the user"): never again through a prompt transcript
+      // (Claude Code's new_context, Pydantic AI's history), a system prompt sent as input (otel-openai-v2,
+      // Semantic Kernel, LangSmith) or a task one agent gives another (the supervisor fixtures, ADK, Claude Code's
+      // subagent, the OpenAI Agents SDK handoff).
+      expect(users.length, dump).toBe(t.user_messages ?? (t.user === null ? 0 : 1));
+      for (const u of users) expect(u.agent_name, dump).toBe('User');
 
       const texts = m.filter((x) => x.type === 'assistant_message' && x.assistant_message.text).map((x) => x.assistant_message.text as string);
       expect(texts.at(-1) ?? null, dump).toBe(t.final);

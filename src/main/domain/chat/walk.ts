@@ -52,6 +52,14 @@ const MODEL_OPS = new Set(['chat', 'text_completion', 'generate_content', 'compl
 const isUser = (m: SpanMessage) => m.role?.toLowerCase() === 'user';
 const isTool = (m: SpanMessage) => m.role?.toLowerCase() === 'tool';
 
+/** Shortest text one message must have for another to count as repeating it inside a prompt. */
+const MIN_REPEATED = 12;
+/** One text holds the other whole (and the held one is not a short word that could recur by chance). */
+function samePoint(a: string, b: string): boolean {
+  const [short, long] = a.length <= b.length ? [a.trim(), b] : [b.trim(), a];
+  return short.length >= MIN_REPEATED && long.includes(short);
+}
+
 /** Text of the trailing run of user-role input messages (the new user input of this call), or null. */
 export function trailingUserText(input: readonly SpanMessage[]): string | null {
   const run: string[] = [];
@@ -217,6 +225,9 @@ export function walkMessages(
 
   const emitUser = (s: ChatSpan, text: string | null, ctx: Ctx) => {
     if (!text || text === ctx.seen.text) return;
+    // A framework's formatted prompt around what was just said (DSPy's `[[ ## question ## ]]` fields, a
+    // planning template), or the plain question after its formatted prompt: the same words, said once.
+    if (ctx.seen.text && samePoint(ctx.seen.text, text)) return;
     ctx.seen.text = text;
     if (ctx.from) {
       // Inside a sub-agent, "user" input is what the delegating agent told it.
@@ -337,6 +348,13 @@ export function walkMessages(
     for (const c of tree.children.get(s.span_id) ?? []) visit(c, child, depth + 1, underAgent);
   };
 
+  /** Agent spans directly inside `s`, and no model call or tool call of its own directly inside it. */
+  const wrapsAgents = (s: ChatSpan) => {
+    const kids = tree.children.get(s.span_id) ?? [];
+    return kids.some((c) => opOf(c) === 'invoke_agent' && (c.agent_name ?? c.agent_id) != null && (c.agent_name ?? c.agent_id) !== (s.agent_name ?? s.agent_id))
+      && !kids.some((c) => MODEL_OPS.has(opOf(c)) || opOf(c) === 'execute_tool');
+  };
+
   /** The task a sub-agent was given: its own input, else the first input one of its model calls shows. */
   const taskOf = (s: ChatSpan): string | null => {
     const own = trailingUserText(s.input_messages) ?? lastUserText(s.input_messages);
@@ -356,11 +374,21 @@ export function walkMessages(
     return null;
   };
 
+  /** Model calls and tool calls inside `s` (not `s` itself). */
+  const actsInside = (s: ChatSpan) => subtree(tree, s).some((c) => c !== s && (MODEL_OPS.has(opOf(c)) || opOf(c) === 'execute_tool'));
+
   const visitAgent = (s: ChatSpan, ctx: Ctx, depth: number, top: boolean): void => {
     const own = s.agent_name ?? s.agent_id;
     const agent = own ?? ctx.agent ?? nameSuffix(s.span_name, 'invoke_agent');
     const ver = s.agent_version ?? (own == null ? ctx.version : null);
     const sub = ctx.inAgent && own != null && own !== ctx.agent;
+    // Not an agent at all: a framework event recorded as an agent span (BeeAI's `partial_update`) is given
+    // nothing, says nothing and runs nothing; it draws no card and no handoff.
+    if (sub && !lastUserText(s.input_messages) && !outputText(s.output_messages) && !actsInside(s)) return walkChildren(s, ctx, depth);
+    // A workflow wrapper recorded as an agent (the OpenAI Agents SDK's `Agent workflow` trace span): at the top,
+    // with no input of its own and no model call of its own, only agents inside. The agents inside are the
+    // top-level ones: the first one's input is the user's question, not a task the wrapper gave it.
+    if (top && !ctx.inAgent && !lastUserText(s.input_messages) && !outputText(s.output_messages) && wrapsAgents(s)) return walkChildren(s, ctx, depth);
     let inner: Ctx;
     if (sub) {
       const task = taskOf(s);

@@ -13,6 +13,7 @@ import type { SpanMessage } from '../../domain/span.js';
 import { isObj, jsonish, str, type Obj } from './lenient.js';
 import { contentOf, normalizeMessage, normalizeMessages, unflattenIndexed } from './messages.js';
 import { hasIndexedKeys } from './mapping.js';
+import { pythonLiteral } from './python-literal.js';
 
 export interface SpanEvent {
   name: string;
@@ -101,6 +102,34 @@ function askedIn(history: SpanMessage[]): SpanMessage[] {
   return history;
 }
 
+/** Python's and JavaScript's spellings of "no value", as `str()` writes them into a value carrier. */
+const NO_VALUE = new Set(['None', 'null', 'undefined']);
+
+/**
+ * A value carrier's value: JSON text parsed (jsonish); nothing for Python's `None` (or `null`); a JSON
+ * string literal unquoted (an instrumentation that JSON-encodes a plain question writes `"\"hi\""`);
+ * a Python literal read (`str()` of a dict: `{'result': 'It is sunny.\n'}`, python-literal.ts).
+ */
+function valueText(v: unknown): unknown {
+  const j = jsonish(v);
+  if (typeof j !== 'string') return j;
+  const t = j.trim();
+  if (NO_VALUE.has(t)) return null;
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) {
+    try {
+      const u: unknown = JSON.parse(t);
+      if (typeof u === 'string') return u;
+    } catch {
+      /* not a JSON string: the text as it is */
+    }
+  }
+  if (/^[[{(]\s*['"([{]/.test(t)) {
+    const py = pythonLiteral(t);
+    if (py !== undefined && typeof py === 'object') return py;
+  }
+  return j;
+}
+
 /** `args`: the Langfuse SDK's `@observe` records a call's input as `{args: [...], kwargs: {...}}`. */
 const INPUT_KEYS = ['messages', 'input', 'query', 'question', 'prompt', 'user_input', 'task', 'message', 'args'];
 const OUTPUT_KEYS = ['messages', 'output', 'final_output', 'answer', 'response', 'result', 'text', 'content', 'outputs'];
@@ -112,7 +141,8 @@ const OUTPUT_KEYS = ['messages', 'output', 'final_output', 'answer', 'response',
  * `{choices}`, or an object whose one well-known key holds one of those.
  */
 function fromValue(v: unknown, role: 'user' | 'assistant', depth = 0): SpanMessage[] {
-  const j = jsonish(v);
+  const j = valueText(v);
+  if (j === null) return [];
   if (typeof j === 'string') return j ? normalizeMessages(j, role) : [];
   if (Array.isArray(j)) {
     // `[["user", "hi"]]` tuples (LangChain prompts) or a message list.

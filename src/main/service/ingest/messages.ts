@@ -25,6 +25,8 @@ const ROLES: Record<string, string> = {
   assistant: 'assistant', ai: 'assistant', model: 'assistant', bot: 'assistant', aimessage: 'assistant', aimessagechunk: 'assistant',
   system: 'system', developer: 'system', systemmessage: 'system',
   tool: 'tool', function: 'tool', ipython: 'tool', toolmessage: 'tool', functionmessage: 'tool',
+  // AutoGen (autogen_core.models) message classes, serialized with their `type`.
+  usermessage: 'user', assistantmessage: 'assistant', functionexecutionresultmessage: 'tool',
 };
 
 /** A framework's role name as the interface's role (unknown names kept, lower-cased). */
@@ -73,6 +75,10 @@ function untypedPart(p: Obj): MessagePart | null {
   if (isObj(blob)) return { type: 'blob', mime_type: str(blob.mime_type ?? blob.mimeType), content: str(blob.data) ?? undefined };
   const file = p.file_data ?? p.fileData;
   if (isObj(file)) return { type: 'uri', mime_type: str(file.mime_type ?? file.mimeType), uri: str(file.file_uri ?? file.fileUri) };
+  // AutoGen: an AssistantMessage's content is a list of FunctionCall {id, name, arguments}; a
+  // FunctionExecutionResultMessage's a list of FunctionExecutionResult {call_id, name, content, is_error}.
+  if (typeof p.call_id === 'string' && 'content' in p && 'is_error' in p) return toolResponse(p.call_id, p.content, p.name);
+  if (typeof p.id === 'string' && typeof p.name === 'string' && typeof p.arguments === 'string' && Object.keys(p).length === 3) return toolCall(p.id, p.name, p.arguments);
   if (typeof p.text === 'string') return { type: p.thought === true ? 'reasoning' : 'text', content: p.text };
   // Bedrock / Strands `{json: value}` block (Strands wraps a non-object value as `{$value: ...}`).
   if (p.json !== undefined && Object.keys(p).length === 1) return { type: 'text', content: toText(unwrapJsonBlock(p.json)) };
