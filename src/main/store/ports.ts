@@ -52,6 +52,22 @@ export class StoreFullError extends StoreError {
   }
 }
 
+/** The store refuses writes (its file was found damaged and opened read-only); reads still answer (503). */
+export class StoreReadOnlyError extends StoreError {
+  override name = 'StoreReadOnlyError';
+  constructor(message: string, readonly retryAfterSeconds = 300) {
+    super(message);
+  }
+}
+
+/** The store's data is damaged where this request met it; nothing of the request was stored (503). */
+export class StoreDamagedError extends StoreError {
+  override name = 'StoreDamagedError';
+  constructor(message: string, readonly retryAfterSeconds = 300) {
+    super(message);
+  }
+}
+
 /** A remote store (ClickHouse) does not answer; retry later (503). */
 export class StoreUnavailableError extends StoreError {
   override name = 'StoreUnavailableError';

@@ -6,13 +6,13 @@
  * | failure                                        | status | Retry-After |
  * |------------------------------------------------|--------|-------------|
  * | busy: another writer holds the lock             | 503    | 1 s         |
- * | full: disk or size cap (SQLITE_FULL, ENOSPC)    | 503    | 60 s        |
+ * | full: disk or size cap                          | 503    | 60 s        |
  * | read-only: the database was found damaged       | 503    | 300 s       |
- * | damaged: SQLITE_CORRUPT / NOTADB met on a query  | 503    | 300 s       |
+ * | damaged: corruption met on a query              | 503    | 300 s       |
  * | a remote store does not answer                  | 503    | 5 s         |
  *
- * Both the port's typed errors (store/ports.ts) and better-sqlite3's raw codes are recognized, so this
- * holds before and after every adapter throws the typed ones. Each one is recorded in StoreHealth.
+ * The port's typed errors (store/ports.ts) say which: each adapter turns its engine's failures into
+ * them (the SQLite adapter: store/sqlite/failures.ts). Each one is recorded in StoreHealth.
  */
 import { ServiceError, unavailable } from '../../shared/errors.js';
 import type { StoreBusyError, StoreFullError, StoreUnavailableError } from '../store/ports.js';

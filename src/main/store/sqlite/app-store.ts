@@ -11,6 +11,7 @@ import type { Db } from './open.js';
 import type { AppStore, FeedbackStore, SettingsStore, TrainingStore } from '../ports.js';
 import type { Writer } from './writer.js';
 import { createAppRepos } from './app-repos.js';
+import { portErrors } from './failures.js';
 
 /**
  * The methods that only read (`<group>.<method>`): they run on the read connection. Any other method
@@ -41,8 +42,7 @@ export function createSqliteAppStore(writer: Writer, file: string, opts: { ownsW
       if (!m.startsWith(prefix)) continue;
       const method = m.slice(prefix.length);
       out[method] = READS.has(`${name}.${method}`)
-        ? (...args: unknown[]) =>
-            new Promise((resolve) => resolve(((readRepos() as unknown as Record<string, Record<string, (...a: unknown[]) => unknown>>)[name]![method]!)(...args)))
+        ? (...args: unknown[]) => portErrors(() => ((readRepos() as unknown as Record<string, Record<string, (...a: unknown[]) => unknown>>)[name]![method]!)(...args))
         : (...args: unknown[]) => writer.call(m, args);
     }
     return out as T;

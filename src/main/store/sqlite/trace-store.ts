@@ -14,6 +14,7 @@ import { ReadPool } from './read-pool.js';
 import { checkIntegrity } from './integrity.js';
 import { ADAPTER } from './write-side.js';
 import type { Writer } from './writer.js';
+import { asPortError, portErrors } from './failures.js';
 import { StoreAbortedError, type EncodedBatch, type ReadOptions, type TraceStore } from '../ports.js';
 import type { SpanRecord } from '../../domain/span.js';
 
@@ -50,18 +51,22 @@ export function createSqliteTraceStore(writer: Writer, file: string, opts: Sqlit
   const read = async <M extends ReadMethod>(method: M, args: Args<M>, o?: ReadOptions): Promise<Out<M>> => {
     if (o?.signal?.aborted) throw new StoreAbortedError();
     if (pool) return pool.call<Out<M>>(method, args, o?.signal);
-    return (local()[method] as (...a: unknown[]) => Out<M>)(...args);
+    return portErrors(() => (local()[method] as (...a: unknown[]) => Out<M>)(...args));
   };
   async function* stream<T>(method: ReadMethod, args: unknown[], o?: ReadOptions): AsyncGenerator<T> {
     if (o?.signal?.aborted) throw new StoreAbortedError();
     if (pool) return yield* pool.stream<T>(method, args, o?.signal);
     let n = 0;
-    for (const row of (local()[method] as (...a: unknown[]) => Iterable<T>)(...args)) {
-      yield row;
-      if (++n % ROWS_PER_TICK === 0) {
-        await new Promise((r) => setImmediate(r));
-        if (o?.signal?.aborted) throw new StoreAbortedError();
+    try {
+      for (const row of (local()[method] as (...a: unknown[]) => Iterable<T>)(...args)) {
+        yield row;
+        if (++n % ROWS_PER_TICK === 0) {
+          await new Promise((r) => setImmediate(r));
+          if (o?.signal?.aborted) throw new StoreAbortedError();
+        }
       }
+    } catch (e) {
+      throw asPortError(e);
     }
   }
 

@@ -13,7 +13,7 @@ import { createRetentionRepo } from './retention.js';
 import { createSummaryMaintainer } from './summaries/index.js';
 import { createSearchIndex } from './fts.js';
 import { createAppRepos } from './app-repos.js';
-import { isStoreFailure } from '../failures.js';
+import { isSqliteStoreFailure as isStoreFailure } from './failures.js';
 import { errorMessage } from '../../../shared/errors.js';
 import { StoreError, type ChannelMessage, type ChannelTotals, type DeleteSelection, type EncodedBatch } from '../ports.js';
 import type { SpanRecord } from '../../domain/span.js';

@@ -15,6 +15,7 @@ import { StoreError, type BatchChannel, type ChannelTotals } from '../ports.js';
 import type { Db } from './open.js';
 import { createWriteSide } from './write-side.js';
 import { revive } from './thread-errors.js';
+import { portErrors } from './failures.js';
 import type { WriteReply, WriteRequest, WriteWorkerData } from './write-protocol.js';
 
 export interface Writer {
@@ -32,8 +33,7 @@ export function inlineWriter(db: Db, file: string): Writer {
   const side = createWriteSide(db, file);
   return {
     methods: Object.keys(side.methods),
-    call: <T>(method: string, args: unknown[]) =>
-      new Promise<T>((resolve) => resolve((side.methods[method] as (...a: unknown[]) => T)(...args))),
+    call: <T>(method: string, args: unknown[]) => portErrors(() => (side.methods[method] as (...a: unknown[]) => T)(...args)),
     close: async () => void side.close(),
   };
 }
