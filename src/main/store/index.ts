@@ -15,7 +15,8 @@ import { ADAPTER as SQLITE, createSqliteTraceStore, encodeBatch as encodeSqlite,
 // The encoder only (plain functions): the ingest worker loads no ClickHouse client.
 import { encodeSpans as encodeClickHouse } from './clickhouse/encode.js';
 import { isClickHouseUrl, parseStoreUrl, redactStoreUrl } from './clickhouse/url.js';
-import { StoreError, StoreUnavailableError, type AppStore, type EncodedBatch, type Stores } from './ports.js';
+import { StoreError, StoreUnavailableError, type AppStore, type BatchSender, type ChannelHandle, type EncodedBatch, type Stores } from './ports.js';
+import { sqliteBatchSender } from './sqlite/channel-sender.js';
 import type { SpanRecord } from '../domain/span.js';
 
 export type { Stores };
@@ -162,4 +163,13 @@ export function batchEncoder(adapter: string): (spans: SpanRecord[]) => EncodedB
 /** An encoded batch cut into single-span batches, or null when its adapter cannot cut one. */
 export function splitBatch(batch: EncodedBatch): EncodedBatch[] | null {
   return batch.adapter === SQLITE ? splitSqlite(batch) : null;
+}
+
+/**
+ * The sending end of a store's batch channel (ports.ts BatchChannel), on the thread that encodes the
+ * batches: at most `maxInFlight` sent batches wait to be written before `send` returns.
+ */
+export function openBatchSender(handle: ChannelHandle, maxInFlight: number): BatchSender {
+  if (handle.adapter === SQLITE) return sqliteBatchSender(handle, maxInFlight);
+  throw new StoreError(`the ${handle.adapter} adapter has no batch channel`);
 }

@@ -110,27 +110,56 @@ export interface EncodedBatch {
 
 /**
  * A way for batches encoded on another thread to reach the store's writer without passing through
- * the calling thread (`TraceStore.batchChannel`): the SQLite adapter writes on a thread of its own,
- * and an ingest worker posts its batches straight to it. Messages into `port`, in order: any number
- * of `batch`, then `end`. Each batch is one transaction; a batch refused for a row-level reason is
- * retried span by span (refused spans are listed with their line), as `writeEncoded` callers do.
+ * the calling thread (`TraceStore.batchChannel`, where the adapter writes on a thread of its own).
+ * The caller hands `handle` to the thread that encodes the batches (transferring `handle.transfer`
+ * with it); there `openBatchSender(handle, maxInFlight)` (store/index.ts) sends the batches, then
+ * `end`. Each batch is one transaction; a batch refused for a row-level reason is retried span by
+ * span (refused spans are listed with their line), as `writeEncoded` callers do. How the sender
+ * waits for the writes (backpressure) is the adapter's business.
  */
 export interface BatchChannel {
-  /** Transfer this to the thread that encodes the batches. */
-  readonly port: import('node:worker_threads').MessagePort;
+  /** The sender's end: opaque outside the adapter; pass it whole, transfer `transfer` with it. */
+  readonly handle: ChannelHandle;
   /**
    * Settles after `end`, once every batch before it is written (committed: a span counted here is
    * stored). Rejects with the store failure (busy, full, read-only, ...) that stopped the writes;
-   * batches after a failure are not written, and the sender is told through the control block.
+   * batches after a failure are not written, and the sender's next `send` throws ChannelStoppedError.
    */
   readonly written: Promise<ChannelTotals>;
-  /** Stops taking batches (the import was cancelled); `written` rejects if it has not settled. */
+  /** Stops taking batches (the import was cancelled): the sender's next `send` throws, `written` rejects if it has not settled. */
   close(): void;
 }
 
-export type ChannelMessage =
-  | { type: 'batch'; batch: EncodedBatch; lines: (number | null)[]; rawBytes: number }
-  | { type: 'end' };
+export interface ChannelHandle {
+  readonly adapter: string;
+  /** What must be transferred (not copied) with the handle to the sending thread. */
+  readonly transfer: readonly import('node:worker_threads').TransferListItem[];
+  readonly payload: unknown;
+}
+
+/** One batch into a channel, with the input line of each of its spans and the input bytes read so far. */
+export interface ChannelBatch {
+  batch: EncodedBatch;
+  lines: (number | null)[];
+  rawBytes: number;
+}
+
+/** The sending thread's end of a BatchChannel. */
+export interface BatchSender {
+  /**
+   * Sends a batch; returns once at most `maxInFlight` sent batches wait to be written (it blocks the
+   * thread meanwhile: the sender's reader is synchronous). Throws ChannelStoppedError once the
+   * channel stopped (closed, or the store stopped writing).
+   */
+  send(b: ChannelBatch): void;
+  /** No more batches; `written` settles once those sent are written. */
+  end(): void;
+}
+
+/** The channel stopped taking batches (cancelled, or the store stopped writing): the sender stops. */
+export class ChannelStoppedError extends StoreError {
+  override name = 'ChannelStoppedError';
+}
 
 export interface ChannelTotals {
   inserted: number;
@@ -244,11 +273,10 @@ export interface TraceStore {
   writeEncoded(batch: EncodedBatch): Promise<WriteResult>;
   /**
    * Where the adapter writes on a thread of its own: a channel for an ingest worker's batches, so
-   * they never cross the calling thread. `control` is the import's shared Int32 block: [0] is bumped
-   * (and notified) after each committed batch — the sender's backpressure — and [1] is set when the
-   * writes stopped. Absent: post batches to the calling thread and use `writeEncoded`.
+   * they never cross the calling thread (see BatchChannel). Absent: post batches to the calling
+   * thread and use `writeEncoded`.
    */
-  batchChannel?(control: SharedArrayBuffer, onProgress?: (p: { spans: number; rawBytes: number }) => void): BatchChannel;
+  batchChannel?(onProgress?: (p: { spans: number; rawBytes: number }) => void): BatchChannel;
 
   // ---- chat views (semantics §4)
 

@@ -108,7 +108,7 @@ export class BodyIngester {
         fn();
       };
       // A store failure stops the job at once (the worker is told through the control block).
-      const channel = openChannel(this.store, control, (e) => {
+      const channel = openChannel(this.store, (e) => {
         if (!over) finish(() => reject(e instanceof Error ? e : new Error(errorMessage(e))));
       });
       const onExit = (code: number) => finish(() => reject(new Error(`ingest worker exited (code ${code}) while parsing a body`)));
@@ -147,9 +147,9 @@ export class BodyIngester {
         control,
         batchSpans: this.store.writeBatchSpans ?? BODY_BATCH_SPANS,
         adapter: this.store.adapter,
-        channel: channel?.port,
+        channel: channel?.handle,
       };
-      worker.postMessage(job, channel ? [copy, channel.port] : [copy]);
+      worker.postMessage(job, [copy, ...(channel?.handle.transfer ?? [])]);
     });
   }
 }

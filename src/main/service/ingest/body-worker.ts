@@ -6,6 +6,7 @@
  * another; every message back carries the job's id.
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { ChannelHandle } from '../../store/ports.js';
 import { ImportSession } from './session.js';
 import { readBodyInto } from './buffer.js';
 import type { WorkerMessage } from './pipeline.js';
@@ -23,7 +24,7 @@ export interface BodyJob {
   /** The TraceStore adapter the spans are encoded for. */
   adapter: string;
   /** The store's batch channel (ports.ts BatchChannel), when it writes on a thread of its own. */
-  channel?: MessagePort;
+  channel?: ChannelHandle;
 }
 
 export type BodyReply = WorkerMessage & { id: number };
@@ -39,9 +40,9 @@ export function serveBodies(port: MessagePort): void {
 async function run(port: MessagePort, job: BodyJob): Promise<void> {
   const post = (m: WorkerMessage) => port.postMessage({ ...m, id: job.id } satisfies BodyReply);
   const body = Buffer.from(job.body);
-  const target = batchTarget(post, job.channel);
+  const target = batchTarget(post, job.control, job.channel);
   try {
-    const session = new ImportSession(postingWriter(target.batch, job.control, () => body.length, job.adapter), job.projectId, undefined, job.batchSpans);
+    const session = new ImportSession(postingWriter(target, () => body.length, job.adapter), job.projectId, undefined, job.batchSpans);
     readBodyInto(session, body, job);
     const report = await session.finish();
     target.end();

@@ -1,7 +1,7 @@
 /**
  * The ingest worker thread. Two uses, one bundle entry:
  * - a file job (pipeline.ts starts one per file): reads, parses and normalizes the file with the same
- *   StreamReader and ImportSession as an in-thread import, posting each batch to the main thread;
+ *   StreamReader and ImportSession as an in-thread import, sending each batch to the store's channel or the main thread;
  * - the body worker (body-ingest.ts keeps one alive): parses OTLP bodies and uploads handed to it one
  *   after another (body-worker.ts).
  */
@@ -19,10 +19,10 @@ if ('bodies' in input) {
   serveBodies(port);
 } else {
   const post = (m: WorkerMessage) => port.postMessage(m);
-  const target = batchTarget(post, input.channel);
+  const target = batchTarget(post, input.control, input.channel);
   let rawBytes = 0;
   try {
-    const session = new ImportSession(postingWriter(target.batch, input.control, () => rawBytes, input.adapter), input.projectId, undefined, input.batchSpans);
+    const session = new ImportSession(postingWriter(target, () => rawBytes, input.adapter), input.projectId, undefined, input.batchSpans);
     const broken = await readFileInto(session, input.job, (n) => (rawBytes = n));
     const report = await session.finish();
     target.end();

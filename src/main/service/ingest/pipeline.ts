@@ -7,13 +7,14 @@
  * thread; otherwise (ClickHouse) they come here and this thread hands them to `writeEncoded`.
  *
  * Backpressure: the worker may be at most MAX_IN_FLIGHT batches ahead of the writes. Its reader is
- * synchronous (a batch is flushed from deep inside a line's walk), so it waits with Atomics.wait on
- * a shared counter that the writing side bumps after each committed batch: memory stays bounded
+ * synchronous (a batch is flushed from deep inside a line's walk), so it waits with Atomics.wait: on
+ * a shared counter this thread bumps after each batch it wrote, or inside the store's channel sender
+ * (store/index.ts openBatchSender), which waits for the store's own writes: memory stays bounded
  * whatever the file size and however slow the disk. Messages arrive in order, so every batch posted
  * before an error or the end is written before the outcome is reported, exactly as in-thread.
  */
-import { Worker, type MessagePort } from 'node:worker_threads';
-import type { BatchChannel, ChannelMessage, TraceStore } from '../../store/ports.js';
+import { Worker } from 'node:worker_threads';
+import type { BatchChannel, ChannelBatch, ChannelHandle, TraceStore } from '../../store/ports.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError, asError, detailText, type ErrorDetail } from '../../../shared/errors.js';
 import { StoreWriter, completeReport, type ParseReport } from './session.js';
@@ -47,11 +48,11 @@ export interface WorkerInput {
   /** Set when starting from sources: the .ts entry the tsx bootstrap imports. */
   entry?: string;
   /** The store's batch channel (ports.ts BatchChannel): batches go there, not to this thread. */
-  channel?: MessagePort;
+  channel?: ChannelHandle;
 }
 
 export type WorkerMessage =
-  | Extract<ChannelMessage, { type: 'batch' }>
+  | ({ type: 'batch' } & ChannelBatch)
   | { type: 'done'; report: ParseReport; broken: BrokenRead | null }
   | { type: 'fail'; status: number | null; detail: ErrorDetail };
 
@@ -73,8 +74,8 @@ export function ackLater(slots: Int32Array): void {
  * The store's channel for a job's batches, when it has one; its outcome is watched from the start,
  * so a store failure stops the import at once (and never goes unhandled).
  */
-export function openChannel(store: TraceStore, control: SharedArrayBuffer, fail: (e: unknown) => void, onProgress?: (p: { spans: number; rawBytes: number }) => void): BatchChannel | null {
-  const channel = store.batchChannel?.(control, onProgress) ?? null;
+export function openChannel(store: TraceStore, fail: (e: unknown) => void, onProgress?: (p: { spans: number; rawBytes: number }) => void): BatchChannel | null {
+  const channel = store.batchChannel?.(onProgress) ?? null;
   channel?.written.catch(fail);
   return channel;
 }
@@ -84,10 +85,10 @@ export function importFileInWorker(store: TraceStore, job: FileJob, opts: Import
   const slots = new Int32Array(control);
   const stored = new StoreWriter(store);
   let failEarly: (e: unknown) => void = () => undefined;
-  const channel = openChannel(store, control, (e) => failEarly(e), (p) => opts.onProgress?.({ bytes: p.rawBytes, totalBytes: job.size, spans: p.spans }));
+  const channel = openChannel(store, (e) => failEarly(e), (p) => opts.onProgress?.({ bytes: p.rawBytes, totalBytes: job.size, spans: p.spans }));
   const { file, entry } = workerLaunch(new URL('./ingest-worker.ts', import.meta.url), 'ingest-worker.js');
-  const workerData: WorkerInput = { job, projectId: opts.projectId, adapter: store.adapter, control, entry, batchSpans: opts.batchSpans ?? store.writeBatchSpans ?? PIPELINE_BATCH_SPANS, channel: channel?.port };
-  const worker = new Worker(file, { workerData, transferList: channel ? [channel.port] : [] });
+  const workerData: WorkerInput = { job, projectId: opts.projectId, adapter: store.adapter, control, entry, batchSpans: opts.batchSpans ?? store.writeBatchSpans ?? PIPELINE_BATCH_SPANS, channel: channel?.handle };
+  const worker = new Worker(file, { workerData, transferList: channel ? [...channel.handle.transfer] : [] });
   const spans = () => stored.inserted + stored.replaced;
 
   return new Promise<ImportReport>((resolve, reject) => {

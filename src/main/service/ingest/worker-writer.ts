@@ -1,34 +1,46 @@
 /**
- * Inside an ingest worker: the BatchWriter that posts each batch encoded for the store's adapter
- * (store/index.ts batchEncoder) instead of writing it — to the store's writer thread through the
- * job's channel when the store has one (ports.ts BatchChannel), else to the main thread — then waits
- * (Atomics.wait on the job's shared counter) while MAX_IN_FLIGHT batches are not yet committed, so
- * memory stays bounded however slow the writes are. Used for file jobs (ingest-worker.ts) and body
- * jobs (body-worker.ts) alike.
+ * Inside an ingest worker: the BatchWriter that sends each batch encoded for the store's adapter
+ * (store/index.ts batchEncoder) instead of writing it — into the store's batch channel when the
+ * store has one (ports.ts BatchChannel: the store's sender waits for its writes), else to the main
+ * thread, then waits (Atomics.wait on the job's shared counter, which the main thread bumps after
+ * each write) while MAX_IN_FLIGHT batches are not yet written — so memory stays bounded however
+ * slow the writes are. Used for file jobs (ingest-worker.ts) and body jobs (body-worker.ts) alike.
  */
-import type { MessagePort } from 'node:worker_threads';
 import type { SpanRecord } from '../../domain/span.js';
 import type { BatchWriter, Reject } from './session.js';
-import { batchEncoder } from '../../store/index.js';
-import type { ChannelMessage, EncodedBatch } from '../../store/ports.js';
+import { batchEncoder, openBatchSender } from '../../store/index.js';
+import { ChannelStoppedError, type ChannelBatch, type ChannelHandle, type EncodedBatch } from '../../store/ports.js';
 import { ACKED, CANCELLED, MAX_IN_FLIGHT, type WorkerMessage } from './pipeline.js';
 
 export class Cancelled extends Error {}
 
-/** Where a job's batches go: the store's channel, else the main thread (`post`); `end` tells the channel all were sent. */
-export function batchTarget(post: (m: WorkerMessage) => void, channel: MessagePort | undefined): { batch: (m: WorkerMessage) => void; end: () => void } {
-  if (!channel) return { batch: post, end: () => undefined };
-  return { batch: (m) => channel.postMessage(m), end: () => channel.postMessage({ type: 'end' } satisfies ChannelMessage) };
+/** Where a job's batches go; `send` returns once there is room for the next one. */
+export interface BatchTarget {
+  send(b: ChannelBatch): void;
+  /** All were sent (the channel's `written` settles after them). */
+  end(): void;
 }
 
-export function postingWriter(post: (m: WorkerMessage) => void, control: SharedArrayBuffer, rawBytes: () => number, adapter: string): BatchWriter {
+/** The store's channel when the job has one, else the main thread (`post`, backpressure through `control`). */
+export function batchTarget(post: (m: WorkerMessage) => void, control: SharedArrayBuffer, channel: ChannelHandle | undefined): BatchTarget {
+  if (channel) {
+    const sender = openBatchSender(channel, MAX_IN_FLIGHT);
+    return {
+      send(b) {
+        try {
+          sender.send(b);
+        } catch (e) {
+          throw e instanceof ChannelStoppedError ? new Cancelled(e.message) : e;
+        }
+      },
+      end: () => sender.end(),
+    };
+  }
   const slots = new Int32Array(control);
-  const encode = batchEncoder(adapter);
   let posted = 0;
   return {
-    write(spans: SpanRecord[], lines: (number | null)[], reject: Reject) {
-      const { batch, kept } = encodeKeeping(encode, spans, reject);
-      post({ type: 'batch', batch, lines: kept.map((i) => lines[i] ?? null), rawBytes: rawBytes() });
+    send(b) {
+      post({ type: 'batch', ...b });
       posted++;
       for (;;) {
         const acked = Atomics.load(slots, ACKED);
@@ -36,6 +48,17 @@ export function postingWriter(post: (m: WorkerMessage) => void, control: SharedA
         if (posted - acked <= MAX_IN_FLIGHT) return;
         Atomics.wait(slots, ACKED, acked, 1000);
       }
+    },
+    end: () => undefined,
+  };
+}
+
+export function postingWriter(target: BatchTarget, rawBytes: () => number, adapter: string): BatchWriter {
+  const encode = batchEncoder(adapter);
+  return {
+    write(spans: SpanRecord[], lines: (number | null)[], reject: Reject) {
+      const { batch, kept } = encodeKeeping(encode, spans, reject);
+      target.send({ batch, lines: kept.map((i) => lines[i] ?? null), rawBytes: rawBytes() });
     },
   };
 }

@@ -76,7 +76,7 @@ export function createSqliteTraceStore(writer: Writer, file: string, opts: Sqlit
     // Spans are encoded (compressed) on the writer thread: this thread only posts them.
     writeSpans: (spans) => write('writeSpans', [spans]),
     writeEncoded: (batch) => write('writeEncoded', [batch]),
-    ...(writer.channel ? { batchChannel: (control: SharedArrayBuffer, onProgress?: (p: { spans: number; rawBytes: number }) => void) => writer.channel!(control, onProgress) } : {}),
+    ...(writer.channel ? { batchChannel: (onProgress?: (p: { spans: number; rawBytes: number }) => void) => writer.channel!(onProgress) } : {}),
     traceSpans: (projectId, traceId, o) => read('traceSpans', [projectId, traceId], o),
     traceChatPage: (projectId, traceId, page, o) => read('traceChatPage', [projectId, traceId, page.offset, page.limit], o),
     conversationTurns: (q, o) => read('conversationTurns', [q], o),

@@ -1,6 +1,6 @@
 /** Messages between the writer thread (write-worker.ts) and the thread that owns it (writer.ts). */
 import type { MessagePort } from 'node:worker_threads';
-import type { ChannelTotals } from '../ports.js';
+import type { ChannelBatch, ChannelTotals } from '../ports.js';
 import type { WireError } from './thread-errors.js';
 
 export interface WriteWorkerData {
@@ -30,6 +30,12 @@ export type WriteReply =
   | { kind: 'failed'; job: number; error: WireError }
   | { kind: 'closed'; id: number };
 
-/** Shared Int32 slots of a job's control block: [committed batches, stopped flag] (ingest/pipeline.ts). */
+/** Messages into a job's channel port, in order: any number of `batch`, then `end`. */
+export type ChannelMessage = ({ type: 'batch' } & ChannelBatch) | { type: 'end' };
+
+/**
+ * Shared Int32 slots of a job's control block (made by writer.ts `channel`, shared with the sender,
+ * channel-sender.ts): [committed batches, stopped flag].
+ */
 export const ACKED = 0;
 export const STOPPED = 1;

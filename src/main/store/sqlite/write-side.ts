@@ -15,7 +15,8 @@ import { createSearchIndex } from './fts.js';
 import { createAppRepos } from './app-repos.js';
 import { isSqliteStoreFailure as isStoreFailure } from './failures.js';
 import { errorMessage } from '../../../shared/errors.js';
-import { StoreError, type ChannelMessage, type ChannelTotals, type DeleteSelection, type EncodedBatch } from '../ports.js';
+import { StoreError, type ChannelTotals, type DeleteSelection, type EncodedBatch } from '../ports.js';
+import type { ChannelMessage } from './write-protocol.js';
 import type { SpanRecord } from '../../domain/span.js';
 
 export const ADAPTER = 'sqlite';

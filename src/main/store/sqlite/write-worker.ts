@@ -8,8 +8,8 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { openDatabase } from './open.js';
 import { createWriteSide, type WriteSide } from './write-side.js';
 import { toWire } from './thread-errors.js';
-import { ACKED, STOPPED, type WriteReply, type WriteRequest, type WriteWorkerData } from './write-protocol.js';
-import type { ChannelMessage } from '../ports.js';
+import { stopSender } from './channel-sender.js';
+import { ACKED, type ChannelMessage, type WriteReply, type WriteRequest, type WriteWorkerData } from './write-protocol.js';
 
 const data = workerData as WriteWorkerData;
 const port = parentPort!;
@@ -36,8 +36,7 @@ function openChannel(job: number, channel: MessagePort, control: SharedArrayBuff
     channel.close();
     if (!failed) return;
     // The sender is waiting for room or about to post more: tell it nothing more will be written.
-    Atomics.store(slots, STOPPED, 1);
-    Atomics.notify(slots, ACKED);
+    stopSender(control);
   };
   channel.on('message', (msg: ChannelMessage) => {
     if (!jobs.has(job)) return;

@@ -15,6 +15,7 @@ import { StoreError, type BatchChannel, type ChannelTotals } from '../ports.js';
 import type { Db } from './open.js';
 import { createWriteSide } from './write-side.js';
 import { revive } from './thread-errors.js';
+import { sqliteChannelHandle, stopSender } from './channel-sender.js';
 import { portErrors } from './failures.js';
 import type { WriteReply, WriteRequest, WriteWorkerData } from './write-protocol.js';
 
@@ -23,7 +24,7 @@ export interface Writer {
   readonly methods: readonly string[];
   call<T>(method: string, args: unknown[]): Promise<T>;
   /** A channel for an ingest worker's batches (ports.ts BatchChannel); absent on the calling thread. */
-  channel?(control: SharedArrayBuffer, onProgress?: (p: { spans: number; rawBytes: number }) => void): BatchChannel;
+  channel?(onProgress?: (p: { spans: number; rawBytes: number }) => void): BatchChannel;
   /** Finishes the calls sent before, then closes the connection. */
   close(): Promise<void>;
 }
@@ -123,9 +124,11 @@ export function startWriterThread(opts: Omit<WriteWorkerData, 'entry'>): Promise
     const writer = (methods: string[]): Writer => ({
       methods,
       call: (method, args) => send((id) => ({ kind: 'call', id, method, args })),
-      channel(control, onProgress) {
+      channel(onProgress) {
         const job = nextId++;
         const { port1, port2 } = new MessageChannel();
+        // The sender's backpressure (channel-sender.ts): [committed batches, stopped], shared with both threads.
+        const control = new SharedArrayBuffer(8);
         let settled = false;
         const written = new Promise<ChannelTotals>((resolve, reject) => {
           if (gone) return reject(gone);
@@ -135,9 +138,11 @@ export function startWriterThread(opts: Omit<WriteWorkerData, 'entry'>): Promise
         });
         written.then(() => (settled = true), () => (settled = true));
         return {
-          port: port1,
+          handle: sqliteChannelHandle({ port: port1, control }),
           written,
           close() {
+            // A sender waiting for room wakes and stops at once.
+            stopSender(control);
             if (settled) return;
             const j = jobs.get(job);
             jobs.delete(job);
