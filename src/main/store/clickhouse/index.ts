@@ -48,8 +48,9 @@ export async function openClickHouseTraceStore(url: string): Promise<ClickHouseT
     throw e;
   }
   const store = new ClickHouseTraceStore(ch, redactStoreUrl(url));
-  // Batches another writer left unfinished (killed mid-write) are recomputed in the background.
-  void store.repair().catch(() => {});
+  // Batches another writer left unfinished (killed mid-write) are recomputed in the background, once
+  // the opener had its chance to make the store read-only (openStores does right after opening).
+  setTimeout(() => void store.repair().catch(() => {}), 1000).unref();
   return store;
 }
 
@@ -92,7 +93,8 @@ export class ClickHouseTraceStore implements TraceStore {
    * Recomputes the summaries of batches some writer left unfinished for `olderThanMs` (write_journal:
    * a writer killed, or its server gone longer than its retries). Runs once when the store opens.
    */
-  repair(olderThanMs?: number): Promise<number> {
+  async repair(olderThanMs?: number): Promise<number> {
+    if (this.refusing || this.closed) return 0; // a read-only Loupe writes nothing, repairs included
     return this.writer.repair(olderThanMs);
   }
 
