@@ -98,11 +98,14 @@ describe('POST /agents/conversations/chat over HTTP', () => {
 });
 
 describe('POST /agents/traces/chat over HTTP', () => {
-  it('mirrored invoke_agent output emitted once with subtree leaf token sums', async () => {
+  it('mirrored invoke_agent output emitted once; its model calls are steps with their own figures (issue 18)', async () => {
     const r = await post('/agents/traces/chat', { project_id: P, trace_id: ids().mirror });
     const a = r.body.messages.filter((m: any) => m.type === 'assistant_message');
-    expect(a).toHaveLength(1);
-    expect(a[0].assistant_message).toMatchObject({ text: 'mirrored answer', input_tokens: 70, output_tokens: 7 });
+    // Each model call is a step (no output recorded: text ''), then the agent's answer, whose figures are on the steps.
+    expect(a.map((m: any) => m.assistant_message.text)).toEqual(['', '', 'mirrored answer']);
+    expect(a.slice(0, 2).reduce((n: number, m: any) => n + m.assistant_message.input_tokens, 0)).toBe(70);
+    expect(a.slice(0, 2).reduce((n: number, m: any) => n + m.assistant_message.output_tokens, 0)).toBe(7);
+    expect(a[2].assistant_message).toMatchObject({ input_tokens: null, output_tokens: null });
     expect([r.body.total_input_tokens, r.body.total_output_tokens, r.body.total_duration_ms]).toEqual([70, 7, 2000]);
     // The top-level agent's input is the user's message (its span is named).
     expect(r.body.messages[0]).toMatchObject({ type: 'user_message', span_id: expect.any(String), user_message: { text: 'hi', content_refs: [] } });

@@ -168,6 +168,19 @@ function fromValue(v: unknown, role: 'user' | 'assistant', depth = 0): SpanMessa
   return [];
 }
 
+/**
+ * any-agent's `gen_ai.output` on a model call: the answer's text (`gen_ai.output.type` text), or the tool
+ * calls asked for as a JSON list of `{"tool.name", "tool.args"}` (type json); anything else as a value.
+ */
+function fromAnyAgentOutput(v: unknown): SpanMessage[] {
+  const j = jsonish(v);
+  if (Array.isArray(j) && j.length && j.every((c) => isObj(c) && typeof c['tool.name'] === 'string')) {
+    const m = normalizeMessage({ role: 'assistant', parts: j.map((c) => ({ type: 'tool_call', id: null, name: (c as Obj)['tool.name'], arguments: (c as Obj)['tool.args'] })) }, 'assistant');
+    return m ? [m] : [];
+  }
+  return fromValue(v, 'assistant');
+}
+
 /** Vercel `ai.prompt`: `{prompt}` or `{system, messages}`. */
 function fromVercelPrompt(v: unknown, out: Content): void {
   const j = jsonish(v);
@@ -324,6 +337,7 @@ export function extractContent(a: Obj, events: SpanEvent[], opts: { valueCarrier
     if (m && m.parts.length) out.output = [m];
   }
   if (!out.output.length && a['gcp.vertex.agent.llm_response'] != null) out.output = fromAdkResponse(a['gcp.vertex.agent.llm_response']);
+  if (!out.output.length && values && a['gen_ai.output'] != null) out.output = fromAnyAgentOutput(a['gen_ai.output']);
   for (const k of outputs) {
     if (out.output.length) break;
     if (a[k] != null) out.output = fromValue(a[k], 'assistant');

@@ -36,6 +36,8 @@ export const OPERATION_RENAMES: Record<string, string> = {
   chat_completions: 'chat',
   completion: 'text_completion',
   embedding: 'embeddings',
+  // any-agent's model-call spans (ADK's `call_llm` span name is read in normalize.ts).
+  call_llm: 'chat',
 };
 /** OpenInference `llm.invocation_parameters`: a JSON string of the request parameters. */
 const invocation = (k: string) => (v: unknown) => {
@@ -110,7 +112,7 @@ export const MAPPING = {
   tool_type: ['gen_ai.tool.type'],
   tool_call_id: ['gen_ai.tool.call.id', 'ai.toolCall.id', 'tool_call.id'],
   tool_description: ['gen_ai.tool.description', 'tool.description'],
-  tool_call_arguments: ['gen_ai.tool.call.arguments', 'ai.toolCall.args', 'ai.toolCall.input', 'tool_arguments', 'gcp.vertex.agent.tool_call_args'],
+  tool_call_arguments: ['gen_ai.tool.call.arguments', 'ai.toolCall.args', 'ai.toolCall.input', 'tool_arguments', 'gcp.vertex.agent.tool_call_args', 'gen_ai.tool.args'],
   tool_call_result: ['gen_ai.tool.call.result', 'ai.toolCall.result', 'ai.toolCall.output', 'tool_response', 'gcp.vertex.agent.tool_response'],
   reasoning_content: ['svc.reasoning_content', 'gen_ai.reasoning.content', 'ai.response.reasoningText', 'ai.response.reasoning'],
   compaction_summary: ['svc.compaction.summary'],
@@ -176,6 +178,7 @@ export const STRUCTURED_KEYS = [
   'langfuse.observation.input', 'langfuse.observation.output', 'langfuse.trace.input', 'langfuse.trace.output',
   'traceloop.entity.input', 'traceloop.entity.output',
   'mastra.agent_run.input', 'mastra.agent_run.output', 'mastra.model_step.input', 'mastra.model_step.output',
+  'gen_ai.output',
 ];
 /** Indexed (flattened) dialect keys consumed by messages.ts / tools.ts, matched by prefix. */
 export const CONSUMED_PREFIXES = [

@@ -65,7 +65,8 @@ function links(list: unknown): unknown[] {
 
 /** Generic value carriers of tool spans, in order: OpenInference, Langfuse, OpenLLMetry, OpenAI Agents (Logfire), LangSmith (OTel mode). */
 const TOOL_INPUTS = ['input.value', 'langfuse.observation.input', 'traceloop.entity.input', 'input', 'gen_ai.prompt'];
-const TOOL_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output', 'output', 'gen_ai.completion'];
+/** … and any-agent's `gen_ai.output` (`None` there: the tool returned nothing). */
+const TOOL_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop.entity.output', 'output', 'gen_ai.completion', 'gen_ai.output'];
 
 /** Operations named by a span-name prefix when no attribute names one. */
 const NAME_OPS = /^(invoke_agent|execute_tool|chat|create_agent|embeddings|text_completion|generate_content)(?:\s|$)/;
@@ -157,7 +158,7 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   if (isTool) {
     // Tool spans carry arguments and result as their generic input / output values.
     for (const k of TOOL_INPUTS) toolArgs ??= a[k] ?? null;
-    for (const k of TOOL_OUTPUTS) toolResult ??= a[k] ?? null;
+    for (const k of TOOL_OUTPUTS) toolResult ??= a[k] === 'None' ? null : (a[k] ?? null);
     // OpenTelemetry's GenAI tool wrappers (google-genai) record each argument as code.function.parameters.<name>.value.
     toolArgs ??= codeFunctionArgs(a);
     toolResult ??= a['code.function.return.value'] ?? null;
