@@ -1,9 +1,15 @@
 /**
  * Generates a realistic OTLP JSONL file of GenAI agent traces for the benchmarks, as the collector
  * file exporter writes them (one ExportTraceServiceRequest per line, here one turn per line).
- * Each conversation has several turns; a turn is `invoke_agent` → rounds of `chat` (tool call) →
+ * Each conversation has 2–8 turns; a turn is `invoke_agent` → rounds of `chat` (tool call) →
  * `execute_tool`, then a final `chat` with the answer. Spans carry gen_ai.conversation.id, parts
  * messages, tokens, request parameters and a few custom attributes. Deterministic for a seed.
+ *
+ * Every model call carries the conversation so far, as real agents send it (issue 19): the system
+ * prompt, every earlier turn's question, tool calls, tool results and answer, then this turn's
+ * question and rounds. So a chat span's input grows from one call to the next, and most of a store's
+ * message bytes are repeats — ~2.2 KB of OTLP JSON per span on average (≈1.5 KB without history).
+ * Shared by the SQLite and ClickHouse scale benches (`npm run bench -- scale [clickhouse]`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -74,28 +80,30 @@ export async function generateJsonl(file: string, o: GenerateOptions = {}): Prom
       const agent = agents[c % agents.length]!;
       const [provider, model] = MODELS[c % MODELS.length]!;
       const user = `user-${c % 997}`;
-      const turns = 8 + Math.floor(rand() * 9);
+      const turns = 2 + Math.floor(rand() * 7);
       let clock = t0 + (round * conversations + c) * 60_000;
+      // The conversation so far: what every model call of a later turn sends before its own question
+      // (each message kept as its JSON text, so a call's input is a join, not a re-serialization).
+      let conversationSoFar = [JSON.stringify({ role: 'system', parts: [{ type: 'text', content: `You are ${agent}, a support agent. Use the tools you are given.` }] })];
       for (let turn = 0; turn < turns; turn++) {
         const traceId = hex(++traceSeq, 16) + hex(c * 7919 + turn, 16);
         let spanSeq = 0;
         const sid = () => hex(traceSeq * 64 + ++spanSeq, 16);
         const rootId = sid();
         // One trace in 100,003 asks about a word found nowhere else (the scale bench's rare-word search).
-        const question = `${sentence(6 + Math.floor(rand() * 10))}?${traceSeq % RARE_EVERY === RARE_AT ? ` ${RARE_WORD} too?` : ''}`;
+        const question = `${sentence(4 + Math.floor(rand() * 6))}?${traceSeq % RARE_EVERY === RARE_AT ? ` ${RARE_WORD} too?` : ''}`;
         const list: unknown[] = [];
         let t = clock;
         const toolRounds = Math.floor(rand() * 3);
         let inTok = 0;
         let outTok = 0;
-        const history = [{ role: 'system', parts: [{ type: 'text', content: `You are ${agent}, a support agent. Use the tools you are given.` }] },
-          { role: 'user', parts: [{ type: 'text', content: question }] }];
+        const history = [...conversationSoFar, JSON.stringify({ role: 'user', parts: [{ type: 'text', content: question }] })];
         for (let r = 0; r <= toolRounds; r++) {
           const last = r === toolRounds;
           const tool = pick(TOOLS);
           const callId = `call_${traceSeq}_${r}`;
-          const args = { query: sentence(3), id: `A-${1000 + Math.floor(rand() * 9000)}` };
-          const answer = last ? sentence(20 + Math.floor(rand() * 40)) : '';
+          const args = { query: sentence(2), id: `A-${1000 + Math.floor(rand() * 9000)}` };
+          const answer = last ? sentence(5 + Math.floor(rand() * 10)) : '';
           const it = 200 + Math.floor(rand() * 1800);
           const ot = 20 + Math.floor(rand() * 300);
           inTok += it;
@@ -114,15 +122,16 @@ export async function generateJsonl(file: string, o: GenerateOptions = {}): Prom
               'gen_ai.agent.name': agent, 'gen_ai.request.temperature': 0.2, 'gen_ai.request.max_tokens': 1024,
               'gen_ai.usage.input_tokens': it, 'gen_ai.usage.output_tokens': ot,
               'gen_ai.usage.cache_read.input_tokens': rand() < 0.3 ? Math.floor(it / 2) : undefined,
-              'gen_ai.input.messages': JSON.stringify(history), 'gen_ai.output.messages': JSON.stringify(output),
+              'gen_ai.input.messages': `[${history.join(',')}]`, 'gen_ai.output.messages': JSON.stringify(output),
               'app.region': pick(['eu-west-1', 'us-east-1', 'ap-south-1']), 'app.attempt': 1 + Math.floor(rand() * 2), 'app.cached': rand() < 0.3,
             }),
             status: error ? { code: 2, message: 'rate limited' } : {},
           });
           t += dur + 5;
-          if (!last) {
+          if (last) history.push(JSON.stringify(output[0]));
+          else {
             const tdur = 20 + Math.floor(rand() * 400);
-            const result = { status: pick(['ok', 'pending', 'shipped']), detail: sentence(8) };
+            const result = { status: pick(['ok', 'pending', 'shipped']), detail: sentence(4) };
             list.push({
               traceId, spanId: sid(), parentSpanId: rootId, name: `execute_tool ${tool}`, kind: 1,
               startTimeUnixNano: `${t}000000`, endTimeUnixNano: `${t + tdur}000000`,
@@ -133,11 +142,11 @@ export async function generateJsonl(file: string, o: GenerateOptions = {}): Prom
               }),
               status: {},
             });
-            history.push(output[0] as (typeof history)[number]);
-            history.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: callId, response: result } as never] });
+            history.push(JSON.stringify(output[0]), JSON.stringify({ role: 'tool', parts: [{ type: 'tool_call_response', id: callId, response: result }] }));
             t += tdur + 5;
           }
         }
+        conversationSoFar = history;
         list.unshift({
           traceId, spanId: rootId, name: `invoke_agent ${agent}`, kind: 1,
           startTimeUnixNano: `${clock}000000`, endTimeUnixNano: `${t}000000`,
