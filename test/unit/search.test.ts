@@ -123,11 +123,11 @@ describe('full-text search', () => {
     const short = (await list(store, { search: 'A-' })).conversations;
     expect(short.length).toBeGreaterThan(0);
     expectSnippets(short, 'A-');
-    // With room for only 3 matching traces, 'order' (in most conversations) is answered by the walk:
-    // the same rows in the same order as the full answer, the count a lower bound.
+    // With room for only 3 candidate documents, 'order' (in most conversations) is answered by the
+    // walk: the same rows in the same order as the full answer, the count a lower bound.
     const db = openStoreFile(store.file, { readonly: true });
     try {
-      const walk = createConversationsRepo(db, { maxSearchTraces: 3 });
+      const walk = createConversationsRepo(db, { gatherDocs: 3 });
       const full = createConversationsRepo(db);
       for (const sort of ['last_activity', 'turn_count'] as const) {
         const plan = conversationsPlan({ project_id: P, search: 'order', sort_by: [{ field: sort, direction: 'desc' }], limit: 10, offset: 3 });

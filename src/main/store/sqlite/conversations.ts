@@ -87,11 +87,11 @@ export interface ConversationsRepo {
   facets(projectId: string): { agent_names: string[]; request_models: string[] };
 }
 
-/** `maxSearchTraces`: matching traces gathered before a query counts as common (tests lower it). */
-export function createConversationsRepo(db: Db, opts: { maxSearchTraces?: number } = {}): ConversationsRepo {
+/** `gatherDocs`: candidate documents beyond which a query counts as common and is walked (tests lower it). */
+export function createConversationsRepo(db: Db, opts: { gatherDocs?: number } = {}): ConversationsRepo {
   const prep: (sql: string) => Statement = statementCache(db, 64);
   const ints = (sql: string) => prep(sql).safeIntegers(true);
-  const search = createConversationSearch(db, createSearchReader(db), opts.maxSearchTraces);
+  const search = createConversationSearch(db, createSearchReader(db), opts.gatherDocs);
   const page = (plan: IndexedPlan, extra: unknown[], limit: number, offset: number): Row[] =>
     (ints(CONVERSATIONS_SQL.page(plan)).all(...conversationsWhere(plan).params, ...extra, limit, offset) as Record<string, unknown>[]).map(
       (r) => ({ ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens) }) as Row,

@@ -54,6 +54,8 @@ export const FTS_SQL = {
   unmapTrace: `DELETE FROM search_doc_traces WHERE trace_rowid = ?`,
   docMapped: `SELECT 1 FROM search_doc_traces WHERE doc = ? LIMIT 1`,
   dropText: `DELETE FROM search_text WHERE rowid = ?`,
+  /** How many candidate documents there are, counting no further than a bound (is a query common?). */
+  candidateCount: `SELECT COUNT(*) FROM (SELECT rowid FROM search_text WHERE search_text MATCH ? LIMIT ?)`,
   /** Candidate documents, newest first. */
   candidates: `SELECT rowid FROM search_text WHERE search_text MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?`,
   /** The traces of a project a document holds, newest first (as documents are read). */
@@ -185,15 +187,22 @@ export function createSearchIndex(db: Db): SearchIndex {
 export interface SearchReader {
   /**
    * Matching spans of a project, newest candidate documents first, trace by trace. Stops when the
-   * callback returns false. Returns false when the needle is too short for the index.
+   * callback returns false. Returns false when the needle is too short for the index. A candidate
+   * trace for which `wanted` answers false is not checked (the caller knows all it needs of it).
    */
-  eachMatch(projectId: string, needle: string, visit: (spans: SpanMatch[], traceId: string) => boolean): boolean;
+  eachMatch(projectId: string, needle: string, visit: (spans: SpanMatch[], traceId: string) => boolean, wanted?: (traceId: string) => boolean): boolean;
+  /**
+   * The number of candidate documents of a needle (of any project), counted up to `bound` + 1: more
+   * than `bound` says the query is common. Null when the needle is too short for the index.
+   */
+  candidateCount(needle: string, bound: number): number | null;
   /** The matching spans of one trace (empty when none, or when the index has no candidate for it). */
   traceMatches(projectId: string, traceId: string, needle: string): SpanMatch[];
 }
 
 export function createSearchReader(db: Db): SearchReader {
   const candidates = db.prepare<unknown[], bigint>(FTS_SQL.candidates).pluck().safeIntegers(true);
+  const candidateCount = db.prepare<[string, number], number>(FTS_SQL.candidateCount).pluck();
   const docTraces = db.prepare<[bigint, string], string>(FTS_SQL.docTraces).pluck();
   const isCandidate = db.prepare(FTS_SQL.traceIsCandidate).pluck();
   const spansOf = db.prepare(FTS_SQL.traceSpans).safeIntegers(true);
@@ -207,7 +216,11 @@ export function createSearchReader(db: Db): SearchReader {
     return out;
   };
   return {
-    eachMatch(projectId, needle, visit) {
+    candidateCount(needle, bound) {
+      const q = ftsQuery(needle);
+      return q === null ? null : candidateCount.get(q, bound + 1)!;
+    },
+    eachMatch(projectId, needle, visit, wanted) {
       const q = ftsQuery(needle);
       if (q === null) return false;
       const seen = new Set<string>();
@@ -220,6 +233,7 @@ export function createSearchReader(db: Db): SearchReader {
           for (const traceId of docTraces.all(doc, projectId)) {
             if (seen.has(traceId)) continue;
             seen.add(traceId);
+            if (wanted && !wanted(traceId)) continue;
             const found = check(traceId, spansOf.all(projectId, traceId) as StoredSearchRow[], needle);
             if (found.length && !visit(found, traceId)) return true;
           }
