@@ -6,6 +6,7 @@ import type { TestStores } from '../helpers/temp-store.js';
 import { openDatabase } from '../../src/main/store/sqlite/open.js';
 import { explainThreads } from '../../src/main/store/sqlite/explain.js';
 import { parseThreadsQuery } from '../../src/main/service/analytics/plan/lists.js';
+import { openTestStores } from '../helpers/temp-store.js';
 
 const P = 'acme/threads';
 let store: TestStores;
@@ -96,17 +97,59 @@ describe('threads.query (semantics §5)', () => {
     expect((await detailOf(ctx, 'threads.query', { project_id: P, filter: { colour: 'red' } }))[0]!.type).toBe('extra_forbidden');
   });
 
-  it('reads conversation_turns (maintained at ingest), never spans', () => {
+  it('reads the conversation rows through an index for every sort (a time window: conversation_turns), never spans', () => {
     const db = openDatabase(store.file);
-    for (const req of [
-      { project_id: P, limit: 100, offset: 0 },
-      { project_id: P, limit: 100, offset: 0, filter: { after_datetime: '2026-01-01T00:00:00Z', thread_ids: ['a', 'b'] }, sort_by: [{ field: 'p50_turn_duration_ms', direction: 'asc' as const }] },
-    ]) {
-      const plan = explainThreads(db, parseThreadsQuery(req)).join('\n');
-      expect(plan).toMatch(/conversation_turns/);
-      expect(plan).not.toMatch(/\bspans\b/);
-      expect(plan).not.toMatch(/^SCAN conversation_turns$/m);
+    const FIELDS = ['thread_id', 'turn_count', 'start_time', 'last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms'] as const;
+    for (const field of FIELDS) {
+      for (const direction of ['asc', 'desc'] as const) {
+        const plan = explainThreads(db, parseThreadsQuery({ project_id: P, limit: 100, offset: 0, sort_by: [{ field, direction }] })).join('\n');
+        expect(plan, `${field} ${direction}`).toMatch(/SEARCH conversation_summaries USING INDEX/);
+        expect(plan, `${field} ${direction}`).not.toMatch(/\bspans\b|conversation_turns/);
+        // The page is read in index order: at most the tie-breaker is sorted (within equal values).
+        expect(plan, `${field} ${direction}`).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+      }
     }
+    const windowed = explainThreads(db, parseThreadsQuery({
+      project_id: P, limit: 100, offset: 0, filter: { after_datetime: '2026-01-01T00:00:00Z', thread_ids: ['a', 'b'] }, sort_by: [{ field: 'p50_turn_duration_ms', direction: 'asc' }],
+    })).join('\n');
+    expect(windowed).toMatch(/conversation_turns/);
+    expect(windowed).not.toMatch(/\bspans\b/);
+    expect(windowed).not.toMatch(/^SCAN conversation_turns$/m);
     db.close();
+  });
+
+  it('the stored statistics equal the ones computed from the turns (a time window that keeps every turn)', async () => {
+    for (const field of ['last_updated', 'p50_turn_duration_ms', 'p99_turn_duration_ms', 'start_time', 'turn_count', 'thread_id'] as const) {
+      for (const direction of ['asc', 'desc'] as const) {
+        const body = { project_id: P, sort_by: [{ field, direction }] };
+        const stored = await call(ctx, 'threads.query', body);
+        const computed = await call(ctx, 'threads.query', { ...body, filter: { after_datetime: '2000-01-01T00:00:00Z' } });
+        expect(stored, `${field} ${direction}`).toEqual(computed);
+      }
+    }
+  });
+
+  it('rows of a store made before migration 0018 get their statistics at its next open', async () => {
+    const before = await call(ctx, 'threads.query', { project_id: P, sort_by: [{ field: 'p99_turn_duration_ms', direction: 'desc' }] });
+    const copy = await openTestStores();
+    await load(copy, P, [...[100, 200, 300, 400, 1000].flatMap((d, i) => turn('long', i * 10_000, d)), ...turn('short', 100_000, 10), ...turn('short', 101_000, 20), ...turn('open', 200_000, null), ...turn('half', 300_000, 50), ...turn('half', 301_000, null)]);
+    await copy.close();
+    // What migration 0018 leaves in an older store: the columns empty, the backfill asked for.
+    const db = openDatabase(copy.file);
+    db.exec(`UPDATE conversation_summaries SET turn_end_ns = NULL, first_turn_id = NULL, last_turn_id = NULL, p50_turn_ms = NULL, p99_turn_ms = NULL;
+      INSERT INTO summary_backfill (name) VALUES ('threads')`);
+    db.close();
+    const reopened = await openTestStores(copy.dir);
+    try {
+      const after = await call(contextOf(reopened), 'threads.query', { project_id: P, sort_by: [{ field: 'p99_turn_duration_ms', direction: 'desc' }] });
+      // Same threads and statistics (the copy's trace ids differ: the turn ids are compared by shape).
+      const shape = (rows: Record<string, unknown>[]) => rows.map(({ first_turn_id, last_turn_id, ...t }) => ({ ...t, first: typeof first_turn_id, last: typeof last_turn_id }));
+      expect(shape(after)).toEqual(shape(before));
+      const check = openDatabase(copy.file);
+      expect(check.prepare("SELECT COUNT(*) FROM summary_backfill WHERE name = 'threads'").pluck().get()).toBe(0);
+      check.close();
+    } finally {
+      await reopened.close();
+    }
   });
 });

@@ -28,6 +28,7 @@ import spanKeysOutOfBodies from './0014_span_keys_out_of_bodies.js';
 import searchByConversation from './0015_search_by_conversation.js';
 import spansProjectAgent from './0016_spans_project_agent.js';
 import traceConversations from './0017_trace_conversations.js';
+import threadStats from './0018_thread_stats.js';
 
 export interface Migration {
   version: number;
@@ -53,4 +54,5 @@ export const migrations: Migration[] = [
   { version: 15, name: 'search_by_conversation', sql: searchByConversation },
   { version: 16, name: 'spans_project_agent', sql: spansProjectAgent },
   { version: 17, name: 'trace_conversations', sql: traceConversations },
+  { version: 18, name: 'thread_stats', sql: threadStats },
 ];

@@ -8,7 +8,7 @@ import type { AgentsPlan, ConversationsPlan, SpansGroupPlan, ThreadsPlan } from 
 import { CONVERSATIONS_SQL, conversationsWhere } from './conversations.js';
 import { AGENTS_SQL, agentArgs, agentOrder } from './analytics/agents.js';
 import { groupQuery } from './analytics/spans-group.js';
-import { threadsSql } from './analytics/threads.js';
+import { threadSummarySql, threadsSql } from './analytics/threads.js';
 
 const plan = (db: Db, sql: string, args: unknown[]): string[] =>
   (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail);
@@ -27,8 +27,10 @@ export function explainGroup(db: Db, req: SpansGroupPlan): string[] {
   return plan(db, q.sql, q.params);
 }
 
-/** The threads statements: the page, one thread's turns, the percentile pass. */
+/** The threads statements: the page of conversation rows (no time window), else the page, one thread's turns, the percentile pass. */
 export function explainThreads(db: Db, req: ThreadsPlan): string[] {
+  const summary = threadSummarySql(req);
+  if (summary) return plan(db, summary.sql, summary.params);
   const q = threadsSql(req);
   return [...plan(db, q.page, [...q.where.params, req.limit, req.offset]), ...plan(db, q.turns, [...q.where.params, 'x', 'y']), ...plan(db, q.all, q.where.params)];
 }

@@ -1,12 +1,16 @@
 /**
  * Threads (semantics §5): a thread is a conversation, its turn calls the root spans of its turns.
- * Reads `conversation_turns` (migration 0002, maintained at ingest by the chat stream), never spans.
+ * Never reads spans.
  *
- * Sorting by a stored aggregate (thread_id, turn_count, start_time, last_updated) pages in SQL and
- * then computes each thread of the page on its own, so the caller can send each line as soon as it
- * is ready. Sorting by a percentile needs every thread's durations first (one ordered pass).
+ * Without a time window every thread is a conversation row with its statistics kept at ingest
+ * (migration 0018, summaries/threads.ts): any sort is one page of an index of
+ * conversation_summaries. A time window keeps only some turns, so the statistics are computed from
+ * `conversation_turns`: sorting by a stored aggregate (thread_id, turn_count, start_time,
+ * last_updated) pages in SQL and then computes each thread of the page on its own; sorting by a
+ * percentile needs every thread's durations first (one ordered pass).
  */
 import { dict } from '../../../../shared/dict.js';
+import { isoFromUs } from '../../../domain/time.js';
 import type { Statement } from 'better-sqlite3';
 import type { ThreadsPlan } from '../../../domain/plans.js';
 import { pageOfThreads, threadOf, type ThreadTurn as Turn } from '../../../domain/threads.js';
@@ -14,6 +18,11 @@ import type { ThreadRowOut } from '../../ports.js';
 
 type ThreadRow = ThreadRowOut;
 const SQL_SORT: Record<string, string> = dict({ thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'start_us', last_updated: 'end_us' });
+/** The summary column of each sort field (start and end in ns: a finer order than the answer's µs). */
+const SUMMARY_SORT: Record<string, string> = dict({
+  thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'first_ns', last_updated: 'turn_end_ns',
+  p50_turn_duration_ms: 'p50_turn_ms', p99_turn_duration_ms: 'p99_turn_ms',
+});
 
 function whereOf(req: ThreadsPlan): { sql: string; params: unknown[] } {
   const parts = ['project_id = ?'];
@@ -57,7 +66,55 @@ const THREAD_CHUNK = 256;
 const turnsOfMany = (where: string, n: number) =>
   `SELECT conversation_id, ${TURN_COLS} FROM conversation_turns WHERE ${where} AND conversation_id IN (${Array(n).fill('?').join(', ')})`;
 
+/** The page of threads from the conversation rows (no time window), or null when a window needs the turns. */
+export function threadSummarySql(req: ThreadsPlan): { sql: string; params: unknown[] } | null {
+  if (req.after_ns !== null || req.before_ns !== null) return null;
+  const params: unknown[] = [req.project_id];
+  let ids = '';
+  if (req.thread_ids) {
+    ids = req.thread_ids.length ? ` AND conversation_id IN (${req.thread_ids.map(() => '?').join(', ')})` : ' AND 0';
+    params.push(...req.thread_ids);
+  }
+  const order = req.sort.map((s) => `${SUMMARY_SORT[s.field]!} ${s.direction === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
+  return {
+    sql: `SELECT conversation_id, turn_count, first_ns, turn_end_ns, first_turn_id, last_turn_id, p50_turn_ms, p99_turn_ms
+      FROM conversation_summaries WHERE project_id = ? AND kind = 'conversation' AND turn_end_ns IS NOT NULL${ids}
+      ORDER BY ${order} LIMIT ? OFFSET ?`,
+    params: [...params, req.limit, req.offset],
+  };
+}
+
+interface SummaryRow {
+  conversation_id: string;
+  turn_count: number;
+  first_ns: bigint | null;
+  turn_end_ns: bigint;
+  first_turn_id: string | null;
+  last_turn_id: string | null;
+  p50_turn_ms: number | null;
+  p99_turn_ms: number | null;
+}
+
+const isoOfNs = (ns: bigint | null) => (ns == null ? null : isoFromUs(Number(ns / 1000n)));
+
 export function* queryThreads(prep: (sql: string) => Statement, req: ThreadsPlan): Generator<ThreadRow> {
+  const summary = threadSummarySql(req);
+  if (summary) {
+    // All rows first (≤ 10,000): the caller may read on this connection between lines.
+    for (const r of prep(summary.sql).safeIntegers(true).all(...summary.params) as SummaryRow[]) {
+      yield {
+        thread_id: r.conversation_id,
+        turn_count: Number(r.turn_count),
+        start_time: isoOfNs(r.first_ns),
+        last_updated: isoOfNs(r.turn_end_ns),
+        first_turn_id: r.first_turn_id,
+        last_turn_id: r.last_turn_id,
+        p50_turn_duration_ms: r.p50_turn_ms,
+        p99_turn_duration_ms: r.p99_turn_ms,
+      };
+    }
+    return;
+  }
   const q = threadsSql(req);
   const { where } = q;
   if (q.inSql) {

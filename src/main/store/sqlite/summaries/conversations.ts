@@ -14,28 +14,34 @@
 import type { Db } from '../open.js';
 import { previewCut, previewOf } from '../../../domain/previews.js';
 import { aggregateTurns, type TurnContribution } from '../../../domain/summaries/turns.js';
+import { NO_THREAD, threadColumns, type ThreadColumns } from './threads.js';
 
 export const CONVERSATION_SUMMARY_SQL = {
-  turns: `SELECT trace_id, turn_start_ns, span_count, error_count, input_tokens, output_tokens, cost_usd, last_ns,
+  turns: `SELECT trace_id, turn_start_ns, root_end_ns, duration_ms, span_count, error_count, input_tokens, output_tokens, cost_usd, last_ns,
     conversation_name, agent_names, request_models, first_input_ns, first_span_id, last_output_ns, last_span_id
     FROM conversation_turns WHERE project_id = ? AND conversation_id = ?`,
   // A preview candidate's messages (the stored span's body), when the batch did not carry its text.
   spanMessages: `SELECT CASE WHEN ? = 'input' THEN d.input_messages ELSE d.output_messages END
     FROM spans s JOIN span_details d ON d.span_rowid = s.id WHERE s.project_id = ? AND s.trace_id = ? AND s.span_id = ?`,
   upsert: `INSERT INTO conversation_summaries (project_id, kind, conversation_id, conversation_name, turn_count, span_count,
-    error_count, input_tokens, output_tokens, cost_usd, first_ns, last_ns, agent_names, request_models, first_text, last_text)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    error_count, input_tokens, output_tokens, cost_usd, first_ns, last_ns, agent_names, request_models, first_text, last_text,
+    turn_end_ns, first_turn_id, last_turn_id, p50_turn_ms, p99_turn_ms)
+    VALUES (${Array(21).fill('?').join(', ')})
     ON CONFLICT (project_id, conversation_id, kind) DO UPDATE SET conversation_name = excluded.conversation_name,
     turn_count = excluded.turn_count, span_count = excluded.span_count, error_count = excluded.error_count,
     input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd,
     first_ns = excluded.first_ns, last_ns = excluded.last_ns, agent_names = excluded.agent_names,
-    request_models = excluded.request_models, first_text = excluded.first_text, last_text = excluded.last_text`,
+    request_models = excluded.request_models, first_text = excluded.first_text, last_text = excluded.last_text,
+    turn_end_ns = excluded.turn_end_ns, first_turn_id = excluded.first_turn_id, last_turn_id = excluded.last_turn_id,
+    p50_turn_ms = excluded.p50_turn_ms, p99_turn_ms = excluded.p99_turn_ms`,
   remove: `DELETE FROM conversation_summaries WHERE project_id = ? AND kind = ? AND conversation_id = ?`,
 } as const;
 
 interface TurnRow {
   trace_id: string;
   turn_start_ns: bigint | null;
+  root_end_ns: bigint | null;
+  duration_ms: bigint | null;
   span_count: bigint;
   error_count: bigint;
   input_tokens: bigint;
@@ -84,10 +90,10 @@ export function createConversationSummaries(db: Db): ConversationSummaries {
     known.set(key, text);
     return text;
   };
-  const write = (projectId: string, kind: 'conversation' | 'trace', id: string, turnCount: number, c: TurnContribution) =>
+  const write = (projectId: string, kind: 'conversation' | 'trace', id: string, turnCount: number, c: TurnContribution, thread: ThreadColumns) =>
     upsert.run(
       projectId, kind, id, c.conversation_name, turnCount, c.span_count, c.error_count, c.input_tokens, c.output_tokens, c.cost_usd,
-      c.first_ns, c.last_ns, c.agent_names, c.request_models, c.first_text, c.last_text,
+      c.first_ns, c.last_ns, c.agent_names, c.request_models, c.first_text, c.last_text, ...thread,
     );
   return {
     refreshConversations(projectId, conversationIds) {
@@ -100,11 +106,11 @@ export function createConversationSummaries(db: Db): ConversationSummaries {
         const { c, firstIn, lastOut } = aggregate(rows);
         c.first_text = preview(projectId, firstIn, 'input');
         c.last_text = preview(projectId, lastOut, 'output');
-        write(projectId, 'conversation', id, rows.length, c);
+        write(projectId, 'conversation', id, rows.length, c, threadColumns(id, rows));
       }
     },
     setTraceRow(projectId, traceId, c) {
-      if (c) write(projectId, 'trace', traceId, 1, c);
+      if (c) write(projectId, 'trace', traceId, 1, c, NO_THREAD);
       else remove.run(projectId, 'trace', traceId);
     },
     storedPreview,

@@ -8,6 +8,7 @@ import type { Db } from '../open.js';
 import { createTraceSummaries } from './traces.js';
 import { createAgentSummaries } from './agents.js';
 import { createSpanRollups, rollupsPending } from './rollups.js';
+import { backfillThreads } from './threads.js';
 
 export type { SummaryMaintainer, SummarySpan } from './types.js';
 import type { SummaryMaintainer } from './types.js';
@@ -57,6 +58,8 @@ export function createSummaryMaintainer(db: Db): SummaryMaintainer {
       db.prepare(BACKFILL_SQL.done).run();
     })();
   }
+  // A store with conversation rows from before migration 0018: their thread statistics, once.
+  backfillThreads(db);
   // A store with spans from before migration 0012: every rollup, once, after the summaries above.
   if (rollupsPending(db)) db.transaction(() => rollups.rebuild())();
   return maintainer;
