@@ -85,9 +85,10 @@ export function createConversationSearch(db: Db, reader: SearchReader, gatherDoc
     /** The excerpt of a row's first matching span (its turns newest first), or null: the walk's check. */
     rowSnippet(projectId: string, kind: 'conversation' | 'trace', conversationId: string, needle: string): Snippet | null {
       const traceIds = kind === 'trace' ? [conversationId] : (tracesOf.all(projectId, conversationId) as string[]);
+      // The first matching span the row owns (a span tagged with another conversation is not its own).
+      const accept = kind === 'trace' ? () => true : (m: { conversation_id: string | null }) => m.conversation_id == null || m.conversation_id === conversationId;
       for (const traceId of traceIds) {
-        const spans = reader.traceMatches(projectId, traceId, needle);
-        const s = kind === 'trace' ? spans[0] : spans.find((m) => m.conversation_id == null || m.conversation_id === conversationId);
+        const [s] = reader.traceMatches(projectId, traceId, needle, accept);
         if (s) return s.snippet;
       }
       return null;
