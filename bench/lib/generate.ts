@@ -23,6 +23,12 @@ export interface GenerateOptions {
   /** Stop after at least this many spans (the file may hold a few more: whole turns only). */
   minSpans?: number;
   seed?: number;
+  /**
+   * Write the workload in parts of about this many spans (whole turns), part i to `${file}.${i}`, each
+   * closed before the next is opened: the scale bench reads each part from its own FIFO and measures
+   * the store between parts (its per-million figures).
+   */
+  partSpans?: number;
 }
 
 const MODELS: [string, string][] = [
@@ -50,8 +56,8 @@ const kv = (key: string, v: string | number | boolean) =>
 const attrs = (o: Record<string, string | number | boolean | undefined>) =>
   Object.entries(o).filter((e): e is [string, string | number | boolean] => e[1] !== undefined).map(([k, v]) => kv(k, v));
 
-/** Writes the file; resolves with the number of spans and lines written. */
-export async function generateJsonl(file: string, o: GenerateOptions = {}): Promise<{ spans: number; lines: number; bytes: number }> {
+/** Writes the file (or its parts); resolves with the number of spans, lines and parts written. */
+export async function generateJsonl(file: string, o: GenerateOptions = {}): Promise<{ spans: number; lines: number; bytes: number; parts: number }> {
   const conversations = o.conversations ?? 20_000;
   const agents = Array.from({ length: o.agents ?? 50 }, (_, i) => `agent-${String(i).padStart(2, '0')}`);
   const minSpans = o.minSpans ?? 1_000_000;
@@ -59,7 +65,9 @@ export async function generateJsonl(file: string, o: GenerateOptions = {}): Prom
   const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const sentence = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
 
-  const out = fs.createWriteStream(file);
+  const parts = o.partSpans ?? 0;
+  let part = 0;
+  let out = fs.createWriteStream(parts ? `${file}.${part}` : file);
   let spans = 0;
   let lines = 0;
   let bytes = 0;
@@ -168,6 +176,12 @@ export async function generateJsonl(file: string, o: GenerateOptions = {}): Prom
         lines++;
         clock = t + 30_000;
         if (buf.length >= 2000) await flush();
+        if (parts && spans >= (part + 1) * parts && spans < minSpans) {
+          await flush();
+          out.end();
+          await once(out, 'finish');
+          out = fs.createWriteStream(`${file}.${++part}`);
+        }
       }
       if (spans >= minSpans) break outer;
     }
@@ -175,19 +189,21 @@ export async function generateJsonl(file: string, o: GenerateOptions = {}): Prom
   await flush();
   out.end();
   await once(out, 'finish');
-  return { spans, lines, bytes };
+  return { spans, lines, bytes, parts: part + 1 };
 }
 
 /**
- * CLI, for streaming a workload without keeping it: `tsx bench/lib/generate.ts <path> <minSpans> [seed]`
- * writes the JSONL to `path` (a FIFO the importer reads, in the scale section) and prints one JSON
- * line {spans, lines, bytes, ms, cpuMs} when done.
+ * CLI, for streaming a workload without keeping it: `tsx bench/lib/generate.ts <path> <minSpans> [seed] [partSpans]`
+ * writes the JSONL to `path` (a FIFO the importer reads, in the scale section) — or, with partSpans,
+ * to `path.0`, `path.1`, … — and prints one JSON line {spans, lines, bytes, parts, ms, cpuMs} when done.
  */
 async function cli(): Promise<void> {
-  const [file, minSpans, seed] = process.argv.slice(2);
+  const [file, minSpans, seed, partSpans] = process.argv.slice(2);
   const started = performance.now();
   const cpu0 = process.cpuUsage();
-  const r = await generateJsonl(file!, { minSpans: Number(minSpans), seed: seed === undefined ? undefined : Number(seed) });
+  const r = await generateJsonl(file!, {
+    minSpans: Number(minSpans), seed: seed === undefined || seed === '' ? undefined : Number(seed), partSpans: partSpans === undefined ? undefined : Number(partSpans),
+  });
   const cpu = process.cpuUsage(cpu0);
   console.log(JSON.stringify({ ...r, ms: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000 }));
 }

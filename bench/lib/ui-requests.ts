@@ -65,3 +65,20 @@ export function uiRequests({ project, conversation, trace, agent }: UiIds): UiRe
     { page: 'settings', name: 'settings', op: 'system.getSettings', input: {} },
   ];
 }
+
+/**
+ * The reads issue 19 sets targets for at 1M and 10M spans, beyond what a page sends when it opens: a
+ * common word searched (the list's newest matches first), threads sorted by a percentile, and
+ * group-bys with a condition (which the per-agent rollups do not answer).
+ */
+export function scaleReads(project: string): UiRequest[] {
+  const group = groupByAgent(project);
+  const where = (field: string, value: string) => ({ $expr: { $eq: [{ $getField: field }, { $literal: value }] } });
+  return [
+    { page: 'issue 19', name: "search, common word ('warehouse')", op: 'conversations.list', input: { project_id: project, search: 'warehouse', limit: 200, offset: 0, sort_by: [{ field: 'last_activity', direction: 'desc' }] } },
+    { page: 'issue 19', name: 'threads by p99 turn duration', op: 'threads.query', input: { project_id: project, limit: 200, sort_by: [{ field: 'p99_turn_duration_ms', direction: 'desc' }] } },
+    { page: 'issue 19', name: 'threads by p50 turn duration, ascending', op: 'threads.query', input: { project_id: project, limit: 200, sort_by: [{ field: 'p50_turn_duration_ms', direction: 'asc' }] } },
+    { page: 'issue 19', name: "group by agent_name, 3 measures, where operation = 'chat'", op: 'spans.query', input: { ...group, query: where('operation_name', 'chat') } },
+    { page: 'issue 19', name: "group by request_model, 3 measures, where status = 'ERROR'", op: 'spans.query', input: { ...group, group_by: [{ key: 'request_model', source: 'field' }], query: where('status_code', 'ERROR') } },
+  ];
+}

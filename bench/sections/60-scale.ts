@@ -1,12 +1,15 @@
 /**
- * Scale (issue 8): a store of 10M generated spans (LOUPE_BENCH_SCALE_SPANS to change), streamed
- * from the generator through a FIFO into `loupe import`'s own code path — no 15 GB file is written —
- * then every request a UI page sends when it opens (bench/lib/ui-requests.ts), the issue's targets,
- * and reads while a long group-by runs. The store is kept (and reused while the generator and the
- * schema are unchanged) in bench/.data/store-scale-<N>/.
+ * Scale (issues 8 and 19): a store of 10M generated spans (LOUPE_BENCH_SCALE_SPANS to change) of the
+ * conversation-history workload (bench/lib/generate.ts), streamed from the generator through FIFOs
+ * into `loupe import`'s own code path — no 22 GB file is written — one million at a time: after each
+ * million the section prints that million's import rate, the file's bytes per span and every request
+ * a UI page sends when it opens (bench/lib/ui-requests.ts) plus issue 19's reads (p50 / p95). Then the
+ * full set at the end, the issue's targets, and reads while a long group-by runs. The store is kept
+ * (and reused while the generator and the schema are unchanged) in bench/.data/store-scale-<N>/.
  *
  * Runs only when named: `npm run bench -- scale`. Building the store takes the import's time
- * (~10 min at 20k spans/s) and its disk (the file size figure × N).
+ * (10M spans: ~8 min at 20k spans/s; ~1 h at this machine's usual load) plus ~1 min of reads per
+ * million, and its disk (the file size figure × N).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +19,7 @@ import Database from 'better-sqlite3';
 import type { BenchContext, BenchSection } from '../lib/section.js';
 import type { ChildFigures } from '../lib/bench-store.js';
 import { fingerprint, runChild, withBenchLock } from '../lib/bench-store.js';
-import { groupByAgent, uiRequests, type UiIds } from '../lib/ui-requests.js';
+import { groupByAgent, scaleReads, uiRequests, type UiIds, type UiRequest } from '../lib/ui-requests.js';
 import { RARE_WORD } from '../lib/generate.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import { loadAverage, timeOp } from '../lib/timing.js';
@@ -33,39 +36,120 @@ const SPANS = Number(process.env.LOUPE_BENCH_SCALE_SPANS ?? 10_000_000);
 /** Requests whose name matches are skipped (e.g. a request known to take minutes at this scale). */
 const SKIP = process.env.LOUPE_BENCH_SKIP ? new RegExp(process.env.LOUPE_BENCH_SKIP) : null;
 const MARKER = 'scale-store.json';
+/** Spans per part: the figures are printed after each (LOUPE_BENCH_SCALE_STEP to change). */
+const STEP = Number(process.env.LOUPE_BENCH_SCALE_STEP ?? 1_000_000);
+
+/** One part's import and the reads measured after it. */
+interface Step {
+  spans: number;
+  import: ChildFigures;
+  fileBytes: number;
+  loadBefore: string;
+  loadAfter: string;
+  reads: { name: string; p50: number; p95: number; runs: number }[];
+  readsLoad: string;
+}
 
 interface Built extends ChildFigures {
   generatorCpuMs: number;
   fileBytes: number;
   loadBefore: string;
   loadAfter: string;
+  steps: Step[];
 }
 
 const dbBytes = (dir: string) =>
   ['loupe.db', 'loupe.db-wal'].reduce((n, f) => n + (fs.existsSync(path.join(dir, f)) ? fs.statSync(path.join(dir, f)).size : 0), 0);
 
-/** Generator → FIFO → importer (a child process, so its peak RSS is the import's own). */
-async function build(workDir: string, dataDir: string): Promise<Built> {
+/**
+ * Generator → FIFOs → importer (a child process per part, so its peak RSS is the import's own). The
+ * generator writes part i to FIFO i and blocks opening part i+1 until the next importer reads it, so
+ * the reads measured between parts see a store nothing writes to.
+ */
+async function build(workDir: string, dataDir: string, print: BenchContext['print']): Promise<Built> {
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const fifo = path.join(workDir, `scale-${process.pid}.fifo`);
-  fs.rmSync(fifo, { force: true });
-  execFileSync('mkfifo', [fifo]);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const base = path.join(workDir, `scale-${process.pid}.fifo`);
+  const parts = Math.max(1, Math.ceil(SPANS / STEP));
+  const fifos = Array.from({ length: parts }, (_, i) => `${base}.${i}`);
+  for (const f of fifos) {
+    fs.rmSync(f, { force: true });
+    execFileSync('mkfifo', [f]);
+  }
   const tsx = path.resolve(here, '../../node_modules/.bin/tsx');
-  const gen = spawn(tsx, [path.resolve(here, '../lib/generate.ts'), fifo, String(SPANS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const gen = spawn(tsx, [path.resolve(here, '../lib/generate.ts'), base, String(SPANS), '', String(STEP)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let genOut = '';
   gen.stdout.on('data', (c: Buffer) => (genOut += c.toString()));
-  const genDone = new Promise<void>((resolve, reject) => gen.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`generator exited with ${code}`)))));
+  let exited = false;
+  const genDone = new Promise<void>((resolve, reject) => gen.on('exit', (code) => ((exited = true), code === 0 ? resolve() : reject(new Error(`generator exited with ${code}`)))));
   const loadBefore = loadAverage();
+  const steps: Step[] = [];
+  const total: ChildFigures = { spans: 0, ms: 0, cpuMs: 0, maxRssMb: 0 };
   try {
-    // Blocks this process (not the generator) until the importer has read the FIFO to its end.
-    const imp = runChild('import', fifo, dataDir);
+    for (const fifo of fifos) {
+      // The generator may end a part early (whole turns): then it has exited instead of opening the next.
+      if (steps.length) await Promise.race([genDone, new Promise((r) => setTimeout(r, 2000))]);
+      if (exited && steps.length) break;
+      const stepLoad = loadAverage();
+      // Blocks this process (not the generator) until the importer has read the FIFO to its end.
+      const imp = runChild('import', fifo, dataDir);
+      total.spans += imp.spans;
+      total.ms += imp.ms;
+      total.cpuMs += imp.cpuMs;
+      total.maxRssMb = Math.max(total.maxRssMb, imp.maxRssMb);
+      const step: Step = { spans: total.spans, import: imp, fileBytes: dbBytes(dataDir), loadBefore: stepLoad, loadAfter: loadAverage(), reads: [], readsLoad: '' };
+      step.readsLoad = loadAverage();
+      step.reads = await stepReads(dataDir, total.spans);
+      steps.push(step);
+      printStep(step, print);
+    }
     const loadAfter = loadAverage();
     await genDone;
     const g = JSON.parse(genOut.trim().split('\n').at(-1)!) as { cpuMs: number };
-    return { ...imp, loadBefore, loadAfter, fileBytes: dbBytes(dataDir), generatorCpuMs: g.cpuMs };
+    return { ...total, loadBefore, loadAfter, fileBytes: dbBytes(dataDir), generatorCpuMs: g.cpuMs, steps };
   } finally {
-    fs.rmSync(fifo, { force: true });
+    if (!exited) gen.kill();
+    for (const f of fifos) fs.rmSync(f, { force: true });
   }
+}
+
+/** The reads timed after each part: every page-open request and issue 19's, up to 10 runs each. */
+async function stepReads(dataDir: string, spans: number): Promise<Step['reads']> {
+  const ids = sampleIds(dataDir, 10, spans);
+  const store = await openStores(dataDir);
+  const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
+  try {
+    const out: Step['reads'] = [];
+    for (const r of [...uiRequests(ids[0]!), ...scaleReads(PROJECT)]) {
+      if (SKIP?.test(r.name)) continue;
+      const ms = await timeRequest(ctx, r, ids, 10);
+      out.push({ name: `${r.page}: ${r.name}`, p50: percentileOf(ms, 0.5), p95: percentileOf(ms, 0.95), runs: ms.length });
+    }
+    return out;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Times a request (after one warm-up) as many times as its duration allows, with other ids per run where the page is about one conversation or trace. */
+async function timeRequest(ctx: ServiceContext, r: UiRequest, ids: UiIds[], maxRuns: number): Promise<number[]> {
+  const first = await timeOp(ctx, r.op, r.input, 1);
+  const runs = Math.min(maxRuns, runsFor(first.p50));
+  const perId = ['chat.conversation', 'chat.trace', 'traces.timeline'].includes(r.op);
+  const ms: number[] = [...first.ms];
+  for (let i = 0; i < runs; i++) {
+    const input = perId ? uiRequests(ids[i % ids.length]!).find((x) => x.name === r.name)!.input : r.input;
+    ms.push(...(await timeOp(ctx, r.op, input, 1)).ms);
+  }
+  return ms;
+}
+
+function printStep(st: Step, print: BenchContext['print']): void {
+  const m = `${(st.spans / 1e6).toFixed(st.spans % 1e6 ? 2 : 0)}M`;
+  print(`at ${m}: this part's import (load ${st.loadBefore} / ${st.loadAfter})`, `${(st.import.spans / (st.import.ms / 1000)).toFixed(0)} spans/s`, '≥ 20000');
+  print(`at ${m}: this part's import per CPU-second · peak RSS`, `${(st.import.spans / (st.import.cpuMs / 1000)).toFixed(0)} · ${st.import.maxRssMb.toFixed(0)} MB`, '≥ 12000 · < 500');
+  print(`at ${m}: file bytes per span`, (st.fileBytes / st.spans).toFixed(0), '≤ 1000');
+  for (const r of st.reads) print(`at ${m}: ${r.name} p50 / p95 (ms, load ${st.readsLoad.split(' ')[0]})`, `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}`, TARGETS[r.name.replace(/^[^:]+: /, '')]);
 }
 
 async function ensureScaleStore(workDir: string, print: BenchContext['print']): Promise<string> {
@@ -76,12 +160,13 @@ async function ensureScaleStore(workDir: string, print: BenchContext['print']): 
     if (fs.existsSync(marker)) {
       const m = JSON.parse(fs.readFileSync(marker, 'utf8')) as { fp: string; figures: Built };
       if (m.fp === fp) {
-        print('store', `reused (${m.figures.spans} spans); import figures of its build:`);
+        print('store', `reused (${m.figures.spans} spans); figures of its build:`);
+        for (const st of m.figures.steps ?? []) printStep(st, print);
         printImport(m.figures, print);
         return dataDir;
       }
     }
-    const figures = await build(workDir, dataDir);
+    const figures = await build(workDir, dataDir, print);
     fs.writeFileSync(marker, JSON.stringify({ fp, figures }));
     printImport(figures, print);
     return dataDir;
@@ -92,17 +177,18 @@ function printImport(f: Built, print: BenchContext['print']): void {
   print('import: load average before / after', `${f.loadBefore} / ${f.loadAfter}`);
   print('import spans', f.spans);
   print('import spans/s (wall, generator running beside it)', (f.spans / (f.ms / 1000)).toFixed(0), '≥ 20000');
-  print('import CPU-seconds (importer, all threads)', (f.cpuMs / 1000).toFixed(0));
+  print('import CPU-seconds (importer, all threads) · spans per CPU-second', `${(f.cpuMs / 1000).toFixed(0)} · ${(f.spans / (f.cpuMs / 1000)).toFixed(0)}`, '≥ 12000 per CPU-s');
   print('generator CPU-seconds (another process, same cores)', (f.generatorCpuMs / 1000).toFixed(0));
   print('import peak RSS (MB)', f.maxRssMb.toFixed(0), '< 500');
   print('file bytes per span (after import)', (f.fileBytes / f.spans).toFixed(0), '≤ 1000');
 }
 
 /** A few conversations and their traces, from the generator's id scheme and the turn index. */
-function sampleIds(dataDir: string, n: number): UiIds[] {
+function sampleIds(dataDir: string, n: number, spans = SPANS): UiIds[] {
   const db = new Database(path.join(dataDir, DB_FILE_NAME), { readonly: true });
   try {
-    const rounds = Math.max(1, Math.floor(SPANS / 1_000_000));
+    // Rounds of 20,000 conversations of ~20 spans: 2.5 per million spans.
+    const rounds = Math.max(1, Math.floor(spans / 400_000));
     const traceOf = db.prepare('SELECT trace_id FROM conversation_turns WHERE project_id = ? AND conversation_id = ? LIMIT 1').pluck();
     const out: UiIds[] = [];
     for (let i = 0; out.length < n && i < n * 10; i++) {
@@ -140,21 +226,13 @@ const section: BenchSection = {
     print('load average (1, 5, 15 min) before the queries', loadAverage());
     try {
       // The same request with different ids per run where the page is about one conversation/trace.
-      for (const r of uiRequests(ids[0]!)) {
+      for (const r of [...uiRequests(ids[0]!), ...scaleReads(PROJECT)]) {
         if (SKIP?.test(r.name)) {
           print(`${r.page}: ${r.name}`, 'skipped (LOUPE_BENCH_SKIP)');
           continue;
         }
-        const first = await timeOp(ctx, r.op, r.input, 1);
-        const runs = runsFor(first.p50);
-        const perId = ['chat.conversation', 'chat.trace', 'traces.timeline'].includes(r.op);
-        const ms: number[] = [...first.ms];
-        for (let i = 0; i < runs; i++) {
-          const input = perId ? uiRequests(ids[i % ids.length]!).find((x) => x.name === r.name)!.input : r.input;
-          ms.push(...(await timeOp(ctx, r.op, input, 1)).ms);
-        }
-        const target = TARGETS[r.name];
-        print(`${r.page}: ${r.name} p50 / p95 (ms, ${ms.length} runs)`, `${percentileOf(ms, 0.5).toFixed(1)} / ${percentileOf(ms, 0.95).toFixed(1)}`, target);
+        const ms = await timeRequest(ctx, r, ids, 30);
+        print(`${r.page}: ${r.name} p50 / p95 (ms, ${ms.length} runs)`, `${percentileOf(ms, 0.5).toFixed(1)} / ${percentileOf(ms, 0.95).toFixed(1)}`, TARGETS[r.name]);
       }
       const g = await timeOp(ctx, 'spans.query', GROUP_BY_AGENT, 2);
       print('group by agent_name, 3 measures p50 (ms; from the rollups)', g.p50.toFixed(0), '≤ 1000');
@@ -165,8 +243,6 @@ const section: BenchSection = {
       const rare = await timeOp(ctx, 'conversations.list', rareInput, 5);
       const rareRows = ((await dispatch('conversations.list', rareInput, ctx)) as { total_count: number }).total_count;
       print(`full-text search, rare word ('${RARE_WORD}', ${rareRows} conversations) p50 (ms)`, rare.p50.toFixed(1), '≤ 200');
-      const common = await timeOp(ctx, 'conversations.list', { project_id: PROJECT, search: 'warehouse', limit: 200, offset: 0, sort_by: [{ field: 'last_activity', direction: 'desc' }] }, 3);
-      print(`full-text search, common word ('warehouse', in most conversations) p50 (ms)`, common.p50.toFixed(1));
     } finally {
       await store.close();
     }
@@ -181,6 +257,11 @@ const TARGETS: Record<string, string> = {
   'conversation chat': 'p50 ≤ 20',
   'trace chat': '≤ 10',
   agents: '≤ 50',
+  "search, common word ('warehouse')": '≤ 200 at 1M, ≤ 400 at 10M',
+  'threads by p99 turn duration': '≤ 100',
+  'threads by p50 turn duration, ascending': '≤ 100',
+  "group by agent_name, 3 measures, where operation = 'chat'": '≤ 300 at 1M, ≤ 2000 at 10M',
+  "group by request_model, 3 measures, where status = 'ERROR'": '≤ 300 at 1M, ≤ 2000 at 10M',
 };
 
 /**
