@@ -151,5 +151,5 @@ describe('threads.query (semantics §5)', () => {
     } finally {
       await reopened.close();
     }
-  });
+  }, 90_000);
 });
