@@ -4,7 +4,10 @@
  * - no console error on load on any page (the CSP/bundle conflict is gone);
  * - the server is stopped: one offline banner, the open conversation keeps its turns, no raw browser
  *   error text; the server comes back on the same port: the banner goes and data written meanwhile
- *   appears, in the same document (no reload).
+ *   appears, in the same document (no reload);
+ * - views never visited before are opened while the server is stopped (their code not yet loaded):
+ *   each says it waits for the server — no white page — and the open one comes back by itself when
+ *   the server returns, the others open after (issue 22.7).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoupe } from '../../src/main/serve.js';
@@ -39,7 +42,7 @@ describe('broken states', () => {
       await page.getByTestId('not-found').waitFor();
       if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'not-found');
       await page.context().close();
-    });
+    }, 90_000);
   }
 
   it('no console error on load, on every page', async () => {
@@ -54,7 +57,7 @@ describe('broken states', () => {
     }
     expect(errors).toEqual([]);
     await page.context().close();
-  });
+  }, 120_000);
 
   it('a stopped server shows one banner, views keep their data, and a restarted server is picked up without reload', async () => {
     const page = await openPage(e, VIEWPORTS[1]);
@@ -104,4 +107,38 @@ describe('broken states', () => {
     expect(errors.filter((x) => !/Failed to load resource|ERR_CONNECTION_REFUSED|net::/.test(x))).toEqual([]);
     await page.context().close();
   }, 90_000);
+
+  for (const vp of VIEWPORTS) {
+    it(`views first opened while the server is stopped wait for it and come back by themselves (${vpName(vp)})`, async () => {
+      const page = await openPage(e, vp);
+      const errors = consoleErrors(page);
+      await page.goto(`${e.loupe.url}/${hash(DEMO, 'conversations')}`);
+      await page.getByTestId('conversation-row').first().waitFor();
+      await page.evaluate(() => { window.__sameDocument = true; });
+      const { port, dataDir } = { port: e.loupe.port, dataDir: e.dataDir };
+      await e.loupe.close();
+      // Each of these views loads its code on first visit: none was visited in this page.
+      for (const name of ['Agents', 'Spans', 'Threads', 'Compare', 'Training', 'Settings']) {
+        await page.getByRole('link', { name, exact: true }).first().click();
+        await page.getByTestId('view-offline').waitFor({ timeout: 15_000 });
+        expect(await page.getByTestId('offline-banner').count()).toBe(1);
+        // The shell stays: the navigation is there to go elsewhere.
+        expect(await page.getByRole('link', { name: 'Conversations', exact: true }).count()).toBeGreaterThan(0);
+      }
+      if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'view-offline');
+      // The Settings view is open; the server returns on the same port: the view opens without a click.
+      e.loupe = await startLoupe({ dataDir, port, rendererDir: RENDERER_DIR, log: () => {} });
+      await page.getByTestId('view-offline').waitFor({ state: 'detached', timeout: 20_000 });
+      await page.getByTestId('offline-banner').waitFor({ state: 'detached', timeout: 15_000 });
+      await page.getByRole('heading', { name: 'Settings' }).first().waitFor();
+      // The views that failed while it was away open now.
+      await page.getByRole('link', { name: 'Spans', exact: true }).first().click();
+      await page.getByTestId('spans-table').waitFor({ timeout: 20_000 });
+      await page.getByRole('link', { name: 'Agents', exact: true }).first().click();
+      await page.getByTestId('agent-row').first().waitFor({ timeout: 20_000 });
+      expect(await page.evaluate(() => window.__sameDocument)).toBe(true);
+      expect(errors.filter((x) => !/Failed to load resource|ERR_CONNECTION_REFUSED|ERR_INCOMPLETE_CHUNKED_ENCODING|net::/.test(x))).toEqual([]);
+      await page.context().close();
+    }, 120_000);
+  }
 });

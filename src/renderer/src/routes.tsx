@@ -4,19 +4,21 @@
  * file:// in Electron and from the loopback server. A bare `#/agents` redirects into the last project.
  * The views people open first (conversations, a conversation, a trace) are in the main bundle; the
  * others load on first visit (their own chunks: charts, the spans explorer, diffs), so the app boots
- * with less to parse.
+ * with less to parse. A view whose code cannot be fetched (server away) loads again when the server
+ * is back (shell/lazyView.tsx).
  */
-import { lazy, type ReactElement } from 'react';
+import type { ReactElement } from 'react';
+import { lazyView } from './shell/lazyView';
 import { ConversationsPage } from './pages/conversations/ConversationsPage';
 import { ConversationPage } from './pages/conversations/ConversationPage';
 import { TracePage } from './pages/trace/TracePage';
 
-const AgentsPage = lazy(() => import('./pages/agents/AgentsPage').then((m) => ({ default: m.AgentsPage })));
-const SpansPage = lazy(() => import('./pages/spans/SpansPage').then((m) => ({ default: m.SpansPage })));
-const ThreadsPage = lazy(() => import('./pages/threads/ThreadsPage').then((m) => ({ default: m.ThreadsPage })));
-const TrainingPage = lazy(() => import('./pages/training/TrainingPage').then((m) => ({ default: m.TrainingPage })));
-const SettingsPage = lazy(() => import('./pages/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
-const ComparePage = lazy(() => import('./pages/compare/ComparePage').then((m) => ({ default: m.ComparePage })));
+const AgentsPage = lazyView(() => import('./pages/agents/AgentsPage').then((m) => m.AgentsPage));
+const SpansPage = lazyView(() => import('./pages/spans/SpansPage').then((m) => m.SpansPage));
+const ThreadsPage = lazyView(() => import('./pages/threads/ThreadsPage').then((m) => m.ThreadsPage));
+const TrainingPage = lazyView(() => import('./pages/training/TrainingPage').then((m) => m.TrainingPage));
+const SettingsPage = lazyView(() => import('./pages/settings/SettingsPage').then((m) => m.SettingsPage));
+const ComparePage = lazyView(() => import('./pages/compare/ComparePage').then((m) => m.ComparePage));
 
 export interface RouteDef {
   /** Relative to /p/:project. */

@@ -7,7 +7,7 @@ import { contract, type OpName, type OpInput, type OpOutput } from '../../../sha
 import { ServiceError } from '../../../shared/errors';
 import type { LoupeEvent } from '../../../shared/events';
 import { reportReachable, reportUnreachable, unreachableError } from './connection';
-import { authHeaders, localKey } from './session';
+import { authHeaders, forgetKey, localKey, SIGN_IN_HOW } from './session';
 import { textOf } from '../../../shared/text';
 
 // Sign in at once when opened from a login link, so the one-time code leaves the address bar.
@@ -60,6 +60,11 @@ async function httpCall<K extends OpName>(name: K, input: OpInput<K>, signal?: A
   }
   reportReachable();
   const type = res.headers.get('content-type') ?? '';
+  if (res.status === 401) {
+    // A key the server does not know (another data folder, a new key) is forgotten; either way say how to sign in.
+    if (headers.authorization) forgetKey();
+    throw new ServiceError(401, `This page is not signed in to Loupe. ${SIGN_IN_HOW}`);
+  }
   if (!res.ok) {
     const payload: { detail?: unknown; error?: { message?: unknown } } | null = type.includes('json') ? await res.json().catch(() => null) : null;
     // OpenAI-shaped errors (the chat-completions route): the message is in error.message.
@@ -147,6 +152,7 @@ async function eventsTicket(): Promise<string | null> {
   if (!headers.authorization) return null;
   try {
     const res = await fetch('/app/events-ticket', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' });
+    if (res.status === 401) forgetKey();
     return res.ok ? ((await res.json()) as { ticket: string }).ticket : null;
   } catch {
     return null;
