@@ -3,11 +3,13 @@
  * Highlight API (`::highlight(loupe-match)` in chat.css): the DOM is not changed, so markdown,
  * folded JSON and virtualized rows render exactly as without a search. Rows that scroll into view
  * are marked too (a MutationObserver recomputes, once per frame at most).
- * Returns the number of marks currently drawn.
+ * `useTextHighlight` returns the number of marks drawn; `useHighlightedRanges` the marks themselves,
+ * for stepping through them (`useCurrentMatch` draws the one stepped to).
  */
 import { useEffect, useState, type RefObject } from 'react';
 
 const NAME = 'loupe-match';
+const CURRENT = 'loupe-match-current';
 
 type HighlightRegistry = { set(name: string, h: unknown): void; delete(name: string): void };
 type HighlightCtor = new (...ranges: Range[]) => unknown;
@@ -34,23 +36,24 @@ export function findRanges(root: Node, term: string): Range[] {
   return ranges;
 }
 
-export function useTextHighlight(ref: RefObject<HTMLElement | null>, term: string | null | undefined): number {
-  const [count, setCount] = useState(0);
+/** Every drawn match under `ref`, in document order (recomputed as rows render). */
+export function useHighlightedRanges(ref: RefObject<HTMLElement | null>, term: string | null | undefined): Range[] {
+  const [ranges, setRanges] = useState<Range[]>([]);
   useEffect(() => {
     const api = registry();
     const root = ref.current;
     const t = term?.trim();
     if (!api || !root || !t) {
       api?.reg.delete(NAME);
-      setCount(0);
+      setRanges([]);
       return;
     }
     let frame = 0;
     const run = () => {
       frame = 0;
-      const ranges = findRanges(root, t);
-      api.reg.set(NAME, new api.Ctor(...ranges));
-      setCount(ranges.length);
+      const found = findRanges(root, t);
+      api.reg.set(NAME, new api.Ctor(...found));
+      setRanges(found);
     };
     run();
     const obs = new MutationObserver(() => { frame ||= requestAnimationFrame(run); });
@@ -61,5 +64,19 @@ export function useTextHighlight(ref: RefObject<HTMLElement | null>, term: strin
       api.reg.delete(NAME);
     };
   }, [ref, term]);
-  return count;
+  return ranges;
+}
+
+export function useTextHighlight(ref: RefObject<HTMLElement | null>, term: string | null | undefined): number {
+  return useHighlightedRanges(ref, term).length;
+}
+
+/** Draws `range` as the current match (`::highlight(loupe-match-current)`), over the other marks. */
+export function useCurrentMatch(range: Range | null): void {
+  useEffect(() => {
+    const api = registry();
+    if (!api || !range) return;
+    api.reg.set(CURRENT, new api.Ctor(range));
+    return () => api.reg.delete(CURRENT);
+  }, [range]);
 }

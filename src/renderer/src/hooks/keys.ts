@@ -13,7 +13,7 @@ export const KEYMAP: Array<[string, string]> = [
   ['← / →', 'Timeline: collapse (or go to parent) / expand'],
   ['+ / - / 0', 'Timeline: zoom in / out / fit (the selected span stays in view)'],
   ['f', 'Trace: find in trace'],
-  ['n / N', 'Trace: next / previous match'],
+  ['n / N', 'Trace, or a conversation opened from a search: next / previous match'],
   ['e', 'Trace: next span that failed'],
   ['/', 'Focus the search box'],
   ['Esc', 'Close the panel or overlay, go back'],

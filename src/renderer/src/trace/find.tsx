@@ -97,6 +97,8 @@ export function FindBar(props: {
         onChange={(e) => onTerm(e.target.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter') { e.preventDefault(); onStep(e.shiftKey ? -1 : 1); }
+          // A search field clears itself on Esc; here Esc only leaves the box, so n / N keep stepping through the matches.
+          if (e.key === 'Escape') e.preventDefault();
         }}
       />
       {term.trim().length > 0 && (

@@ -3,11 +3,15 @@
  * (offset = turns already loaded); "Load earlier turns" fetches the next older page and puts it on
  * top. Keys: j/k move between turns (scrolled into view), Enter opens the selected turn's trace,
  * Esc goes back to the list.
+ * Opened from a search hit (`?q=term`): earlier pages are loaded down to the oldest turn that matched,
+ * the page opens there with the match marked as current, and n / N (or the ↑ ↓ buttons) step
+ * through every mark (issue 22.9).
  */
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { useTextHighlight } from '../../chat/highlight';
+import { findRanges, useCurrentMatch, useHighlightedRanges } from '../../chat/highlight';
+import { useMatchingTurns } from './searchHit';
 import { call } from '../../api/client';
 import type { ConversationView } from '../../api/views';
 import { TurnView } from '../../chat/TurnView';
@@ -17,7 +21,7 @@ import { fmtCost, fmtDuration, fmtTokens } from '../../components/format';
 import { planTurns } from '../../chat/plan';
 import { useConversationSummary } from './summary';
 import { useComparePick } from '../../shell/ComparePick';
-import { useEscape, useListKeys } from '../../hooks/keys';
+import { useEscape, useKey, useListKeys } from '../../hooks/keys';
 import { projectPath, useProject } from '../../hooks/project';
 import { ErrorNote } from '../../components/ErrorNote';
 
@@ -50,14 +54,29 @@ export function ConversationPage() {
   const [params, setParams] = useSearchParams();
   const term = params.get('q') ?? '';
   const chatRef = useRef<HTMLDivElement>(null);
-  const marks = useTextHighlight(chatRef, term);
+  const ranges = useHighlightedRanges(chatRef, term);
+  const marks = ranges.length;
+  const matching = useMatchingTurns(project, conversationId, term);
+  // The oldest turn that matched: once it is loaded, every newer matching turn is too.
+  const target = matching?.[0] ?? null;
+  const targetIndex = target ? turns.findIndex((t) => t.trace_id === target) : -1;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = q;
+  useEffect(() => {
+    if (target && targetIndex < 0 && hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [target, targetIndex, hasNextPage, isFetchingNextPage, fetchNextPage]);
+  // The mark stepped to: its index in `ranges`, for this conversation and term (`key`).
+  const matchKey = `${convKey0(project, conversationId)}\n${term}`;
+  const [cursor, setCursor] = useState<{ key: string; index: number } | null>(null);
+  const current = cursor?.key === matchKey ? cursor.index : -1;
+  const currentRange = current >= 0 ? (ranges[current] ?? null) : null;
+  useCurrentMatch(currentRange);
 
   const [selected, setSelected] = useState(-1);
   const refs = useRef<Array<HTMLElement | null>>([]);
   // Start on the newest turn; when earlier turns are prepended, keep the same turn selected. The
   // route reuses this component when only the conversation id changes: that starts over. Adjusted
   // during render (not in effects) so a stale selection is never painted.
-  const convKey = `${project}\n${conversationId}`;
+  const convKey = convKey0(project, conversationId);
   const [seen, setSeen] = useState({ key: convKey, count: 0, len: 0 });
   if (seen.key !== convKey || seen.len !== turns.length) {
     const moved = seen.key !== convKey;
@@ -73,6 +92,37 @@ export function ConversationPage() {
   useEffect(() => {
     refs.current[selected]?.scrollIntoView({ block: 'nearest' });
   }, [selected]);
+
+  // Opened from a search: land on the first mark of the oldest matching turn (or on that turn, when
+  // the term is in folded content or attributes only), once, when it is loaded and marked.
+  const landed = cursor?.key === matchKey;
+  useEffect(() => {
+    const land = () => {
+      if (landed || !term || matching === null) return;
+      const turnEl = targetIndex >= 0 ? refs.current[targetIndex] : null;
+      if (target && !turnEl) return; // still loading earlier pages
+      const index = turnEl ? ranges.findIndex((r) => turnEl.contains(r.startContainer)) : ranges.length ? 0 : -1;
+      if (index < 0 && !turnEl) return; // nothing drawn yet
+      // The turn shows the term but its marks are not drawn yet (they follow the render by a frame): wait for them.
+      if (index < 0 && turnEl && findRanges(turnEl, term).length > 0) return;
+      setCursor({ key: matchKey, index });
+      if (index >= 0) showRange(ranges[index]!);
+      else turnEl?.scrollIntoView({ block: 'start' });
+      if (turnEl) setSelected(targetIndex);
+    };
+    land();
+  }, [landed, term, matching, target, targetIndex, ranges, matchKey]);
+
+  const stepMatch = (dir: 1 | -1) => {
+    if (!ranges.length) return false;
+    const index = current < 0 ? (dir > 0 ? 0 : ranges.length - 1) : (current + dir + ranges.length) % ranges.length;
+    setCursor({ key: matchKey, index });
+    showRange(ranges[index]!);
+    const turn = refs.current.findIndex((el) => el?.contains(ranges[index]!.startContainer));
+    if (turn >= 0) setSelected(turn);
+  };
+  useKey('n', () => stepMatch(1), !!term);
+  useKey('N', () => stepMatch(-1), !!term);
 
   useListKeys({
     count: turns.length,
@@ -110,6 +160,13 @@ export function ConversationPage() {
       {term && (
         <div className="search-bar muted" role="status" data-testid="search-marks">
           {marks > 0 ? `“${term}” marked ${marks} time${marks === 1 ? '' : 's'} in the loaded turns` : `“${term}” matched in this conversation's spans (attributes or folded content)`}
+          {marks > 0 && (
+            <>
+              <span data-testid="match-position">{current >= 0 ? ` · match ${current + 1} of ${marks}` : ''}</span>
+              <button className="icon" onClick={() => stepMatch(-1)} aria-label="Previous match" title="Previous match (N)">↑</button>
+              <button className="icon" onClick={() => stepMatch(1)} aria-label="Next match" title="Next match (n)" data-testid="match-next">↓</button>
+            </>
+          )}
           <button className="link" onClick={() => setParams((p) => { const n = new URLSearchParams(p); n.delete('q'); return n; }, { replace: true })}>clear</button>
         </div>
       )}
@@ -134,4 +191,11 @@ export function ConversationPage() {
       </div>
     </div>
   );
+}
+
+const convKey0 = (project: string, conversationId: string) => `${project}\n${conversationId}`;
+
+/** Scrolls a mark to the middle of its scroll area. */
+function showRange(r: Range): void {
+  r.startContainer.parentElement?.scrollIntoView({ block: 'center' });
 }
