@@ -5,7 +5,9 @@
  * - columns fit the window (no sideways scroll at 1024, none narrower than its minimum);
  * - a column resized by dragging keeps its width after a reload; a double click fits it to its content;
  * - a cut cell shows its full value on hover;
- * - a trace without a conversation id reads "service: root operation", with span count and duration.
+ * - a trace without a conversation id reads "service: root operation", with span count and duration;
+ * - the Spans table's default columns all fit (Started, Duration and Cost on screen, none below its
+ *   minimum, no sideways scroll) and its failed spans are tinted (issue 22.10).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +20,7 @@ import type { BrowserDocument } from './browser-globals.js';
 
 // Browser globals inside page.evaluate callbacks (see browser-globals.ts).
 declare const document: BrowserDocument;
+declare const getComputedStyle: (el: unknown) => { backgroundColor: string };
 
 const DEMO = 'local/demo';
 const SAMPLES = 'tables/samples';
@@ -70,6 +73,49 @@ describe('tables', () => {
       if (vp === VIEWPORTS[1]) await screenshotBoth(page, 'conversations-1024');
       await page.context().close();
     });
+  }
+
+  for (const vp of VIEWPORTS) {
+    it(`the Spans table fits its default columns and marks failed spans (${vpName(vp)})`, async () => {
+      const page = await openPage(e, vp);
+      await page.goto(`${e.loupe.url}/${hash(DEMO, 'spans')}`);
+      const table = page.getByTestId('spans-table');
+      await page.getByTestId('span-row').first().waitFor();
+      const fit = await table.evaluate((el) => {
+        const box = el.getBoundingClientRect();
+        return {
+          scroll: el.scrollWidth,
+          client: el.clientWidth,
+          right: box.left + box.width,
+          cols: [...el.querySelectorAll('th')].map((th) => {
+            const r = th.getBoundingClientRect();
+            return { id: th.getAttribute('data-col'), width: r.width, right: r.left + r.width };
+          }),
+        };
+      });
+      expect(fit.scroll).toBeLessThanOrEqual(fit.client + 1);
+      expect(fit.cols.map((c) => c.id)).toEqual(expect.arrayContaining(['started_at', 'duration', 'total_cost_usd', 'trace_id']));
+      for (const c of fit.cols) {
+        expect(c.width, c.id).toBeGreaterThanOrEqual(54);
+        expect(c.right, c.id).toBeLessThanOrEqual(fit.right + 1);
+      }
+      // Values are readable, not cut: a duration and a time show whole in their cells.
+      const cut = await page.locator('[data-testid=spans-table] td[data-col="duration"], [data-testid=spans-table] td[data-col="total_cost_usd"]').evaluateAll((tds) => tds.filter((td) => td.scrollWidth > td.clientWidth + 1).length);
+      expect(cut).toBe(0);
+      // Failed spans: their rows are tinted.
+      // Sorted ascending by status: ERROR comes first (a click sorts descending, the second ascending).
+      await table.locator('th[data-col="status_code"]').click();
+      await table.locator('th[data-col="status_code"]').click();
+      await table.locator('th[data-col="status_code"][aria-sort=ascending]').waitFor();
+      const error = page.locator('[data-testid=span-row].row-error').first();
+      await error.waitFor({ timeout: 20_000 });
+      expect(await error.locator('td[data-col="status_code"]').textContent()).toBe('ERROR');
+      const bg = (loc: typeof error) => loc.evaluate((tr) => getComputedStyle(tr).backgroundColor);
+      const plain = page.locator('[data-testid=span-row]:not(.row-error):not(.selected)').first();
+      expect(await bg(error)).not.toBe(await bg(plain));
+      if (vp === VIEWPORTS[1]) await screenshotBoth(page, 'spans-1024');
+      await page.context().close();
+    }, 90_000);
   }
 
   it('a dragged column keeps its width after a reload; a double click fits it; a cut cell shows all on hover', async () => {

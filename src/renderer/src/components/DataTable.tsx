@@ -19,6 +19,7 @@
  *  - hiddenColumns: ids not shown (column chooser state from the UI store)
  *  - prefsKey: where resized widths are remembered (e.g. `<project>/conversations`)
  *  - rowHeight (default 34), testId, rowTestId(row) for e2e locators
+ *  - rowClassName(row): an extra class for a row (e.g. `row-error` for a failed span)
  */
 import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type ColumnSizingState, type SortingState, type Row } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -51,6 +52,7 @@ export interface DataTableProps<T> {
   rowHeight?: number;
   testId?: string;
   rowTestId?: (row: T) => string;
+  rowClassName?: (row: T) => string | undefined;
 }
 
 interface Meta { numeric?: boolean; min?: number }
@@ -203,7 +205,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
             return (
               <tr
                 key={row.id}
-                className={`row ${vi.index === selected ? 'selected' : ''}`}
+                className={`row ${vi.index === selected ? 'selected' : ''} ${props.rowClassName?.(row.original) ?? ''}`}
                 style={{ height: rowHeight }}
                 data-testid={props.rowTestId?.(row.original)}
                 aria-selected={vi.index === selected}

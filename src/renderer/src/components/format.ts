@@ -26,6 +26,16 @@ export function fmtDuration(ms: number | null | undefined): string {
   return `${m}m ${Math.round((ms % 60_000) / 1000)}s`;
 }
 
+/** A time for a narrow column: the time of day when it is today, else the day and the minute ("Nov 26 14:05"). */
+export function fmtTimeShort(iso: string | null | undefined): string {
+  if (!iso) return DASH;
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const d = new Date(t);
+  if (d.toDateString() === new Date().toDateString()) return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`;
+}
+
 export function fmtTime(iso: string | null | undefined, relative = false): string {
   if (!iso) return DASH;
   const t = Date.parse(iso);

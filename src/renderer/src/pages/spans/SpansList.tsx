@@ -88,6 +88,7 @@ export function SpansList({ project, filterPart }: { project: string; filterPart
         onOpen={(r) => { if (r.trace_id) void navigate(projectPath(project, 'traces', r.trace_id)); }}
         testId="spans-table"
         rowTestId={() => 'span-row'}
+        rowClassName={(r) => (r.status_code === 'ERROR' ? 'row-error' : undefined)}
       />
     </div>
   );

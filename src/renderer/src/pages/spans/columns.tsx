@@ -5,7 +5,7 @@
  */
 import { createColumnHelper } from '@tanstack/react-table';
 import type { AnyColumn } from '../../components/DataTable';
-import { fmtCost, fmtDuration, fmtTime, fmtTokens } from '../../components/format';
+import { fmtCost, fmtDuration, fmtTimeShort, fmtTokens } from '../../components/format';
 import type { OpOutput } from '../../../../shared/contract/index';
 import { customColumnId, type CustomColumn } from './spansStore';
 import { textOf } from '../../../../shared/text';
@@ -42,7 +42,25 @@ const OTHER_COLS = [
   'finish_reasons',
 ];
 
-export const LABELS: Record<string, string> = { started_at: 'Started', ended_at: 'Ended', span_name: 'Span', duration: 'Duration', total_cost_usd: 'Cost' };
+/**
+ * Starting width and smallest width (px) of the columns shown by default, so the default set fits a
+ * 1440 window at these widths and a 1024 one shrunk toward the minimums (issue 22.10: unsized columns
+ * took 160 px each and pushed Started, Duration and Cost off screen). Other columns share what is left.
+ */
+const WIDTHS: Record<string, { size: number; min: number }> = {
+  span_name: { size: 200, min: 80 },
+  operation_name: { size: 110, min: 60 },
+  agent_name: { size: 120, min: 60 },
+  request_model: { size: 150, min: 70 },
+  status_code: { size: 80, min: 68 },
+  trace_id: { size: 120, min: 60 },
+};
+
+export const LABELS: Record<string, string> = {
+  started_at: 'Started', ended_at: 'Ended', span_name: 'Span', duration: 'Duration', total_cost_usd: 'Cost',
+  // Short headers for the default columns, so they read whole at 1024 (the field name is the header's title).
+  operation_name: 'Operation', agent_name: 'Agent', request_model: 'Model', status_code: 'Status', input_tokens: 'In tok', output_tokens: 'Out tok', trace_id: 'Trace',
+};
 export const label = (id: string): string => LABELS[id] ?? id;
 
 function durationMs(r: SpanRow): number | null {
@@ -58,13 +76,14 @@ function show(v: unknown): string {
 
 export function spanColumns(custom: CustomColumn[]): AnyColumn<SpanRow>[] {
   const cols: AnyColumn<SpanRow>[] = [];
-  for (const id of TIME_COLS) cols.push(col.accessor((r) => r[id] as string | null, { id, header: label(id), cell: (c) => fmtTime(c.getValue()), enableSorting: true, size: 190 }));
-  cols.push(col.accessor(durationMs, { id: 'duration', header: 'Duration', meta: { numeric: true }, size: 90, cell: (c) => fmtDuration(c.getValue()), enableSorting: false }));
+  for (const id of TIME_COLS) cols.push(col.accessor((r) => r[id] as string | null, { id, header: label(id), cell: (c) => <span title={c.getValue() ?? undefined}>{fmtTimeShort(c.getValue())}</span>, enableSorting: true, size: 150, meta: { min: 96 } }));
+  cols.push(col.accessor(durationMs, { id: 'duration', header: 'Duration', meta: { numeric: true, min: 72 }, size: 85, cell: (c) => fmtDuration(c.getValue()), enableSorting: false }));
   for (const id of OTHER_COLS) {
-    cols.push(col.accessor((r) => r[id], { id, header: label(id), cell: (c) => <span className={id.endsWith('_id') ? 'mono' : undefined}>{show(c.getValue())}</span>, enableSorting: SORTABLE.has(id) }));
+    const w = WIDTHS[id];
+    cols.push(col.accessor((r) => r[id], { id, header: label(id), cell: (c) => <span className={id.endsWith('_id') ? 'mono' : undefined}>{show(c.getValue())}</span>, enableSorting: SORTABLE.has(id), ...(w ? { size: w.size, meta: { min: w.min } } : {}) }));
   }
-  for (const id of TOKEN_COLS) cols.push(col.accessor((r) => r[id] as number | null, { id, header: label(id), meta: { numeric: true }, cell: (c) => fmtTokens(c.getValue()), enableSorting: true, size: 100 }));
-  for (const id of COST_COLS) cols.push(col.accessor((r) => r[id] as number | null, { id, header: label(id), meta: { numeric: true }, cell: (c) => fmtCost(c.getValue()), enableSorting: true, size: 90 }));
+  for (const id of TOKEN_COLS) cols.push(col.accessor((r) => r[id] as number | null, { id, header: label(id), meta: { numeric: true, min: 60 }, cell: (c) => fmtTokens(c.getValue()), enableSorting: true, size: 95 }));
+  for (const id of COST_COLS) cols.push(col.accessor((r) => r[id] as number | null, { id, header: label(id), meta: { numeric: true, min: 94 }, cell: (c) => fmtCost(c.getValue()), enableSorting: true, size: 100 }));
   for (const c of custom) {
     const id = customColumnId(c);
     cols.push(
