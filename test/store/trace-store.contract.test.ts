@@ -14,6 +14,7 @@ import { contract } from '../../src/shared/contract/index.js';
 import { COUNTS_COST, COUNTS_USAGE, countedSpans } from '../../src/main/domain/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../src/main/domain/chat/header.js';
 import { isoFromNs } from '../../src/main/domain/time.js';
+import { creditSpans } from '../../src/main/domain/accounting.js';
 import { ADAPTERS, type OpenedAdapter } from './adapters.js';
 import { OTHER, P, blank, fixture, ofProject, traceIds } from './fixture.js';
 
@@ -39,6 +40,16 @@ const byKey = <T>(xs: T[], key: (x: T) => string) => {
   for (const x of xs) m.set(key(x), [...(m.get(key(x)) ?? []), x]);
   return m;
 };
+/** Copies of the records with the agent and conversation each span is credited to (domain/accounting.ts), trace by trace. */
+function credited(spans: SpanRecord[]): SpanRecord[] {
+  const out = new Map<SpanRecord, SpanRecord>();
+  for (const t of byKey(spans, (s) => `${s.project_id}/${s.trace_id}`).values()) {
+    const c = creditSpans(t);
+    for (const s of t) out.set(s, { ...s, agent_name: c.get(s.span_id)!.agent, conversation_id: c.get(s.span_id)!.conversation });
+  }
+  return spans.map((s) => out.get(s)!);
+}
+
 /** Span id → counting bits, by the one counting rule applied per trace. */
 function countedOf(spans: SpanRecord[]): Map<string, number> {
   const out = new Map<string, number>();
@@ -48,7 +59,10 @@ function countedOf(spans: SpanRecord[]): Map<string, number> {
 
 describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
   const all = fixture();
-  const mine = ofProject(all);
+  // What every analytic read sees: each span credited to its conversation and agent (decision 0021);
+  // the chat reads return the span's own values (`own`).
+  const own = ofProject(all);
+  const mine = credited(own);
   let store: OpenedAdapter;
   let traces: TraceStore;
 
@@ -82,7 +96,7 @@ describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
     it('traceSpans: every span of the trace with its heavy fields; an unknown trace is empty', async () => {
       const t = traceIds(mine)[0]!;
       const got = await traces.traceSpans(P, t);
-      const want = mine.filter((s) => s.trace_id === t);
+      const want = own.filter((s) => s.trace_id === t);
       expect(got.map((s) => s.span_id).sort()).toEqual(want.map((s) => s.span_id).sort());
       for (const w of want) {
         const g = got.find((s) => s.span_id === w.span_id)!;
@@ -106,7 +120,7 @@ describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
       expect(page.total_turns).toBe(3);
       expect(page.total_cost_usd).toBeCloseTo(cost, 12);
       expect((await traces.conversationTurns({ project_id: P, conversation_id: 'c1', limit: 2, offset: 2 })).trace_ids).toEqual(newest.slice(2));
-      expect(await traces.conversationTurns({ project_id: P, conversation_id: 'nope', limit: 2, offset: 0 })).toEqual({ trace_ids: [], total_turns: 0, total_cost_usd: null });
+      expect(await traces.conversationTurns({ project_id: P, conversation_id: 'nope', limit: 2, offset: 0 })).toEqual({ trace_ids: [], total_turns: 0, total_cost_usd: null, totals: null });
     });
 
     it('conversationTurnSpans: the spans of several turns in one call, in the order asked', async () => {
@@ -270,7 +284,7 @@ describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
       expect(await traces.exportTraceIds({ project_id: P })).toEqual(traceIds(mine).sort());
       const t = traceIds(mine)[0]!;
       const got = await traces.exportTraceSpans(P, t);
-      const want = mine.filter((s) => s.trace_id === t);
+      const want = own.filter((s) => s.trace_id === t);
       expect(got.map((s) => s.raw_span).sort()).toEqual(want.map((s) => s.raw_span_dump).sort());
       expect(JSON.parse(got[0]!.resource_attributes)).toEqual(want[0]!.resource_attributes);
       expect(got[0]).toMatchObject({ scope_name: 'contract', scope_version: '1.0' });

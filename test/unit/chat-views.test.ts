@@ -58,22 +58,24 @@ describe('POST /agents/conversations/chat (semantics §4.1)', () => {
     expect(t.messages[0].user_message.text).toBe('question 3');
   });
 
-  it('a child without conversation id stays in its turn; a span of another conversation is left out', async () => {
+  it('a child without conversation id counts for the turn of its nearest tagged ancestor; a span of another conversation is left out', async () => {
     const r = await conv({ conversation_id: 'c2' });
     expect(r.total_turns).toBe(1);
     const t = r.turns[0];
     expect(t.messages.map((m: any) => m.type)).toEqual(['user_message', 'agent_start', 'assistant_message']);
     expect(t.messages.some((m: any) => m.span_id === sid('4c'))).toBe(false);
     expect([t.total_input_tokens, t.total_output_tokens, t.total_duration_ms]).toEqual([5, 6, 7000]);
-    // c3 has a turn too (the same trace), holding its own span and the untagged one.
+    // c3 has a turn too (the same trace), holding its own span only: the untagged chat runs under c2's
+    // agent span and counts for c2 (issue 18: each span counts for one conversation, so the turns of a
+    // trace add up to the trace).
     const c3 = await conv({ conversation_id: 'c3' });
-    // Its parent (tagged c2) is left out, so both spans become roots, walked in start order.
-    expect(c3.turns[0].messages.map((m: any) => [m.type, m.span_id])).toEqual([['user_message', sid('4b')], ['assistant_message', sid('4b')], ['tool_call', sid('4c')]]);
+    expect(c3.turns[0].messages.map((m: any) => [m.type, m.span_id])).toEqual([['tool_call', sid('4c')]]);
+    expect(c3.turns[0]).toMatchObject({ total_input_tokens: 0, usage_known: false, total_duration_ms: 100 });
   });
 
   it('unknown conversation → empty view, not an error', async () => {
     expect(await conv({ conversation_id: 'nope' })).toEqual({
-      conversation_id: 'nope', turns: [], total_turns: 0, has_more: false, limit: 50, offset: 0, total_cost_usd: null, feedback: null,
+      conversation_id: 'nope', turns: [], total_turns: 0, has_more: false, limit: 50, offset: 0, total_cost_usd: null, totals: null, feedback: null,
     });
   });
 
@@ -106,7 +108,7 @@ describe('POST /agents/traces/chat (semantics §4.2)', () => {
       trace_id: 'f'.repeat(32), root_span_name: null, agent_name: null, agent_version: null, status_code: null, provider: null,
       started_at: null, ended_at: null, svc_user_id: null, total_duration_ms: null, total_cost_usd: null,
       total_input_tokens: 0, total_output_tokens: 0, total_reasoning_tokens: 0, total_cache_creation_input_tokens: 0,
-      total_cache_read_input_tokens: 0, messages: [], feedback: null,
+      total_cache_read_input_tokens: 0, usage_known: false, messages: [], feedback: null,
     });
   });
 

@@ -40,6 +40,7 @@ export function conversationRow(r: ConversationSummary, snippet: Snippet): Conve
     request_models: r.request_models,
     total_input_tokens: r.input_tokens,
     total_output_tokens: r.output_tokens,
+    usage_known: r.usage_spans > 0,
     total_cost_usd: r.cost_usd,
     error_count: r.error_count,
     first_activity: r.first_ns == null ? null : isoFromNs(r.first_ns),

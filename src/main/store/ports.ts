@@ -17,6 +17,7 @@
 import type { z } from 'zod';
 import type { AgentSummary, GroupRow, SpanRow, Thread } from '../../shared/contract/analytics.js';
 import type { FeedbackRecord } from '../../shared/contract/common.js';
+import type { ConversationTotals } from '../../shared/contract/chat.js';
 import type { TimelineColumns } from '../../shared/contract/timeline.js';
 import type { SpanRecord } from '../domain/span.js';
 import type { ChatSpan } from '../domain/chat/span.js';
@@ -177,6 +178,8 @@ export interface TurnPage {
   total_turns: number;
   /** Sum of the turn costs of the whole conversation; null when no turn has a cost. */
   total_cost_usd: number | null;
+  /** The whole conversation's totals: its conversations-list row (null for an unknown conversation). */
+  totals: z.output<typeof ConversationTotals> | null;
 }
 
 /** Which traces `POST /export` writes. */

@@ -103,10 +103,32 @@ export const Turn = z.object({
   total_reasoning_tokens: Int.default(0),
   total_cache_creation_input_tokens: Int.default(0),
   total_cache_read_input_tokens: Int.default(0),
+  /**
+   * Extension (issue 18, decision 0021): false when no span of the turn reported token usage. The
+   * interface's token totals stay integers (0 then); a reader shows them as unknown ("–"), never as 0.
+   */
+  usage_known: z.boolean(),
   messages: z.array(ChatMessage),
   feedback: z.array(FeedbackRecord).nullable(),
 });
 export type Turn = z.infer<typeof Turn>;
+
+/**
+ * Extension (issue 18): the whole conversation's totals, summed from the same turn rows as its
+ * conversations-list row (so the chat header and the list cannot disagree); null for an unknown
+ * conversation. Duration is wall time: first span's start to last span's end.
+ */
+export const ConversationTotals = z.object({
+  span_count: Int,
+  error_count: Int,
+  total_input_tokens: Int,
+  total_output_tokens: Int,
+  usage_known: z.boolean(),
+  total_cost_usd: z.number().nullable(),
+  first_activity: DateTimeOut.nullable(),
+  last_activity: DateTimeOut.nullable(),
+  duration_ms: Int.nullable(),
+});
 
 export const ConversationChat = z.object({
   conversation_id: z.string(),
@@ -116,6 +138,7 @@ export const ConversationChat = z.object({
   limit: Int.default(50),
   offset: Int.default(0),
   total_cost_usd: z.number().nullable(),
+  totals: ConversationTotals.nullable(),
   feedback: z.array(FeedbackRecord).nullable(),
 });
 export type ConversationChat = z.infer<typeof ConversationChat>;

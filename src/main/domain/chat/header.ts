@@ -3,7 +3,8 @@
  * views and by the ingest-time trace summaries, so the two can never disagree.
  */
 import { buildTree, usageTotals, type SpanTree } from './tree.js';
-import { durationMs, type HeaderSpan } from './span.js';
+import type { HeaderSpan } from './span.js';
+import { wallTime } from '../accounting.js';
 
 /**
  * The root: the unique span without a parent; if there are none or several, the span with the latest
@@ -31,9 +32,11 @@ export interface TurnHeader {
   agent_version: string | null;
   status_code: HeaderSpan['status_code'] | null;
   provider: string | null;
+  /** Wall time of the turn (issue 18): its first span's start and its last span's end. */
   start_ns: bigint | null;
   end_ns: bigint | null;
   svc_user_id: string | null;
+  /** end_ns − start_ns: the turn's wall time, not a sum over spans (equal to the root's own when it encloses the rest). */
   total_duration_ms: number | null;
   total_cost_usd: number | null;
   total_input_tokens: number;
@@ -41,19 +44,22 @@ export interface TurnHeader {
   total_reasoning_tokens: number;
   total_cache_creation_input_tokens: number;
   total_cache_read_input_tokens: number;
+  /** Spans whose tokens counted: 0 = no span of the turn reported usage, the token totals are unknown. */
+  usage_spans: number;
 }
 
 export const EMPTY_HEADER: TurnHeader = {
   root_span_id: null, root_span_name: null, agent_name: null, agent_version: null, status_code: null, provider: null,
   start_ns: null, end_ns: null, svc_user_id: null, total_duration_ms: null, total_cost_usd: null,
   total_input_tokens: 0, total_output_tokens: 0, total_reasoning_tokens: 0,
-  total_cache_creation_input_tokens: 0, total_cache_read_input_tokens: 0,
+  total_cache_creation_input_tokens: 0, total_cache_read_input_tokens: 0, usage_spans: 0,
 };
 
-export function turnHeader<S extends HeaderSpan>(spans: readonly S[], tree: SpanTree<S> = buildTree(spans)): TurnHeader {
+export function turnHeader<S extends HeaderSpan & { counted?: number }>(spans: readonly S[], tree: SpanTree<S> = buildTree(spans)): TurnHeader {
   const root = pickRoot(spans);
   if (!root) return { ...EMPTY_HEADER };
   const totals = usageTotals(spans, tree);
+  const wall = wallTime(spans);
   let user: string | null = null;
   let userStart: bigint | null = null;
   for (const s of spans) {
@@ -71,20 +77,25 @@ export function turnHeader<S extends HeaderSpan>(spans: readonly S[], tree: Span
     agent_version: root.agent_version,
     status_code: root.status_code,
     provider: root.provider_name,
-    start_ns: root.start_ns,
-    end_ns: root.end_ns,
+    start_ns: wall.start_ns,
+    end_ns: wall.end_ns,
     svc_user_id: user,
-    total_duration_ms: durationMs(root.start_ns, root.end_ns),
+    total_duration_ms: wall.duration_ms,
     total_cost_usd: totals.cost_usd,
     total_input_tokens: totals.input_tokens,
     total_output_tokens: totals.output_tokens,
     total_reasoning_tokens: totals.reasoning_tokens,
     total_cache_creation_input_tokens: totals.cache_creation_input_tokens,
     total_cache_read_input_tokens: totals.cache_read_input_tokens,
+    usage_spans: totals.usage_spans,
   };
 }
 
-/** Spans of a trace that belong to a conversation's turn: untagged ones and this conversation's (§4.1). */
+/**
+ * Spans of a trace that make a conversation's turn: those credited to it (domain/accounting.ts; the
+ * stored `conversation_id` column holds the credited value). In a trace of one conversation that is
+ * every span; in a trace of several, each span is in exactly one turn, so the turns add up to the trace.
+ */
 export function spansOfConversation<S extends Pick<HeaderSpan, 'conversation_id'>>(spans: readonly S[], conversationId: string): S[] {
-  return spans.filter((s) => s.conversation_id == null || s.conversation_id === conversationId);
+  return spans.filter((s) => s.conversation_id === conversationId);
 }

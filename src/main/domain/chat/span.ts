@@ -15,7 +15,13 @@ export type ChatSpan = Pick<
   | 'input_cost_usd' | 'output_cost_usd' | 'total_cost_usd' | 'content_refs'
   | 'system_instructions' | 'tool_definitions' | 'tool_call_arguments' | 'tool_call_result'
   | 'input_messages' | 'output_messages'
->;
+> & {
+  /**
+   * The stored counting bits (1 tokens, 2 cost: the one counting rule decided over the whole trace at
+   * ingest) when the store read them; absent, the rule is applied to the spans at hand.
+   */
+  counted?: number;
+};
 
 /** The light fields: what the header rules and the ingest-time summaries need (no heavy text). */
 export type HeaderSpan = Pick<

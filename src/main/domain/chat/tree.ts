@@ -75,6 +75,8 @@ export interface UsageTotals {
   cache_read_input_tokens: number;
   /** Sum of costs of cost-bearing leaves; null when no span in the set has a cost. */
   cost_usd: number | null;
+  /** How many spans' tokens were counted: 0 means the set's usage is unknown (shown "–", never 0). */
+  usage_spans: number;
   input_cost_usd: number | null;
   output_cost_usd: number | null;
 }
@@ -134,17 +136,35 @@ export function countedSpans<S extends LeafSpan>(set: readonly S[], tree: SpanTr
   return out;
 }
 
-/** Usage totals of `set` (a whole trace or one subtree): sums over the spans `countedSpans` marks. */
-export function usageTotals<S extends UsageSpan>(set: readonly S[], tree: SpanTree<S> = buildTree(set)): UsageTotals {
+/**
+ * The counting bits of `set`: the stored ones (`counted`, decided over the WHOLE trace at ingest) when
+ * every span carries them — a conversation's turn is part of a trace, and its spans count exactly as
+ * they count in the trace, so the turns of a trace add up to the trace — else computed over `set`.
+ */
+export function countingBits<S extends LeafSpan & { counted?: number }>(set: readonly S[], tree: SpanTree<S> = buildTree(set)): Map<string, number> {
+  if (set.length && set.every((s) => typeof s.counted === 'number')) {
+    const out = new Map<string, number>();
+    for (const s of set) {
+      const bits = s.counted! & (COUNTS_USAGE | COUNTS_COST);
+      if (bits) out.set(s.span_id, bits);
+    }
+    return out;
+  }
+  return countedSpans(set, tree);
+}
+
+/** Usage totals of `set` (a whole trace, one turn or one subtree): sums over the spans the counting rule marks. */
+export function usageTotals<S extends UsageSpan & { counted?: number }>(set: readonly S[], tree: SpanTree<S> = buildTree(set)): UsageTotals {
   const t: UsageTotals = {
     input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
-    cost_usd: null, input_cost_usd: null, output_cost_usd: null,
+    cost_usd: null, input_cost_usd: null, output_cost_usd: null, usage_spans: 0,
   };
-  const counted = countedSpans(set, tree);
+  const counted = countingBits(set, tree);
   for (const s of set) {
     const bits = counted.get(s.span_id);
     if (!bits) continue;
     if (bits & COUNTS_USAGE) {
+      t.usage_spans++;
       t.input_tokens += s.input_tokens ?? 0;
       t.output_tokens += s.output_tokens ?? 0;
       t.reasoning_tokens += s.reasoning_tokens ?? 0;

@@ -42,6 +42,7 @@ export function turnFromParts(traceId: string, spans: readonly ChatSpan[], tree:
     total_reasoning_tokens: h.total_reasoning_tokens,
     total_cache_creation_input_tokens: h.total_cache_creation_input_tokens,
     total_cache_read_input_tokens: h.total_cache_read_input_tokens,
+    usage_known: h.usage_spans > 0,
     messages,
     feedback: feedback ? feedback.trace : null,
   };

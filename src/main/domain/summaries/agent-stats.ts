@@ -3,7 +3,9 @@
  * the rules are unit-testable without a database.
  *
  * Counts (span_count, invocation_count, error_count, duration, first/last seen) are over the spans
- * whose own agent_name is the agent, the same set `group_by agent_name` of the spans query sees.
+ * credited to the agent (the stored agent_name: the span's own, else its nearest agent ancestor's,
+ * domain/accounting.ts), the same set `group_by agent_name` of the spans query and the Agents
+ * click-through see.
  * Tokens and cost are summed over the spans the one counting rule marks (domain/chat/tree.ts
  * `countedSpans`, stored per span in `spans.counted` by the trace summaries before this runs), so an
  * invoke_agent span that repeats its children's tokens is not counted twice and every view shows the
@@ -35,6 +37,8 @@ export interface AgentTraceStats {
   duration_ns: bigint;
   input_tokens: number;
   output_tokens: number;
+  /** Spans whose tokens counted (0: the agent's usage is unknown, not zero). */
+  usage_spans: number;
   cost_usd: number | null;
   first_ns: bigint | null;
   last_ns: bigint | null;
@@ -55,7 +59,7 @@ export function traceAgentStats(rows: TraceSpanRow[]): AgentTraceStats[] {
   const get = (name: string) => {
     let s = out.get(name);
     if (!s) {
-      s = { agent_name: name, span_count: 0, invocation_count: 0, error_count: 0, duration_ns: 0n, input_tokens: 0, output_tokens: 0, cost_usd: null, first_ns: null, last_ns: null };
+      s = { agent_name: name, span_count: 0, invocation_count: 0, error_count: 0, duration_ns: 0n, input_tokens: 0, output_tokens: 0, usage_spans: 0, cost_usd: null, first_ns: null, last_ns: null };
       out.set(name, s);
     }
     return s;
@@ -78,6 +82,7 @@ export function traceAgentStats(rows: TraceSpanRow[]): AgentTraceStats[] {
       if (!name) continue;
       const s = get(name);
       if (counted & COUNTS_USAGE) {
+        s.usage_spans++;
         s.input_tokens += Number(r.input_tokens ?? 0n);
         s.output_tokens += Number(r.output_tokens ?? 0n);
       }

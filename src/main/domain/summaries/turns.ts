@@ -31,6 +31,8 @@ export interface TurnContribution {
   error_count: number;
   input_tokens: number;
   output_tokens: number;
+  /** Spans whose tokens counted (0: the usage is unknown, not zero; issue 18). */
+  usage_spans: number;
   cost_usd: number | null;
   first_ns: bigint | null;
   last_ns: bigint | null;
@@ -57,8 +59,8 @@ const before = (a: bigint | null, b: bigint | null) => a != null && (b == null |
 const minNs = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a < b ? a : b);
 
 /**
- * The conversations a trace's spans are tagged with, each with the earliest start of its spans (the
- * turn's start), in the order first met; the caller sorts the ids.
+ * The conversations a trace's spans are credited to (the stored conversation_id, domain/accounting.ts),
+ * each with the earliest start of its spans (the turn's start), in the order first met; the caller sorts the ids.
  */
 export function conversationStarts(spans: Iterable<{ conversation_id: string | null; start_ns: bigint | null }>): Map<string, bigint | null> {
   const starts = new Map<string, bigint | null>();
@@ -98,6 +100,7 @@ export function turnContribution<S extends TurnSpan>(spans: readonly S[], h: Tur
     error_count: errors,
     input_tokens: h.total_input_tokens,
     output_tokens: h.total_output_tokens,
+    usage_spans: h.usage_spans,
     cost_usd: h.total_cost_usd,
     first_ns: first,
     last_ns: last,
@@ -121,6 +124,7 @@ export interface StoredTurn {
   error_count: number;
   input_tokens: number;
   output_tokens: number;
+  usage_spans: number;
   cost_usd: number | null;
   last_ns: bigint | null;
   conversation_name: string | null;
@@ -137,6 +141,7 @@ export interface ConversationTotals {
   error_count: number;
   input_tokens: number;
   output_tokens: number;
+  usage_spans: number;
   cost_usd: number | null;
   first_ns: bigint | null;
   last_ns: bigint | null;
@@ -153,7 +158,7 @@ export interface ConversationTotals {
  */
 export function aggregateTurns<T extends StoredTurn>(rows: readonly T[]): { totals: ConversationTotals; firstIn: T | null; lastOut: T | null } {
   const c: ConversationTotals = {
-    turn_count: rows.length, span_count: 0, error_count: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, first_ns: null, last_ns: null,
+    turn_count: rows.length, span_count: 0, error_count: 0, input_tokens: 0, output_tokens: 0, usage_spans: 0, cost_usd: null, first_ns: null, last_ns: null,
     conversation_name: null, agent_names: [], request_models: [],
   };
   let nameAt: bigint | null = null;
@@ -166,6 +171,7 @@ export function aggregateTurns<T extends StoredTurn>(rows: readonly T[]): { tota
     c.error_count += r.error_count;
     c.input_tokens += r.input_tokens;
     c.output_tokens += r.output_tokens;
+    c.usage_spans += r.usage_spans;
     if (r.cost_usd != null) c.cost_usd = (c.cost_usd ?? 0) + r.cost_usd;
     if (r.turn_start_ns != null && (c.first_ns == null || r.turn_start_ns < c.first_ns)) c.first_ns = r.turn_start_ns;
     if (r.last_ns != null && (c.last_ns == null || r.last_ns > c.last_ns)) c.last_ns = r.last_ns;

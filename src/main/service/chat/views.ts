@@ -77,6 +77,7 @@ export async function conversationChat(
     limit,
     offset,
     total_cost_usd: page.total_cost_usd,
+    totals: page.totals,
     feedback: fb ? (fb[2].get(conversation_id) ?? []) : null,
   };
 }

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { SpanMessage, SpanRecord } from '../../domain/span.js';
 import { messagesPreview } from '../../domain/previews.js';
 import { countedSpans } from '../../domain/chat/tree.js';
+import { creditSpans, type Credit } from '../../domain/accounting.js';
 
 /** Scalar columns of `spans` copied from the record as they are (strings, numbers, null). */
 export const SPAN_SCALARS = [
@@ -90,11 +91,12 @@ function resourceOf(s: SpanRecord): EncodedResource {
 }
 
 /**
- * The counting rule's bits of a batch's spans, trace by trace, from the batch's own spans of each
- * trace: exact for a trace the batch holds whole (an import writes whole turns); for a trace that
- * also has stored spans, the writer's summary pass recomputes them over all of them.
+ * The counting rule's bits and the credit (domain/accounting.ts: credited agent and conversation, the
+ * inheritance bits) of a batch's spans, trace by trace, from the batch's own spans of each trace:
+ * exact for a trace the batch holds whole (an import writes whole turns); for a trace that also has
+ * stored spans, the writer's summary pass recomputes them over all of them.
  */
-function countBatch(spans: readonly SpanRecord[]): Map<string, number> {
+function countBatch(spans: readonly SpanRecord[]): { counted: Map<string, number>; credit: Map<string, Credit> } {
   const byTrace = new Map<string, Map<string, SpanRecord>>();
   for (const s of spans) {
     const key = `${s.project_id}\u0000${s.trace_id}`;
@@ -103,17 +105,21 @@ function countBatch(spans: readonly SpanRecord[]): Map<string, number> {
     t.set(s.span_id, s); // the last write of a span id wins, as in the store
   }
   const out = new Map<string, number>();
+  const credit = new Map<string, Credit>();
   for (const [key, t] of byTrace) {
     for (const [id, bits] of countedSpans([...t.values()])) out.set(`${key}\u0000${id}`, bits);
+    for (const [id, c] of creditSpans([...t.values()])) credit.set(`${key}\u0000${id}`, c);
   }
-  return out;
+  return { counted: out, credit };
 }
 
 export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
   const out: EncodedSpans = { spans: [], payloads: [], resources: [], keys: [] };
   const seen = new Set<string>();
-  const counted = countBatch(spans);
+  const { counted, credit } = countBatch(spans);
   for (const s of spans) {
+    const skey = `${s.project_id}\u0000${s.trace_id}\u0000${s.span_id}`;
+    const c = credit.get(skey)!;
     const day = dayOf(s.start_ns);
     const res = resourceOf(s);
     const rk = `${res.project_id}\u0000${res.resource_id}`;
@@ -123,9 +129,10 @@ export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
     }
     const key = `"day":"${day}","project_id":${q(s.project_id)},"trace_id":${q(s.trace_id)},"span_id":${q(s.span_id)}`;
     let row = `${key},"start_ns":${num(s.start_ns)},"end_ns":${num(s.end_ns)},"resource_id":"${res.resource_id}"`;
-    for (const c of SPAN_SCALARS) {
-      const v = s[c];
-      row += `,"${c}":${typeof v === 'string' ? q(v) : num(v)}`;
+    for (const col of SPAN_SCALARS) {
+      // The analytic agent / conversation columns hold the credited values (the span's own when it has one).
+      const v = col === 'agent_name' ? c.agent : col === 'conversation_id' ? c.conversation : s[col];
+      row += `,"${col}":${typeof v === 'string' ? q(v) : num(v)}`;
     }
     for (const c of SPAN_ARRAYS) row += `,"${c}":${s[c].length ? q(s[c]) : '[]'}`;
     const [sk, sv] = keysValues(s.custom_attrs_string, (v) => q(v));
@@ -134,7 +141,7 @@ export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
     const [bk, bv] = keysValues(s.custom_attrs_bool, (v) => (v ? '1' : '0'));
     row += `,"str_keys":${sk},"str_values":${sv},"int_keys":${ik},"int_values":${iv},"float_keys":${fk},"float_values":${fv},"bool_keys":${bk},"bool_values":${bv}`;
     row += `,"tool_definitions":${q(s.tool_definitions)},"tool_call_arguments":${q(s.tool_call_arguments)},"tool_call_result":${q(s.tool_call_result)}`;
-    row += `,"counted":${counted.get(`${s.project_id}\u0000${s.trace_id}\u0000${s.span_id}`) ?? 0},"has_input":${s.input_messages.length ? 1 : 0},"input_preview":${q(inputPreview(s.input_messages))}`;
+    row += `,"counted":${(counted.get(skey) ?? 0) | c.bits},"has_input":${s.input_messages.length ? 1 : 0},"input_preview":${q(inputPreview(s.input_messages))}`;
     row += `,"has_output":${s.output_messages.length ? 1 : 0},"output_preview":${q(outputPreview(s.output_messages))}`;
     out.spans.push(`${row},"deleted":0}`);
 

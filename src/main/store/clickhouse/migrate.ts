@@ -5,6 +5,8 @@ import { ddl, raw, sql, str, u64 } from './sql.js';
 
 export class ChMigrationError extends Error {}
 
+const ADD_COLUMN = /^\s*ALTER TABLE \w+ ADD COLUMN /i;
+
 /** The recorded hash of a migration: its statements in order, separated so that no split point is ambiguous. */
 export const migrationHash = (m: ChMigration): string => createHash('sha256').update(m.statements.join('\n;\n')).digest('hex');
 
@@ -36,7 +38,14 @@ export async function migrateClickHouse(ch: ClickHouse, list: ChMigration[] = ch
     }
   }
   for (const m of list.slice(applied.length)) {
-    for (const st of m.statements) await ch.command(ddl(st));
+    for (const st of m.statements) {
+      try {
+        await ch.command(ddl(st));
+      } catch (e) {
+        // 18.16 has no ADD COLUMN IF NOT EXISTS: a column a racing or interrupted run added is done.
+        if (!(ADD_COLUMN.test(st) && /already exists/i.test(String((e as Error).message)))) throw e;
+      }
+    }
     await ch.command(sql`INSERT INTO schema_migrations (version, name, sha256, applied_at) VALUES (${u64(m.version)}, ${str(m.name)}, ${str(migrationHash(m))}, now())`);
   }
 }

@@ -10,14 +10,15 @@
  * both the migration's backfill and the writer (writer.ts `rollup`), so the two cannot disagree. The
  * per-(unit, agent) aggregates are collected with groupArray(tuple(…)) because groupArray skips the
  * NULLs of a Nullable argument (a NULL agent, a NULL sum), which would misalign the arrays; a tuple is
- * never NULL. The derived values use the spans query's SQL (expr.ts DERIVED_SQL).
+ * never NULL. The derived values use the spans query's SQL (expr.ts DERIVED_SQL). `last_end` (0004):
+ * the latest end, for a group's wall time. Migration 0003 keeps its statements as they were applied.
  */
 
 /** `INSERT … SELECT project_id, unit_kind, unit_id, ` + version + ROLLUP_MID + condition on spans + ROLLUP_TAIL. */
 export const ROLLUP_HEAD = `INSERT INTO span_rollups (project_id, unit_kind, unit_id, version, agent_name, span_count, invocations,
 errors, first_ns, last_ns, dur_ns, in_tok, out_tok, reasoning_tok, cache_creation_tok, cache_read_tok, cost,
 in_cost, out_cost, cost_n, cost_min, cost_max, dur_ms_sum, dur_ms_n, dur_ms_min, dur_ms_max, tok_sum, tok_n,
-tok_min, tok_max, agent_versions, provider_names, request_models, conversation_names) SELECT project_id,
+tok_min, tok_max, agent_versions, provider_names, request_models, conversation_names, last_end) SELECT project_id,
 unit_kind, unit_id, `;
 
 export const ROLLUP_MID = `, arrayMap(t -> tupleElement(t, 1), g), arrayMap(t -> tupleElement(t, 2), g), arrayMap(t -> tupleElement(t,
@@ -35,7 +36,7 @@ arrayMap(t -> tupleElement(t, 26), g), arrayMap(t -> tupleElement(t, 27), g), ar
 g) FROM (SELECT project_id, unit_kind, unit_id, groupArray(tuple(u_agent, u_spans, u_invocations, u_errors,
 u_first, u_last, u_dur, u_in_tok, u_out_tok, u_reasoning_tok, u_cache_creation_tok, u_cache_read_tok, u_cost,
 u_in_cost, u_out_cost, u_cost_n, u_cost_min, u_cost_max, u_dms_sum, u_dms_n, u_dms_min, u_dms_max, u_tok_sum,
-u_tok_n, u_tok_min, u_tok_max, u_versions, u_providers, u_models, u_names)) AS g FROM (SELECT project_id,
+u_tok_n, u_tok_min, u_tok_max, u_versions, u_providers, u_models, u_names, u_last_end)) AS g FROM (SELECT project_id,
 if(isNull(conversation_id), 'trace', 'conversation') AS unit_kind, ifNull(conversation_id,
 trace_id) AS unit_id, agent_name AS u_agent, count() AS u_spans,
 countIf(ifNull(operation_name = 'invoke_agent', 0)) AS u_invocations, countIf(status_code = 'ERROR') AS u_errors,
@@ -58,46 +59,7 @@ max(if(end_ns >= start_ns, intDiv(end_ns - start_ns, 1000000), NULL)) AS u_dms_m
 1) != 0, ifNull(input_tokens, 0) + ifNull(output_tokens, 0), NULL)) AS u_tok_max,
 groupUniqArray(agent_version) AS u_versions, groupUniqArray(provider_name) AS u_providers,
 groupUniqArray(request_model) AS u_models,
-groupUniqArray(conversation_name) AS u_names FROM spans FINAL WHERE deleted = 0 AND `;
+groupUniqArray(conversation_name) AS u_names, max(end_ns) AS u_last_end FROM spans FINAL WHERE deleted = 0 AND `;
 
 export const ROLLUP_TAIL = ` GROUP BY project_id, unit_kind, unit_id, agent_name) GROUP BY project_id, unit_kind,
 unit_id) SETTINGS optimize_move_to_prewhere = 0`;
-
-/** The span_rollups table (migration 0003). */
-export const ROLLUP_TABLE = `CREATE TABLE IF NOT EXISTS span_rollups (
-  project_id String,
-  unit_kind String,
-  unit_id String,
-  version UInt64,
-  agent_name Array(Nullable(String)),
-  span_count Array(UInt64),
-  invocations Array(UInt64),
-  errors Array(UInt64),
-  first_ns Array(Nullable(Int64)),
-  last_ns Array(Nullable(Int64)),
-  dur_ns Array(Nullable(Int64)),
-  in_tok Array(Nullable(Int64)),
-  out_tok Array(Nullable(Int64)),
-  reasoning_tok Array(Nullable(Int64)),
-  cache_creation_tok Array(Nullable(Int64)),
-  cache_read_tok Array(Nullable(Int64)),
-  cost Array(Nullable(Float64)),
-  in_cost Array(Nullable(Float64)),
-  out_cost Array(Nullable(Float64)),
-  cost_n Array(UInt64),
-  cost_min Array(Nullable(Float64)),
-  cost_max Array(Nullable(Float64)),
-  dur_ms_sum Array(Nullable(Int64)),
-  dur_ms_n Array(UInt64),
-  dur_ms_min Array(Nullable(Int64)),
-  dur_ms_max Array(Nullable(Int64)),
-  tok_sum Array(Nullable(Int64)),
-  tok_n Array(UInt64),
-  tok_min Array(Nullable(Int64)),
-  tok_max Array(Nullable(Int64)),
-  agent_versions Array(Array(String)),
-  provider_names Array(Array(String)),
-  request_models Array(Array(String)),
-  conversation_names Array(Array(String))
-) ENGINE = ReplacingMergeTree(version)
-ORDER BY (project_id, unit_kind, unit_id)`;

@@ -67,7 +67,7 @@ export function lightSpan(r: LightRowJson): LightSpan {
 
 export const TURN_COLUMNS = raw(
   `project_id, conversation_id, trace_id, turn_start_ns, root_span_id, root_start_ns, root_end_ns, duration_ms, status_code,
-   span_count, error_count, input_tokens, output_tokens, cost_usd, last_ns, conversation_name, agent_names, request_models,
+   span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd, last_ns, conversation_name, agent_names, request_models,
    first_input_ns, first_text, last_output_ns, last_text`,
 );
 
@@ -85,6 +85,7 @@ export function turnRow(r: TurnRowJson): TurnRow {
     error_count: Number(r.error_count),
     input_tokens: Number(r.input_tokens),
     output_tokens: Number(r.output_tokens),
+    usage_spans: Number(r.usage_spans),
     last_ns: big(r.last_ns),
     first_input_ns: big(r.first_input_ns),
     last_output_ns: big(r.last_output_ns),
@@ -93,7 +94,7 @@ export function turnRow(r: TurnRowJson): TurnRow {
 
 /** conversation_keys (migration 0004): a turn's days and its contribution to the conversation. */
 export const CONVERSATION_KEY_COLUMNS = raw(
-  `conversation_id, trace_id, first_day, last_day, turn_start_ns, span_count, error_count, input_tokens, output_tokens, cost_usd,
+  `conversation_id, trace_id, first_day, last_day, turn_start_ns, span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd,
    last_ns, conversation_name, agent_names, request_models, first_input_ns, first_text, last_output_ns, last_text, version, deleted`,
 );
 
@@ -107,6 +108,7 @@ export function contributionRow(r: ConversationKeyJson): TurnContributionRow {
     error_count: Number(r.error_count),
     input_tokens: Number(r.input_tokens),
     output_tokens: Number(r.output_tokens),
+    usage_spans: Number(r.usage_spans),
     cost_usd: r.cost_usd,
     last_ns: big(r.last_ns),
     conversation_name: r.conversation_name,

@@ -13,6 +13,7 @@
 import { buildTree, countedSpans, COUNTS_COST, COUNTS_USAGE } from '../../domain/chat/tree.js';
 import { spansOfConversation, turnHeader } from '../../domain/chat/header.js';
 import type { HeaderSpan } from '../../domain/chat/span.js';
+import { CREDIT_BITS, creditSpans, ownValues } from '../../domain/accounting.js';
 import type { ConversationSummary } from '../../domain/conversation-row.js';
 import { traceAgentStats, type AgentTraceStats } from '../../domain/summaries/agent-stats.js';
 import { HAS_INPUT, HAS_OUTPUT, aggregateTurns, conversationStarts, turnContribution, type StoredTurn, type TurnContribution } from '../../domain/summaries/turns.js';
@@ -92,8 +93,15 @@ export interface TraceSummaries {
   /** The trace's own conversations-list row when no span carries a conversation id. */
   traceRow: ConversationSummaryRow | null;
   agents: AgentStatsRow[];
-  /** Spans whose stored counting bits are wrong (the trace grew or changed): span id → bits. */
-  recount: Map<string, number>;
+  /** Spans whose stored counting bits or credit are wrong (the trace grew or changed): span id → the right ones. */
+  recount: Map<string, Recount>;
+}
+
+/** A span's stored counting and inheritance bits and credited agent / conversation (domain/accounting.ts). */
+export interface Recount {
+  bits: number;
+  agent_name: string | null;
+  conversation_id: string | null;
 }
 
 const minN = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a < b ? a : b);
@@ -110,6 +118,7 @@ function contributionRow(c: TurnContribution) {
     error_count: c.error_count,
     input_tokens: c.input_tokens,
     output_tokens: c.output_tokens,
+    usage_spans: c.usage_spans,
     cost_usd: c.cost_usd,
     last_ns: c.last_ns,
     conversation_name: c.conversation_name,
@@ -126,14 +135,16 @@ function contributionRow(c: TurnContribution) {
 export function summarizeTrace(projectId: string, traceId: string, stored: LightSpan[]): TraceSummaries | null {
   if (!stored.length) return null;
   const tree = buildTree(stored);
-  // The counting rule over the whole trace: the stored bits were set from one batch's view of it.
+  // The counting rule and the credit over the whole trace: the stored ones were set from one batch's view of it.
   const counts = countedSpans(stored, tree);
-  const recount = new Map<string, number>();
+  const credit = creditSpans(stored.map((s) => ({ ...s, ...ownValues(s) })));
+  const recount = new Map<string, Recount>();
   const spans = stored.map((s) => {
-    const bits = counts.get(s.span_id) ?? 0;
-    if ((s.counted & COUNT_BITS) === bits) return s;
-    recount.set(s.span_id, bits);
-    return { ...s, counted: bits };
+    const c = credit.get(s.span_id)!;
+    const bits = (counts.get(s.span_id) ?? 0) | c.bits;
+    if ((s.counted & (COUNT_BITS | CREDIT_BITS)) === bits && s.agent_name === c.agent && s.conversation_id === c.conversation) return s;
+    recount.set(s.span_id, { bits, agent_name: c.agent, conversation_id: c.conversation });
+    return { ...s, counted: bits, agent_name: c.agent, conversation_id: c.conversation };
   });
   const h = turnHeader(spans, buildTree(spans));
   let firstDay = spans[0]!.day;
@@ -183,7 +194,7 @@ export function summarizeTrace(projectId: string, traceId: string, stored: Light
     traceRow = {
       project_id: projectId, conversation_id: traceId, kind: 'trace', conversation_name: c.conversation_name, turn_count: 1,
       span_count: c.span_count, error_count: c.error_count, input_tokens: c.input_tokens, output_tokens: c.output_tokens,
-      cost_usd: c.cost_usd, first_ns: firstStart, last_ns: c.last_ns, agent_names: c.agent_names, request_models: c.request_models,
+      usage_spans: c.usage_spans, cost_usd: c.cost_usd, first_ns: firstStart, last_ns: c.last_ns, agent_names: c.agent_names, request_models: c.request_models,
       first_text: c.first_text, last_text: c.last_text,
     };
   }
@@ -227,7 +238,7 @@ export function summarizeTrace(projectId: string, traceId: string, stored: Light
 /** What a conversation's row is computed from: each turn's contribution (kept by the writer in conversation_keys). */
 export type TurnContributionRow = Pick<
   TurnRow,
-  | 'trace_id' | 'turn_start_ns' | 'span_count' | 'error_count' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'last_ns'
+  | 'trace_id' | 'turn_start_ns' | 'span_count' | 'error_count' | 'input_tokens' | 'output_tokens' | 'usage_spans' | 'cost_usd' | 'last_ns'
   | 'conversation_name' | 'agent_names' | 'request_models' | 'first_input_ns' | 'first_text' | 'last_output_ns' | 'last_text'
 >;
 

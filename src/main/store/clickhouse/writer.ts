@@ -30,7 +30,7 @@ import type { ClickHouse } from './connection.js';
 import type { EncodedSpans } from './encode.js';
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../ports.js';
-import { summarizeConversation, summarizeTrace, type LightSpan, type TurnContributionRow } from './summaries.js';
+import { summarizeConversation, summarizeTrace, type LightSpan, type Recount, type TurnContributionRow } from './summaries.js';
 import { date, i64, ident, join, raw, sql, str, strs, u64, type Sql } from './sql.js';
 import { ROLLUP_HEAD, ROLLUP_MID, ROLLUP_TAIL } from './rollups.js';
 import { FINAL_SETTINGS } from './reads/scope.js';
@@ -51,6 +51,8 @@ const bigintJson = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toStri
 /** JSONEachRow text of summary rows with their version (64-bit integers as quoted digits, which ClickHouse reads). */
 export const jsonRows = (rows: object[], version: number, deleted = 0): string =>
   rows.map((r) => JSON.stringify({ ...r, version, deleted }, bigintJson)).join('\n');
+
+type RecountRow = { trace_id: string; span_id: string; day: string } & Recount;
 
 interface OldTrace {
   first_day: string;
@@ -333,7 +335,7 @@ export class Writer {
     }
     const live = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[], traceKeys: [] as object[], convKeys: [] as object[] };
     const gone = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[], traceKeys: [] as object[], convKeys: [] as object[] };
-    const recount: { trace_id: string; span_id: string; day: string; bits: number }[] = [];
+    const recount: RecountRow[] = [];
     const conversations = new Set<string>(alsoConversations);
     /** Traces whose conversation-less rollup unit is recomputed, with their days; and those left without one. */
     const looseUnits = new Map<string, string[]>();
@@ -375,7 +377,10 @@ export class Writer {
       live.agents.push(...sum.agents);
       if (sum.traceRow) live.rows.push(sum.traceRow);
       for (const c of convNow) conversations.add(c);
-      for (const s of spans) if (sum.recount.has(s.span_id)) recount.push({ trace_id: t, span_id: s.span_id, day: s.day, bits: sum.recount.get(s.span_id)! });
+      for (const s of spans) {
+        const r = sum.recount.get(s.span_id);
+        if (r) recount.push({ trace_id: t, span_id: s.span_id, day: s.day, ...r });
+      }
     }
     const both = (a: object[], b: object[]) => [jsonRows(a, version), jsonRows(b, version, 1)].filter(Boolean).join('\n');
     await Promise.all([
@@ -424,20 +429,30 @@ export class Writer {
   }
 
   /**
-   * New versions of spans whose counting bits changed (a late child took the leaf role): the server
-   * copies each row with its new bits, versioned above every version it has of that span.
+   * New versions of spans whose counting bits or credit changed (a late child took the leaf role, a
+   * parent arrived and its agent or conversation is inherited): the server copies each row with its
+   * new bits and credited agent / conversation, versioned above every version it has of that span.
+   * (18.16 binds no Nullable array: a null credit is sent as a flag beside an empty string.)
    */
-  private async recount(projectId: string, list: { trace_id: string; span_id: string; day: string; bits: number }[], version: number): Promise<void> {
+  private async recount(projectId: string, list: RecountRow[], version: number): Promise<void> {
     await this.markDirty(list.map((r) => r.day));
     const columns = await this.spanColumns();
     const keys = list.map((r) => `${r.trace_id}/${r.span_id}`);
     const bits = list.map((r) => r.bits);
+    const at = sql`indexOf(${strs(keys)}, concat(trace_id, '/', span_id))`;
+    const credited = (c: 'agent_name' | 'conversation_id') => {
+      const values = strs(list.map((r) => r[c] ?? ''));
+      const isNull = { type: 'Array(UInt8)' as const, value: list.map((r) => (r[c] == null ? 1 : 0)) };
+      return sql`if(${at} = 0, ${ident(c)}, if(arrayElement(${isNull}, ${at}) = 1, NULL, arrayElement(${values}, ${at}))) AS ${ident(c)}`;
+    };
     const select = columns.map((c) =>
       c === 'counted'
         ? sql`transform(concat(trace_id, '/', span_id), ${strs(keys)}, ${{ type: 'Array(UInt8)', value: bits }}, counted) AS counted`
-        : c === 'version'
-          ? sql`greatest(version + 1, ${i64(version)}) AS version`
-          : ident(c),
+        : c === 'agent_name' || c === 'conversation_id'
+          ? credited(c)
+          : c === 'version'
+            ? sql`greatest(version + 1, ${i64(version)}) AS version`
+            : ident(c),
     );
     await this.ch.command(
       sql`INSERT INTO spans (${join(columns.map((c) => ident(c)), ', ')})
@@ -541,7 +556,7 @@ export class Writer {
 /** A turn's contribution columns (conversation_keys) from its conversation_turns row. */
 const contributionKeys = (t: TurnContributionRow & { trace_id: string }) => ({
   trace_id: t.trace_id, turn_start_ns: t.turn_start_ns, span_count: t.span_count, error_count: t.error_count, input_tokens: t.input_tokens,
-  output_tokens: t.output_tokens, cost_usd: t.cost_usd, last_ns: t.last_ns, conversation_name: t.conversation_name, agent_names: t.agent_names,
+  output_tokens: t.output_tokens, usage_spans: t.usage_spans, cost_usd: t.cost_usd, last_ns: t.last_ns, conversation_name: t.conversation_name, agent_names: t.agent_names,
   request_models: t.request_models, first_input_ns: t.first_input_ns, first_text: t.first_text, last_output_ns: t.last_output_ns, last_text: t.last_text,
 });
 

@@ -9,7 +9,7 @@
  *   0008 filter choices · 0009 project summaries (layout) · 0010 full-text search (layout) ·
  *   0011 compressed span bodies (layout) · 0012 span rollups by agent (layout) · 0013 compact summaries (layout) ·
  *   0014 span keys out of bodies (layout) · 0015 search documents per conversation (layout) ·
- *   0016 spans of one agent index (layout) · 0017 trace conversations (layout)
+ *   0016 spans of one agent index (layout) · 0017 trace conversations (layout) · 0019 credited accounting (query)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -29,6 +29,7 @@ import searchByConversation from './0015_search_by_conversation.js';
 import spansProjectAgent from './0016_spans_project_agent.js';
 import traceConversations from './0017_trace_conversations.js';
 import threadStats from './0018_thread_stats.js';
+import creditedAccounting from './0019_credited_accounting.js';
 
 export interface Migration {
   version: number;
@@ -55,4 +56,5 @@ export const migrations: Migration[] = [
   { version: 16, name: 'spans_project_agent', sql: spansProjectAgent },
   { version: 17, name: 'trace_conversations', sql: traceConversations },
   { version: 18, name: 'thread_stats', sql: threadStats },
+  { version: 19, name: 'credited_accounting', sql: creditedAccounting },
 ];

@@ -2,6 +2,8 @@ import type { Db } from './open.js';
 import type { ChatSpan } from '../../domain/chat/span.js';
 import type { SpanMessage, StatusCode } from '../../domain/span.js';
 import type { TurnPage } from '../ports.js';
+import { INHERITED_AGENT, INHERITED_CONVERSATION, wallMs } from '../../domain/accounting.js';
+import { isoFromNs } from '../../domain/time.js';
 
 /**
  * SQL of the chat views. Every statement is an indexed lookup: spans by (project_id, trace_id)
@@ -14,9 +16,9 @@ const HEAVY = ['system_instructions', 'tool_definitions', 'tool_call_arguments',
 export const SQL = {
   traceSpans: `SELECT ${spanColumns()} FROM spans s JOIN span_details d ON d.span_rowid = s.id
     WHERE s.project_id = @project_id AND s.trace_id = @trace_id`,
+  // A turn: the trace's spans credited to the conversation (domain/accounting.ts; the column holds the credited id).
   conversationTraceSpans: `SELECT ${spanColumns()} FROM spans s JOIN span_details d ON d.span_rowid = s.id
-    WHERE s.project_id = @project_id AND s.trace_id = @trace_id
-      AND (s.conversation_id IS NULL OR s.conversation_id = @conversation_id)`,
+    WHERE s.project_id = @project_id AND s.trace_id = @trace_id AND s.conversation_id = @conversation_id`,
   traceSpansLight: `SELECT ${lightColumns()}, s.id AS rid FROM spans s WHERE s.project_id = @project_id AND s.trace_id = @trace_id`,
   // Messages are stored as JSON.stringify output, so a user-role message contains '"role":"user"' and a
   // tool-call part '"type":"tool_call' (LIKE ignores ASCII case; a message that merely quotes these
@@ -33,6 +35,11 @@ export const SQL = {
   // Each turn's cost as the conversation view builds the turn (migration 0006): the same sum the conversations list shows.
   conversationCost: `SELECT SUM(cost_usd) AS cost FROM conversation_turns
     WHERE project_id = @project_id AND conversation_id = @conversation_id`,
+  // The conversation's list row (issue 18): the chat header shows exactly what the list shows.
+  // Wall time from the turn rows: the first turn's start to the latest end among the turns' spans.
+  conversationTotals: `SELECT c.span_count, c.error_count, c.input_tokens, c.output_tokens, c.usage_spans, c.cost_usd, c.first_ns, c.last_ns,
+      (SELECT MAX(t.root_end_ns) FROM conversation_turns t WHERE t.project_id = c.project_id AND t.conversation_id = c.conversation_id) AS end_ns
+    FROM conversation_summaries c WHERE c.project_id = @project_id AND c.conversation_id = @conversation_id AND c.kind = 'conversation'`,
 } as const;
 
 function lightColumns(): string {
@@ -41,7 +48,9 @@ function lightColumns(): string {
 
 function spanColumns(): string {
   return `s.trace_id, s.span_id, s.parent_span_id, s.span_name, CAST(s.start_ns AS TEXT) AS start_ns, CAST(s.end_ns AS TEXT) AS end_ns,
-    s.status_code, s.status_message, s.error_type, s.tool_call_id, s.operation_name, s.provider_name, s.agent_id, s.agent_name, s.agent_version, s.conversation_id,
+    s.status_code, s.status_message, s.error_type, s.tool_call_id, s.operation_name, s.provider_name, s.agent_id,
+    CASE WHEN s.counted & ${INHERITED_AGENT} THEN NULL ELSE s.agent_name END AS agent_name, s.agent_version,
+    CASE WHEN s.counted & ${INHERITED_CONVERSATION} THEN NULL ELSE s.conversation_id END AS conversation_id, s.counted & 3 AS counted,
     s.request_model, s.response_model, s.tool_name, s.reasoning_content, s.compaction_summary, s.compaction_items_before,
     s.compaction_items_after, s.svc_user_id, s.input_tokens, s.output_tokens, s.reasoning_tokens,
     s.cache_creation_input_tokens, s.cache_read_input_tokens, s.input_cost_usd, s.output_cost_usd, s.total_cost_usd,
@@ -132,6 +141,24 @@ function toLazySpans(names: string[], rows: unknown[][], load: (rid: number) => 
   return out;
 }
 
+interface TotalsRow {
+  span_count: bigint; error_count: bigint; input_tokens: bigint; output_tokens: bigint; usage_spans: bigint;
+  cost_usd: number | null; first_ns: bigint | null; last_ns: bigint | null; end_ns: bigint | null;
+}
+
+/** A conversation's totals from its list row: wall time from its first span's start to its last span's end. */
+const totalsOf = (t: TotalsRow): NonNullable<TurnPage['totals']> => ({
+  span_count: Number(t.span_count),
+  error_count: Number(t.error_count),
+  total_input_tokens: Number(t.input_tokens),
+  total_output_tokens: Number(t.output_tokens),
+  usage_known: t.usage_spans > 0n,
+  total_cost_usd: t.cost_usd,
+  first_activity: t.first_ns == null ? null : isoFromNs(t.first_ns),
+  last_activity: t.last_ns == null ? null : isoFromNs(t.last_ns),
+  duration_ms: wallMs(t.first_ns, t.end_ns),
+});
+
 export interface ChatRepo {
   /**
    * All spans of a trace with only the light columns read; each span's heavy fields are read when
@@ -157,6 +184,7 @@ export function createChatRepo(db: Db): ChatRepo {
   const countTurns = db.prepare<{ project_id: string; conversation_id: string }, { n: number }>(SQL.countTurns);
   const pageTurns = db.prepare<{ project_id: string; conversation_id: string; limit: number; offset: number }, { trace_id: string }>(SQL.pageTurns);
   const conversationCost = db.prepare<{ project_id: string; conversation_id: string }, { cost: number | null }>(SQL.conversationCost);
+  const conversationTotals = db.prepare<{ project_id: string; conversation_id: string }, TotalsRow>(SQL.conversationTotals).safeIntegers(true);
   const light = db.prepare<{ project_id: string; trace_id: string }, unknown[]>(SQL.traceSpansLight).raw(true);
   const lightNames = light.columns().map((c) => c.name);
   const details = db.prepare<[number], HeavyRow>(SQL.details);
@@ -171,7 +199,8 @@ export function createChatRepo(db: Db): ChatRepo {
     conversationTurns: ({ project_id, conversation_id, limit, offset }) => {
       const total = countTurns.get({ project_id, conversation_id })?.n ?? 0;
       const ids = limit > 0 && offset < total ? pageTurns.all({ project_id, conversation_id, limit, offset }).map((r) => r.trace_id) : [];
-      return { trace_ids: ids, total_turns: total, total_cost_usd: conversationCost.get({ project_id, conversation_id })?.cost ?? null };
+      const t = conversationTotals.get({ project_id, conversation_id });
+      return { trace_ids: ids, total_turns: total, total_cost_usd: conversationCost.get({ project_id, conversation_id })?.cost ?? null, totals: t ? totalsOf(t) : null };
     },
     conversationTurnSpans: (project_id, conversation_id, traceIds) =>
       traceIds.map((trace_id) => convSpans.all({ project_id, trace_id, conversation_id }).map(toSpan)),

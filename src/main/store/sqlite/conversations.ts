@@ -63,7 +63,7 @@ export const CONVERSATIONS_SQL = {
     if (!plan.sort.some((s) => s.field === 'conversation_id')) order.push('c.conversation_id ASC');
     order.push('c.kind ASC');
     return `SELECT c.id, c.kind, c.conversation_id, c.conversation_name, c.turn_count, c.span_count, c.error_count, c.input_tokens,
-      c.output_tokens, c.cost_usd, c.first_ns, c.last_ns, c.agent_names, c.request_models, c.first_text, c.last_text
+      c.output_tokens, c.usage_spans, c.cost_usd, c.first_ns, c.last_ns, c.agent_names, c.request_models, c.first_text, c.last_text
       FROM conversation_summaries c WHERE ${conversationsWhere(plan).sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
   },
   count: (plan: IndexedPlan) => `SELECT COUNT(*) FROM conversation_summaries c WHERE ${conversationsWhere(plan).sql}`,
@@ -94,7 +94,7 @@ export function createConversationsRepo(db: Db, opts: { gatherDocs?: number } = 
   const search = createConversationSearch(db, createSearchReader(db), opts.gatherDocs);
   const page = (plan: IndexedPlan, extra: unknown[], limit: number, offset: number): Row[] =>
     (ints(CONVERSATIONS_SQL.page(plan)).all(...conversationsWhere(plan).params, ...extra, limit, offset) as Record<string, unknown>[]).map(
-      (r) => ({ ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens) }) as Row,
+      (r) => ({ ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens), usage_spans: Number(r.usage_spans) }) as Row,
     );
   const count = (plan: IndexedPlan, extra: unknown[]) => Number(prep(CONVERSATIONS_SQL.count(plan)).pluck().get(...conversationsWhere(plan).params, ...extra));
 

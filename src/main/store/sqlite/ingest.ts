@@ -4,6 +4,7 @@ import { createSummaryMaintainer, type SummaryMaintainer, type SummarySpan } fro
 import { HAS_INPUT, HAS_OUTPUT } from '../../domain/summaries/turns.js';
 import { previewOf } from '../../domain/previews.js';
 import { countedSpans } from '../../domain/chat/tree.js';
+import { creditSpans } from '../../domain/accounting.js';
 import { searchTexts } from '../../domain/search-text.js';
 import { createSearchIndex, type SearchIndex } from './fts.js';
 import { ThreadBodyEncoder, createBodyWriter, type EncodedBody } from './bodies.js';
@@ -55,6 +56,8 @@ const KEY = new Set(['project_id', 'trace_id', 'span_id']);
  */
 const N_SPAN = SPAN_COLUMNS.length - 1;
 const COUNTED_AT = SPAN_COLUMNS.indexOf('counted');
+const AGENT_AT = SPAN_COLUMNS.indexOf('agent_name');
+const CONVERSATION_AT = SPAN_COLUMNS.indexOf('conversation_id');
 const RESOURCE_AT = N_SPAN;
 const BODY_AT = N_SPAN + 1;
 const PREVIEWS_AT = N_SPAN + 2;
@@ -116,9 +119,11 @@ export function prepareSpan(s: SpanRecord): PreparedSpan {
 }
 
 /**
- * Sets the counting rule's bits (spans.counted) of the batch's spans, trace by trace, from the
- * batch's own spans of each trace: exact for a trace first seen in this batch (an import writes
- * whole turns); for a trace already stored, the summaries recompute them over all its spans.
+ * Sets the counting rule's bits (spans.counted) and the credited agent and conversation
+ * (domain/accounting.ts: the agent_name / conversation_id columns, inheritance bits in counted) of the
+ * batch's spans, trace by trace, from the batch's own spans of each trace: exact for a trace first
+ * seen in this batch (an import writes whole turns); for a trace already stored, the summaries
+ * recompute them over all its spans (summaries/traces.ts).
  */
 function countBatch(rows: PreparedSpan[], spans: SummarySpan[]): void {
   const byTrace = new Map<string, Map<string, number[]>>();
@@ -134,11 +139,19 @@ function countBatch(rows: PreparedSpan[], spans: SummarySpan[]): void {
     // The last write of a span id wins, as in the upsert.
     const set = [...t.values()].map((at) => spans[at[at.length - 1]!]!);
     const counted = countedSpans(set);
+    const credit = creditSpans(set);
     for (const [id, at] of t) {
       const bits = counted.get(id) ?? 0;
+      const c = credit.get(id)!;
       for (const i of at) {
-        spans[i]!.counted |= bits;
-        rows[i]![COUNTED_AT] = spans[i]!.counted;
+        const s = spans[i]!;
+        s.counted |= bits | c.bits;
+        s.agent_name = c.agent;
+        s.conversation_id = c.conversation;
+        const row = rows[i]!;
+        row[COUNTED_AT] = s.counted;
+        row[AGENT_AT] = c.agent;
+        row[CONVERSATION_AT] = c.conversation;
       }
     }
   }

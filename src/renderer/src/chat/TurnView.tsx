@@ -11,7 +11,7 @@ import type { Turn } from '../api/views';
 
 /** A turn's header fields (a Turn, or the paged trace chat's header without messages). */
 export type TurnHead = Omit<Turn, 'messages'>;
-import { fmtCost, fmtDuration, fmtTime, fmtTokens } from '../components/format';
+import { fmtCost, fmtDuration, fmtTime, fmtUsage } from '../components/format';
 import { projectPath } from '../hooks/project';
 import { ErrorLine, Message } from './Message';
 import { FeedbackBadges, FeedbackControl, ownThumbs } from './Feedback';
@@ -65,7 +65,7 @@ export function TurnHeader(p: Omit<Props, 'turn' | 'plan'> & { turn: TurnHead })
         <span title={t.started_at ?? ''}>{fmtTime(t.started_at)}</span>
         {t.agent_name && <span className="pill">{t.agent_name}</span>}
         <span title="duration">{fmtDuration(t.total_duration_ms)}</span>
-        <span title="input → output tokens">{fmtTokens(t.total_input_tokens)} → {fmtTokens(t.total_output_tokens)} tok</span>
+        <span title={t.usage_known ? 'input → output tokens' : 'no span of this turn reported token usage'} data-testid="turn-tokens">{fmtUsage(t.total_input_tokens ?? 0, t.total_output_tokens ?? 0, t.usage_known)}{t.usage_known ? ' tok' : ' tokens'}</span>
         {t.total_cost_usd !== null && <span title="cost">{fmtCost(t.total_cost_usd)}</span>}
         {failed && <span className="pill error">failed</span>}
         <FeedbackBadges items={t.feedback} except={ownThumbs(t.feedback)} />

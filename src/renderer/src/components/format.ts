@@ -18,6 +18,14 @@ export function fmtTokens(n: number | null | undefined): string {
   return String(n);
 }
 
+/**
+ * Input → output tokens of a total, or "–" when no span of it reported usage (`usage_known` false,
+ * decision 0021): unknown usage is never shown as 0 / 0.
+ */
+export function fmtUsage(input: number, output: number, known: boolean, sep = ' → '): string {
+  return known ? `${fmtTokens(input)}${sep}${fmtTokens(output)}` : DASH;
+}
+
 export function fmtDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return DASH;
   if (ms < 1000) return `${Math.round(ms)} ms`;

@@ -8,6 +8,7 @@ import spans from './0001_spans.js';
 import summaries from './0002_summaries.js';
 import spanRollups from './0003_span_rollups.js';
 import writerKeys from './0004_writer_keys.js';
+import creditedAccounting from './0005_credited_accounting.js';
 
 export interface ChMigration {
   version: number;
@@ -20,4 +21,5 @@ export const chMigrations: ChMigration[] = [
   { version: 2, name: 'summaries', statements: summaries },
   { version: 3, name: 'span_rollups', statements: spanRollups },
   { version: 4, name: 'writer_keys', statements: writerKeys },
+  { version: 5, name: 'credited_accounting', statements: creditedAccounting },
 ];

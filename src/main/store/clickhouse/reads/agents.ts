@@ -19,7 +19,7 @@ export async function agents(ch: ClickHouse, plan: AgentsPlan, opts: ReadOptions
   const { rows, total } = await ch.page<Record<string, string | number | null>>(
     sql`SELECT agent_name, sum(span_count) AS span_count, sum(invocation_count) AS invocation_count, sum(error_count) AS error_count,
           sum(duration_ns) AS duration_ns, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
-          sum(cost_usd) AS cost_usd, min(first_ns) AS first_ns, max(last_ns) AS last_ns
+          sum(cost_usd) AS cost_usd, min(first_ns) AS first_ns, max(last_ns) AS last_ns, sum(usage_spans) AS usage_spans
         FROM agent_trace_stats FINAL WHERE project_id = ${str(plan.project_id)}${byName} AND deleted = 0
         GROUP BY agent_name HAVING span_count > 0
         ORDER BY ${order}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`,
@@ -38,6 +38,7 @@ export async function agents(ch: ClickHouse, plan: AgentsPlan, opts: ReadOptions
       total_input_tokens: Number(r.input_tokens),
       total_output_tokens: Number(r.output_tokens),
       total_cost_usd: plan.include_costs ? ((r.cost_usd as number | null) ?? null) : null,
+      usage_known: Number(r.usage_spans) > 0,
     })),
     total_count: total,
   };

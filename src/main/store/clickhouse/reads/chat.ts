@@ -8,6 +8,8 @@ import type { SpanMessage, StatusCode } from '../../../domain/span.js';
 import type { ReadOptions, TurnPage } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { big, int } from '../rows.js';
+import { INHERITED_AGENT, INHERITED_CONVERSATION, wallMs } from '../../../domain/accounting.js';
+import { isoFromNs } from '../../../domain/time.js';
 import { limit, raw, sql, str, type Sql } from '../sql.js';
 import { traceIn } from './keys.js';
 import { inDays } from '../writer.js';
@@ -41,8 +43,9 @@ export async function traceDays(ch: ClickHouse, projectId: string, traceIds: rea
 }
 
 const CHAT_LIGHT = raw(
-  `trace_id, span_id, parent_span_id, span_name, start_ns, end_ns, status_code, status_message, error_type, tool_call_id, operation_name, provider_name, agent_id, agent_name,
-   agent_version, conversation_id, request_model, response_model, tool_name, reasoning_content, compaction_summary,
+  `trace_id, span_id, parent_span_id, span_name, start_ns, end_ns, status_code, status_message, error_type, tool_call_id, operation_name, provider_name, agent_id,
+   if(bitAnd(counted, ${INHERITED_AGENT}) != 0, NULL, agent_name) AS agent_name, agent_version,
+   if(bitAnd(counted, ${INHERITED_CONVERSATION}) != 0, NULL, conversation_id) AS conversation_id, bitAnd(counted, 3) AS counted, request_model, response_model, tool_name, reasoning_content, compaction_summary,
    compaction_items_before, compaction_items_after, svc_user_id, input_tokens, output_tokens, reasoning_tokens,
    cache_creation_input_tokens, cache_read_input_tokens, input_cost_usd, output_cost_usd, total_cost_usd, content_refs,
    tool_definitions, tool_call_arguments, tool_call_result`,
@@ -70,6 +73,7 @@ function toChatSpan(r: Light, h: Heavy | undefined): ChatSpan {
     start_ns: big(r.start_ns as string | null),
     end_ns: big(r.end_ns as string | null),
     status_code: r.status_code as StatusCode,
+    counted: Number(r.counted ?? 0),
     status_message: r.status_message as string | null,
     error_type: r.error_type as string | null,
     tool_call_id: r.tool_call_id as string | null,
@@ -112,7 +116,8 @@ function toChatSpan(r: Light, h: Heavy | undefined): ChatSpan {
  */
 export async function spansOfTraces(ch: ClickHouse, projectId: string, traceIds: readonly string[], conversationId: string | null, opts: ReadOptions): Promise<ChatSpan[][]> {
   if (!traceIds.length) return [];
-  const conv = conversationId === null ? raw('') : sql` AND (isNull(conversation_id) OR conversation_id = ${str(conversationId)})`;
+  // A turn: the trace's spans credited to the conversation (domain/accounting.ts; the column holds the credited id).
+  const conv = conversationId === null ? raw('') : sql` AND conversation_id = ${str(conversationId)}`;
   const read = (days: Sql) =>
     Promise.all([
       ch.rows<Light>(sql`SELECT ${CHAT_LIGHT} FROM spans FINAL WHERE project_id = ${str(projectId)} AND ${days} AND ${traceIn(traceIds)} AND deleted = 0${conv}${FINAL_SETTINGS}`, opts),
@@ -141,7 +146,28 @@ export async function conversationTurns(
           ORDER BY turn_start_ns DESC NULLS LAST, trace_id DESC${limit(q.offset, q.limit)}${FINAL_SETTINGS}`,
       opts,
     ),
-    ch.rows<{ n: string; cost: number | null }>(sql`SELECT count() AS n, sum(cost_usd) AS cost FROM conversation_turns FINAL WHERE ${where}${FINAL_SETTINGS}`, opts),
+    // Wall time's end: the latest end among the turns' spans (each turn row's end).
+    ch.rows<{ n: string; cost: number | null; end_ns: string | null }>(
+      sql`SELECT count() AS n, sum(cost_usd) AS cost, max(root_end_ns) AS end_ns FROM conversation_turns FINAL WHERE ${where}${FINAL_SETTINGS}`,
+      opts,
+    ),
   ]);
-  return { trace_ids: page.rows.map((r) => r.trace_id), total_turns: Number(totals[0]?.n ?? 0), total_cost_usd: totals[0]?.cost ?? null };
+  // The conversation's list row (issue 18): the chat header shows exactly what the list shows.
+  const row = await ch.rows<Record<string, string | number | null>>(
+    sql`SELECT span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd, first_ns, last_ns FROM conversation_summaries FINAL
+        WHERE project_id = ${str(q.project_id)} AND conversation_id = ${str(q.conversation_id)} AND kind = 'conversation' AND deleted = 0${FINAL_SETTINGS}`,
+    opts,
+  );
+  const t = row[0];
+  return {
+    trace_ids: page.rows.map((r) => r.trace_id), total_turns: Number(totals[0]?.n ?? 0), total_cost_usd: totals[0]?.cost ?? null,
+    totals: t
+      ? {
+          span_count: Number(t.span_count), error_count: Number(t.error_count), total_input_tokens: Number(t.input_tokens),
+          total_output_tokens: Number(t.output_tokens), usage_known: Number(t.usage_spans) > 0, total_cost_usd: (t.cost_usd as number | null) ?? null,
+          first_activity: t.first_ns == null ? null : isoFromNs(BigInt(t.first_ns)), last_activity: t.last_ns == null ? null : isoFromNs(BigInt(t.last_ns)),
+          duration_ms: wallMs(big(t.first_ns as string | null), big(totals[0]?.end_ns ?? null)),
+        }
+      : null,
+  };
 }

@@ -18,7 +18,7 @@ const SORT: Record<ConversationSortField, string> = {
 
 type Row = {
   kind: 'conversation' | 'trace'; conversation_id: string; conversation_name: string | null; turn_count: number; span_count: string;
-  error_count: string; input_tokens: string; output_tokens: string; cost_usd: number | null; first_ns: string | null; last_ns: string | null;
+  error_count: string; input_tokens: string; output_tokens: string; usage_spans: string | number; cost_usd: number | null; first_ns: string | null; last_ns: string | null;
   agent_names: string[]; request_models: string[]; first_text: string | null; last_text: string | null;
 };
 
@@ -52,7 +52,7 @@ export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opt
   );
   if (!keys.length) return { conversations: [], total_count: total };
   const rows = await ch.rows<Row>(
-    sql`SELECT kind, conversation_id, conversation_name, turn_count, span_count, error_count, input_tokens, output_tokens, cost_usd,
+    sql`SELECT kind, conversation_id, conversation_name, turn_count, span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd,
           first_ns, last_ns, agent_names, request_models, first_text, last_text
         FROM conversation_summaries FINAL WHERE project_id = ${str(plan.project_id)} AND deleted = 0
           AND conversation_id IN (${join(keys.map((k) => sql`${str(k.conversation_id)}`), ', ')})${FINAL_SETTINGS}`,
@@ -67,7 +67,7 @@ export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opt
 function toRow(r: Row, search: string | null): ConversationRow {
   const summary = {
     ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens),
-    output_tokens: Number(r.output_tokens), first_ns: r.first_ns == null ? null : BigInt(r.first_ns), last_ns: r.last_ns == null ? null : BigInt(r.last_ns),
+    output_tokens: Number(r.output_tokens), usage_spans: Number(r.usage_spans), first_ns: r.first_ns == null ? null : BigInt(r.first_ns), last_ns: r.last_ns == null ? null : BigInt(r.last_ns),
   };
   return conversationRow(summary, search ? summarySnippet(summary, search) : null);
 }

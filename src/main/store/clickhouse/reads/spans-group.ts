@@ -91,6 +91,8 @@ function compile(plan: SpansGroupPlan) {
     // A column that is itself a key has one value per group.
     ...LISTED.map((c) => (keyed(c) ? sql`[any(${ident(c)})] AS ${ident(`d_${c}`)}` : sql`groupUniqArray(${ident(c)}) AS ${ident(`d_${c}`)}`)),
     ...measures.map((m, i) => sql`${m} AS ${ident(`m${i}`)}`),
+    raw('countIf(bitAnd(counted, 1) != 0) AS usage_spans'),
+    raw('greatest(0, intDiv(max(end_ns) - min(start_ns), 1000000)) AS wall_ms'),
   ];
   const having: Sql[] = [];
   for (const h of plan.having) {
@@ -138,6 +140,8 @@ function compile(plan: SpansGroupPlan) {
         total_input_tokens: Number(r.total_input_tokens),
         total_output_cost_usd: r.sum_output_cost_usd as number | null,
         total_output_tokens: Number(r.total_output_tokens),
+        usage_known: Number(r.usage_spans) > 0,
+        wall_duration_ms: r.wall_ms == null ? null : Number(r.wall_ms),
         total_reasoning_tokens: Number(r.total_reasoning_tokens),
       }));
       if (rows.length && plan.distributions.length) await distributions(ch, plan, keys[0]!, scope, rows, groups, opts);

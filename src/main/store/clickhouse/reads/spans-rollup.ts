@@ -64,7 +64,7 @@ export function rollupRows(projectId: string): Sql {
       out_cost AS r_out_cost, cost_n AS r_cost_n, cost_min AS r_cost_min, cost_max AS r_cost_max, dur_ms_sum AS r_dms_sum,
       dur_ms_n AS r_dms_n, dur_ms_min AS r_dms_min, dur_ms_max AS r_dms_max, tok_sum AS r_tok_sum, tok_n AS r_tok_n,
       tok_min AS r_tok_min, tok_max AS r_tok_max, agent_versions AS r_versions, provider_names AS r_providers,
-      request_models AS r_models, conversation_names AS r_names
+      request_models AS r_models, conversation_names AS r_names, last_end AS r_last_end
     WHERE project_id = ${str(projectId)})`;
 }
 
@@ -94,5 +94,7 @@ export function rollupColumns(plan: SpansGroupPlan, measures: Sql[]): Sql[] {
     raw('groupUniqArrayArray(r_models) AS d_request_model'),
     raw('groupUniqArrayArray(r_names) AS d_conversation_name'),
     ...measures.map((m, i) => sql`${m} AS ${ident(`m${i}`)}`),
+    raw('sum(r_tok_n) AS usage_spans'),
+    raw('greatest(0, intDiv(max(r_last_end) - min(r_first), 1000000)) AS wall_ms'),
   ];
 }

@@ -13,7 +13,7 @@ const SORT: Record<AgentSortField, string> = {
 export const AGENTS_SQL = {
   page: (order: string, byName: boolean) =>
     `SELECT agent_name, project_id, span_count, invocation_count, error_count, duration_ns / 1000000 AS total_duration_ms,
-            input_tokens, output_tokens, cost_usd, first_ns / 1000 AS first_us, last_ns / 1000 AS last_us
+            input_tokens, output_tokens, cost_usd, first_ns / 1000 AS first_us, last_ns / 1000 AS last_us, usage_spans
        FROM agent_summaries WHERE project_id = ?${byName ? ' AND agent_name = ?' : ''} ORDER BY ${order} LIMIT ? OFFSET ?`,
   count: (byName: boolean) => `SELECT COUNT(*) FROM agent_summaries WHERE project_id = ?${byName ? ' AND agent_name = ?' : ''}`,
 };
@@ -42,6 +42,7 @@ export function queryAgents(prep: (sql: string) => Statement, req: AgentsPlan): 
       total_input_tokens: r.input_tokens as number,
       total_output_tokens: r.output_tokens as number,
       total_cost_usd: req.include_costs ? ((r.cost_usd as number | null) ?? null) : null,
+      usage_known: (r.usage_spans as number) > 0,
     })),
     total_count: total,
   };

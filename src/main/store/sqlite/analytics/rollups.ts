@@ -78,6 +78,8 @@ export function rollupGroupSelect(req: SpansGroupPlan): { from: Sql; cols: strin
     `${cost('in_cost')} AS total_input_cost_usd`,
     `${cost('out_cost')} AS total_output_cost_usd`,
     'json_array(r.agent_name) AS d_agent_name',
+    'SUM(r.tok_n) AS usage_spans',
+    'MAX(0, (MAX(r.last_end_ns) - MIN(r.first_ns)) / 1000000) AS wall_ms',
   ];
   return { from: { sql: 'span_rollups r WHERE r.project_id = ?', params: [req.project_id] }, cols, measure: (m) => rollupMeasureSql(m)! };
 }

@@ -114,6 +114,9 @@ function scanQuery(req: SpansGroupPlan, prep: (sql: string) => Statement) {
     `${cost('input_cost_usd')} AS total_input_cost_usd`,
     `${cost('output_cost_usd')} AS total_output_cost_usd`,
     ...LISTED.map((c) => (keyed(c) >= 0 ? `json_array(s.${c}) AS d_${c}` : `json_group_array(DISTINCT s.${c}) AS d_${c}`)),
+    'COUNT(CASE WHEN s.counted & 1 THEN 1 END) AS usage_spans',
+    // Wall time in exact integer ns arithmetic (a double would round ns times by ~256 ns).
+    'MAX(0, (MAX(s.end_ns) - MIN(s.start_ns)) / 1000000) AS wall_ms',
     ...measures.map((m, i) => `${m.sql} AS m${i}`),
     'COUNT(*) OVER () AS total_groups',
   ];
@@ -160,6 +163,8 @@ export function groupSpans(prep: (sql: string) => Statement, req: SpansGroupPlan
     total_output_cost_usd: r.total_output_cost_usd as number | null,
     total_output_tokens: r.total_output_tokens as number,
     total_reasoning_tokens: r.total_reasoning_tokens as number,
+    usage_known: (r.usage_spans as number) > 0,
+    wall_duration_ms: (r.wall_ms as number | null) ?? null,
   }));
   // (Plans with distributions or previews are never answered from rollups: `where` is set.)
   if (where && req.distributions.length && rows.length) distributions(prep, req.distributions, keys[0]!, where, rows, groups);

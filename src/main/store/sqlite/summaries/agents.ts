@@ -24,15 +24,15 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
   const deleteTrace = db.prepare('DELETE FROM agent_trace_stats WHERE project_id = ? AND trace_id = ?');
   const insertStats = db.prepare(
     `INSERT INTO agent_trace_stats (project_id, trace_id, agent_name, span_count, invocation_count, error_count,
-       duration_ns, input_tokens, output_tokens, cost_usd, first_ns, last_ns)
+       duration_ns, input_tokens, output_tokens, cost_usd, first_ns, last_ns, usage_spans)
      VALUES (@project_id, @trace_id, @agent_name, @span_count, @invocation_count, @error_count,
-       @duration_ns, @input_tokens, @output_tokens, @cost_usd, @first_ns, @last_ns)`,
+       @duration_ns, @input_tokens, @output_tokens, @cost_usd, @first_ns, @last_ns, @usage_spans)`,
   );
   const addToSummary = db.prepare(
     `INSERT INTO agent_summaries (project_id, agent_name, span_count, invocation_count, error_count, duration_ns,
-       input_tokens, output_tokens, cost_usd, first_ns, last_ns)
+       input_tokens, output_tokens, cost_usd, first_ns, last_ns, usage_spans)
      VALUES (@project_id, @agent_name, @span_count, @invocation_count, @error_count, @duration_ns,
-       @input_tokens, @output_tokens, @cost_usd, @first_ns, @last_ns)
+       @input_tokens, @output_tokens, @cost_usd, @first_ns, @last_ns, @usage_spans)
      ON CONFLICT (project_id, agent_name) DO UPDATE SET
        span_count = span_count + excluded.span_count,
        invocation_count = invocation_count + excluded.invocation_count,
@@ -40,6 +40,7 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
        duration_ns = duration_ns + excluded.duration_ns,
        input_tokens = input_tokens + excluded.input_tokens,
        output_tokens = output_tokens + excluded.output_tokens,
+       usage_spans = usage_spans + excluded.usage_spans,
        cost_usd = CASE WHEN cost_usd IS NULL AND excluded.cost_usd IS NULL THEN NULL
                        ELSE IFNULL(cost_usd, 0) + IFNULL(excluded.cost_usd, 0) END,
        first_ns = MIN(IFNULL(first_ns, excluded.first_ns), IFNULL(excluded.first_ns, first_ns)),
@@ -48,9 +49,9 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
   const deleteSummary = db.prepare('DELETE FROM agent_summaries WHERE project_id = ? AND agent_name = ?');
   const rebuildSummary = db.prepare(
     `INSERT INTO agent_summaries (project_id, agent_name, span_count, invocation_count, error_count, duration_ns,
-       input_tokens, output_tokens, cost_usd, first_ns, last_ns)
+       input_tokens, output_tokens, cost_usd, first_ns, last_ns, usage_spans)
      SELECT project_id, agent_name, SUM(span_count), SUM(invocation_count), SUM(error_count), SUM(duration_ns),
-            SUM(input_tokens), SUM(output_tokens), SUM(cost_usd), MIN(first_ns), MAX(last_ns)
+            SUM(input_tokens), SUM(output_tokens), SUM(cost_usd), MIN(first_ns), MAX(last_ns), SUM(usage_spans)
        FROM agent_trace_stats WHERE project_id = ? AND agent_name = ?
       GROUP BY project_id, agent_name`,
   );
@@ -101,6 +102,7 @@ function addStats(a: AgentTraceStats, b: AgentTraceStats): void {
   a.duration_ns += b.duration_ns;
   a.input_tokens += b.input_tokens;
   a.output_tokens += b.output_tokens;
+  a.usage_spans += b.usage_spans;
   if (b.cost_usd != null) a.cost_usd = (a.cost_usd ?? 0) + b.cost_usd;
   if (b.first_ns != null && (a.first_ns == null || b.first_ns < a.first_ns)) a.first_ns = b.first_ns;
   if (b.last_ns != null && (a.last_ns == null || b.last_ns > a.last_ns)) a.last_ns = b.last_ns;

@@ -17,7 +17,7 @@ import { aggregateTurns, type TurnContribution } from '../../../domain/summaries
 import { NO_THREAD, threadColumns, type ThreadColumns } from './threads.js';
 
 export const CONVERSATION_SUMMARY_SQL = {
-  turns: `SELECT trace_id, turn_start_ns, root_end_ns, duration_ms, span_count, error_count, input_tokens, output_tokens, cost_usd, last_ns,
+  turns: `SELECT trace_id, turn_start_ns, root_end_ns, duration_ms, span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd, last_ns,
     conversation_name, agent_names, request_models, first_input_ns, first_span_id, last_output_ns, last_span_id
     FROM conversation_turns WHERE project_id = ? AND conversation_id = ?`,
   // A preview candidate's messages (the stored span's body), when the batch did not carry its text.
@@ -25,15 +25,15 @@ export const CONVERSATION_SUMMARY_SQL = {
     FROM spans s JOIN span_details d ON d.span_rowid = s.id WHERE s.project_id = ? AND s.trace_id = ? AND s.span_id = ?`,
   upsert: `INSERT INTO conversation_summaries (project_id, kind, conversation_id, conversation_name, turn_count, span_count,
     error_count, input_tokens, output_tokens, cost_usd, first_ns, last_ns, agent_names, request_models, first_text, last_text,
-    turn_end_ns, first_turn_id, last_turn_id, p50_turn_ms, p99_turn_ms)
-    VALUES (${Array(21).fill('?').join(', ')})
+    turn_end_ns, first_turn_id, last_turn_id, p50_turn_ms, p99_turn_ms, usage_spans)
+    VALUES (${Array(22).fill('?').join(', ')})
     ON CONFLICT (project_id, conversation_id, kind) DO UPDATE SET conversation_name = excluded.conversation_name,
     turn_count = excluded.turn_count, span_count = excluded.span_count, error_count = excluded.error_count,
     input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd,
     first_ns = excluded.first_ns, last_ns = excluded.last_ns, agent_names = excluded.agent_names,
     request_models = excluded.request_models, first_text = excluded.first_text, last_text = excluded.last_text,
     turn_end_ns = excluded.turn_end_ns, first_turn_id = excluded.first_turn_id, last_turn_id = excluded.last_turn_id,
-    p50_turn_ms = excluded.p50_turn_ms, p99_turn_ms = excluded.p99_turn_ms`,
+    p50_turn_ms = excluded.p50_turn_ms, p99_turn_ms = excluded.p99_turn_ms, usage_spans = excluded.usage_spans`,
   remove: `DELETE FROM conversation_summaries WHERE project_id = ? AND kind = ? AND conversation_id = ?`,
 } as const;
 
@@ -46,6 +46,7 @@ interface TurnRow {
   error_count: bigint;
   input_tokens: bigint;
   output_tokens: bigint;
+  usage_spans: bigint;
   cost_usd: number | null;
   last_ns: bigint | null;
   conversation_name: string | null;
@@ -93,7 +94,7 @@ export function createConversationSummaries(db: Db): ConversationSummaries {
   const write = (projectId: string, kind: 'conversation' | 'trace', id: string, turnCount: number, c: TurnContribution, thread: ThreadColumns) =>
     upsert.run(
       projectId, kind, id, c.conversation_name, turnCount, c.span_count, c.error_count, c.input_tokens, c.output_tokens, c.cost_usd,
-      c.first_ns, c.last_ns, c.agent_names, c.request_models, c.first_text, c.last_text, ...thread,
+      c.first_ns, c.last_ns, c.agent_names, c.request_models, c.first_text, c.last_text, ...thread, c.usage_spans,
     );
   return {
     refreshConversations(projectId, conversationIds) {
@@ -127,12 +128,12 @@ export function createConversationSummaries(db: Db): ConversationSummaries {
 function aggregate(rows: TurnRow[]): { c: TurnContribution; firstIn: TurnRow | null; lastOut: TurnRow | null } {
   const parsed = rows.map((r) => ({
     ...r, span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens),
-    output_tokens: Number(r.output_tokens), agent_names: JSON.parse(r.agent_names) as string[], request_models: JSON.parse(r.request_models) as string[], row: r,
+    output_tokens: Number(r.output_tokens), usage_spans: Number(r.usage_spans), agent_names: JSON.parse(r.agent_names) as string[], request_models: JSON.parse(r.request_models) as string[], row: r,
   }));
   const { totals: t, firstIn, lastOut } = aggregateTurns(parsed);
   const c: TurnContribution = {
-    span_count: t.span_count, error_count: t.error_count, input_tokens: t.input_tokens, output_tokens: t.output_tokens, cost_usd: t.cost_usd,
-    first_ns: t.first_ns, last_ns: t.last_ns, conversation_name: t.conversation_name, agent_names: JSON.stringify(t.agent_names),
+    span_count: t.span_count, error_count: t.error_count, input_tokens: t.input_tokens, output_tokens: t.output_tokens, usage_spans: t.usage_spans,
+    cost_usd: t.cost_usd, first_ns: t.first_ns, last_ns: t.last_ns, conversation_name: t.conversation_name, agent_names: JSON.stringify(t.agent_names),
     request_models: JSON.stringify(t.request_models), first_input_ns: null, first_span_id: null, first_text: null, last_output_ns: null,
     last_span_id: null, last_text: null,
   };

@@ -30,11 +30,11 @@ const AGGREGATES = `agent_name, COUNT(*), COUNT(CASE WHEN operation_name = 'invo
   SUM(tok), COUNT(tok), MIN(tok), MAX(tok),
   SUM(cost), SUM(CASE WHEN counted & 2 THEN input_cost_usd END), SUM(CASE WHEN counted & 2 THEN output_cost_usd END), COUNT(cost), MIN(cost), MAX(cost),
   json_group_array(DISTINCT agent_version), json_group_array(DISTINCT provider_name), json_group_array(DISTINCT request_model),
-  json_group_array(DISTINCT conversation_name)`;
+  json_group_array(DISTINCT conversation_name), MAX(end_ns)`;
 const COLUMNS = `project_id, unit_kind, unit_id, conversation_id, agent_name, span_count, invocations, errors, first_ns, last_ns, dur_ns,
   dur_ms_sum, dur_ms_n, dur_ms_min, dur_ms_max, in_tok, out_tok, reasoning_tok, cache_creation_tok, cache_read_tok,
   tok_sum, tok_n, tok_min, tok_max, cost, in_cost, out_cost, cost_n, cost_min, cost_max,
-  agent_versions, provider_names, request_models, conversation_names`;
+  agent_versions, provider_names, request_models, conversation_names, last_end_ns`;
 /**
  * The spans of a selection with the derived values (`s` as in the spans query). A unit names its
  * index: left to itself the planner read the covering group-by index (dropped in 0013), which held

@@ -13,6 +13,7 @@
 import type { Db } from '../open.js';
 import type { SummaryMaintainer, SummarySpan } from './types.js';
 import { buildTree, countedSpans } from '../../../domain/chat/tree.js';
+import { CREDIT_BITS, creditSpans, ownValues } from '../../../domain/accounting.js';
 import { spansOfConversation, turnHeader } from '../../../domain/chat/header.js';
 import { createConversationSummaries } from './conversations.js';
 import { HAS_INPUT, HAS_OUTPUT, conversationStarts, turnContribution } from '../../../domain/summaries/turns.js';
@@ -38,11 +39,13 @@ export const TRACE_SUMMARY_SQL = {
   deleteTurn: `DELETE FROM conversation_turns WHERE project_id = ? AND conversation_id = ? AND trace_id = ?`,
   insertTurn: `INSERT INTO conversation_turns (project_id, conversation_id, trace_id, turn_start_ns, root_end_ns, duration_ms,
     span_count, error_count, input_tokens, output_tokens, cost_usd, last_ns, conversation_name, agent_names, request_models,
-    first_input_ns, first_span_id, last_output_ns, last_span_id)
-    VALUES (${Array(19).fill('?').join(', ')})`,
-  setCounted: `UPDATE spans SET counted = ? WHERE project_id = ? AND trace_id = ? AND span_id = ?`,
-  // Backfill (summaries/index.ts): the message bits of every stored span, before each trace is refreshed.
-  backfillMessageBits: `UPDATE spans SET counted = (SELECT (CASE WHEN d.input_messages <> '[]' THEN ${HAS_INPUT} ELSE 0 END)
+    first_input_ns, first_span_id, last_output_ns, last_span_id, usage_spans)
+    VALUES (${Array(20).fill('?').join(', ')})`,
+  // The counting and inheritance bits and the credited agent / conversation (domain/accounting.ts) of a span whose credit moved.
+  setCounted: `UPDATE spans SET counted = ?, agent_name = ?, conversation_id = ? WHERE project_id = ? AND trace_id = ? AND span_id = ?`,
+  // Backfill (summaries/index.ts): the message bits of every stored span, before each trace is refreshed
+  // (the inheritance bits stay: they say which stored agent / conversation values are the span's own).
+  backfillMessageBits: `UPDATE spans SET counted = (counted & ${CREDIT_BITS}) | (SELECT (CASE WHEN d.input_messages <> '[]' THEN ${HAS_INPUT} ELSE 0 END)
     | (CASE WHEN d.output_messages <> '[]' THEN ${HAS_OUTPUT} ELSE 0 END) FROM span_details d WHERE d.span_rowid = spans.id)`,
 } as const;
 
@@ -102,13 +105,18 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
     }
     const tree = buildTree(spans);
     if (known || !batch) {
-      // The trace grew or changed: which of its spans count may have moved (a late child takes the leaf role).
+      // The trace grew or changed: which of its spans count may have moved (a late child takes the
+      // leaf role), and so may the agent and conversation a span inherits (its parent arrived).
       const counted = countedSpans(spans, tree);
+      const credit = creditSpans(spans.map((s) => ({ ...s, ...ownValues(s) })));
       for (const s of spans) {
-        const bits = (s.counted & MESSAGE_BITS) | (counted.get(s.span_id) ?? 0);
-        if (bits !== s.counted) {
-          setCounted.run(bits, projectId, traceId, s.span_id);
+        const c = credit.get(s.span_id)!;
+        const bits = (s.counted & MESSAGE_BITS) | (counted.get(s.span_id) ?? 0) | c.bits;
+        if (bits !== s.counted || c.agent !== s.agent_name || c.conversation !== s.conversation_id) {
+          setCounted.run(bits, c.agent, c.conversation, projectId, traceId, s.span_id);
           s.counted = bits;
+          s.agent_name = c.agent;
+          s.conversation_id = c.conversation;
         }
       }
     }
@@ -133,7 +141,7 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
       insertTurn.run(
         projectId, conv, traceId, convStart.get(conv) ?? null, th.end_ns, th.total_duration_ms,
         c.span_count, c.error_count, c.input_tokens, c.output_tokens, c.cost_usd, c.last_ns, c.conversation_name, c.agent_names,
-        c.request_models, c.first_input_ns, c.first_span_id, c.last_output_ns, c.last_span_id,
+        c.request_models, c.first_input_ns, c.first_span_id, c.last_output_ns, c.last_span_id, c.usage_spans,
       );
       touched.add(conv);
     }

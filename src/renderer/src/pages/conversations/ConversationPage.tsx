@@ -17,7 +17,7 @@ import type { ConversationView } from '../../api/views';
 import { TurnView } from '../../chat/TurnView';
 import { FeedbackBadges, FeedbackControl, ownThumbs } from '../../chat/Feedback';
 import { EmptyState } from '../../components/EmptyState';
-import { fmtCost, fmtDuration, fmtTokens } from '../../components/format';
+import { fmtCost, fmtDuration, fmtUsage } from '../../components/format';
 import { planTurns } from '../../chat/plan';
 import { useConversationSummary } from './summary';
 import { useComparePick } from '../../shell/ComparePick';
@@ -136,7 +136,9 @@ export function ConversationPage() {
   });
   useEscape(() => void navigate(projectPath(project, 'conversations')));
 
-  const spanMs = summary?.first_seen && summary.last_seen ? Date.parse(summary.last_seen) - Date.parse(summary.first_seen) : null;
+  // The conversation's totals come with its chat, from the same row as the conversations list
+  // (issue 18): tokens, cost, failed spans and the wall time from its first span's start to its last span's end.
+  const totals = first?.totals ?? null;
   return (
     <div className="page chat-page" data-testid="conversation-page">
       <div className="page-head sticky" data-testid="chat-header">
@@ -147,10 +149,14 @@ export function ConversationPage() {
         </div>
         <div className="chat-totals">
           {first && <span data-testid="turn-count">{total} turn{total === 1 ? '' : 's'}</span>}
-          {spanMs !== null && <span title="first to last activity">{fmtDuration(spanMs)}</span>}
-          {summary && <span title="input → output tokens">{fmtTokens(summary.total_input_tokens)} → {fmtTokens(summary.total_output_tokens)} tok</span>}
-          {first?.total_cost_usd !== null && first?.total_cost_usd !== undefined && <span title="cost of the whole conversation">{fmtCost(first.total_cost_usd)}</span>}
-          {summary && summary.error_count > 0 && <span className="pill error">{summary.error_count} failed span{summary.error_count === 1 ? '' : 's'}</span>}
+          {totals && totals.duration_ms !== null && <span title="first span's start to last span's end" data-testid="chat-duration">{fmtDuration(totals.duration_ms)}</span>}
+          {totals && (
+            <span title={totals.usage_known ? 'input → output tokens' : 'no span of this conversation reported token usage'} data-testid="chat-tokens">
+              {fmtUsage(totals.total_input_tokens, totals.total_output_tokens, totals.usage_known)}{totals.usage_known ? ' tok' : ' tokens'}
+            </span>
+          )}
+          {first?.total_cost_usd !== null && first?.total_cost_usd !== undefined && <span title="cost of the whole conversation" data-testid="chat-cost">{fmtCost(first.total_cost_usd)}</span>}
+          {totals && totals.error_count > 0 && <span className="pill error">{totals.error_count} failed span{totals.error_count === 1 ? '' : 's'}</span>}
         </div>
         <FeedbackBadges items={first?.feedback} except={ownThumbs(first?.feedback)} />
         <FeedbackControl project={project} kind="conversation" id={conversationId} records={first?.feedback} />

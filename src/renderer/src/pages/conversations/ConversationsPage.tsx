@@ -12,12 +12,13 @@ import type { ColumnDef, SortingState } from '@tanstack/react-table';
 import { useOp } from '../../api/query';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
-import { fmtCost, fmtDuration, fmtTime, fmtTokens } from '../../components/format';
+import { fmtCost, fmtDuration, fmtTime, fmtUsage } from '../../components/format';
 import { projectPath, useProject } from '../../hooks/project';
 import { useUi } from '../../stores/ui';
 import { listInput, rowsOf, type ListFilters, type ListRow } from './listQuery';
 import { ListFilterBar } from './ListFilterBar';
 import { ErrorNote } from '../../components/ErrorNote';
+import { conversationTitle, traceTitle, traceTitleText } from '../../../../shared/titles';
 
 const PAGE = 200;
 
@@ -48,7 +49,7 @@ export function ConversationsPage() {
     { id: 'agents', header: 'Agents', size: 140, enableSorting: false, meta: { min: 64 }, cell: ({ row }) => row.original.agent_names.map((a) => <span className="pill" key={a}>{a}</span>) },
     { id: 'models', header: 'Models', size: 150, enableSorting: false, meta: { min: 64 }, cell: ({ row }) => row.original.request_models.map((m) => <span className="pill" key={m}>{m}</span>) },
     ...(display.showCosts ? [{ id: 'total_cost_usd', accessorFn: (r: ListRow) => r.total_cost_usd, header: 'Cost', size: 90, meta: { numeric: true, min: 78 }, cell: ({ row }: { row: { original: ListRow } }) => fmtCost(row.original.total_cost_usd) }] : []),
-    { id: 'total_input_tokens', accessorFn: (r) => r.total_input_tokens, header: 'Tokens', size: 100, meta: { numeric: true, min: 92 }, cell: ({ row }) => <span title="input / output tokens">{fmtTokens(row.original.total_input_tokens)} / {fmtTokens(row.original.total_output_tokens)}</span> },
+    { id: 'total_input_tokens', accessorFn: (r) => r.total_input_tokens, header: 'Tokens', size: 100, meta: { numeric: true, min: 92 }, cell: ({ row }) => <span title={row.original.usage_known ? 'input / output tokens' : 'no span reported token usage'} data-testid="row-tokens">{fmtUsage(row.original.total_input_tokens, row.original.total_output_tokens, row.original.usage_known, ' / ')}</span> },
     {
       id: 'error_count', accessorFn: (r) => r.error_count, header: 'Errors', size: 68, meta: { numeric: true, min: 62 },
       cell: ({ row }) => (row.original.error_count > 0 ? <span className="pill error" title="spans with errors">{row.original.error_count}</span> : <span className="muted">0</span>),
@@ -101,7 +102,7 @@ export function ConversationsPage() {
 function Preview({ row, search }: { row: ListRow; search: string }) {
   if (row.kind === 'trace') return <TracePreview row={row} />;
   if (search && row.snippet) return <SnippetLines id={row.id} first={row.first_message?.text} snippet={row.snippet} />;
-  return <PreviewLines id={row.id} first={row.conversation_name ?? row.first_message?.text} last={row.last_message?.text} />;
+  return <PreviewLines id={row.id} first={conversationTitle({ name: row.conversation_name, firstMessage: row.first_message?.text, agents: row.agent_names, id: row.id })} last={row.last_message?.text} />;
 }
 
 function PreviewLines({ id, first, last }: { id: string; first?: string | null; last?: string }) {
@@ -150,13 +151,15 @@ function TracePreview({ row }: { row: ListRow }) {
     limit: 1,
   }, { staleTime: 300_000 });
   const g = q.data?.groups[0];
-  const service = g ? (g.group_keys.service_name as string | null) : null;
-  const root = g ? (g.group_keys.span_name as string | null) : null;
+  // The service when known, else the agent or the root operation (shared/titles.ts): never `unknown_service:` alone.
+  const title = g ? traceTitle({ service: g.group_keys.service_name as string | null, root: g.group_keys.span_name as string | null, agent: row.agent_names[0] }) : null;
   const dur = g?.metrics.longest_ms ?? null;
   return (
     <div className="conv-preview" data-testid="trace-row">
-      <div className="conv-first" title={`${service ?? 'unknown service'}: ${root ?? ''}`}>
-        {g ? <><strong className="svc">{service ?? 'unknown service'}</strong>: {root}</> : <span className="faint">trace {row.id}</span>}
+      <div className="conv-first" title={title ? traceTitleText(title) ?? undefined : undefined} data-testid="trace-title">
+        {title && (title.service || title.name) ? (
+          title.service ? <><strong className="svc">{title.service}</strong>{title.name ? <>: {title.name}</> : null}</> : <strong className="svc">{title.name}</strong>
+        ) : <span className="faint">trace {row.id}</span>}
       </div>
       <div className="conv-last faint">
         {row.span_count.toLocaleString('en-US')} span{row.span_count === 1 ? '' : 's'}{dur !== null ? ` · ${fmtDuration(dur)}` : ''} · <span className="mono">{row.id.slice(0, 16)}</span>

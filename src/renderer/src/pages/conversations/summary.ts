@@ -1,9 +1,10 @@
 /**
- * The conversation's header data: its name (the conversation name its spans carry, else its first
- * user message), activity span, tokens and failed spans — one group row of 'spans.query' over the
- * conversation's spans (indexed by conversation id), the same numbers the conversations list shows.
+ * The conversation's title: the conversation name its spans carry, else its first user message — one
+ * group row of 'spans.query' over the conversation's spans (the spans credited to it, indexed by
+ * conversation id). The header's totals come with the chat (chat.conversation `totals`).
  */
 import { useOp } from '../../api/query';
+import { conversationTitle } from '../../../../shared/titles';
 
 export interface ConversationSummary {
   title: string | null;
@@ -26,7 +27,8 @@ export function useConversationSummary(project: string, conversationId: string):
   if (!g) return null;
   const firstText = g.first_message?.text?.trim() || null;
   return {
-    title: g.conversation_names[0] ?? firstText,
+    // Its name, else its first user message unless that is a JSON document, else its agent (shared/titles.ts).
+    title: conversationTitle({ name: g.conversation_names[0], firstMessage: firstText, agents: g.agent_names, id: conversationId }),
     first_seen: g.first_seen,
     last_seen: g.last_seen,
     total_input_tokens: g.total_input_tokens,

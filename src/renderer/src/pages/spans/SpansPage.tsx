@@ -8,6 +8,7 @@ import { useSearchParams } from 'react-router-dom';
 import { useProject } from '../../hooks/project';
 import { FilterBar, filterRequestPart, type FilterState } from './FilterBar';
 import { SpansList } from './SpansList';
+import { ScopeTotals, pinnedKey } from './ScopeTotals';
 import { GroupView } from './GroupView';
 import { filterFromParams, paramsFromFilter } from './urlState';
 import './spans.css';
@@ -52,7 +53,10 @@ export function SpansPage() {
       {error ? (
         <div className="error-text" role="alert">Fix the $expr text to run the query: {error}</div>
       ) : mode === 'list' ? (
-        <SpansList key={project} project={project} filterPart={stablePart} />
+        <>
+          {!filter.text.trim() && pinnedKey(filter.rows) && <ScopeTotals project={project} filterPart={stablePart} pinned={pinnedKey(filter.rows)!} />}
+          <SpansList key={project} project={project} filterPart={stablePart} />
+        </>
       ) : (
         <GroupView
           key={project}
