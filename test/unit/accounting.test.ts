@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { creditSpans, INHERITED_AGENT, INHERITED_CONVERSATION, wallTime } from '../../src/main/domain/accounting.js';
 import { importBuffer } from '../../src/main/service/ingest/buffer.js';
+import { computeCosts, modelIdOf } from '../../src/main/service/ingest/costs.js';
 import { loadDemo } from '../../src/main/demo/load.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
@@ -57,6 +58,18 @@ describe('credit rules (domain/accounting.ts)', () => {
     expect([...c.values()].map((x) => x.agent)).toEqual([null, null]);
     expect(wallTime([{ start_ns: 5n * 10n ** 6n, end_ns: 9n * 10n ** 6n }, { start_ns: 1n * 10n ** 6n, end_ns: null }])).toEqual({ start_ns: 10n ** 6n, end_ns: 9n * 10n ** 6n, duration_ms: 8 });
     expect(wallTime([{ start_ns: 1n, end_ns: null }]).duration_ms).toBeNull();
+  });
+});
+
+describe('prices', () => {
+  it('a model named by a provider resource path (Vertex AI) is priced by its model id', () => {
+    const usage = { input_tokens: 1000, output_tokens: 100, cache_read_input_tokens: null, cache_creation_input_tokens: null };
+    const path = 'projects/acme-prod/locations/us-central1/publishers/google/models/gemini-2.0-flash-001';
+    expect(modelIdOf(path)).toBe('gemini-2.0-flash-001');
+    const byId = computeCosts(usage, null, 'gemini-2.0-flash-001', 'gcp.vertex_ai');
+    expect(byId.total_cost_usd).not.toBeNull();
+    expect(computeCosts(usage, path, null, 'gcp.vertex_ai')).toEqual(byId);
+    expect(computeCosts(usage, null, 'projects/p/locations/l/endpoints/1234567', 'gcp.vertex_ai').total_cost_usd).toBeNull(); // a tuned endpoint: unknown, never 0
   });
 });
 

@@ -75,12 +75,23 @@ function lookup(model: string, provider: string | null): Prices | null {
 
 const round = (x: number) => Math.round(x * 1e12) / 1e12;
 
+/**
+ * The model id inside a provider's resource path (issue 18): Vertex AI names a model
+ * `projects/<p>/locations/<l>/publishers/google/models/gemini-2.0-flash-001` (and `…/endpoints/…`
+ * tuned models are unpriceable anyway); the price table knows `gemini-2.0-flash-001`. A plain name is
+ * returned as it is.
+ */
+export function modelIdOf(model: string): string {
+  const m = /(?:^|\/)models\/([^/]+)$/.exec(model.trim());
+  return m ? m[1]! : model;
+}
+
 /** Costs of one span's usage, or NO_COSTS when no model is priced or the span has no usage. */
 export function computeCosts(u: Usage, responseModel: string | null, requestModel: string | null, provider: string | null): Costs {
   if (u.input_tokens === null && u.output_tokens === null) return NO_COSTS;
   for (const model of [responseModel, requestModel]) {
     if (!model) continue;
-    const p = lookup(model, provider);
+    const p = lookup(modelIdOf(model), provider);
     if (p === null) continue;
     const input = u.input_tokens ?? 0;
     const output = u.output_tokens ?? 0;
