@@ -12,6 +12,7 @@ import path from 'node:path';
 import { creditSpans, INHERITED_AGENT, INHERITED_CONVERSATION, wallTime } from '../../src/main/domain/accounting.js';
 import { importBuffer } from '../../src/main/service/ingest/buffer.js';
 import { computeCosts, modelIdOf } from '../../src/main/service/ingest/costs.js';
+import { calcPrice } from '@pydantic/genai-prices';
 import { loadDemo } from '../../src/main/demo/load.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
@@ -194,6 +195,48 @@ describe.each(STORES)('one accounting on $name', (kind) => {
     expect(partly.length, partly.join(', ')).toBeGreaterThanOrEqual(5);
     expect(conversations).toBeGreaterThanOrEqual(partly.length);
   }, 600_000);
+});
+
+/**
+ * The token-accounting fixture set (test/fixtures/accounting, README there): real emitter traces with
+ * known right answers for the bug classes of AgentMeasure's audit (re-summed usage, re-emitted spans,
+ * cache semantics, alias duplicates). Each total is read through two views (the conversations list and
+ * group-by trace_id) and must equal the fixture's expected value; a priced case also its cost.
+ */
+const ACCOUNTING = path.join(repoRoot, 'test/fixtures/accounting');
+const accountingCases = readdirSync(ACCOUNTING).filter((d) => existsSync(path.join(ACCOUNTING, d, 'expect.json'))).sort();
+
+describe.each(STORES)('token-accounting fixtures on $name', (kind) => {
+  let s: Opened;
+  beforeAll(async () => {
+    s = await kind.open();
+  }, 120_000);
+  afterAll(() => s.close());
+
+  it.each(accountingCases)('%s', async (name) => {
+    const spec = JSON.parse(readFileSync(path.join(ACCOUNTING, name, 'expect.json'), 'utf8')) as {
+      imports: number;
+      expect: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number; priced?: { model: string; calls: [number, number, number, number][] } };
+    };
+    const project = `fixtures/${name}`;
+    for (let i = 0; i < spec.imports; i++) await importBuffer(s.ctx.traces, readFileSync(path.join(ACCOUNTING, name, 'trace.json')), { contentType: 'application/json', projectId: project });
+    const rows = (await call(s.ctx, 'conversations.list', { project_id: project, limit: 1000 })).conversations as { total_input_tokens: number; total_output_tokens: number; usage_known: boolean; total_cost_usd: number | null }[];
+    const groups = (await call(s.ctx, 'spans.query', { project_id: project, group_by: [{ key: 'trace_id', source: 'field' }], include_costs: true, limit: 1000 })).groups as Record<string, number | null>[];
+    const sum = <T>(xs: T[], f: (x: T) => number | null | undefined) => xs.reduce((a, x) => a + (f(x) ?? 0), 0);
+    const e = spec.expect;
+    expect([sum(rows, (r) => r.total_input_tokens), sum(rows, (r) => r.total_output_tokens)], 'conversations list').toEqual([e.input_tokens, e.output_tokens]);
+    expect([sum(groups, (g) => g.total_input_tokens), sum(groups, (g) => g.total_output_tokens)], 'group-by').toEqual([e.input_tokens, e.output_tokens]);
+    expect(rows.every((r) => r.usage_known)).toBe(true);
+    if (e.cache_read_input_tokens !== undefined) expect(sum(groups, (g) => g.total_cache_read_input_tokens)).toBe(e.cache_read_input_tokens);
+    if (e.cache_creation_input_tokens !== undefined) expect(sum(groups, (g) => g.total_cache_creation_input_tokens)).toBe(e.cache_creation_input_tokens);
+    if (e.priced) {
+      // The price table's own answer for the inclusive usage: cached tokens priced once, at their own rates.
+      const want = e.priced.calls.reduce((a, [input, read, write, output]) => a + Number(calcPrice({ input_tokens: input, cache_read_tokens: read, cache_write_tokens: write, output_tokens: output }, e.priced!.model)!.total_price), 0);
+      expect(sum(groups, (g) => g.total_cost_usd)).toBeCloseTo(want, 9);
+      expect(sum(rows, (r) => r.total_cost_usd)).toBeCloseTo(want, 9);
+    }
+    expect((await viewsAgree(s.ctx, project)).problems).toEqual([]);
+  }, 120_000);
 });
 
 describe('SQLite and ClickHouse give the same totals', () => {

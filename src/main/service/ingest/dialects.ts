@@ -184,6 +184,14 @@ export function claudeContext(v: unknown): Obj[] {
   return out;
 }
 
+/** Anthropic-convention input (cache excluded) made inclusive; non-numbers pass through untouched. */
+function inclusiveInput(input: unknown, cacheRead: unknown, cacheWrite: unknown): unknown {
+  const n = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);
+  const i = n(input);
+  if (i === null) return input;
+  return i + (n(cacheRead) ?? 0) + (n(cacheWrite) ?? 0);
+}
+
 function claudeCode(a: Obj, name: string, events: readonly SpanEvent[]): Obj {
   if (name === 'claude_code.interaction') {
     const ctx = claudeContext(a.new_context);
@@ -197,7 +205,10 @@ function claudeCode(a: Obj, name: string, events: readonly SpanEvent[]): Obj {
       'gen_ai.operation.name': 'chat', 'gen_ai.request.model': str(a.model),
       'gen_ai.input.messages': ctx.length ? ctx : undefined,
       'gen_ai.output.messages': answer ? [{ role: 'assistant', content: answer }] : undefined,
-      'gen_ai.usage.input_tokens': a.input_tokens, 'gen_ai.usage.output_tokens': a.output_tokens,
+      // Claude Code reports Anthropic's usage buckets: its input_tokens EXCLUDE the cache reads and
+      // writes, while Loupe's input_tokens include them (semantics §3, as OTel GenAI's do); adding them
+      // here keeps cached tokens counted once and priced once (issue 18, AgentMeasure's H5 class).
+      'gen_ai.usage.input_tokens': inclusiveInput(a.input_tokens, a.cache_read_tokens, a.cache_creation_tokens), 'gen_ai.usage.output_tokens': a.output_tokens,
       'gen_ai.usage.cache_read.input_tokens': a.cache_read_tokens, 'gen_ai.usage.cache_creation.input_tokens': a.cache_creation_tokens,
     });
   }

@@ -33,7 +33,7 @@ arrayMap(t -> tupleElement(t, 21), g), arrayMap(t -> tupleElement(t, 22), g), ar
 23), g), arrayMap(t -> tupleElement(t, 24), g), arrayMap(t -> tupleElement(t, 25), g),
 arrayMap(t -> tupleElement(t, 26), g), arrayMap(t -> tupleElement(t, 27), g), arrayMap(t -> tupleElement(t,
 28), g), arrayMap(t -> tupleElement(t, 29), g), arrayMap(t -> tupleElement(t, 30),
-g) FROM (SELECT project_id, unit_kind, unit_id, groupArray(tuple(u_agent, u_spans, u_invocations, u_errors,
+g), arrayMap(t -> tupleElement(t, 31), g) FROM (SELECT project_id, unit_kind, unit_id, groupArray(tuple(u_agent, u_spans, u_invocations, u_errors,
 u_first, u_last, u_dur, u_in_tok, u_out_tok, u_reasoning_tok, u_cache_creation_tok, u_cache_read_tok, u_cost,
 u_in_cost, u_out_cost, u_cost_n, u_cost_min, u_cost_max, u_dms_sum, u_dms_n, u_dms_min, u_dms_max, u_tok_sum,
 u_tok_n, u_tok_min, u_tok_max, u_versions, u_providers, u_models, u_names, u_last_end)) AS g FROM (SELECT project_id,

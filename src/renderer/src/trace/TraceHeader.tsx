@@ -6,7 +6,8 @@
  * Props: project, traceId, tree, loading, onBack.
  */
 import { useTraceChatPages } from '../chat/TraceChat';
-import { fmtCost, fmtDuration, fmtTokens } from '../components/format';
+import { fmtCost, fmtDuration, fmtUsage } from '../components/format';
+import { traceTitle, traceTitleText } from '../../../shared/titles';
 import { spanLabel, traceFacts, type Tree } from './model';
 import { CompareButton } from '../shell/ComparePick';
 
@@ -14,14 +15,15 @@ export function TraceHeader(props: { project: string; traceId: string; tree: Tre
   const facts = traceFacts(props.tree);
   const g = useTraceChatPages(props.project, props.traceId).data?.pages[0]?.turn;
   const root = facts.root?.span;
-  const name = root ? spanLabel(root) : props.loading ? 'Loading…' : 'Trace';
+  // The service when known, then the root operation; else the agent or the root operation (shared/titles.ts).
+  const title = root ? traceTitle({ service: facts.services[0], root: spanLabel(root), agent: g?.agent_name }) : null;
+  const name = title ? traceTitleText(title) ?? spanLabel(root!) : props.loading ? 'Loading…' : 'Trace';
   return (
     <div className="page-head trace-head" data-testid="trace-header">
       <button onClick={props.onBack} aria-label="Back">←</button>
       <div className="chat-title">
         <h1 data-testid="trace-title" title={name}>
-          {facts.services[0] && <span className="svc">{facts.services[0]}: </span>}
-          {name}
+          {title?.service ? <><span className="svc">{title.service}: </span>{title.name}</> : title?.name ?? name}
         </h1>
         <span className="mono faint" title="trace id">{props.traceId}</span>
       </div>
@@ -34,7 +36,7 @@ export function TraceHeader(props: { project: string; traceId: string; tree: Tre
         )}
         <span data-testid="trace-span-count">{props.tree.count.toLocaleString('en-US')} spans</span>
         <span title="first start to last end">{fmtDuration(facts.durationUs / 1000)}</span>
-        {g && <span title="input → output tokens">{fmtTokens(g.total_input_tokens)} → {fmtTokens(g.total_output_tokens)} tok</span>}
+        {g && <span title={g.usage_known ? 'input → output tokens' : 'no span reported token usage'}>{fmtUsage(g.total_input_tokens ?? 0, g.total_output_tokens ?? 0, g.usage_known)}{g.usage_known ? ' tok' : ' tokens'}</span>}
         {g && g.total_cost_usd !== null && <span title="cost">{fmtCost(g.total_cost_usd)}</span>}
       </div>
       <CompareButton traceId={props.traceId} />

@@ -156,7 +156,7 @@ function TracePreview({ row }: { row: ListRow }) {
   const dur = g?.metrics.longest_ms ?? null;
   return (
     <div className="conv-preview" data-testid="trace-row">
-      <div className="conv-first" title={title ? traceTitleText(title) ?? undefined : undefined} data-testid="trace-title">
+      <div className="conv-first" title={title ? traceTitleText(title) ?? undefined : undefined} data-testid="trace-row-title">
         {title && (title.service || title.name) ? (
           title.service ? <><strong className="svc">{title.service}</strong>{title.name ? <>: {title.name}</> : null}</> : <strong className="svc">{title.name}</strong>
         ) : <span className="faint">trace {row.id}</span>}
