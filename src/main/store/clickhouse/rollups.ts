@@ -10,7 +10,7 @@
  * both the migration's backfill and the writer (writer.ts `rollup`), so the two cannot disagree. The
  * per-(unit, agent) aggregates are collected with groupArray(tuple(…)) because groupArray skips the
  * NULLs of a Nullable argument (a NULL agent, a NULL sum), which would misalign the arrays; a tuple is
- * never NULL. The derived values use the spans query's SQL (expr.ts DERIVED_SQL). `last_end` (0004):
+ * never NULL. The derived values use the spans query's SQL (expr.ts DERIVED_SQL). `last_end` (0005):
  * the latest end, for a group's wall time. Migration 0003 keeps its statements as they were applied.
  */
 
