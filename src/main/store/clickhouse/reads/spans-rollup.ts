@@ -56,7 +56,7 @@ export function rollupMeasureSql(m: MeasurePlan): Sql | null {
 export function rollupRows(projectId: string): Sql {
   return sql`(SELECT unit_kind, unit_id, r_agent, r_spans, r_invocations, r_errors, r_first, r_last, r_dur, r_in_tok, r_out_tok,
       r_reasoning_tok, r_cache_creation_tok, r_cache_read_tok, r_cost, r_in_cost, r_out_cost, r_cost_n, r_cost_min, r_cost_max,
-      r_dms_sum, r_dms_n, r_dms_min, r_dms_max, r_tok_sum, r_tok_n, r_tok_min, r_tok_max, r_versions, r_providers, r_models, r_names
+      r_dms_sum, r_dms_n, r_dms_min, r_dms_max, r_tok_sum, r_tok_n, r_tok_min, r_tok_max, r_versions, r_providers, r_models, r_names, r_last_end
     FROM span_rollups FINAL
     ARRAY JOIN agent_name AS r_agent, span_count AS r_spans, invocations AS r_invocations, errors AS r_errors, first_ns AS r_first,
       last_ns AS r_last, dur_ns AS r_dur, in_tok AS r_in_tok, out_tok AS r_out_tok, reasoning_tok AS r_reasoning_tok,
