@@ -59,7 +59,7 @@ function countedOf(spans: SpanRecord[]): Map<string, number> {
 
 describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
   const all = fixture();
-  // What every analytic read sees: each span credited to its conversation and agent (decision 0021);
+  // What every analytic read sees: each span credited to its conversation and agent (decision 0022);
   // the chat reads return the span's own values (`own`).
   const own = ofProject(all);
   const mine = credited(own);

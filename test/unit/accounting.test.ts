@@ -1,5 +1,5 @@
 /**
- * One accounting for a conversation, a trace, an agent and a group (issue 18 item 1, decision 0021):
+ * One accounting for a conversation, a trace, an agent and a group (issue 18 item 1, decision 0022):
  * the credit rules (domain/accounting.ts) on their own, then on both store adapters — spans that carry
  * the conversation id or the agent only in places, children arriving before their parents in other
  * batches, re-imports — and every view agreeing (test/helpers/views-agree.ts) for the demo and every

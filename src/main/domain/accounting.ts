@@ -1,6 +1,6 @@
 /**
  * Which conversation and which agent a span is credited to (issue 18 item 1, docs/ingest.md
- * "Accounting", decision 0021). Real emitters put the conversation id and the agent name on only
+ * "Accounting", decision 0022). Real emitters put the conversation id and the agent name on only
  * some spans (the agent's root, the model calls, not the tools): every total Loupe shows — the
  * conversations list, the chat and turn headers, Agents and its spans, group-by `conversation_id` and
  * `agent_name` — sums the spans CREDITED to the conversation or agent by these rules, stored per span

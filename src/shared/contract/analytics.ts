@@ -107,7 +107,7 @@ export const GroupRow = z.object({
   total_output_cost_usd: z.number().nullable(),
   total_output_tokens: z.number().int(),
   total_reasoning_tokens: z.number().int(),
-  /** Extension (issue 18, decision 0021): false when no span of the group reported token usage (token totals unknown, shown "–"). */
+  /** Extension (issue 18, decision 0022): false when no span of the group reported token usage (token totals unknown, shown "–"). */
   usage_known: z.boolean(),
   /** Extension (issue 18): wall time of the group's spans, earliest start to latest end (a conversation's duration); null without times. */
   wall_duration_ms: z.number().int().nullable(),
@@ -125,7 +125,7 @@ export const AgentSummary = z.object({
   total_input_tokens: z.number().int(),
   total_output_tokens: z.number().int(),
   total_cost_usd: z.number().nullable(),
-  /** Extension (issue 18, decision 0021): false when no span credited to the agent reported token usage. */
+  /** Extension (issue 18, decision 0022): false when no span credited to the agent reported token usage. */
   usage_known: z.boolean(),
 });
 

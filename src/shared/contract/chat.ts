@@ -104,7 +104,7 @@ export const Turn = z.object({
   total_cache_creation_input_tokens: Int.default(0),
   total_cache_read_input_tokens: Int.default(0),
   /**
-   * Extension (issue 18, decision 0021): false when no span of the turn reported token usage. The
+   * Extension (issue 18, decision 0022): false when no span of the turn reported token usage. The
    * interface's token totals stay integers (0 then); a reader shows them as unknown ("–"), never as 0.
    */
   usage_known: z.boolean(),

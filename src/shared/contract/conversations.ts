@@ -33,7 +33,7 @@ export const ConversationRow = z.object({
   /** By the one counting rule: equal to the chat header's totals summed over the turns. */
   total_input_tokens: z.number().int(),
   total_output_tokens: z.number().int(),
-  /** Extension (issue 18, decision 0021): false when no span of the conversation reported token usage (totals unknown, "–"). */
+  /** Extension (issue 18, decision 0022): false when no span of the conversation reported token usage (totals unknown, "–"). */
   usage_known: z.boolean(),
   total_cost_usd: z.number().nullable(),
   error_count: z.number().int(),

@@ -1,5 +1,5 @@
 // Migration 0019: one accounting for a conversation, a trace, an agent and a group (issue 18 item 1,
-// decision 0021; query). Written by sqlite/summaries/. Never edit once applied.
+// decision 0022; query). Written by sqlite/summaries/. Never edit once applied.
 export default /* sql */ `
 -- spans.agent_name and spans.conversation_id now hold the agent and conversation a span is CREDITED
 -- to (domain/accounting.ts: its own, else inherited), and spans.counted bits 16 / 32 say which were

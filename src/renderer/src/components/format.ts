@@ -20,7 +20,7 @@ export function fmtTokens(n: number | null | undefined): string {
 
 /**
  * Input → output tokens of a total, or "–" when no span of it reported usage (`usage_known` false,
- * decision 0021): unknown usage is never shown as 0 / 0.
+ * decision 0022): unknown usage is never shown as 0 / 0.
  */
 export function fmtUsage(input: number, output: number, known: boolean, sep = ' → '): string {
   return known ? `${fmtTokens(input)}${sep}${fmtTokens(output)}` : DASH;

@@ -1,5 +1,5 @@
 // ClickHouse migration 0005: one accounting for a conversation, a trace, an agent and a group (issue
-// 18 item 1, decision 0021), the twin of SQLite's 0018. Never edit once applied. ClickHouse 18.16
+// 18 item 1, decision 0022), the twin of SQLite's 0019. Never edit once applied. ClickHouse 18.16
 // has no ADD COLUMN IF NOT EXISTS: the migrator (migrate.ts) treats "column already exists" from an
 // ADD COLUMN as done, so a run interrupted half-way is finished by running it again.
 //

@@ -2,7 +2,7 @@
  * The totals of the spans the list shows when its filter pins one agent or one conversation (the
  * Agents click-through, `?agent_name=…`): the group-by row of that key under the same filter, so the
  * numbers are the ones Agents, the conversations list and group-by show for it (issue 18, decision
- * 0021) — spans, tokens by the one counting rule ("–" when no span reported usage), cost, time.
+ * 0022) — spans, tokens by the one counting rule ("–" when no span reported usage), cost, time.
  */
 import { useOp } from '../../api/query';
 import { fmtCost, fmtDuration, fmtUsage } from '../../components/format';
