@@ -16,7 +16,7 @@ module.exports = {
       name: 'store-behind-its-port',
       severity: 'error',
       comment: 'Services and transports reach storage through store/ports.ts (with store/failures.ts, which classifies the port\'s errors) and the factory store/index.ts only (issue 8 item 1).',
-      from: { path: '^src/main/(service|transport|demo|training)/' },
+      from: { path: '^src/main/(service|transport|demo|training|mcp)/' },
       to: { path: '^src/main/store/', pathNot: '^src/main/store/(ports|failures|index)\\.ts$' },
     },
     {

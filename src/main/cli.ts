@@ -15,6 +15,9 @@ import { openStores } from './store/index.js';
 import { importFile, type ImportReport } from './service/ingest/index.js';
 import { loadDemo } from './demo/load.js';
 import { errorMessage } from '../shared/errors.js';
+import { mcpConfigText } from '../shared/mcp-config.js';
+import { loupeCommand, MCP_PATH } from './mcp/config.js';
+import { runMcpStdio } from './mcp/stdio.js';
 
 const USAGE = `usage:
   loupe serve  [--data-dir D] [--port P] [--store S]   run the headless server (UI in the browser)
@@ -22,6 +25,8 @@ const USAGE = `usage:
   loupe demo   [--data-dir D] [--store S] [--project P] load the demo conversations
   loupe key    [--data-dir D]                   print the local training API key
   loupe url    [--data-dir D]                   a fresh one-time link that opens the running Loupe in a browser
+  loupe mcp    [--data-dir D] [--store S]       the MCP server over stdio, for coding agents (docs/mcp.md)
+  loupe mcp --print-config [--data-dir D] [--port P]   configuration for Claude Code, Codex and Cursor
 data dir: --data-dir, else $LOUPE_DATA_DIR, else the platform's app-data folder. port: --port, else $LOUPE_PORT, else the port saved in Settings (server.port), else ${DEFAULT_PORT}.
 store (where spans live): --store, else $LOUPE_STORE, else the store saved in Settings, else the data dir's file.
   S is clickhouse://user:password@host:8123/database (clickhouses:// for TLS) or "sqlite" (the data dir's file);
@@ -40,6 +45,7 @@ function parse(args: string[]) {
         store: { type: 'string' },
         project: { type: 'string' },
         json: { type: 'boolean', default: false },
+        'print-config': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -179,6 +185,16 @@ export async function main(argv: string[]): Promise<number> {
       const holder = readHolder(dataDir);
       if (!holder?.url) throw new Error(`no Loupe is serving ${dataDir} (start one with: loupe serve --data-dir ${dataDir})`);
       console.log(await requestLoginUrl(holder.url, ensureTrainingKey(dataDir)));
+      return 0;
+    }
+    case 'mcp': {
+      if (values['print-config']) {
+        // The running Loupe's address when there is one, else where `loupe serve` would listen.
+        const base = readHolder(dataDir)?.url ?? `http://127.0.0.1:${portOf(values.port) ?? DEFAULT_PORT}`;
+        console.log(mcpConfigText({ httpUrl: `${base}${MCP_PATH}`, command: loupeCommand(), dataDir }));
+        return 0;
+      }
+      await runMcpStdio({ dataDir, store: storeOf(values.store), log: (line) => console.error(line) });
       return 0;
     }
     default:

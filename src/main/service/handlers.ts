@@ -11,6 +11,7 @@ import { systemHandlers } from './system/handlers.js';
 import { timelineHandlers } from './timeline/handlers.js';
 import { conversationHandlers } from './conversations/handlers.js';
 import { retentionHandlers } from './retention/handlers.js';
+import { mcpHandlers } from './mcp/handlers.js';
 
 export type { CallOptions, Handler, HandlerResult, Handlers } from './handler-types.js';
 import type { Handlers } from './handler-types.js';
@@ -24,6 +25,7 @@ export const handlers = {
   ...timelineHandlers,
   ...conversationHandlers,
   ...retentionHandlers,
+  ...mcpHandlers,
 } as Handlers;
 
 export function assertComplete(): void {

@@ -18,6 +18,7 @@ import { buildOpenApi } from './openapi.js';
 import { registerOtlpRoutes } from './otlp.js';
 import { registerEventStream } from './sse.js';
 import { serveStatic } from './static.js';
+import { registerMcpRoute } from '../mcp/http.js';
 
 export interface HttpOptions {
   rendererDir: string | null;
@@ -133,6 +134,7 @@ export function buildHttpServer(ctx: ServiceContext, opts: HttpOptions): LoupeHt
   });
   registerContractRoutes(app, ctx);
   registerOtlpRoutes(app, ctx);
+  registerMcpRoute(app, ctx, opts.log);
 
   return {
     app,

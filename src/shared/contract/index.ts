@@ -13,6 +13,7 @@ import { systemOps } from './system.js';
 import { timelineOps } from './timeline.js';
 import { conversationOps } from './conversations.js';
 import { retentionOps } from './retention.js';
+import { mcpOps } from './mcp.js';
 
 export const contract = {
   ...chatOps,
@@ -23,6 +24,7 @@ export const contract = {
   ...timelineOps,
   ...conversationOps,
   ...retentionOps,
+  ...mcpOps,
 } as const;
 
 export type Contract = typeof contract;
@@ -33,7 +35,7 @@ export type OpOutput<K extends OpName> = z.input<Contract[K]['output']>;
 
 function assertUniqueRoutes(ops: Record<string, OpDef>): void {
   const seen = new Map<string, string>();
-  const groups = [chatOps, feedbackOps, analyticsOps, trainingOps, systemOps, timelineOps, conversationOps, retentionOps] as Record<string, OpDef>[];
+  const groups = [chatOps, feedbackOps, analyticsOps, trainingOps, systemOps, timelineOps, conversationOps, retentionOps, mcpOps] as Record<string, OpDef>[];
   const names = groups.flatMap((g) => Object.keys(g));
   const dupName = names.find((n, i) => names.indexOf(n) !== i);
   if (dupName) throw new Error(`contract: operation ${dupName} is defined twice`);

@@ -8,7 +8,7 @@ import { ServiceError } from '../../../shared/errors';
 import type { LoupeEvent } from '../../../shared/events';
 import { reportReachable, reportUnreachable, unreachableError } from './connection';
 import { authHeaders, forgetKey, localKey, SIGN_IN_HOW } from './session';
-import { textOf } from '../../../shared/text';
+import { httpRequestOf } from '../../../shared/contract/http-request';
 
 // Sign in at once when opened from a login link, so the one-time code leaves the address bar.
 if (typeof window !== 'undefined' && !window.api) void localKey();
@@ -30,23 +30,10 @@ export async function call<K extends OpName>(name: K, input: OpInput<K>, signal?
 
 async function httpCall<K extends OpName>(name: K, input: OpInput<K>, signal?: AbortSignal): Promise<OpOutput<K>> {
   const def = contract[name];
-  const rest: Record<string, unknown> = { ...(input as Record<string, unknown>) };
-  const path = def.path.replace(/:([A-Za-z_]+)/g, (_, p: string) => {
-    const v = rest[p];
-    delete rest[p];
-    return encodeURIComponent(String(v));
-  });
-  const headers: Record<string, string> = def.auth === 'key' || def.keyFor ? await authHeaders() : {};
-  let url = path;
-  let body: string | undefined;
-  if (def.method === 'GET') {
-    const qs = new URLSearchParams();
-    for (const [k, v] of Object.entries(rest)) if (v !== undefined && v !== null) qs.set(k, textOf(v));
-    if ([...qs].length) url += `?${qs}`;
-  } else if (Object.keys(rest).length || def.method === 'POST') {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(rest);
-  }
+  const req = httpRequestOf(name, input);
+  const headers: Record<string, string> = req.needsKey ? await authHeaders() : {};
+  if (req.body !== undefined) headers['content-type'] = 'application/json';
+  const { url, body } = req;
   let res: Response;
   try {
     res = await fetch(url, { method: def.method, headers, body, signal });

@@ -15,7 +15,7 @@ import { FeedbackBadges } from './Feedback';
 import { useUi } from '../stores/ui';
 import { Markdown } from './Markdown';
 import { Collapsible } from './Collapsible';
-import { callSignature, type ToolRequest } from './toolCalls';
+import { callSignature, type ToolRequest } from '../../../shared/tool-calls';
 import type { PlannedMessage } from './plan';
 
 interface Props {

@@ -10,7 +10,7 @@
  *   from its previous card, so a conversation does not repeat the same card on every turn.
  */
 import type { ChatMessage, Turn } from '../api/views';
-import { parseToolRequests, type ToolRequest } from './toolCalls';
+import { parseToolRequests, type ToolRequest } from '../../../shared/tool-calls';
 
 export interface PlannedMessage {
   message: ChatMessage;

@@ -16,7 +16,7 @@ import { isoToUs } from './model';
 import { FeedbackControl } from '../chat/Feedback';
 import { ErrorNote } from '../components/ErrorNote';
 import type { Node } from './model';
-import { textOf } from '../../../shared/text';
+import { otlpAttributes, spanEvents, type SpanEvent } from '../../../shared/otlp-span';
 
 const HEAVY = new Set(['raw_span_dump', 'input_messages', 'output_messages', 'custom_attrs_bool', 'custom_attrs_float', 'custom_attrs_int', 'custom_attrs_string', 'tool_definitions', 'tool_call_arguments', 'tool_call_result', 'system_instructions', 'reasoning_content']);
 
@@ -117,24 +117,6 @@ function Kv({ k, v }: { k: string; v: string }) {
   );
 }
 
-export interface SpanEvent {
-  name: string;
-  /** µs after the span's start, when both times are known. */
-  offsetUs: number | null;
-  attrs: Array<[string, string]>;
-}
-
-/** OTLP/JSON span events → name, time after the span start and attributes; exceptions first. */
-export function spanEvents(list: unknown, spanStartUs: number | null): SpanEvent[] {
-  if (!Array.isArray(list)) return [];
-  const out = list.flatMap((e: { name?: unknown; timeUnixNano?: unknown; attributes?: unknown }) => {
-    if (!e || typeof e !== 'object') return [];
-    const ns = typeof e.timeUnixNano === 'string' || typeof e.timeUnixNano === 'number' ? Number(BigInt(String(e.timeUnixNano)) / 1000n) : null;
-    return [{ name: typeof e.name === 'string' ? e.name : '(event)', offsetUs: ns !== null && spanStartUs !== null ? ns - spanStartUs : null, attrs: otlpAttributes(e.attributes) }];
-  });
-  return out.sort((a, b) => Number(b.name === 'exception') - Number(a.name === 'exception'));
-}
-
 function EventsSection({ events }: { events: SpanEvent[] }) {
   return (
     <section data-testid="span-events">
@@ -159,19 +141,4 @@ function EventsSection({ events }: { events: SpanEvent[] }) {
       })}
     </section>
   );
-}
-
-/** OTLP/JSON attributes `[{key, value: {stringValue|intValue|...}}]` → [key, text] pairs. */
-function otlpAttributes(list: unknown): Array<[string, string]> {
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((a: { key?: unknown; value?: unknown }) => (typeof a?.key === 'string' ? [[a.key, anyValue(a.value)] as [string, string]] : []));
-}
-
-function anyValue(v: unknown): string {
-  if (!v || typeof v !== 'object') return textOf(v);
-  const o = v as Record<string, unknown>;
-  for (const k of ['stringValue', 'intValue', 'doubleValue', 'boolValue', 'bytesValue']) if (k in o) return String(o[k]);
-  if ('arrayValue' in o) return JSON.stringify(((o.arrayValue as { values?: unknown[] })?.values ?? []).map(anyValue));
-  if ('kvlistValue' in o) return JSON.stringify(Object.fromEntries(otlpAttributes((o.kvlistValue as { values?: unknown })?.values)));
-  return JSON.stringify(v);
 }

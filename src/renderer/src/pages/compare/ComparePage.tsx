@@ -1,7 +1,7 @@
 /**
  * Trace compare: two traces (or two turns of conversations — a turn is a trace) side by side.
  * Totals first (duration, tokens, cost, steps, failures, with the difference B − A), then every step
- * aligned (compare/model.ts): the same step on one line with its text diffed word by word (removed
+ * aligned (shared/compare.ts): the same step on one line with its text diffed word by word (removed
  * words marked on A's side, added ones on B's), tool calls with their arguments and results, and per
  * step tokens, cost and latency with their difference. Steps only one run took stand alone.
  * Deep link: #/p/<project>/compare?a=<trace_id>&b=<trace_id>. Traces are picked with "Compare" on a
@@ -14,7 +14,7 @@ import { useOp } from '../../api/query';
 import { ErrorNote } from '../../components/ErrorNote';
 import { fmtCost, fmtDuration, fmtTokens } from '../../components/format';
 import { projectPath, useProject } from '../../hooks/project';
-import { alignSteps, toSteps, totals, type Pair, type Step } from './model';
+import { alignSteps, toSteps, totals, type Pair, type Step } from '../../../../shared/compare';
 import { Collapsible } from '../../chat/Collapsible';
 import { Icon } from '../../components/Icon';
 import type { TurnHead } from '../../chat/TurnView';

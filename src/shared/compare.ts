@@ -1,5 +1,5 @@
 /**
- * Trace compare, the pure part (unit-tested): two turns' messages become steps, the steps are
+ * Trace compare, the pure part (unit-tested; the Compare page and the MCP `compare` tool): two turns' messages become steps, the steps are
  * aligned, and each aligned pair says what changed.
  *
  * Alignment is a longest-common-subsequence diff (jsdiff's diffArrays) over step keys — the kind of
@@ -10,8 +10,10 @@
  * Text of a pair is then diffed word by word.
  */
 import { diffArrays, diffWordsWithSpace, type Change } from 'diff';
-import type { ChatMessage } from '../../api/views';
-import { parseToolRequests } from '../../chat/toolCalls';
+import type { Turn } from './contract/chat.js';
+import { parseToolRequests } from './tool-calls.js';
+
+type ChatMessage = Turn['messages'][number];
 
 export interface Step {
   index: number;
