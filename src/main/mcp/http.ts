@@ -7,7 +7,6 @@
  * the caller for writes and by dispatch for the training reads.
  */
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { ServiceContext } from '../service/context.js';
