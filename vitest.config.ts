@@ -18,6 +18,7 @@ export const CLICKHOUSE_CONFORMANCE = [
   'test/http/otel-exporters.test.ts',
   'test/http/import-upload.test.ts',
   'test/http/retention-http.test.ts',
+  'test/http/mcp-stdio.test.ts',
 ];
 
 // Two cores here: run test files in two forked workers. Slow suites (training, e2e) set their own
