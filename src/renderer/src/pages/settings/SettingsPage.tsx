@@ -1,5 +1,5 @@
 /**
- * Settings: the server's port, the data folder and database size, the training key (reveal and
+ * Settings: the server's port, the data folder and database size, coding agents' MCP configuration, the training key (reveal and
  * copy), remote trainer backends and completion recording ('training.getSettings/updateSettings'),
  * and display preferences (UI store, persisted locally).
  */
@@ -8,6 +8,7 @@ import { useOp, useOpMutation } from '../../api/query';
 import { trainingKey } from '../../api/client';
 import { resolveTheme, useUi, type ThemePref } from '../../stores/ui';
 import { TrainerBackends } from './TrainerBackends';
+import { CodingAgents } from './CodingAgents';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useResetOnChange } from '../../hooks/reset';
 import { PORT_SETTING as PORT_KEY, STORE_SETTING as STORE_KEY } from '../../../../shared/settings';
@@ -71,6 +72,10 @@ export function SettingsPage() {
             </tbody>
           </table>
         )}
+      </section>
+      <section className="panel settings-section">
+        <h2>Coding agents (MCP)</h2>
+        <CodingAgents />
       </section>
       <section className="panel settings-section">
         <h2>Training key</h2>
