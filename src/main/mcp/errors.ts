@@ -5,13 +5,8 @@
 import { ServiceError, errorMessage, type ValidationIssue } from '../../shared/errors.js';
 import { StoreAbortedError } from '../store/ports.js';
 import { KEY_HINT } from './caller.js';
-import { ToolError } from './tool.js';
+import { ToolError, type ArgOf } from './tool.js';
 
-/**
- * Which tool argument an operation's 422 location means: `argOf(['body','query','$expr',…])` of
- * query_spans names "filter". Default: the location after "body", dotted.
- */
-export type ArgOf = (loc: (string | number)[]) => string;
 const defaultArg: ArgOf = (loc) => loc.filter((p, i) => !(i === 0 && (p === 'body' || p === 'query' || p === 'path'))).join('.');
 
 function issueText(issue: ValidationIssue, argOf: ArgOf): string {

@@ -6,7 +6,12 @@
  */
 import type { z } from 'zod';
 import type { Caller } from './caller.js';
-import type { ArgOf } from './errors.js';
+
+/**
+ * Which tool argument an operation's 422 location means: `argOf(['body','query','$expr',…])` of
+ * query_spans names "filter". Default (errors.ts): the location after "body", dotted.
+ */
+export type ArgOf = (loc: (string | number)[]) => string;
 
 export interface ToolEnv {
   caller: Caller;

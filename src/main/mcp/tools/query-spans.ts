@@ -8,9 +8,8 @@ import { Aggregation } from '../../../shared/contract/analytics.js';
 import { KB, answerBytes, cutOrNull, fitCount } from '../budget.js';
 import { cursorArg, projectArg, sinceArg, untilArg } from '../args.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import type { ArgOf } from '../errors.js';
 import { chooseProject } from '../projects.js';
-import { tool } from '../tool.js';
+import { tool, type ArgOf } from '../tool.js';
 import { textOf } from '../../../shared/text.js';
 import { fmtCost, fmtMs, fmtTokens } from '../text.js';
 
