@@ -21,6 +21,11 @@ export type ChatSpan = Pick<
    * ingest) when the store read them; absent, the rule is applied to the spans at hand.
    */
   counted?: number;
+  /**
+   * Custom string attributes the chat reads (transfer.ts HANDOFF_KEYS: `gen_ai.transfer.*`, `gen_ai.caller.*`);
+   * a store fills only those keys, a whole SpanRecord brings its whole map.
+   */
+  custom_attrs_string?: Readonly<Record<string, string>>;
 };
 
 /** The light fields: what the header rules and the ingest-time summaries need (no heavy text). */

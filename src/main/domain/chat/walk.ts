@@ -22,6 +22,7 @@ import { durationMs, nameSuffix, type ChatSpan } from './span.js';
 import { message, messageText, reasoningFromParts, type ChatMessage, type ErrorFields, type MessageHead } from './messages.js';
 import { CLASS_NAMES, ModelCalls, argumentsAreOwn, readToolResult } from './tool-values.js';
 import { splitError } from './errors.js';
+import { calledByWorkflow, callerOf, transferOf } from './transfer.js';
 
 export const MAX_DEPTH = 200;
 
@@ -212,6 +213,8 @@ export function walkMessages(
     };
   }
   let assistants = 0;
+  /** Agents a tool passed control to (`gen_ai.transfer.mode` pass_control) → the agent that passed it. */
+  const handedOver = new Map<string, string | null>();
   let lastAssistantText: string | null = null;
   let userShown = false;
 
@@ -381,10 +384,18 @@ export function walkMessages(
     const own = s.agent_name ?? s.agent_id;
     const agent = own ?? ctx.agent ?? nameSuffix(s.span_name, 'invoke_agent');
     const ver = s.agent_version ?? (own == null ? ctx.version : null);
-    const sub = ctx.inAgent && own != null && own !== ctx.agent;
+    // The logical caller an invocation over an API or protocol names (transfer.ts): it hands the task over,
+    // whichever span encloses the call (a local proxy agent, a workflow that is no agent span); a workflow
+    // calling its first agent is no agent handing over: that agent answers the user.
+    const caller = callerOf(s);
+    const byCaller = caller != null && caller !== agent && (ctx.inAgent ? own !== ctx.agent : userShown && !calledByWorkflow(s));
+    // The agent a tool passed control to (transfer above): its run is that hop, announced already.
+    const handed = own != null && handedOver.has(own) && handedOver.get(own) === (byCaller ? caller : ctx.agent);
+    if (handed) handedOver.delete(own);
+    const sub = (ctx.inAgent && own != null && own !== ctx.agent) || byCaller;
     // Not an agent at all: a framework event recorded as an agent span (BeeAI's `partial_update`) is given
     // nothing, says nothing and runs nothing; it draws no card and no handoff.
-    if (sub && !lastUserText(s.input_messages) && !outputText(s.output_messages) && !actsInside(s)) return walkChildren(s, ctx, depth);
+    if (sub && !caller && !lastUserText(s.input_messages) && !outputText(s.output_messages) && !actsInside(s)) return walkChildren(s, ctx, depth);
     // A workflow wrapper recorded as an agent (the OpenAI Agents SDK's `Agent workflow` trace span): at the top,
     // with no input of its own and no model call of its own, only agents inside. The agents inside are the
     // top-level ones: the first one's input is the user's question, not a task the wrapper gave it.
@@ -392,8 +403,9 @@ export function walkMessages(
     let inner: Ctx;
     if (sub) {
       const task = taskOf(s);
-      out.push(message('agent_handoff', head(s, ctx.agent, ctx.version), { from_agent: ctx.agent, to_agent: agent, text: task }));
-      inner = { agent, version: ver, inAgent: true, from: { agent: ctx.agent, version: ctx.version }, seen: { text: task }, quiet: once(() => modelIn(s)) };
+      const from = byCaller ? { agent: caller, version: null } : { agent: ctx.agent, version: ctx.version };
+      if (!handed) out.push(message('agent_handoff', head(s, from.agent, from.version), { from_agent: from.agent, to_agent: agent, text: task }));
+      inner = { agent, version: ver, inAgent: true, from, seen: { text: task }, quiet: once(() => modelIn(s)) };
     } else {
       inner = { ...ctx, agent, version: ver, inAgent: true, quiet: once(() => modelIn(s)) };
     }
@@ -445,6 +457,28 @@ export function walkMessages(
       return;
     }
     if (op === 'execute_tool') {
+      // A tool that transfers to another agent (GenAI conventions, transfer.ts): the source agent hands the
+      // conversation over (`pass_control`: no tool bubble, the target takes over with the whole history) or
+      // hands it a task and gets the answer back (the tool call stays, the handoff carries the task). What
+      // runs inside is the target's: its own agent span there is the same hop, not another handoff.
+      const transfer = transferOf(s);
+      if (transfer) {
+        const from = s.agent_name ?? here.agent;
+        const fromVersion = from === here.agent ? here.version : null;
+        // The task: what the target's own span inside the tool was given, else what the tool's insides show, else its arguments.
+        const target = transfer.passesControl ? undefined : subtree(tree, s).find((c) => c !== s && opOf(c) === 'invoke_agent' && (c.agent_name ?? c.agent_id) === transfer.target);
+        const task = transfer.passesControl ? null : ((target && taskOf(target)) ?? taskOf(s) ?? s.tool_call_arguments);
+        emitTool(s, here);
+        out.push(message('agent_handoff', head(s, from, fromVersion), { from_agent: from, to_agent: transfer.target, text: task }));
+        if (transfer.passesControl) {
+          // The target runs after the tool, beside it or inside the source's span: that run is this hop.
+          handedOver.set(transfer.target, from);
+          walkChildren(s, { ...here, underTool: true }, depth);
+        } else {
+          walkChildren(s, { agent: transfer.target, version: null, inAgent: true, from: { agent: from, version: fromVersion }, seen: { text: task }, quiet: () => true, underTool: false }, depth);
+        }
+        return;
+      }
       emitTool(s, here);
       // A tool that runs another agent without an agent span of its own (Claude Code's Agent tool names
       // the sub-agent on the tool span): what happens inside is that agent's, handed its task by this one.

@@ -4,6 +4,24 @@ import type { SpanMessage, StatusCode } from '../../domain/span.js';
 import type { TurnPage } from '../ports.js';
 import { INHERITED_AGENT, INHERITED_CONVERSATION, wallMs } from '../../domain/accounting.js';
 import { isoFromNs } from '../../domain/time.js';
+import { HANDOFF_PREFIXES, handoffAttrs } from '../../domain/chat/transfer.js';
+
+/**
+ * The span's custom string map only when it may hold handoff attributes (domain/chat/transfer.ts): most
+ * spans have none, and their maps are neither sent nor parsed.
+ */
+const HANDOFF_ATTRS = `CASE WHEN ${HANDOFF_PREFIXES.map((p) => `instr(s.custom_attrs_string, '"${p}') > 0`).join(' OR ')}
+    THEN s.custom_attrs_string END AS handoff_attrs`;
+
+/** The handoff keys of a stored map (JSON text, or null when the read left it out). */
+function handoffOf(text: unknown): Record<string, string> | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    return handoffAttrs(JSON.parse(text) as Record<string, unknown>);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * SQL of the chat views. Every statement is an indexed lookup: spans by (project_id, trace_id)
@@ -54,12 +72,12 @@ function spanColumns(): string {
     s.request_model, s.response_model, s.tool_name, s.reasoning_content, s.compaction_summary, s.compaction_items_before,
     s.compaction_items_after, s.svc_user_id, s.input_tokens, s.output_tokens, s.reasoning_tokens,
     s.cache_creation_input_tokens, s.cache_read_input_tokens, s.input_cost_usd, s.output_cost_usd, s.total_cost_usd,
-    s.content_refs, d.system_instructions, d.tool_definitions, d.tool_call_arguments, d.tool_call_result,
+    s.content_refs, ${HANDOFF_ATTRS}, d.system_instructions, d.tool_definitions, d.tool_call_arguments, d.tool_call_result,
     d.input_messages, d.output_messages`;
 }
 
-type Row = Omit<ChatSpan, 'start_ns' | 'end_ns' | 'content_refs' | 'system_instructions' | 'input_messages' | 'output_messages' | 'status_code'> & {
-  start_ns: string | null; end_ns: string | null; status_code: string; content_refs: string;
+type Row = Omit<ChatSpan, 'start_ns' | 'end_ns' | 'content_refs' | 'system_instructions' | 'input_messages' | 'output_messages' | 'status_code' | 'custom_attrs_string'> & {
+  start_ns: string | null; end_ns: string | null; status_code: string; content_refs: string; handoff_attrs: string | null;
   system_instructions: string; input_messages: string; output_messages: string;
 };
 
@@ -74,9 +92,10 @@ const jsonArray = <T>(text: string | null): T[] => {
 };
 
 /** A stored row → the ChatSpan the walk reads (nanoseconds back to bigint, JSON columns parsed). */
-function toSpan(r: Row): ChatSpan {
+function toSpan({ handoff_attrs, ...r }: Row): ChatSpan {
   return {
     ...r,
+    custom_attrs_string: handoffOf(handoff_attrs),
     start_ns: r.start_ns == null ? null : BigInt(r.start_ns),
     end_ns: r.end_ns == null ? null : BigInt(r.end_ns),
     status_code: r.status_code as StatusCode,
@@ -128,14 +147,16 @@ class LazySpan {
  */
 function toLazySpans(names: string[], rows: unknown[][], load: (rid: number) => HeavyRow | undefined): ChatSpan[] {
   const rid = names.indexOf('rid');
+  const handoff = names.indexOf('handoff_attrs');
   const out: ChatSpan[] = new Array(rows.length);
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
     const span = new LazySpan(row[rid] as number, load) as unknown as Record<string, unknown>;
-    for (let i = 0; i < names.length; i++) if (i !== rid) span[names[i]!] = row[i];
+    for (let i = 0; i < names.length; i++) if (i !== rid && i !== handoff) span[names[i]!] = row[i];
     span.start_ns = span.start_ns == null ? null : BigInt(span.start_ns as string);
     span.end_ns = span.end_ns == null ? null : BigInt(span.end_ns as string);
     span.content_refs = span.content_refs === '[]' || span.content_refs == null ? [] : jsonArray<string>(span.content_refs as string);
+    span.custom_attrs_string = handoffOf(row[handoff]);
     out[r] = span as unknown as ChatSpan;
   }
   return out;

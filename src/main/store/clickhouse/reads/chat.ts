@@ -10,7 +10,8 @@ import type { ClickHouse } from '../connection.js';
 import { big, int } from '../rows.js';
 import { INHERITED_AGENT, INHERITED_CONVERSATION, wallMs } from '../../../domain/accounting.js';
 import { isoFromNs } from '../../../domain/time.js';
-import { limit, raw, sql, str, type Sql } from '../sql.js';
+import { limit, raw, sql, str, strs, type Sql } from '../sql.js';
+import { HANDOFF_KEYS } from '../../../domain/chat/transfer.js';
 import { traceIn } from './keys.js';
 import { inDays } from '../writer.js';
 import { FINAL_SETTINGS } from './scope.js';
@@ -50,6 +51,17 @@ const CHAT_LIGHT = raw(
    cache_creation_input_tokens, cache_read_input_tokens, input_cost_usd, output_cost_usd, total_cost_usd, content_refs,
    tool_definitions, tool_call_arguments, tool_call_result`,
 );
+
+/** Only the handoff attributes of the span's custom string map (domain/chat/transfer.ts): most spans have none. */
+const HANDOFF_COLUMNS = sql`arrayFilter((k, v) -> has(${strs(HANDOFF_KEYS)}, k), str_keys, str_values) AS handoff_keys,
+   arrayFilter((v, k) -> has(${strs(HANDOFF_KEYS)}, k), str_values, str_keys) AS handoff_values`;
+
+function handoffOf(r: Light): Record<string, string> | undefined {
+  const keys = r.handoff_keys as string[] | undefined;
+  const values = r.handoff_values as string[] | undefined;
+  if (!keys?.length || !values) return undefined;
+  return Object.fromEntries(keys.map((k, i) => [k, values[i] ?? '']));
+}
 
 type Light = Record<string, unknown> & { trace_id: string; span_id: string };
 type Heavy = { trace_id: string; span_id: string; system_instructions: string; input_messages: string; output_messages: string };
@@ -106,6 +118,7 @@ function toChatSpan(r: Light, h: Heavy | undefined): ChatSpan {
     system_instructions: h ? parseArray<string>(h.system_instructions).map(String) : [],
     input_messages: h ? parseArray<SpanMessage>(h.input_messages) : [],
     output_messages: h ? parseArray<SpanMessage>(h.output_messages) : [],
+    custom_attrs_string: handoffOf(r),
   };
 }
 
@@ -120,7 +133,7 @@ export async function spansOfTraces(ch: ClickHouse, projectId: string, traceIds:
   const conv = conversationId === null ? raw('') : sql` AND conversation_id = ${str(conversationId)}`;
   const read = (days: Sql) =>
     Promise.all([
-      ch.rows<Light>(sql`SELECT ${CHAT_LIGHT} FROM spans FINAL WHERE project_id = ${str(projectId)} AND ${days} AND ${traceIn(traceIds)} AND deleted = 0${conv}${FINAL_SETTINGS}`, opts),
+      ch.rows<Light>(sql`SELECT ${CHAT_LIGHT}, ${HANDOFF_COLUMNS} FROM spans FINAL WHERE project_id = ${str(projectId)} AND ${days} AND ${traceIn(traceIds)} AND deleted = 0${conv}${FINAL_SETTINGS}`, opts),
       ch.rows<Heavy>(
         sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages FROM span_payloads FINAL
             WHERE project_id = ${str(projectId)} AND ${days} AND ${traceIn(traceIds)} AND deleted = 0${FINAL_SETTINGS}`,
