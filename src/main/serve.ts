@@ -8,6 +8,7 @@ import type { AppStore } from './store/ports.js';
 import { EventBus } from './service/events.js';
 import type { ServiceContext } from './service/context.js';
 import { startTrainingRuntime } from './service/training/runtime.js';
+import { startReplays } from './service/replay/handlers.js';
 import { ensureTrainingKey } from './settings/training-key.js';
 import { appInfo, defaultRendererDir } from './settings/app-root.js';
 import { buildHttpServer } from './transport/http.js';
@@ -88,6 +89,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
   const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir: opts.dataDir, apiKey, health, login: new LoginCodes(), secrets };
   try {
     ctx.training = await startTrainingRuntime(ctx);
+    startReplays(ctx);
     const rendererDir = opts.rendererDir === undefined ? defaultRendererDir() : opts.rendererDir;
     const http = buildHttpServer(ctx, { rendererDir, version: appInfo().version, log: opts.log });
     const port = await http.listen(opts.port ?? (await preferredPort(ctx, opts.log)) ?? DEFAULT_PORT);
@@ -105,6 +107,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
         (closing ??= (async () => {
           stopWatching();
           await http.app.close();
+          await ctx.replays?.close();
           await ctx.training?.close();
           await checked.catch(() => undefined);
           await store.close();
@@ -113,6 +116,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
         })()),
     };
   } catch (err) {
+    await ctx.replays?.close();
     await ctx.training?.close();
     await store.close();
     lock.release();

@@ -12,6 +12,7 @@ import { timelineHandlers } from './timeline/handlers.js';
 import { conversationHandlers } from './conversations/handlers.js';
 import { retentionHandlers } from './retention/handlers.js';
 import { mcpHandlers } from './mcp/handlers.js';
+import { replayHandlers } from './replay/handlers.js';
 
 export type { CallOptions, Handler, HandlerResult, Handlers } from './handler-types.js';
 import type { Handlers } from './handler-types.js';
@@ -26,6 +27,7 @@ export const handlers = {
   ...conversationHandlers,
   ...retentionHandlers,
   ...mcpHandlers,
+  ...replayHandlers,
 } as Handlers;
 
 export function assertComplete(): void {

@@ -14,6 +14,7 @@ import { timelineOps } from './timeline.js';
 import { conversationOps } from './conversations.js';
 import { retentionOps } from './retention.js';
 import { mcpOps } from './mcp.js';
+import { replayOps } from './replays.js';
 
 export const contract = {
   ...chatOps,
@@ -25,6 +26,7 @@ export const contract = {
   ...conversationOps,
   ...retentionOps,
   ...mcpOps,
+  ...replayOps,
 } as const;
 
 export type Contract = typeof contract;
@@ -35,7 +37,7 @@ export type OpOutput<K extends OpName> = z.input<Contract[K]['output']>;
 
 function assertUniqueRoutes(ops: Record<string, OpDef>): void {
   const seen = new Map<string, string>();
-  const groups = [chatOps, feedbackOps, analyticsOps, trainingOps, systemOps, timelineOps, conversationOps, retentionOps, mcpOps] as Record<string, OpDef>[];
+  const groups = [chatOps, feedbackOps, analyticsOps, trainingOps, systemOps, timelineOps, conversationOps, retentionOps, mcpOps, replayOps] as Record<string, OpDef>[];
   const names = groups.flatMap((g) => Object.keys(g));
   const dupName = names.find((n, i) => names.indexOf(n) !== i);
   if (dupName) throw new Error(`contract: operation ${dupName} is defined twice`);
