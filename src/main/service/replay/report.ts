@@ -5,6 +5,7 @@
  * when answer and tool sequence are equal, `changed` otherwise; a replay that diverged or failed is
  * counted as that.
  */
+import { diffArrays } from 'diff';
 import type { z } from 'zod';
 import type { OpOutput } from '../../../shared/contract/index.js';
 import type { ReportRow } from '../../../shared/contract/replays.js';
@@ -15,28 +16,9 @@ import type { ReplayState } from './state.js';
 type Row = z.output<typeof ReportRow>;
 type Op = ' ' | '-' | '+';
 
-/** Longest-common-subsequence diff of two lists (answers cut to 400 lines a side). */
+/** Line (or step) diff with jsdiff's LCS: each element kept (' '), only in the original ('-') or only in the replay ('+'). */
 export function diff(a: string[], b: string[]): [Op, string][] {
-  const x = a.slice(0, 400);
-  const y = b.slice(0, 400);
-  const n = x.length;
-  const m = y.length;
-  const L: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) L[i]![j] = x[i] === y[j] ? L[i + 1]![j + 1]! + 1 : Math.max(L[i + 1]![j]!, L[i]![j + 1]!);
-  const out: [Op, string][] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (x[i] === y[j]) {
-      out.push([' ', x[i]!]);
-      i++;
-      j++;
-    } else if (L[i + 1]![j]! >= L[i]![j + 1]!) out.push(['-', x[i++]!]);
-    else out.push(['+', y[j++]!]);
-  }
-  while (i < n) out.push(['-', x[i++]!]);
-  while (j < m) out.push(['+', y[j++]!]);
-  return out;
+  return diffArrays(a, b).flatMap((c) => c.value.map((v): [Op, string] => [c.added ? '+' : c.removed ? '-' : ' ', v]));
 }
 
 const lines = (s: string): string[] => (s ? s.split('\n') : []);

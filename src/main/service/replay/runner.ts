@@ -189,9 +189,10 @@ export class ReplayRunner {
       for (const i of s.items) if (i.status === 'pending') i.status = 'cancelled';
       return this.end(r, 'cancelled', 'cancelled by the user');
     }
-    if (stopReason) {
+    const stoppedFor = stopReason as string | null; // set inside the workers (TypeScript cannot see it)
+    if (stoppedFor) {
       for (const i of s.items) if (i.status === 'pending') i.status = 'skipped';
-      return this.end(r, 'done', `stopped early: ${stopReason}`);
+      return this.end(r, 'done', `stopped early: ${stoppedFor}`);
     }
     if (this.stopped) return save(); // the server stops: resumed at the next start
     const allFailed = s.items.length > 0 && s.items.every((i) => i.status === 'failed');
