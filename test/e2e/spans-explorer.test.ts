@@ -11,7 +11,9 @@ import { textOf } from '../../src/shared/text.js';
 
 const PROJECT = 'local/demo';
 
-const fmtMetric = (v: number | null) => (v === null ? '–' : Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(3));
+/** How the table writes a duration (ms): "505 ms", "1.97 s", "12.3 s", "2m 5s". */
+const fmtDuration = (ms: number) =>
+  ms < 1000 ? `${Math.round(ms)} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s` : `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s`;
 
 describe('spans explorer', () => {
   let e: E2E;
@@ -64,6 +66,18 @@ describe('spans explorer', () => {
     expect(res.status).toBe(200);
     const api = (await res.json()) as { groups: { group_keys: Record<string, unknown>; metrics: Record<string, number | null>; span_count: number; error_count: number; distributions: Record<string, any> }[]; total_count: number };
     expect(api.groups.length).toBeGreaterThanOrEqual(3); // triage, billing, researcher… plus spans without an agent
+    // The exact number of spans per agent and retry count, from a two-key grouping (no bins involved).
+    const byValue = (await (await fetch(`${e.loupe.url}/agents/spans/query`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ project_id: PROJECT, limit: 1000, group_by: [{ source: 'field', key: 'agent_name', alias: 'agent_name' }, { source: 'custom_attrs_int', key: 'app.retry_count', alias: 'retries' }] }),
+    })).json()) as { groups: { group_keys: { agent_name: string | null; retries: number | null }; span_count: number }[] };
+    const retryCounts = new Map<string, Map<number, number>>();
+    for (const g of byValue.groups) {
+      if (g.group_keys.retries === null) continue;
+      const agent = textOf(g.group_keys.agent_name);
+      if (!retryCounts.has(agent)) retryCounts.set(agent, new Map());
+      retryCounts.get(agent)!.set(g.group_keys.retries, g.span_count);
+    }
 
     const rows = page.getByTestId('group-row');
     await page.getByTestId('groups-total').filter({ hasText: `${api.total_count} groups` }).waitFor();
@@ -77,12 +91,24 @@ describe('spans explorer', () => {
       const row = rows.nth(i);
       const key = g.group_keys.agent_name === null ? '(none)' : textOf(g.group_keys.agent_name);
       expect(await row.getByTestId('gk-agent_name').textContent()).toBe(key);
-      expect(await row.getByTestId('m-spans').textContent()).toBe(fmtMetric(g.metrics.spans ?? null));
-      expect(await row.getByTestId('m-avg_duration_ms').textContent()).toBe(fmtMetric(g.metrics.avg_duration_ms ?? null));
-      expect(await row.getByTestId('g-span_count').textContent()).toBe(String(g.span_count));
+      // Measures read as what they measure (issue 22.10): a count with separators, an average duration as a duration.
+      expect(await row.getByTestId('m-spans').textContent()).toBe(g.metrics.spans!.toLocaleString('en-US'));
+      expect(Number(await row.getByTestId('m-spans').getAttribute('data-value'))).toBe(g.span_count);
+      expect(await row.getByTestId('m-avg_duration_ms').textContent()).toBe(g.metrics.avg_duration_ms === null || g.metrics.avg_duration_ms === undefined ? '–' : fmtDuration(g.metrics.avg_duration_ms));
+      expect(Number(await row.getByTestId('m-avg_duration_ms').getAttribute('data-value'))).toBe(g.metrics.avg_duration_ms);
+      // The plain count is the Spans total: shown once, as the measure.
+      expect(await row.getByTestId('g-span_count').count()).toBe(0);
       expect(await row.getByTestId('g-error_count').textContent()).toBe(String(g.error_count));
+      // app.retry_count is an integer attribute: one bar per value, each with that value's span count.
       const r = g.distributions.retries;
-      expect(await row.getByTestId('dist-histogram').getAttribute('data-counts')).toBe(r.bins.map((b: { count: number }) => b.count).join(','));
+      const perValue = retryCounts.get(textOf(g.group_keys.agent_name)) ?? new Map<number, number>();
+      const values = [...perValue.keys()].sort((a, b) => a - b);
+      const hist = row.getByTestId('dist-histogram');
+      if (values.length) {
+        const all = Array.from({ length: values.at(-1)! - values[0]! + 1 }, (_, i) => values[0]! + i);
+        expect(await hist.getAttribute('data-bins')).toBe(all.join(','));
+        expect(await hist.getAttribute('data-counts')).toBe(all.map((v) => perValue.get(v) ?? 0).join(','));
+      }
       expect(await row.getByTestId('dist-present').first().textContent()).toBe(String(r.present_count));
       if (r.present_count > 0) histograms++;
       const t = g.distributions.tier;

@@ -7,14 +7,19 @@
  * - a cut cell shows its full value on hover;
  * - a trace without a conversation id reads "service: root operation", with span count and duration;
  * - the Spans table's default columns all fit (Started, Duration and Cost on screen, none below its
- *   minimum, no sideways scroll) and its failed spans are tinted (issue 22.10).
+ *   minimum, no sideways scroll) and its failed spans are tinted (issue 22.10);
+ * - the group-by table reads whole (issue 22.10): the count measure and the Spans total are one
+ *   column, measures are formatted (an average duration as "1.97 s"), no header or number is cut,
+ *   distributions are at least 170 px wide, an integer attribute's histogram has whole-number bins;
+ *   the grouping and its order are in the link (a reload and a link opened elsewhere show the same);
+ * - the trace view at 1024 with the span panel open keeps a usable time axis (issue 22.10).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { VIEWPORTS, openPage, startE2E, vpName, type E2E } from './fixture.js';
-import { hash, screenshotBoth } from './helpers.js';
+import { consoleErrors, hash, screenshotBoth } from './helpers.js';
 import { samplesDir } from '../helpers/paths.js';
 import type { BrowserDocument } from './browser-globals.js';
 
@@ -72,7 +77,7 @@ describe('tables', () => {
       await table.locator('th[data-col="last_activity"][aria-sort=descending]').waitFor();
       if (vp === VIEWPORTS[1]) await screenshotBoth(page, 'conversations-1024');
       await page.context().close();
-    });
+    }, 90_000); // a click and a server read per sortable column: ~30 s at load 33
   }
 
   for (const vp of VIEWPORTS) {
@@ -117,6 +122,104 @@ describe('tables', () => {
       await page.context().close();
     }, 90_000);
   }
+
+  const GROUPING = {
+    keys: [{ source: 'field', key: 'agent_name' }],
+    measures: [
+      { alias: 'spans', aggregation: 'count' },
+      { alias: 'avg_duration_ms', aggregation: 'avg', value: { source: 'derived', key: 'duration_ms' } },
+    ],
+    filters: [],
+    distributions: [
+      { alias: 'retries', value: { source: 'custom_attrs_int', key: 'app.retry_count' } },
+      { alias: 'tier', value: { source: 'custom_attrs_string', key: 'app.customer_tier' } },
+    ],
+  };
+
+  for (const vp of VIEWPORTS) {
+    it(`the group-by table reads whole and its grouping lives in the link (${vpName(vp)})`, async () => {
+      const page = await openPage(e, vp);
+      const errors = consoleErrors(page);
+      // A link someone shared: the grouping and order come from it (this browser never applied it).
+      const link = `${e.loupe.url}/${hash(DEMO, 'spans')}?mode=group&g=${encodeURIComponent(JSON.stringify(GROUPING))}&sort=avg_duration_ms:desc`;
+      await page.goto(link);
+      const rows = page.getByTestId('group-row');
+      await rows.first().waitFor();
+      const table = page.getByTestId('groups-table');
+      const api = await post<{ groups: { group_keys: { agent_name: string | null }; metrics: { avg_duration_ms: number | null } }[] }>(e, '/agents/spans/query', {
+        project_id: DEMO, limit: 1000, group_by: [{ source: 'field', key: 'agent_name', alias: 'agent_name' }],
+        measures: GROUPING.measures, sort_by: [{ field: 'avg_duration_ms', direction: 'desc' }],
+      });
+      await page.getByTestId('groups-total').filter({ hasText: `${api.groups.length} groups` }).waitFor();
+      expect(await page.getByTestId('gk-agent_name').allTextContents()).toEqual(api.groups.map((g) => g.group_keys.agent_name ?? '(none)'));
+      expect(await table.locator('th[data-col="avg_duration_ms"]').getAttribute('aria-sort')).toBe('descending');
+      // The builder shows the linked grouping.
+      expect(await page.getByTestId('distribution-key').evaluateAll((els) => els.map((el) => (el as unknown as { value: string }).value))).toEqual(['app.retry_count', 'app.customer_tier']);
+
+      const look = await table.evaluate((el) => ({
+        cols: [...el.querySelectorAll('th')].map((th) => {
+          const label = th.querySelector('.th-label')!;
+          return { id: th.getAttribute('data-col'), text: th.textContent, width: th.getBoundingClientRect().width, cut: label.scrollWidth > label.clientWidth + 1 };
+        }),
+        cutCells: [...el.querySelectorAll('td.num')].filter((td) => td.scrollWidth > td.clientWidth + 1).map((td) => td.textContent),
+        measures: [...el.querySelectorAll('[data-testid="m-avg_duration_ms"]')].map((m) => m.textContent),
+        bins: [...el.querySelectorAll('[data-testid=dist-histogram]')].map((h) => h.getAttribute('data-bins')),
+      }));
+      // One column counts spans: the measure "spans" (the fixed Spans total is left out).
+      expect(look.cols.filter((c) => /^spans/i.test(c.text ?? '')).map((c) => c.id)).toEqual(['spans']);
+      for (const c of look.cols) {
+        expect(c.cut, `header ${c.id} is cut`).toBe(false);
+        if (c.id?.startsWith('dist:')) expect(c.width, c.id).toBeGreaterThanOrEqual(170);
+        else expect(c.width, c.id).toBeGreaterThanOrEqual(60);
+      }
+      expect(look.cutCells).toEqual([]);
+      // "1.97 s", "505 ms": a duration, not a raw float like 1969.779.
+      for (const m of look.measures) expect(m).toMatch(/^(–|\d+ ms|\d+\.\d+ s|\d+m \d+s)$/);
+      // app.retry_count holds whole numbers: every bin is one.
+      expect(look.bins.filter((b) => b).length).toBeGreaterThan(0);
+      for (const b of look.bins) if (b) for (const x of b.split(',')) expect(x).toMatch(/^-?\d+(–-?\d+)?$/);
+      // The histograms take the column's width (not a fixed 50–140 px drawing).
+      const histWidth = await page.getByTestId('dist-histogram').first().locator('svg').evaluate((svg) => svg.getBoundingClientRect().width);
+      expect(histWidth).toBeGreaterThanOrEqual(150);
+      if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'spans-group-1440');
+      else await screenshotBoth(page, 'spans-group-1024');
+
+      // A new order goes into the link; a reload keeps grouping and order.
+      await table.locator('th[data-col="spans"]').click();
+      await table.locator('th[data-col="spans"][aria-sort=descending]').waitFor();
+      await page.waitForURL(/sort=spans%3Adesc|sort=spans:desc/);
+      await page.reload();
+      await page.getByTestId('group-row').first().waitFor();
+      await table.locator('th[data-col="spans"][aria-sort=descending]').waitFor();
+      expect(await page.getByTestId('distribution-key').count()).toBe(2);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }, 120_000);
+  }
+
+  it('the trace view at 1024 with the span panel open keeps a usable timeline', async () => {
+    const page = await openPage(e, VIEWPORTS[1]);
+    const { spans } = await post<{ spans: { trace_id: string; span_id: string }[] }>(e, '/agents/spans/query', { project_id: DEMO, limit: 1, sort_by: [{ field: 'started_at', direction: 'desc' }] });
+    const span = spans[0]!;
+    await page.goto(`${e.loupe.url}/${hash(DEMO, 'traces', span.trace_id)}?span=${span.span_id}`);
+    await page.getByTestId('span-detail').waitFor();
+    await page.getByTestId('wf-ruler').waitFor();
+    const widths = await page.evaluate(() => ({
+      track: document.querySelector('[data-testid=wf-ruler]')!.getBoundingClientRect().width,
+      panel: document.querySelector('[data-testid=span-detail]')!.getBoundingClientRect().width,
+      waterfall: document.querySelector('[data-testid=waterfall]')!.getBoundingClientRect().width,
+    }));
+    // Before: a 420 px panel and a 300 px name column left about 60 px of time axis. Now the name
+    // column gives way (40 % of the waterfall) and the panel keeps its default 420 px.
+    expect(widths.track).toBeGreaterThanOrEqual(200);
+    expect(widths.panel).toBeGreaterThanOrEqual(400);
+    expect(widths.waterfall).toBeGreaterThanOrEqual(300);
+    // A bar is drawn wide enough to see.
+    const bar = await page.locator('.wf-bar').first().evaluate((b) => b.getBoundingClientRect().width);
+    expect(bar).toBeGreaterThan(2);
+    await screenshotBoth(page, 'trace-panel-1024');
+    await page.context().close();
+  }, 90_000);
 
   it('a dragged column keeps its width after a reload; a double click fits it; a cut cell shows all on hover', async () => {
     const page = await openPage(e, VIEWPORTS[0]);

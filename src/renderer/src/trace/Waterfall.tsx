@@ -31,8 +31,13 @@ export function Waterfall(props: { tree: Tree; selected: string | null; onSelect
   const rows = useMemo(() => visibleRows(tree, collapsed), [tree, collapsed]);
   const index = useMemo(() => new Map(rows.map((n, i) => [n.span.span_id, i])), [rows]);
   const sel = selected ? index.get(selected) ?? -1 : -1;
-  const nameW = useUi((s) => s.layout.waterfallNameWidth);
+  const storedNameW = useUi((s) => s.layout.waterfallNameWidth);
   const setLayout = useUi((s) => s.setLayout);
+  // In a narrow view (a small window, the span panel open) the name column gives way to the time
+  // axis: at most 40% of the waterfall, never under 140 px (issue 22.10: a 60 px timeline at 1024).
+  const boxRef = useRef<HTMLDivElement>(null);
+  const boxPx = useWidth(boxRef);
+  const nameW = boxPx > 0 ? Math.max(140, Math.min(storedNameW, Math.floor(boxPx * 0.4))) : storedNameW;
 
   // Marks for the timeline e2e test: when rows were first drawn and when every span was in the tree.
   useEffect(() => { performance.mark('loupe:timeline-first-rows'); }, []);
@@ -136,7 +141,7 @@ export function Waterfall(props: { tree: Tree; selected: string | null; onSelect
   const zoomed = win.from > tree.min || win.to < tree.max;
   const cols = { gridTemplateColumns: `${nameW}px minmax(0, 1fr)` };
   return (
-    <div className="wf" data-testid="waterfall">
+    <div className="wf" data-testid="waterfall" ref={boxRef}>
       <div className="wf-toolbar toolbar">
         {props.toolbar}
         <span style={{ flex: 1 }} />

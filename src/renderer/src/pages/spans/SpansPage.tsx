@@ -10,7 +10,8 @@ import { FilterBar, filterRequestPart, type FilterState } from './FilterBar';
 import { SpansList } from './SpansList';
 import { ScopeTotals, pinnedKey } from './ScopeTotals';
 import { GroupView } from './GroupView';
-import { filterFromParams, paramsFromFilter } from './urlState';
+import { filterFromParams, groupFromParams, paramsFromFilter, type GroupState } from './urlState';
+import { defaultGroupSpec, useSpansUi } from './spansStore';
 import './spans.css';
 import { useResetOnChange } from '../../hooks/reset';
 
@@ -19,20 +20,26 @@ export function SpansPage() {
   const [params, setParams] = useSearchParams();
   const [filter, setFilter] = useState<FilterState>(() => filterFromParams(params));
   const [mode, setMode] = useState<'list' | 'group'>(params.get('mode') === 'group' ? 'group' : 'list');
+  const [group, setGroup] = useState<GroupState>(() => groupFromParams(params));
+  const saved = useSpansUi((s) => s.groupSpecs[project]);
 
-  // A new deep link (e.g. from Agents) while mounted replaces the filter.
+  // A new deep link (e.g. from Agents, or a shared grouping) while mounted replaces the filter and grouping.
   const linkKey = params.toString();
   useResetOnChange([linkKey], () => {
-    if (linkKey !== paramsFromFilter(filter, mode).toString()) {
+    if (linkKey !== paramsFromFilter(filter, mode, group).toString()) {
       setFilter(filterFromParams(params));
       setMode(params.get('mode') === 'group' ? 'group' : 'list');
+      setGroup(groupFromParams(params));
     }
   });
 
-  const update = (f: FilterState, m = mode) => {
+  const update = (f: FilterState, m = mode, g = group) => {
+    // Group mode always says in the link what it groups by (the last grouping of this project when the link had none).
+    const shown = m === 'group' && !g.spec ? { ...g, spec: saved ?? defaultGroupSpec() } : g;
     setFilter(f);
     setMode(m);
-    setParams(paramsFromFilter(f, m), { replace: true });
+    setGroup(shown);
+    setParams(paramsFromFilter(f, m, shown), { replace: true });
   };
 
   const { part, error } = filterRequestPart(filter);
@@ -62,6 +69,9 @@ export function SpansPage() {
           key={project}
           project={project}
           filterPart={stablePart}
+          spec={group.spec ?? saved ?? defaultGroupSpec()}
+          sorting={group.sorting}
+          onChange={(g) => update(filter, 'group', g)}
           onDrill={(conds) => update({ ...filter, rows: [...filter.rows, ...conds.map((c) => ({ field: c.field, op: 'eq' as const, value: c.value }))] }, 'list')}
         />
       )}

@@ -33,3 +33,32 @@ export function normalizeDistribution(raw: unknown): NormalDist | null {
   }
   return null;
 }
+
+/**
+ * The bins of a histogram of whole numbers (an integer attribute), from the server's equal-width
+ * bins over min..max (semantics §7). When there are more bins than whole numbers in the range, each
+ * whole number k lies in exactly one bin — the one the server put it in, floor((k − min) / width) —
+ * so the histogram becomes one bar per value, labelled k..k, with exact counts (and no empty
+ * fractional bins). Otherwise each bin keeps its count and is labelled with the whole numbers it
+ * holds (ceil(lo) .. the last one below hi; the last bin includes max). Bins holding no whole number
+ * (necessarily empty) are dropped.
+ */
+export function integerBins(d: Extract<NormalDist, { kind: 'numeric' }>): { lo: number; hi: number; count: number }[] {
+  const { min, max, bins } = d;
+  if (min === null || max === null || !bins.length || !Number.isInteger(min) || !Number.isInteger(max)) return bins;
+  const n = bins.length;
+  if (min === max) return [{ lo: min, hi: max, count: bins.reduce((a, b) => a + b.count, 0) }];
+  const width = (max - min) / n;
+  if (width < 1) {
+    const out: { lo: number; hi: number; count: number }[] = [];
+    for (let k = min; k <= max; k++) out.push({ lo: k, hi: k, count: bins[Math.min(n - 1, Math.floor((k - min) / width))]!.count });
+    return out;
+  }
+  const out: { lo: number; hi: number; count: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    const lo = Math.ceil(min + i * width);
+    const hi = i === n - 1 ? max : Math.ceil(min + (i + 1) * width) - 1;
+    if (hi >= lo) out.push({ lo, hi, count: bins[i]!.count });
+  }
+  return out;
+}

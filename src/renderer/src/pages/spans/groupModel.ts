@@ -64,3 +64,55 @@ export function groupRequestPart(spec: GroupSpec): Record<string, unknown> {
   if (dists.length) part.group_distributions = dists;
   return part;
 }
+
+const KEY_SOURCE_SET = new Set<string>(['field', 'custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool']);
+const VALUE_SOURCE_SET = new Set<string>([...KEY_SOURCE_SET, 'derived']);
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const numOrUndef = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function measureOf(v: unknown): Measure | null {
+  if (!isObj(v) || !AGGREGATIONS.includes(v.aggregation as Aggregation)) return null;
+  const m: Measure = { alias: str(v.alias), aggregation: v.aggregation as Aggregation };
+  if (isObj(v.value) && VALUE_SOURCE_SET.has(str(v.value.source))) m.value = { source: v.value.source as ValueSource, key: str(v.value.key) };
+  if (isObj(v.filter) && isObj(v.filter.$expr)) m.filter = { $expr: v.filter.$expr };
+  return m;
+}
+
+/**
+ * The grouping a link carries (`?mode=group&g=…`, the spec as JSON), read leniently: parts that do
+ * not have the spec's shape are dropped, so an edited or old link opens what it can instead of
+ * failing. Null when there is no usable grouping in it.
+ */
+export function specFromParam(text: string | null): GroupSpec | null {
+  if (!text) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isObj(raw)) return null;
+  const spec: GroupSpec = {
+    keys: list(raw.keys).filter(isObj).filter((k) => KEY_SOURCE_SET.has(str(k.source))).map((k) => ({ source: k.source as KeySource, key: str(k.key), ...(str(k.alias) ? { alias: str(k.alias) } : {}) })),
+    measures: list(raw.measures).map(measureOf).filter((m): m is Measure => m !== null),
+    filters: list(raw.filters).filter(isObj).flatMap((f) => {
+      const measure = measureOf(f.measure);
+      return measure ? [{ measure, ...(numOrUndef(f.min) !== undefined ? { min: numOrUndef(f.min) } : {}), ...(numOrUndef(f.max) !== undefined ? { max: numOrUndef(f.max) } : {}) }] : [];
+    }),
+    distributions: list(raw.distributions).filter(isObj).filter((d) => isObj(d.value) && KEY_SOURCE_SET.has(str(d.value.source))).map((d) => {
+      const value = d.value as Record<string, unknown>;
+      return {
+        alias: str(d.alias),
+        value: { source: value.source as KeySource, key: str(value.key) },
+        ...(numOrUndef(d.bins) !== undefined ? { bins: numOrUndef(d.bins) } : {}),
+        ...(numOrUndef(d.top_n) !== undefined ? { top_n: numOrUndef(d.top_n) } : {}),
+      };
+    }),
+  };
+  return spec.keys.length ? spec : null;
+}
+
+/** The spec as a link parameter (specFromParam reads it back). */
+export const specParam = (spec: GroupSpec): string => JSON.stringify(spec);

@@ -22,6 +22,10 @@ import { TraceHeader } from '../../trace/TraceHeader';
 import { FindBar, useTraceFind } from '../../trace/find';
 import { Splitter } from '../../components/Splitter';
 import { useUi } from '../../stores/ui';
+import { useWidth } from '../../hooks/width';
+
+/** The least width (px) the waterfall or chat keeps beside the span panel: a 140 px name column and a time axis. */
+const MIN_MAIN = 300;
 
 export function TracePage() {
   const project = useProject();
@@ -64,8 +68,14 @@ export function TracePage() {
   useKey('N', () => step(find.ids, -1));
   useKey('e', () => nextError());
 
-  const detailWidth = useUi((s) => s.layout.detailWidth);
+  const storedDetailWidth = useUi((s) => s.layout.detailWidth);
   const setLayout = useUi((s) => s.setLayout);
+  // The span panel keeps the timeline usable: it takes at most what leaves MIN_MAIN px to the
+  // waterfall (or the chat), never under 300 px; a width remembered from a wider window is capped, not
+  // changed (issue 22.10: at 1024 a 420 px panel and a 300 px name column left a 60 px time axis).
+  const layoutRef = useRef<HTMLDivElement>(null);
+  const layoutPx = useWidth(layoutRef);
+  const detailWidth = layoutPx > 0 ? Math.max(300, Math.min(storedDetailWidth, layoutPx - 8 - MIN_MAIN)) : storedDetailWidth;
 
   const toolbar = (
     <>
@@ -88,7 +98,7 @@ export function TracePage() {
       {!spans.loading && !spans.error && spans.rows.length === 0 ? (
         <EmptyState title="No spans in this trace" actions={false}>Trace {traceId} has no spans in project {project}.</EmptyState>
       ) : (
-        <div className="trace-layout" style={spanId ? { gridTemplateColumns: `minmax(0, 1fr) 8px ${detailWidth}px` } : undefined}>
+        <div className="trace-layout" ref={layoutRef} style={spanId ? { gridTemplateColumns: `minmax(0, 1fr) 8px ${detailWidth}px` } : undefined}>
           <div className="trace-main">
             {tab === 'timeline' ? (
               spans.rows.length > 0 && <Waterfall tree={tree} selected={spanId} onSelect={select} matches={find.set} toolbar={toolbar} />
@@ -103,7 +113,7 @@ export function TracePage() {
             <>
               <Splitter
                 label="Resize the span panel"
-                onDrag={(dx, start) => setLayout({ detailWidth: Math.max(300, Math.min(window.innerWidth * 0.7, start - dx)) })}
+                onDrag={(dx, start) => setLayout({ detailWidth: Math.max(300, Math.min(layoutPx - 8 - MIN_MAIN, start - dx)) })}
                 startValue={detailWidth}
               />
               <SpanDetail project={project} traceId={traceId} spanId={spanId} onClose={() => select(null)} node={tree.byId.get(spanId) ?? null} />
