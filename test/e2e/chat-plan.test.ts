@@ -13,7 +13,7 @@ interface Planned { requestOnly: boolean; requests: Request[]; unanswered: Reque
 let planMessages: (m: ChatMessage[]) => Planned[];
 let callSignature: (name: string, args: unknown) => string;
 const PLAN = '../../src/renderer/src/chat/plan.ts';
-const TOOL_CALLS = '../../src/renderer/src/chat/toolCalls.ts';
+const TOOL_CALLS = '../../src/shared/tool-calls.ts';
 beforeAll(async () => {
   ({ planMessages } = (await import(/* @vite-ignore */ PLAN)) as { planMessages: typeof planMessages });
   ({ callSignature } = (await import(/* @vite-ignore */ TOOL_CALLS)) as { callSignature: typeof callSignature });

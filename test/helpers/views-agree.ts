@@ -11,9 +11,9 @@
 import type { ServiceContext } from '../../src/main/service/context.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 
-type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Any = any;  
 const call = async (ctx: ServiceContext, name: string, body: unknown): Promise<Any> => {
-  const out = await dispatch(name as never, body, ctx);
+  const out = await dispatch(name, body, ctx);
   if (out && typeof out === 'object' && Symbol.asyncIterator in out) {
     const rows: unknown[] = [];
     for await (const r of out as AsyncIterable<unknown>) rows.push(r);

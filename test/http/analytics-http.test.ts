@@ -41,7 +41,7 @@ describe('analytics over HTTP', () => {
     expect(r.status).toBe(200);
     expect(r.body.total_count).toBe(7);
     expect(Object.keys(r.body.agents[0]).sort()).toEqual(
-      ['agent_name', 'error_count', 'first_seen', 'invocation_count', 'last_seen', 'project_id', 'span_count', 'total_cost_usd', 'total_duration_ms', 'total_input_tokens', 'total_output_tokens'],
+      ['agent_name', 'error_count', 'first_seen', 'invocation_count', 'last_seen', 'project_id', 'span_count', 'total_cost_usd', 'total_duration_ms', 'total_input_tokens', 'total_output_tokens', 'usage_known'],
     );
     expect(r.body.agents.map((a: { agent_name: string }) => a.agent_name)).toEqual(['agent-0', 'agent-1', 'agent-2']);
   });

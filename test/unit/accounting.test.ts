@@ -93,7 +93,7 @@ const STORES: { name: string; open(): Promise<Opened> }[] = [
     },
   },
 ];
-const call = async (ctx: ServiceContext, name: string, body: unknown): Promise<any> => dispatch(name as never, body, ctx); // eslint-disable-line @typescript-eslint/no-explicit-any
+const call = async (ctx: ServiceContext, name: string, body: unknown): Promise<any> => dispatch(name, body, ctx);  
 const post = (ctx: ServiceContext, project: string, body: unknown) => importBuffer(ctx.traces, Buffer.from(JSON.stringify(body)), { contentType: 'application/json', projectId: project });
 
 /**
@@ -123,9 +123,9 @@ const seen = new Map<string, unknown>();
 /** What a project shows, for comparing stores and import orders. */
 async function answers(ctx: ServiceContext, project: string) {
   const conversations = (await call(ctx, 'conversations.list', { project_id: project, limit: 1000, sort_by: [{ field: 'conversation_id', direction: 'asc' }] })).conversations
-    .map((r: any) => ({ ...r, total_cost_usd: r.total_cost_usd === null ? null : Number(r.total_cost_usd.toFixed(9)), snippet: null })); // eslint-disable-line @typescript-eslint/no-explicit-any
+    .map((r: any) => ({ ...r, total_cost_usd: r.total_cost_usd === null ? null : Number(r.total_cost_usd.toFixed(9)), snippet: null }));  
   const agents = (await call(ctx, 'agents.query', { project_id: project, include_costs: true, limit: 1000, sort_by: [{ field: 'agent_name', direction: 'asc' }] })).agents
-    .map((a: any) => ({ ...a, project_id: null, total_cost_usd: a.total_cost_usd === null ? null : Number(a.total_cost_usd.toFixed(9)) })); // eslint-disable-line @typescript-eslint/no-explicit-any
+    .map((a: any) => ({ ...a, project_id: null, total_cost_usd: a.total_cost_usd === null ? null : Number(a.total_cost_usd.toFixed(9)) }));  
   return { conversations, agents };
 }
 

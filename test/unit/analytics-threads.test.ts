@@ -13,12 +13,16 @@ let store: TestStores;
 let ctx: ReturnType<typeof contextOf>;
 let next = 1;
 
-/** One turn = one trace: a root span (the turn call) with a child; the child's times never count. */
-const turn = (conversation: string, start: number, duration: number | null): SpanSpec[] => {
+/**
+ * One turn = one trace: a root span (the turn call) with a child inside it. A turn's duration is its wall
+ * time, first start to latest end (issue 18, decision 0022: the same figure as the turn header), so a child
+ * that outlives its root (`childEnd`) extends the turn; a turn none of whose spans ended has no duration.
+ */
+const turn = (conversation: string, start: number, duration: number | null, childEnd?: number): SpanSpec[] => {
   const trace = next++;
   return [
     { trace, span: trace * 10, op: 'invoke_agent', agent: 'a', conversation, start, end: duration === null ? null : start + duration },
-    { trace, span: trace * 10 + 1, parent: trace * 10, op: 'chat', start: start + 1, end: start + 99999 },
+    { trace, span: trace * 10 + 1, parent: trace * 10, op: 'chat', start: start + 1, end: childEnd !== undefined ? start + childEnd : duration === null ? null : start + 2 },
   ];
 };
 
@@ -32,6 +36,7 @@ beforeAll(async () => {
     ...turn('open', 200_000, null),
     ...turn('half', 300_000, 50),
     ...turn('half', 301_000, null),
+    ...turn('late', 500_000, 100, 250),
   ]);
 });
 afterAll(() => store.close());
@@ -51,13 +56,13 @@ describe('threads.query (semantics §5)', () => {
 
   it('one thread per conversation with turn-call statistics; threads without any ended turn are skipped', async () => {
     const rows = await call(ctx, 'threads.query', { project_id: P });
-    expect(rows.map((t: { thread_id: string }) => t.thread_id)).toEqual(['half', 'short', 'long']); // last_updated desc
+    expect(rows.map((t: { thread_id: string }) => t.thread_id)).toEqual(['late', 'half', 'short', 'long']); // last_updated desc; 'open' never ended
     const long = rows.find((t: { thread_id: string }) => t.thread_id === 'long');
     expect(long).toEqual({
       thread_id: 'long',
       turn_count: 5,
       start_time: '2026-11-01T12:00:00.000000Z',
-      last_updated: '2026-11-01T12:00:41.000000Z', // the root's end, not the longer child's
+      last_updated: '2026-11-01T12:00:41.000000Z',
       first_turn_id: traceHex(1),
       last_turn_id: traceHex(5),
       p50_turn_duration_ms: 300,
@@ -68,6 +73,9 @@ describe('threads.query (semantics §5)', () => {
     expect(short.p99_turn_duration_ms).toBeCloseTo(19.9, 9);
     const half = rows.find((t: { thread_id: string }) => t.thread_id === 'half');
     expect(half).toMatchObject({ turn_count: 2, p50_turn_duration_ms: 50, p99_turn_duration_ms: 50, last_turn_id: traceHex(9) });
+    // The child outlived its root: the turn lasts until the child's end, as its header in the chat says.
+    const late = rows.find((t: { thread_id: string }) => t.thread_id === 'late');
+    expect(late).toMatchObject({ turn_count: 1, p50_turn_duration_ms: 250, last_updated: '2026-11-01T12:08:20.250000Z' });
   });
 
   it('filters by time window and thread ids; sorts asc/desc by every sortable field; pages', async () => {
@@ -76,13 +84,13 @@ describe('threads.query (semantics §5)', () => {
     expect(await ids({ filter: { after_datetime: '2026-11-01T12:00:05Z', before_datetime: '2026-11-01T12:01:41Z' } })).toEqual(['short', 'long']);
     const afterLong = await call(ctx, 'threads.query', { project_id: P, filter: { after_datetime: '2026-11-01T12:00:25Z', thread_ids: ['long'] } });
     expect(afterLong[0]).toMatchObject({ turn_count: 2, p50_turn_duration_ms: 700 });
-    expect(await ids({ sort_by: [{ field: 'thread_id', direction: 'asc' }] })).toEqual(['half', 'long', 'short']);
-    expect(await ids({ sort_by: [{ field: 'turn_count', direction: 'desc' }] })).toEqual(['long', 'half', 'short']);
-    expect(await ids({ sort_by: [{ field: 'start_time', direction: 'asc' }] })).toEqual(['long', 'short', 'half']);
-    expect(await ids({ sort_by: [{ field: 'p50_turn_duration_ms', direction: 'desc' }] })).toEqual(['long', 'half', 'short']);
-    expect(await ids({ sort_by: [{ field: 'p99_turn_duration_ms', direction: 'asc' }] })).toEqual(['short', 'half', 'long']);
-    expect(await ids({ limit: 1, offset: 1 })).toEqual(['short']);
-    expect(await ids({ sort_by: [{ field: 'p50_turn_duration_ms', direction: 'asc' }], limit: 2, offset: 1 })).toEqual(['half', 'long']);
+    expect(await ids({ sort_by: [{ field: 'thread_id', direction: 'asc' }] })).toEqual(['half', 'late', 'long', 'short']);
+    expect(await ids({ sort_by: [{ field: 'turn_count', direction: 'desc' }] })).toEqual(['long', 'half', 'short', 'late']);
+    expect(await ids({ sort_by: [{ field: 'start_time', direction: 'asc' }] })).toEqual(['long', 'short', 'half', 'late']);
+    expect(await ids({ sort_by: [{ field: 'p50_turn_duration_ms', direction: 'desc' }] })).toEqual(['long', 'late', 'half', 'short']);
+    expect(await ids({ sort_by: [{ field: 'p99_turn_duration_ms', direction: 'asc' }] })).toEqual(['short', 'half', 'late', 'long']);
+    expect(await ids({ limit: 1, offset: 1 })).toEqual(['half']);
+    expect(await ids({ sort_by: [{ field: 'p50_turn_duration_ms', direction: 'asc' }], limit: 2, offset: 1 })).toEqual(['half', 'late']);
     expect(await ids({ limit: 0 })).toEqual([]);
     expect(await ids({ project_id: 'nobody/here' })).toEqual([]);
   });
@@ -132,7 +140,7 @@ describe('threads.query (semantics §5)', () => {
   it('rows of a store made before migration 0018 get their statistics at its next open', async () => {
     const before = await call(ctx, 'threads.query', { project_id: P, sort_by: [{ field: 'p99_turn_duration_ms', direction: 'desc' }] });
     const copy = await openTestStores();
-    await load(copy, P, [...[100, 200, 300, 400, 1000].flatMap((d, i) => turn('long', i * 10_000, d)), ...turn('short', 100_000, 10), ...turn('short', 101_000, 20), ...turn('open', 200_000, null), ...turn('half', 300_000, 50), ...turn('half', 301_000, null)]);
+    await load(copy, P, [...[100, 200, 300, 400, 1000].flatMap((d, i) => turn('long', i * 10_000, d)), ...turn('short', 100_000, 10), ...turn('short', 101_000, 20), ...turn('open', 200_000, null), ...turn('half', 300_000, 50), ...turn('half', 301_000, null), ...turn('late', 500_000, 100, 250)]);
     await copy.close();
     // What migration 0018 leaves in an older store: the columns empty, the backfill asked for.
     const db = openDatabase(copy.file);

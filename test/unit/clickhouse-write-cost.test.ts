@@ -149,7 +149,8 @@ describe('ClickHouse writes', () => {
     await (await open('crash')).close(); // the database and its schema exist before the import starts
 
     const child = spawn(process.execPath, [loupeBin, 'import', file, '--data-dir', path.join(dir, 'crash-data'), '--store', urlOf('crash'), '--json'], {
-      env: { ...process.env, LOUPE_STORE: '', LOUPE_CLICKHOUSE_RETRY_MS: '300000' },
+      // Batches of 1,024 spans: the 4,000-span file is several batches (16,384 by default would be one).
+      env: { ...process.env, LOUPE_STORE: '', LOUPE_CLICKHOUSE_RETRY_MS: '300000', LOUPE_CLICKHOUSE_BATCH_SPANS: '1024' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -98,12 +98,19 @@ const TURN: Table = {
   trace_id: 's', root_span_name: 's?', agent_name: 's?', agent_version: 's?', status_code: 'e?', provider: 's?', started_at: 'd?',
   ended_at: 'd?', svc_user_id: 's?', total_duration_ms: 'i?', total_cost_usd: 'n?', total_input_tokens: 'i', total_output_tokens: 'i',
   total_reasoning_tokens: 'i', total_cache_creation_input_tokens: 'i', total_cache_read_input_tokens: 'i', messages: 'a', feedback: 'a?',
+  // Extension (issue 18, decision 0022): whether any span reported token usage.
+  usage_known: 'b',
 };
 const CONVERSATION: Table = {
   conversation_id: 's', turns: 'a', total_turns: 'i', has_more: 'b', limit: 'i', offset: 'i', total_cost_usd: 'n?', feedback: 'a?',
+  // Extension (issue 18): the chat header's totals, summed from the same rows as the list row.
+  totals: 'o?',
 };
 const AGENT = ['agent_name', 'error_count', 'first_seen', 'invocation_count', 'last_seen', 'project_id', 'span_count', 'total_duration_ms',
   'total_input_tokens', 'total_output_tokens', 'total_cost_usd'];
+/** Extensions of issue 18 (decision 0022) on Agents rows and group rows. */
+const AGENT_EXTENSIONS = ['usage_known'];
+const GROUP_ROW_EXTENSIONS = ['usage_known', 'wall_duration_ms'];
 const SPAN_ROW = [
   'project_id', 'span_id', 'trace_id', 'agent_description', 'agent_id', 'agent_name', 'agent_version', 'compaction_summary', 'conversation_id',
   'conversation_name', 'error_type', 'operation_name', 'output_type', 'parent_span_id', 'provider_name', 'raw_span_dump', 'reasoning_content',
@@ -247,7 +254,7 @@ describe('contract walk: response shapes', () => {
   });
   it('agents, spans (rows, messages), groups (previews)', () => {
     expect(keysOf(out('agents.query'))).toEqual(['agents', 'total_count']);
-    expect(keysOf(elementOf(shapeOf(out('agents.query')).agents!))).toEqual([...AGENT].sort());
+    expect(keysOf(elementOf(shapeOf(out('agents.query')).agents!))).toEqual([...AGENT, ...AGENT_EXTENSIONS].sort());
     const spans = out('spans.query');
     expect(keysOf(spans)).toEqual(['groups', 'spans', 'total_count']);
     const row = elementOf(shapeOf(spans).spans!);
@@ -255,7 +262,7 @@ describe('contract walk: response shapes', () => {
     expect(keysOf(elementOf(shapeOf(row).input_messages!))).toEqual(SPAN_MESSAGE);
     expect(keysOf(elementOf(shapeOf(row).output_messages!))).toEqual(SPAN_MESSAGE);
     const group = elementOf(shapeOf(spans).groups!);
-    expect(keysOf(group)).toEqual([...GROUP_ROW].sort());
+    expect(keysOf(group)).toEqual([...GROUP_ROW, ...GROUP_ROW_EXTENSIONS].sort());
     expect(keysOf(shapeOf(group).first_message!)).toEqual(PREVIEW);
     expect(keysOf(shapeOf(group).last_message!)).toEqual(PREVIEW);
   });

@@ -39,6 +39,13 @@ export function encodeForClickHouse(spans: readonly SpanRecord[]): EncodedBatch 
 
 export { isClickHouseUrl } from './url.js';
 
+function batchSpansFromEnv(text: string | undefined): number | null {
+  if (!text) return null;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new Error(`LOUPE_CLICKHOUSE_BATCH_SPANS must be an integer from 1 to 1000000, got "${text}"`);
+  return n;
+}
+
 export async function openClickHouseTraceStore(url: string): Promise<ClickHouseTraceStore> {
   const ch = await ClickHouse.connect(parseStoreUrl(url));
   try {
@@ -56,8 +63,11 @@ export async function openClickHouseTraceStore(url: string): Promise<ClickHouseT
 
 export class ClickHouseTraceStore implements TraceStore {
   readonly adapter = ADAPTER;
-  /** Each write is a dozen statements whatever its size (writer.ts): big batches. */
-  readonly writeBatchSpans = 16_384;
+  /**
+   * Each write is a dozen statements whatever its size (writer.ts): big batches. LOUPE_CLICKHOUSE_BATCH_SPANS
+   * overrides it (the crash test needs several batches from a small file; an operator may trade memory for it).
+   */
+  readonly writeBatchSpans = batchSpansFromEnv(process.env.LOUPE_CLICKHOUSE_BATCH_SPANS) ?? 16_384;
   private readonly writer: Writer;
   private closed = false;
 

@@ -10,7 +10,7 @@ import type { ClickHouse } from '../connection.js';
 import { big, int } from '../rows.js';
 import { INHERITED_AGENT, INHERITED_CONVERSATION, wallMs } from '../../../domain/accounting.js';
 import { isoFromNs } from '../../../domain/time.js';
-import { limit, raw, sql, str, strs, type Sql } from '../sql.js';
+import { limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
 import { HANDOFF_KEYS } from '../../../domain/chat/transfer.js';
 import { traceIn } from './keys.js';
 import { inDays } from '../writer.js';
@@ -43,14 +43,13 @@ export async function traceDays(ch: ClickHouse, projectId: string, traceIds: rea
   return inDays(days);
 }
 
-const CHAT_LIGHT = raw(
-  `trace_id, span_id, parent_span_id, span_name, start_ns, end_ns, status_code, status_message, error_type, tool_call_id, operation_name, provider_name, agent_id,
-   if(bitAnd(counted, ${INHERITED_AGENT}) != 0, NULL, agent_name) AS own_agent_name, agent_version,
-   if(bitAnd(counted, ${INHERITED_CONVERSATION}) != 0, NULL, conversation_id) AS own_conversation_id, bitAnd(counted, 3) AS counting_bits, request_model, response_model, tool_name, reasoning_content, compaction_summary,
+// The bit values are bound parameters (raw() takes fixed text only).
+const CHAT_LIGHT = sql`trace_id, span_id, parent_span_id, span_name, start_ns, end_ns, status_code, status_message, error_type, tool_call_id, operation_name, provider_name, agent_id,
+   if(bitAnd(counted, ${u64(INHERITED_AGENT)}) != 0, NULL, agent_name) AS own_agent_name, agent_version,
+   if(bitAnd(counted, ${u64(INHERITED_CONVERSATION)}) != 0, NULL, conversation_id) AS own_conversation_id, bitAnd(counted, 3) AS counting_bits, request_model, response_model, tool_name, reasoning_content, compaction_summary,
    compaction_items_before, compaction_items_after, svc_user_id, input_tokens, output_tokens, reasoning_tokens,
    cache_creation_input_tokens, cache_read_input_tokens, input_cost_usd, output_cost_usd, total_cost_usd, content_refs,
-   tool_definitions, tool_call_arguments, tool_call_result`,
-);
+   tool_definitions, tool_call_arguments, tool_call_result`;
 
 /** Only the handoff attributes of the span's custom string map (domain/chat/transfer.ts): most spans have none. */
 const HANDOFF_COLUMNS = sql`arrayFilter((k, v) -> has(${strs(HANDOFF_KEYS)}, k), str_keys, str_values) AS handoff_keys,
