@@ -85,8 +85,17 @@ describe('one bad span never costs the good ones (13.2)', () => {
     expect(await spanCount(server.url, 'hostile/pb')).toBe(2);
   });
 
-  it('an attribute nested 3,000 levels is cut at the depth limit; that span and its neighbours are stored', async () => {
-    const deep = JSON.stringify(span('d', 1, { attributes: [{ key: 'app.deep', value: 'DEEP' }] })).replace('"DEEP"', deepValueJson(3000));
+  it('an attribute nested 3,000 levels is over the decode budget: 413 naming the limit, nothing stored (issue 23.2)', async () => {
+    const deep = JSON.stringify(span('x', 1, { attributes: [{ key: 'app.deep', value: 'DEEP' }] })).replace('"DEEP"', deepValueJson(3000));
+    const body = JSON.stringify(request(['A', 'B', 'C'])).replace('"A"', JSON.stringify(span('x', 0))).replace('"B"', deep).replace('"C"', JSON.stringify(span('x', 2)));
+    const res = await postJson('hostile/too-deep', body);
+    expect(res.status).toBe(413);
+    expect((res.json() as { detail: string }).detail).toMatch(/more than 64 levels of nested attribute values .*decode limit "depth"/);
+    expect(await spanCount(server.url, 'hostile/too-deep')).toBe(0);
+  });
+
+  it('an attribute nested 60 levels (within the budget) is cut at the read depth; that span and its neighbours are stored', async () => {
+    const deep = JSON.stringify(span('d', 1, { attributes: [{ key: 'app.deep', value: 'DEEP' }] })).replace('"DEEP"', deepValueJson(60));
     const body = JSON.stringify(request(['A', 'B', 'C'])).replace('"A"', JSON.stringify(span('d', 0))).replace('"B"', deep).replace('"C"', JSON.stringify(span('d', 2)));
     const res = await postJson('hostile/deep', body);
     expect(res.status).toBe(200);

@@ -12,6 +12,7 @@
  * Retry-After (an OTLP exporter retries it later) instead of piling up memory.
  */
 import { Worker } from 'node:worker_threads';
+import zlib from 'node:zlib';
 import type { TraceStore } from '../../store/ports.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError, detailText, errorMessage, tooManyRequests } from '../../../shared/errors.js';
@@ -47,22 +48,30 @@ export class BodyIngester {
     private readonly maxQueuedBytes = MAX_QUEUED_BYTES,
   ) {}
 
-  /** Imports one body: in-thread when small, else through the worker (in arrival order). */
-  async import(body: Buffer, opts: ImportBufferOptions): Promise<ImportReport> {
-    // gzip can hide 64 MiB in a few hundred KB: compressed bodies go to the worker from a small size on.
+  /**
+   * Imports one body: in-thread when small, else through the worker (in arrival order). `handOver`:
+   * the caller is done with `body`, whose memory may then move to the worker (detached here) instead
+   * of being copied — a 60 MiB request costs 60 MiB, not 120.
+   */
+  async import(body: Buffer, opts: ImportBufferOptions, handOver = false): Promise<ImportReport> {
+    // gzip can hide 64 MiB in a few KB: a compressed body stays on this thread only when it is small
+    // once decompressed too (decompressed here no further than that), else it goes to the worker.
     const zipped = /gzip/i.test(opts.contentEncoding ?? '') || isGzip(body);
-    if (body.length <= (zipped ? INLINE_MAX_GZIP_BYTES : INLINE_MAX_BYTES)) return importBuffer(this.store, body, opts);
+    if (body.length <= (zipped ? INLINE_MAX_GZIP_BYTES : INLINE_MAX_BYTES) && (!zipped || inflatesWithin(body, INLINE_MAX_BYTES))) {
+      return importBuffer(this.store, body, opts);
+    }
     checkEncoding(opts); // 415 at once, before queueing
     if (this.queuedBytes > 0 && this.queuedBytes + body.length > this.maxQueuedBytes) {
       throw tooManyRequests(`Too many large bodies in progress (${Math.round(this.queuedBytes / 1048576)} MiB waiting); retry shortly`, 2);
     }
-    this.queuedBytes += body.length;
-    const run = this.tail.then(() => this.run(body, opts));
+    const size = body.length; // a handed-over body is detached once it runs
+    this.queuedBytes += size;
+    const run = this.tail.then(() => this.run(body, opts, handOver));
     this.tail = run.catch(() => undefined);
     try {
       return await run;
     } finally {
-      this.queuedBytes -= body.length;
+      this.queuedBytes -= size;
     }
   }
 
@@ -87,15 +96,17 @@ export class BodyIngester {
     return (this.worker = worker);
   }
 
-  private run(body: Buffer, opts: ImportBufferOptions): Promise<ImportReport> {
+  private run(body: Buffer, opts: ImportBufferOptions, handOver: boolean): Promise<ImportReport> {
     if (this.closed) return Promise.reject(new ServiceError(503, 'The server is shutting down'));
     const worker = this.ensureWorker();
     const id = this.nextId++;
     const control = new SharedArrayBuffer(8);
     const slots = new Int32Array(control);
     const stored = new StoreWriter(this.store);
-    // Own copy to transfer (a request body may be a view into a larger pooled buffer).
-    const copy = body.buffer.slice(body.byteOffset, body.byteOffset + body.length) as ArrayBuffer;
+    // Transferred as is when handed over and owning its memory (a large request body does); else a
+    // copy (a view into a larger pooled buffer, or a buffer the caller keeps).
+    const owns = handOver && body.byteOffset === 0 && body.length === body.buffer.byteLength && !(body.buffer instanceof SharedArrayBuffer);
+    const copy = (owns ? body.buffer : body.buffer.slice(body.byteOffset, body.byteOffset + body.length)) as ArrayBuffer;
     return new Promise<ImportReport>((resolve, reject) => {
       let over = false;
       const finish = (fn: () => void) => {
@@ -151,6 +162,16 @@ export class BodyIngester {
       };
       worker.postMessage(job, [copy, ...(channel?.handle.transfer ?? [])]);
     });
+  }
+}
+
+/** Whether a gzip body decompresses to at most `max` bytes (a broken one counts as small: the import says what is wrong). */
+function inflatesWithin(body: Buffer, max: number): boolean {
+  try {
+    zlib.gunzipSync(body, { maxOutputLength: max });
+    return true;
+  } catch (e) {
+    return !((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError);
   }
 }
 

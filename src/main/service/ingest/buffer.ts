@@ -11,9 +11,10 @@ import { ServiceError } from '../../../shared/errors.js';
 import { ImportSession, StoreWriter, completeReport } from './session.js';
 import { firstSignificant, importJsonDocument, importJsonLine, importJsonValue, importProtoDocument, isGzip, rejectIfNoTraceLine } from './document.js';
 import { dict } from '../../../shared/dict.js';
+import { DECODE_LIMITS, DecodeBudget, OverBudget, checkGzipPrefix, checkJsonBudget, gunzipOptions } from './budget.js';
 
-/** OTLP caps a decompressed body at 64 MiB (semantics §10). */
-export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** OTLP caps a decompressed body at 64 MiB (semantics §10): the decode budget's bytes. */
+export const MAX_BODY_BYTES = DECODE_LIMITS.bytes;
 
 export interface ImportBufferOptions {
   contentType?: string;
@@ -49,15 +50,19 @@ export function contentHint(contentType: string | undefined): Hint {
   return hint;
 }
 
-/** A gzip body decompressed, capped at MAX_BODY_BYTES (413 past it, 400 when truncated or corrupt). */
-export function gunzipBody(body: Buffer): Buffer {
+/**
+ * A gzip body decompressed within `budget` (413 past its bytes, 400 when truncated or corrupt): a
+ * first look at its start (checkGzipPrefix) refuses the usual bomb before inflating the rest.
+ */
+export function gunzipBody(body: Buffer, kind: 'json' | 'proto' | 'sniff', budget: DecodeBudget): Buffer {
+  checkGzipPrefix(body, kind, budget);
   try {
-    return zlib.gunzipSync(body, { maxOutputLength: MAX_BODY_BYTES });
+    // Stops at the budget (a gzip bomb costs at most that much memory), never decompressing the rest.
+    return zlib.gunzipSync(body, gunzipOptions(body, budget));
   } catch (e) {
+    if (e instanceof OverBudget) throw e;
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-      throw new ServiceError(413, `body exceeds ${MAX_BODY_BYTES / 1024 / 1024} MiB once decompressed`);
-    }
+    if (err.code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw budget.over('bytes');
     throw new ServiceError(400, `body: gzip data is truncated or corrupt (${err.message}); nothing was stored`);
   }
 }
@@ -87,8 +92,11 @@ export function readBodyInto(session: ImportSession, body: Buffer, opts: Pick<Im
   const hint = contentHint(opts.contentType);
   const enc = (opts.contentEncoding ?? '').trim().toLowerCase();
   session.bytes = body.length;
+  // The whole body is one request for the decode budget (budget.ts), checked before anything is built.
+  const budget = new DecodeBudget('body');
   const zipped = enc === 'gzip' || enc === 'x-gzip' || isGzip(body);
-  const data = zipped ? gunzipBody(body) : body;
+  const data = zipped ? gunzipBody(body, hint === 'proto' ? 'proto' : hint === 'sniff' ? 'sniff' : 'json', budget) : body;
+  budget.bytes(data.length);
   if (data.length === 0) {
     session.format = hint === 'proto' ? 'otlp-proto' : 'otlp-json';
     return;
@@ -96,17 +104,22 @@ export function readBodyInto(session: ImportSession, body: Buffer, opts: Pick<Im
   const first = firstSignificant(data);
   const jsonish = first === 0x7b /* { */ || first === 0x5b; /* [ */
   if (hint === 'proto' || (hint === 'sniff' && !jsonish)) {
-    importProtoDocument(session, data, 'body');
+    importProtoDocument(session, data, 'body', budget);
   } else {
     if (!jsonish) throw new ServiceError(400, `body: not JSON (content type says JSON, first byte is 0x${first.toString(16)})`);
+    // Walked as bytes, before the string is made: a refused body never costs that copy.
+    checkJsonBudget(data, budget);
     const text = data.toString('utf8');
-    importJsonText(session, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, hint, 'body');
+    importJsonText(session, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, hint, 'body', budget);
   }
   if (zipped) session.format += '+gzip';
 }
 
-/** A JSON document, or JSONL when the content type says so or the text is several JSON lines. */
-export function importJsonText(session: ImportSession, text: string, hint: Hint, where: string): void {
+/**
+ * A JSON document, or JSONL when the content type says so or the text is several JSON lines. The
+ * caller has checked the whole text against the decode budget (one request).
+ */
+export function importJsonText(session: ImportSession, text: string, hint: Hint, where: string, budget: DecodeBudget): void {
   if (hint !== 'jsonl') {
     let parsed: unknown;
     let whole = true;
@@ -116,7 +129,7 @@ export function importJsonText(session: ImportSession, text: string, hint: Hint,
       whole = false;
     }
     if (whole) return importJsonValue(session, parsed, where);
-    if (!text.includes('\n')) return importJsonDocument(session, text, where);
+    if (!text.includes('\n')) return importJsonDocument(session, text, where, budget.reset());
   }
   session.format = 'otlp-jsonl';
   const lines = text.split('\n');

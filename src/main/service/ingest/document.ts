@@ -8,8 +8,10 @@ import { classify } from './otlp.js';
 import { isObj } from './lenient.js';
 import { decodeRequest, looksRaw, splitDelimited } from './protobuf.js';
 import type { ImportSession } from './session.js';
+import { DECODE_LIMITS, OverBudget, checkJsonBudget, type DecodeBudget } from './budget.js';
 
-export const MAX_FRAME_BYTES = 256 * 1024 * 1024;
+/** Largest request read whole — an HTTP body once decompressed, a JSONL line, a protobuf message, a single-document file: the decode budget's bytes. */
+export const MAX_FRAME_BYTES = DECODE_LIMITS.bytes;
 
 const bad = (where: string, msg: string) => new ServiceError(400, `${where}: ${msg}`);
 
@@ -21,8 +23,9 @@ function describe(v: unknown): string {
   return Array.isArray(v) ? 'an array' : `a ${v === null ? 'null' : typeof v}`;
 }
 
-/** Parses and imports one JSON document (object or top-level array of requests). */
-export function importJsonDocument(session: ImportSession, text: string, where: string): void {
+/** Parses and imports one JSON document (object or top-level array of requests), within `budget`. */
+export function importJsonDocument(session: ImportSession, text: string, where: string, budget: DecodeBudget): void {
+  checkJsonBudget(text, budget);
   let v: unknown;
   try {
     v = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
@@ -46,7 +49,10 @@ export function importJsonValue(session: ImportSession, v: unknown, where: strin
   for (const x of items) session.request(x);
 }
 
-/** One line of a collector JSONL file. Bad lines are reported with their number and never abort the rest. */
+/**
+ * One line of a collector JSONL file. Bad lines are reported with their number and never abort the
+ * rest. The caller has checked the line against its decode budget.
+ */
 export function importJsonLine(session: ImportSession, line: string, lineNo: number): void {
   if (line.length === 0 || (line.length < 3 && line.trim() === '')) return;
   let v: unknown;
@@ -64,12 +70,16 @@ export function importJsonLine(session: ImportSession, line: string, lineNo: num
   else if (kind === 'not-otlp') session.error(lineNo, `not an OTLP request: expected "resourceSpans", found ${describe(v)}`);
 }
 
-/** Decodes one protobuf request; `frame` numbers length-prefixed messages for error messages. */
-export function importProtoMessage(session: ImportSession, buf: Uint8Array, where: string, frame: number | null): void {
+/**
+ * Decodes one protobuf request within `budget` (413 past it, the whole input refused); `frame`
+ * numbers length-prefixed messages for error messages.
+ */
+export function importProtoMessage(session: ImportSession, buf: Uint8Array, where: string, frame: number | null, budget: DecodeBudget): void {
   let req;
   try {
-    req = decodeRequest(buf);
+    req = decodeRequest(buf, budget);
   } catch (e) {
+    if (e instanceof OverBudget) throw e;
     const at = frame === null ? '' : ` (message ${frame})`;
     if (frame !== null) return session.error(frame, `not an OTLP protobuf ExportTraceServiceRequest${at}: ${(e as Error).message}`);
     throw bad(where, `not trace data: neither JSON nor an OTLP protobuf ExportTraceServiceRequest (${(e as Error).message})`);
@@ -79,11 +89,15 @@ export function importProtoMessage(session: ImportSession, buf: Uint8Array, wher
   session.line = null;
 }
 
-/** A whole protobuf body: raw, or length-prefixed messages. Rejects bytes that are neither. */
-export function importProtoDocument(session: ImportSession, buf: Buffer, where: string): void {
+/**
+ * A whole protobuf body: raw, or length-prefixed messages. Rejects bytes that are neither. Read whole,
+ * it is one request for the budget (its messages count together).
+ */
+export function importProtoDocument(session: ImportSession, buf: Buffer, where: string, budget: DecodeBudget): void {
+  budget.bytes(buf.length);
   if (looksRaw(buf)) {
     session.format = 'otlp-proto';
-    importProtoMessage(session, buf, where, null);
+    importProtoMessage(session, buf, where, null, budget);
     return;
   }
   const { frames, rest, tooLarge } = splitDelimited(buf, MAX_FRAME_BYTES);
@@ -91,7 +105,7 @@ export function importProtoDocument(session: ImportSession, buf: Buffer, where: 
     throw bad(where, 'not trace data: neither JSON nor OTLP protobuf (raw or 4-byte length-prefixed)');
   }
   session.format = 'otlp-proto-delimited';
-  frames.forEach((f, i) => importProtoMessage(session, f, where, i + 1));
+  frames.forEach((f, i) => importProtoMessage(session, f, where, i + 1, budget));
 }
 
 /** First byte that is not JSON whitespace (or -1). */

@@ -8,7 +8,7 @@
  * fields), so the span's messages are read by the same carriers as span events (extract.ts); log-join.ts
  * adds them to their span. Records that are not GenAI events, or carry no span, are accepted and not kept.
  *
- * `decodeLogsBody` is the one way a body becomes a request object (decoder budgets can wrap it).
+ * `decodeLogsBody` is the one way a body becomes a request object, within the decode budget (budget.ts).
  */
 import protobuf from 'protobufjs';
 import { OTLP_TRACE_PROTO } from './proto/trace-proto.js';
@@ -16,6 +16,7 @@ import { OTLP_LOGS_PROTO } from './proto/logs-proto.js';
 import { ServiceError } from '../../../shared/errors.js';
 import { field, isObj, readId, str, type Obj } from './lenient.js';
 import { gunzipBody } from './buffer.js';
+import { DecodeBudget, checkJsonBudget, checkProtoBudget } from './budget.js';
 import { isGzip } from './document.js';
 import { DEFAULT_PROJECT } from './normalize.js';
 
@@ -42,8 +43,12 @@ export interface LogsRead {
 /** Decompresses and parses a /v1/logs body into an ExportLogsServiceRequest object (OTLP/JSON form, hex ids). */
 export function decodeLogsBody(body: Buffer, opts: { proto: boolean; contentEncoding?: string }): Obj {
   const enc = (opts.contentEncoding ?? '').trim().toLowerCase();
-  const data = enc === 'gzip' || enc === 'x-gzip' || isGzip(body) ? gunzipBody(body) : body;
+  // The same decode budget as trace bodies, counting log records (budget.ts): 413 naming the limit.
+  const budget = new DecodeBudget('body', 'logs');
+  const data = enc === 'gzip' || enc === 'x-gzip' || isGzip(body) ? gunzipBody(body, opts.proto ? 'proto' : 'json', budget) : body;
   if (data.length === 0) return {};
+  if (opts.proto) checkProtoBudget(data, budget);
+  else checkJsonBudget(data, budget);
   if (opts.proto) {
     let obj: Obj;
     try {

@@ -7,6 +7,14 @@
 import protobuf from 'protobufjs';
 import { OTLP_TRACE_PROTO } from './proto/trace-proto.js';
 import type { Obj } from './lenient.js';
+import { DECODE_LIMITS, checkProtoBudget, type DecodeBudget } from './budget.js';
+
+// protobufjs refuses messages nested past 100 (protoc's default): an attribute value nests three
+// messages a level, so ~31 levels in protobuf where JSON had no limit. The decode budget bounds the
+// nesting of both before decoding (`depth`, budget.ts); this lifts protobufjs' own limit above it.
+const NESTING = 3 * DECODE_LIMITS.depth + 16;
+protobuf.util.recursionLimit = NESTING;
+protobuf.Reader.recursionLimit = NESTING;
 
 const root = protobuf.parse(OTLP_TRACE_PROTO, { keepCase: false }).root;
 const Request = root.lookupType('opentelemetry.proto.ExportTraceServiceRequest');
@@ -22,8 +30,12 @@ function hexIds(o: Obj): void {
   }
 }
 
-/** Decodes one ExportTraceServiceRequest; throws with protobufjs' message when the bytes are not one. */
-export function decodeRequest(buf: Uint8Array): Obj {
+/**
+ * Decodes one ExportTraceServiceRequest; throws with protobufjs' message when the bytes are not one,
+ * and OverBudget (413) before decoding anything when they hold more than `budget` allows.
+ */
+export function decodeRequest(buf: Uint8Array, budget: DecodeBudget): Obj {
+  checkProtoBudget(buf, budget);
   const msg = Request.decode(buf);
   const obj = Request.toObject(msg, TO_OBJECT);
   for (const rs of (obj.resourceSpans as Obj[] | undefined) ?? []) {

@@ -16,6 +16,7 @@ import {
   MAX_FRAME_BYTES, firstSignificant, importJsonDocument, importJsonLine, importProtoDocument, importProtoMessage, isGzip, rejectIfNoTraceLine,
 } from './document.js';
 import { looksRaw, splitDelimited } from './protobuf.js';
+import { DECODE_LIMITS, DecodeBudget, checkJsonBudget } from './budget.js';
 
 export interface ImportProgress {
   bytes: number;
@@ -42,8 +43,11 @@ export interface ImportFileOptions {
   workerMinBytes?: number;
 }
 
-/** Largest single JSON document or raw protobuf read whole (JSONL and length-prefixed protobuf stream). */
-export const MAX_DOCUMENT_BYTES = 512 * 1024 * 1024;
+/**
+ * Largest single JSON document or raw protobuf read whole: one request, so the decode budget's bytes
+ * (JSONL and length-prefixed protobuf stream, each line or message a request of its own).
+ */
+export const MAX_DOCUMENT_BYTES = DECODE_LIMITS.bytes;
 const CHUNK = 1 << 20;
 
 /** What the reading side needs to know about a file (checked on the caller's thread). */
@@ -155,11 +159,15 @@ class StreamReader {
   private docBytes = 0;
   private pending: Buffer = Buffer.alloc(0);
   private frame = 0;
+  /** Each line, message or document is one request for the decode budget (budget.ts). */
+  private readonly budget: DecodeBudget;
 
   constructor(
     private readonly session: ImportSession,
     private readonly where: string,
-  ) {}
+  ) {
+    this.budget = new DecodeBudget(where);
+  }
 
   /** True once the input is known to be JSONL or length-prefixed (parts of it are usable alone). */
   get streaming(): boolean {
@@ -187,7 +195,10 @@ class StreamReader {
   private keep(chunk: Buffer): void {
     this.docBytes += chunk.length;
     if (this.docBytes > MAX_DOCUMENT_BYTES) {
-      throw new ServiceError(413, `${this.where}: a single document over ${MAX_DOCUMENT_BYTES} bytes; write it as JSONL (one request per line)`);
+      throw new ServiceError(
+        413,
+        `${this.where}: a single document (one request, read whole) over ${MAX_DOCUMENT_BYTES / 1048576} MiB (decode limit "bytes"); write it as JSONL (one request per line) or length-prefixed protobuf`,
+      );
     }
     this.docParts.push(chunk);
   }
@@ -204,11 +215,12 @@ class StreamReader {
       if (this.mode !== 'lines') return; // switched to whole-document mode
     }
     this.carry = s.slice(start);
-    if (this.carry.length > MAX_FRAME_BYTES) throw new ServiceError(413, `${this.where}: line ${this.lineNo + 1} is longer than ${MAX_FRAME_BYTES} bytes`);
+    if (this.carry.length > MAX_FRAME_BYTES) throw new ServiceError(413, `${this.where}: line ${this.lineNo + 1} is longer than ${MAX_FRAME_BYTES / 1048576} MiB (one request: decode limit "bytes")`);
   }
 
   private line(l: string): void {
     this.lineNo++;
+    if (l.length > 2) checkJsonBudget(l, this.budget.reset(`${this.where} line ${this.lineNo}`));
     if (this.probing) {
       if (l.trim() === '') return;
       // A lone `{` or `[` first line is a pretty-printed single document, not JSONL.
@@ -235,9 +247,16 @@ class StreamReader {
   private pushFrames(chunk: Buffer): void {
     const buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
     const { frames, rest, tooLarge } = splitDelimited(buf, MAX_FRAME_BYTES);
+    // Past the first message the input is known to be protobuf: a huge one is over the budget, not garbage.
+    if (tooLarge !== null && this.frame > 0) {
+      throw new ServiceError(413, `${this.where}: message ${this.frame + 1} claims ${tooLarge} bytes, over ${MAX_FRAME_BYTES / 1048576} MiB (one request: decode limit "bytes")`);
+    }
     if (tooLarge !== null) throw new ServiceError(400, `${this.where}: not trace data: neither JSON nor OTLP protobuf (message ${this.frame + 1} claims ${tooLarge} bytes)`);
     this.session.format = 'otlp-proto-delimited';
-    for (const f of frames) importProtoMessage(this.session, f, this.where, ++this.frame);
+    for (const f of frames) {
+      this.frame++;
+      importProtoMessage(this.session, f, this.where, this.frame, this.budget.reset(`${this.where} message ${this.frame}`));
+    }
     this.pending = Buffer.from(buf.subarray(rest));
   }
 
@@ -261,8 +280,8 @@ class StreamReader {
     }
     const doc = Buffer.concat(this.docParts);
     this.docParts = [];
-    if (this.mode === 'doc-proto') return importProtoDocument(this.session, doc, this.where);
-    if (this.mode === 'doc-json') return importJsonDocument(this.session, doc.toString('utf8'), this.where);
+    if (this.mode === 'doc-proto') return importProtoDocument(this.session, doc, this.where, this.budget.reset(this.where));
+    if (this.mode === 'doc-json') return importJsonDocument(this.session, doc.toString('utf8'), this.where, this.budget.reset(this.where));
   }
 }
 

@@ -9,11 +9,17 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { errorMessage } from '../../../shared/errors.js';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { ServiceError, errorMessage } from '../../../shared/errors.js';
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
 import { importFile, type ImportReport } from '../ingest/index.js';
 import { BODY_BATCH_SPANS, INLINE_MAX_BYTES, bodyIngester } from '../ingest/body-ingest.js';
+import { DecodeBudget, checkGzipPrefix, gunzipOptions } from '../ingest/budget.js';
+import { isGzip } from '../ingest/document.js';
+
+const gunzipAsync = promisify(zlib.gunzip);
 
 type Input = OpParsedInput<'system.import'>;
 export interface FileResult {
@@ -25,7 +31,10 @@ export interface FileResult {
 export async function runImport(input: Input, ctx: ServiceContext): Promise<{ files: FileResult[] }> {
   if (input.paths?.length) {
     const files: FileResult[] = [];
-    for (const file of input.paths) files.push(await importOnePath(path.resolve(file), input.project_id, ctx));
+    for (const file of input.paths) {
+      const r = await importOnePath(path.resolve(file), input.project_id, ctx);
+      files.push({ file: r.file, report: r.report, error: r.error });
+    }
     return { files };
   }
   const body = input.content_base64 !== undefined ? Buffer.from(input.content_base64, 'base64') : Buffer.from(input.content ?? '', 'utf8');
@@ -37,19 +46,49 @@ export async function runImport(input: Input, ctx: ServiceContext): Promise<{ fi
       return { files: [{ file: input.file_name, report: null, error: errorMessage(err) }] };
     }
   }
+  const decoded = await checkUploadSize(body, input.file_name);
   // The file keeps its own name inside a private temp folder, so messages name it ("line 3 of traces.jsonl").
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'loupe-upload-'));
   const file = path.join(dir, path.basename(input.file_name) || 'upload');
   try {
     await fs.promises.writeFile(file, body, { mode: 0o600 });
-    const result = await importOnePath(file, input.project_id, ctx, { shownAs: input.file_name, importId: input.import_id });
-    return { files: [{ ...result, file: input.file_name }] };
+    // A gzip upload small on the wire but large once decompressed is parsed in the worker all the same.
+    const thread = decoded >= INLINE_MAX_BYTES ? 'worker' : 'auto';
+    const result = await importOnePath(file, input.project_id, ctx, { shownAs: input.file_name, importId: input.import_id, thread });
+    // An upload is one HTTP body: over the decode budget it is a 413, as on /v1/traces.
+    if (result.status === 413) throw new ServiceError(413, result.error!);
+    return { files: [{ file: input.file_name, report: result.report, error: result.error }] };
   } finally {
     await fs.promises.rm(dir, { recursive: true, force: true });
   }
 }
 
-async function importOnePath(file: string, projectId: string | undefined, ctx: ServiceContext, as: { shownAs?: string; importId?: string } = {}): Promise<FileResult> {
+/**
+ * An upload holds at most the decode budget's bytes of data, compressed or not, like an OTLP body
+ * (issue 23.2: a gzip bomb uploaded here was read for 204 s). A gzip upload is decompressed once,
+ * off this thread and no further than the limit, before anything of it is stored.
+ */
+async function checkUploadSize(body: Buffer, name: string): Promise<number> {
+  const budget = new DecodeBudget(name);
+  budget.bytes(body.length);
+  if (!isGzip(body)) return body.length;
+  checkGzipPrefix(body, 'sniff', budget);
+  const options = gunzipOptions(body, budget);
+  try {
+    return (await gunzipAsync(body, options)).length;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw budget.over('bytes');
+    return body.length; // a broken gzip is reported by the import itself, with what it could read
+  }
+}
+
+async function importOnePath(
+  file: string,
+  projectId: string | undefined,
+  ctx: ServiceContext,
+  as: { shownAs?: string; importId?: string; thread?: 'auto' | 'worker' } = {},
+): Promise<FileResult & { status?: number }> {
   const importId = as.importId ?? randomUUID();
   const shown = as.shownAs ?? file;
   const progress = (bytes: number, totalBytes: number | null, spans: number, done: boolean) =>
@@ -58,7 +97,7 @@ async function importOnePath(file: string, projectId: string | undefined, ctx: S
     const report = await importFile(ctx.traces, file, {
       // Parsed off the server thread from 256 KiB on, written in small transactions: the server keeps
       // answering while a big file imports (body-ingest.ts has the same figures for uploads).
-      thread: 'auto',
+      thread: as.thread ?? 'auto',
       workerMinBytes: INLINE_MAX_BYTES,
       batchSpans: ctx.traces.writeBatchSpans ?? BODY_BATCH_SPANS,
       projectId,
@@ -69,7 +108,7 @@ async function importOnePath(file: string, projectId: string | undefined, ctx: S
     return { file, report, error: null };
   } catch (err) {
     progress(0, null, 0, true);
-    return { file, report: null, error: errorMessage(err) };
+    return { file, report: null, error: errorMessage(err), status: err instanceof ServiceError ? err.status : undefined };
   }
 }
 
