@@ -96,6 +96,14 @@ describe('bombs on /v1/traces: 413 naming the limit; valid bodies beside them an
 });
 
 describe('the same limits on the other ways in', () => {
+  it('/v1/logs: 300,000 empty log records are a 413 naming the limit (log records)', async () => {
+    const head = '{"resourceLogs":[{"scopeLogs":[{"logRecords":[';
+    const body = Buffer.concat([Buffer.from(head), Buffer.alloc(300_000 * 3 - 1, '{},'), Buffer.from('{}]}]}]}')]);
+    const res = await fetch(`${served.url}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { detail: string }).detail).toContain('more than 200,000 log records in one request (decode limit "records")');
+  }, 120_000);
+
   it('/import upload: a gzip bomb, the 63 MiB of empty resources and a 100 MiB attribute are 413s', async () => {
     const cases: [string, Buffer, string][] = [
       ['zeros.gz', gzipSync(Buffer.alloc(200 * MiB), { level: 9 }), 'bytes'],
