@@ -9,6 +9,7 @@ import path from 'node:path';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
+import { gunzipBody } from '../../src/main/service/ingest/buffer.js';
 import { DECODE_LIMITS, DecodeBudget, OverBudget, checkGzipPrefix, checkJsonBudget, checkProtoBudget, gunzipOptions, type DecodeLimits } from '../../src/main/service/ingest/budget.js';
 import { jsonEmptySpans, protoEmptyResourcesGzip, protoEmptySpans, validBody } from '../helpers/bombs.js';
 import { OTLP_TRACE_PROTO } from '../../src/main/service/ingest/proto/trace-proto.js';
@@ -154,10 +155,16 @@ describe('a gzip body is refused on its first megabytes when they are over alrea
 });
 
 describe('a gzip body claiming more than the limit', () => {
-  it('is refused from its trailer before inflating; a true small claim sizes the output once', () => {
-    const bomb = gzipSync(Buffer.alloc(65 * 1024 * 1024), { level: 9 });
-    expect(refusal(() => gunzipOptions(bomb, new DecodeBudget('body'))).limit).toBe('bytes');
-    const real = gzipSync(Buffer.alloc(300_000, 0x61));
-    expect(gunzipOptions(real, new DecodeBudget('body'))).toEqual({ maxOutputLength: DECODE_LIMITS.bytes, chunkSize: 300_001 });
-  });
+  it('is inflated no further than the limit (413); a truncated body, whose trailer is no claim, is a 400; a true small claim sizes the output once', () => {
+    const bomb = gzipSync(Buffer.alloc(65 * 1024 * 1024), { level: 1 });
+    expect(gunzipOptions(bomb, new DecodeBudget('body'))).toEqual({ maxOutputLength: DECODE_LIMITS.bytes, chunkSize: 1024 * 1024 });
+    expect(refusal(() => gunzipBody(bomb, 'sniff', new DecodeBudget('body'))).limit).toBe('bytes');
+    const plain = validBody(300_000);
+    const real = gzipSync(plain);
+    expect(gunzipOptions(real, new DecodeBudget('body'))).toEqual({ maxOutputLength: DECODE_LIMITS.bytes, chunkSize: plain.length + 1 });
+    // Cut where the last four bytes read as more than 64 MiB (most cuts do).
+    let cut = real.length - 100;
+    while (real.readUInt32LE(cut - 4) <= DECODE_LIMITS.bytes) cut--;
+    expect(() => gunzipBody(real.subarray(0, cut), 'json', new DecodeBudget('body'))).toThrow(/gzip data is truncated or corrupt/);
+  }, 60_000);
 });

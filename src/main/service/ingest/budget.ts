@@ -434,14 +434,16 @@ export function checkGzipPrefix(body: Uint8Array, kind: 'json' | 'proto' | 'snif
 
 /**
  * Options for decompressing a whole gzip body within the budget. The body's trailer says how large it
- * is once decompressed (ISIZE: of its last member, modulo 4 GiB): over the limit, it is refused before
- * any of it is inflated (a true claim is what every gzip writer makes); within it, the output buffer is
- * made that size at once, so the decompression neither grows it chunk by chunk nor concatenates the
- * chunks at the end (one copy of the body in memory, not two). A false claim only loses that.
+ * is once decompressed (ISIZE: of its last member, modulo 4 GiB): within the limit, the output buffer
+ * is made that size at once, so the decompression neither grows it chunk by chunk nor concatenates
+ * the chunks at the end (one copy of the body in memory, not two). A claim over the limit is not
+ * refused on its word: the last four bytes of a truncated body are deflate data, not a claim, and
+ * its sender is owed "truncated" (400), not "too large" (413). Such a body is inflated in 1 MiB
+ * chunks no further than the limit: a bomb costs at most the limit's memory, dropped at the 413.
  */
 export function gunzipOptions(body: Uint8Array, budget: DecodeBudget): zlib.ZlibOptions {
   const limit = budget.limits.bytes;
   const claimed = body.length >= 18 ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).readUInt32LE(body.length - 4) : 0;
-  if (claimed > limit) throw budget.over('bytes');
+  if (claimed > limit) return { maxOutputLength: limit, chunkSize: 1024 * 1024 };
   return { maxOutputLength: limit, chunkSize: Math.max(64 * 1024, Math.min(claimed + 1, limit + 1)) };
 }
