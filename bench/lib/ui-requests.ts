@@ -66,19 +66,53 @@ export function uiRequests({ project, conversation, trace, agent }: UiIds): UiRe
   ];
 }
 
+/** A condition `field = value`. */
+const where = (field: string, value: string) => ({ $expr: { $eq: [{ $getField: field }, { $literal: value }] } });
+
 /**
  * The reads issue 19 sets targets for at 1M and 10M spans, beyond what a page sends when it opens: a
  * common word searched (the list's newest matches first), threads sorted by a percentile, and
- * group-bys with a condition (which the per-agent rollups do not answer).
+ * group-bys with a condition (answered from the keyed rollups on SQLite, decision 0021).
  */
 export function scaleReads(project: string): UiRequest[] {
   const group = groupByAgent(project);
-  const where = (field: string, value: string) => ({ $expr: { $eq: [{ $getField: field }, { $literal: value }] } });
   return [
     { page: 'issue 19', name: "search, common word ('warehouse')", op: 'conversations.list', input: { project_id: project, search: 'warehouse', limit: 200, offset: 0, sort_by: [{ field: 'last_activity', direction: 'desc' }] } },
     { page: 'issue 19', name: 'threads by p99 turn duration', op: 'threads.query', input: { project_id: project, limit: 200, sort_by: [{ field: 'p99_turn_duration_ms', direction: 'desc' }] } },
     { page: 'issue 19', name: 'threads by p50 turn duration, ascending', op: 'threads.query', input: { project_id: project, limit: 200, sort_by: [{ field: 'p50_turn_duration_ms', direction: 'asc' }] } },
     { page: 'issue 19', name: "group by agent_name, 3 measures, where operation = 'chat'", op: 'spans.query', input: { ...group, query: where('operation_name', 'chat') } },
     { page: 'issue 19', name: "group by request_model, 3 measures, where status = 'ERROR'", op: 'spans.query', input: { ...group, group_by: [{ key: 'request_model', source: 'field' }], query: where('status_code', 'ERROR') } },
+  ];
+}
+
+/**
+ * Filtered group-bys (issue 19 item 2, decision 0021) for the group-by bench section: the two of
+ * scaleReads, then a time window, two keys with an OR condition, and measures with filters. `window`
+ * holds two instants inside the store's data (ISO).
+ */
+export function filteredGroupBys(project: string, window: [string, string]): UiRequest[] {
+  const group = groupByAgent(project);
+  const [from, to] = window;
+  const chat = where('operation_name', 'chat');
+  return [
+    ...scaleReads(project).filter((r) => r.op === 'spans.query'),
+    { page: 'issue 19', name: 'group by agent_name, 3 measures, a time window, operation = chat', op: 'spans.query', input: { ...group, started_after: from, started_before: to, query: chat } },
+    {
+      page: 'issue 19', name: 'group by provider and model, model in 3 or status = ERROR', op: 'spans.query',
+      input: {
+        ...group, group_by: [{ key: 'provider_name', source: 'field' }, { key: 'request_model', source: 'field' }],
+        query: { $expr: { $or: [{ $in: [{ $getField: 'request_model' }, [{ $literal: 'gpt-4o' }, { $literal: 'o3-mini' }, { $literal: 'claude-sonnet-4-5' }]] }, where('status_code', 'ERROR').$expr] } },
+      },
+    },
+    {
+      page: 'issue 19', name: 'group by operation, measures with filters', op: 'spans.query',
+      input: {
+        ...group, group_by: [{ key: 'operation_name', source: 'field' }],
+        measures: [
+          { alias: 'chats', aggregation: 'count', filter: chat },
+          { alias: 'error_tokens', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' }, filter: where('status_code', 'ERROR') },
+        ],
+      },
+    },
   ];
 }

@@ -21,3 +21,79 @@ export const MEASURES = [
 /** Group rows with floats to 10 significant digits (sums of per-unit sums add in another order). */
 export const rounded = (x: unknown): unknown =>
   JSON.parse(JSON.stringify(x, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(10)) : v)));
+
+const field = (name: string) => ({ $getField: name });
+const lit = (value: string | boolean | null) => ({ $literal: value });
+const eq = (name: string, value: string | boolean | null) => ({ $eq: [field(name), lit(value)] });
+
+/** A request whose condition also reads span_id (never null): the same spans, read by a scan. */
+export function scanned(body: Record<string, unknown>): Record<string, unknown> {
+  const q = body.query as { $expr: unknown } | undefined;
+  return { ...body, query: q ? { $expr: { $and: [q.$expr, ALWAYS.$expr] } } : ALWAYS };
+}
+
+/**
+ * Group-by requests with conditions, measure filters, keys and time windows over the five columns the
+ * keyed rollups are split by (decision 0021), for data with chat / execute_tool / invoke_agent spans,
+ * errors, several models and providers, spans without an agent or a conversation. `window` holds two
+ * instants inside the data (ISO), chosen so that some conversations run across them.
+ */
+export function filteredCases(window: [string, string]): { name: string; body: Record<string, unknown> }[] {
+  const [from, to] = window;
+  const byAgent = [{ key: 'agent_name', source: 'field' }];
+  const chat = { $expr: eq('gen_ai.operation.name', 'chat') };
+  return [
+    { name: 'chat spans by agent', body: { group_by: byAgent, query: chat, measures: MEASURES } },
+    { name: 'errors by model', body: { group_by: [{ key: 'request_model', source: 'field' }], query: { $expr: eq('status_code', 'ERROR') }, measures: MEASURES.slice(0, 8) } },
+    {
+      name: 'by operation and provider, AND/OR/NOT/IN/null tests',
+      body: {
+        group_by: [{ key: 'operation_name', source: 'field' }, { key: 'provider_name', source: 'field' }],
+        query: { $expr: { $or: [
+          { $and: [{ $not: eq('agent_name', null) }, { $in: [field('request_model'), [lit('gpt-4o'), lit('claude-sonnet-4-5'), lit('o3-mini')]] }] },
+          eq('request_model', null),
+        ] } },
+        measures: MEASURES.slice(0, 6),
+      },
+    },
+    {
+      name: 'by model and status, substring test and a derived flag',
+      body: {
+        group_by: [{ key: 'request_model', source: 'field' }, { key: 'status_code', source: 'field' }],
+        query: { $expr: { $or: [{ $contains: { input: field('request_model'), substr: lit('MINI'), case_insensitive: true } }, { $eq: [field('is_invocation'), lit(true)] }] } },
+        measures: MEASURES.slice(0, 4),
+      },
+    },
+    {
+      name: 'measures with filters over the keys',
+      body: {
+        group_by: [{ key: 'status_code', source: 'field' }],
+        measures: [
+          { alias: 'chats', aggregation: 'count', filter: chat },
+          { alias: 'err_tokens', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' }, filter: { $expr: { $eq: [field('is_error'), lit(true)] } } },
+          { alias: 'mini_cost_avg', aggregation: 'avg', value: { key: 'total_cost_usd', source: 'derived' }, filter: { $expr: { $contains: { input: field('request_model'), substr: lit('mini') } } } },
+          { alias: 'tool_ms_max', aggregation: 'max', value: { key: 'duration_ms', source: 'derived' }, filter: { $expr: eq('operation_name', 'execute_tool') } },
+          { alias: 'agent_inv', aggregation: 'count_true', value: { key: 'is_invocation', source: 'derived' }, filter: { $expr: { $not: eq('agent_name', null) } } },
+        ],
+      },
+    },
+    {
+      name: 'condition, sort, paging and a group filter',
+      body: {
+        group_by: byAgent, query: { $expr: { $not: eq('operation_name', 'execute_tool') } }, measures: MEASURES.slice(0, 4),
+        sort_by: [{ field: 'total_cost_usd', direction: 'desc' }], limit: 2, offset: 1,
+        group_filters: [{ group_by: byAgent, measure: { aggregation: 'count' }, min: 2 }],
+      },
+    },
+    { name: 'window from', body: { group_by: byAgent, started_after: from, measures: MEASURES } },
+    { name: 'window to', body: { group_by: [{ key: 'request_model', source: 'field' }], started_before: to, measures: MEASURES.slice(0, 8) } },
+    { name: 'window and condition', body: { group_by: byAgent, started_after: from, started_before: to, query: chat, measures: MEASURES } },
+    {
+      name: 'window, two keys, sorted by last seen',
+      body: {
+        group_by: [{ key: 'provider_name', source: 'field' }, { key: 'operation_name', source: 'field' }], started_after: from, started_before: to,
+        measures: MEASURES.slice(0, 4), sort_by: [{ field: 'last_seen', direction: 'desc' }],
+      },
+    },
+  ];
+}

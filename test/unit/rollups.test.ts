@@ -19,11 +19,13 @@ import { importFile } from '../../src/main/service/ingest/index.js';
 import { parseSpansQuery } from '../../src/main/service/analytics/plan/spans.js';
 import { spansInput } from '../helpers/analytics-call.js';
 import { explainGroup } from '../../src/main/store/sqlite/explain.js';
+import { groupQuery } from '../../src/main/store/sqlite/analytics/spans-group.js';
 import { ROLLUP_SQL } from '../../src/main/store/sqlite/summaries/rollups.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
-import { ALWAYS, MEASURES, rounded } from '../helpers/rollup-compare.js';
-import { tempStores } from '../helpers/temp-store.js';
+import { ALWAYS, MEASURES, filteredCases, rounded, scanned } from '../helpers/rollup-compare.js';
+import { KEYED_ROLLUPS, rollupsAnswer } from '../../src/main/domain/rollups.js';
+import { tempStores, type TestStores } from '../helpers/temp-store.js';
 import { openStoreFile } from '../helpers/sqlite.js';
 
 const freshStore = tempStores('loupe-rollups-');
@@ -37,6 +39,70 @@ async function expectSameAsScan(s: Stores, body: Record<string, unknown>): Promi
   const fromRollups = await call(s, 'spans.query', base);
   const scanned = await call(s, 'spans.query', { ...base, query: ALWAYS });
   expect(rounded(fromRollups), JSON.stringify(body)).toEqual(rounded(scanned));
+}
+
+const groupPlan = (body: Record<string, unknown>) => {
+  const q = parseSpansQuery(spansInput(body));
+  if (q.mode !== 'group') throw new Error('not a group request');
+  return q.plan;
+};
+
+/**
+ * Two instants inside two rollup rows (at 35 % and 70 % of the rows in start order, halfway through
+ * each), so the window cuts through units; how many units run across each.
+ */
+function windowOf(s: TestStores): { window: [string, string]; across: number[] } {
+  const db = openStoreFile(s.file, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT first_ns, last_ns FROM span_rollups WHERE project_id = ? AND last_ns - first_ns > 10000000 ORDER BY first_ns')
+      .safeIntegers().all(P) as { first_ns: bigint; last_ns: bigint }[];
+    const at = (share: number) => {
+      const r = rows[Math.floor(rows.length * share)];
+      return r ? new Date(Number((r.first_ns + r.last_ns) / 2n / 1_000_000n)).toISOString() : '2026-10-01T00:30:00.000Z';
+    };
+    const window: [string, string] = [at(0.35), at(0.7)];
+    const across = window.map((iso) => {
+      const ns = BigInt(Date.parse(iso)) * 1_000_000n;
+      return db.prepare('SELECT COUNT(DISTINCT unit_id) FROM span_rollups WHERE project_id = ? AND first_ns < ? AND last_ns >= ?').pluck().get(P, ns, ns) as number;
+    });
+    return { window, across };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Every filtered case (conditions, measure filters, keys, windows over the five key columns) answered
+ * from the rollups equals the same request answered by a scan, and is planned on the rollups.
+ */
+async function expectFilteredSameAsScan(s: TestStores, full: boolean): Promise<void> {
+  const { window, across } = windowOf(s);
+  // The window's edges cut through units: the edge path (their spans read instead of their rows) is exercised.
+  if (full) expect(across.every((n) => n > 0), `units across ${window.join(' / ')}: ${across.join(', ')}`).toBe(true);
+  const db = openStoreFile(s.file, { readonly: true });
+  try {
+    for (const { name, body } of filteredCases(window)) {
+      const base = { project_id: P, include_costs: true, limit: 1000, ...body };
+      const plan = groupPlan(base);
+      expect(rollupsAnswer(plan, KEYED_ROLLUPS), name).toBe(true);
+      // The statement reads the rollups; the spans only with a window, the edge units' by index.
+      const text = groupQuery(plan, (sql) => db.prepare(sql)).sql;
+      expect(text, name).toMatch(/FROM span_rollups s/);
+      if (!body.started_after && !body.started_before) expect(text, name).not.toMatch(/\bspans\b/);
+      else {
+        expect(text.match(/JOIN spans s (\w+ BY \w+)/g), name).toEqual(['JOIN spans s INDEXED BY spans_project_conversation', 'JOIN spans s INDEXED BY spans_key']);
+        // The edge units drive the seeks (never a walk of the project's spans probing the edge list).
+        const lines = explainGroup(db, plan).join('\n');
+        expect(lines, name).toMatch(/SEARCH s USING INDEX spans_project_conversation \(project_id=\? AND conversation_id=\?/);
+        expect(lines, name).toMatch(/SEARCH s USING INDEX spans_key \(project_id=\? AND trace_id=\?\)/);
+      }
+      const fromRollups = await call(s, 'spans.query', base);
+      if (full) expect(fromRollups.groups.length, name).toBeGreaterThan(0);
+      expect(rounded(fromRollups), name).toEqual(rounded(await call(s, 'spans.query', scanned(base))));
+    }
+  } finally {
+    db.close();
+  }
 }
 
 /** Traces that make the rollups work: no agent, no conversation, two conversations, a late child. */
@@ -59,13 +125,14 @@ describe('span rollups', () => {
     await generateJsonl(file, { conversations: 25, agents: 4, minSpans: 1500, seed: 9 });
     await importFile(s.traces, file);
     await edgeTraces(s);
-    const check = async () => {
+    const check = async (full = true) => {
       await expectSameAsScan(s, { measures: MEASURES });
       for (const sort of [{ field: 'span_count', direction: 'desc' }, { field: 'agent_name', direction: 'asc' }, { field: 'total_cost_usd', direction: 'asc' }, { field: 'last_seen', direction: 'desc' }]) {
         await expectSameAsScan(s, { measures: MEASURES.slice(0, 4), sort_by: [sort], limit: 3, offset: 1 });
       }
       await expectSameAsScan(s, { measures: [{ alias: 't', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }], group_filters: [{ measure: { aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }, min: 1 }] });
       await expectSameAsScan(s, { measures: [], include_costs: false });
+      await expectFilteredSameAsScan(s, full);
     };
     await check();
     // A span moves to another conversation; a late child takes the counting role from its parent.
@@ -78,7 +145,7 @@ describe('span rollups', () => {
     // Deletes: a project's oldest traces, then a trace by id.
     await call(s, 'spans.delete', { project_id: P, older_than: '2026-10-01T02:00:00Z' });
     await call(s, 'spans.delete', { project_id: P, trace_ids: [t.traceId] });
-    await check();
+    await check(false);
     // The plan reads the rollups, not the spans.
     const q = parseSpansQuery(spansInput({ project_id: P, group_by: [{ key: 'agent_name', source: 'field' }], measures: MEASURES.slice(0, 3), limit: 10 }));
     if (q.mode !== 'group') throw new Error('not a group request');

@@ -252,7 +252,8 @@ describe('full-text search', () => {
     const old = openStoreFile(dbFile);
     migrate(old, migrations.slice(0, 14));
     const src = openStoreFile(fresh.file, { readonly: true });
-    for (const t of ['spans', 'span_bodies', 'dictionaries', 'resources', 'trace_summaries', 'conversation_turns', 'conversation_summaries', 'agent_trace_stats', 'agent_summaries', 'span_rollups', 'project_values', 'project_summaries']) {
+    // No span_rollups: migration 0020 drops that table and rolls the spans up again at the next open.
+    for (const t of ['spans', 'span_bodies', 'dictionaries', 'resources', 'trace_summaries', 'conversation_turns', 'conversation_summaries', 'agent_trace_stats', 'agent_summaries', 'project_values', 'project_summaries']) {
       // The columns migration 14 has (later ones add some: trace_summaries.conversation_ids, 0017).
       const has = new Set(old.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]);
       const c = (src.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]).filter((n) => has.has(n));

@@ -42,8 +42,9 @@ describe('indexes of spans', () => {
       // … while an export by conversation finds its traces through the turn index, not spans.
       expect(plan(EXPORT_SQL.selectedTraces, { project_id: 'p', trace_ids: '[]', conversation_ids: '["c"]' })).toMatch(/conversation_turns/);
       // No group-by index (spans_group_cover, dropped in 0013: 137 bytes a span): a group-by the rollups
-      // do not answer (here: a condition) reads the table once; without one, group-by agent_name reads
-      // the rollups (migration 0012), not spans.
+      // do not answer (here: a condition on a custom attribute) reads the table once; without one, or
+      // with a condition over the rollups' key columns, group-by agent_name reads the rollups
+      // (migrations 0012, 0020), not spans.
       const groupOf = (extra: Record<string, unknown>) => {
         const q = parseSpansQuery(spansInput({ project_id: 'p', group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 10, measures: [{ alias: 't', aggregation: 'sum', value: { key: 'total_tokens', source: 'derived' } }], ...extra }));
         if (q.mode !== 'group') throw new Error('not a group request');
@@ -52,8 +53,9 @@ describe('indexes of spans', () => {
       const writable = openStoreFile(store.file);
       // A project that holds the table: a scan reads it front to back rather than through a project index.
       writable.prepare("INSERT INTO spans (project_id, trace_id, span_id, span_name, ingested_at_ms) VALUES ('p', 't', 's', 'n', 0)").run();
-      expect(explainGroup(writable, groupOf({ query: { $expr: { $eq: [{ $getField: 'status_code' }, { $literal: 'ERROR' }] } } })).join('\n')).toMatch(/^SCAN s$/m);
-      expect(explainGroup(writable, groupOf({})).join('\n')).toMatch(/SEARCH r USING INDEX span_rollups_unit/);
+      expect(explainGroup(writable, groupOf({ query: { $expr: { $eq: [{ $getField: 'tier' }, { $literal: 'gold' }] } } })).join('\n')).toMatch(/^SCAN s$/m);
+      expect(explainGroup(writable, groupOf({})).join('\n')).toMatch(/SEARCH s USING INDEX span_rollups_unit/);
+      expect(explainGroup(writable, groupOf({ query: { $expr: { $eq: [{ $getField: 'status_code' }, { $literal: 'ERROR' }] } } })).join('\n')).toMatch(/SEARCH s USING INDEX span_rollups_unit/);
       writable.close();
     } finally {
       db.close();

@@ -1,13 +1,29 @@
 /**
- * Which group-by plans the span rollups answer exactly (decisions 0012 and 0020), the same rule for
- * every adapter: the only key is the agent_name column, no condition and no time window, no
- * distributions or previews, and every measure (and group filter) is `count` or an aggregation the
- * rollups keep — sum, avg, min, max, count over duration_ms, total_tokens, total_cost_usd, and the
- * is_error / is_invocation flags — without a measure filter. Each adapter maps these measures to its
- * own SQL (sqlite/analytics/rollups.ts, clickhouse/reads/spans-rollup.ts).
+ * Which group-by plans the span rollups answer exactly (decisions 0012, 0020 and 0021), the same rule
+ * for every adapter. A rollup row holds the spans of one unit (a conversation, or the
+ * conversation-less spans of a trace) that share the five key columns below, so:
+ *  - every group key is one of the key columns (any number of them, in any order);
+ *  - the condition reads only key columns and the flags that follow from them (is_error,
+ *    is_invocation): it holds for all of a row's spans or for none, whatever its shape (comparisons,
+ *    IN, null tests, substring tests, conversions, AND/OR/NOT) — never `$search`, a custom
+ *    attribute, a time or a measure value;
+ *  - a time window is answered from the rows wholly inside it plus the spans of the units with a row
+ *    across one of its edges (each adapter reads those spans);
+ *  - no distributions or previews;
+ *  - every measure (and group filter) is `count`, or an aggregation the rollups keep — sum, avg, min,
+ *    max, count over duration_ms, total_tokens, total_cost_usd, and the is_error / is_invocation
+ *    flags — with, if any, a filter that reads only key columns as the condition above.
+ * Each adapter maps these to its own SQL (sqlite/analytics/rollups.ts, clickhouse/reads/spans-rollup.ts)
+ * and declares what its rollups hold (`RollupCapability`: SQLite KEYED_ROLLUPS, ClickHouse
+ * AGENT_ROLLUPS); a plan the rule refuses for that capability is answered by a scan, never narrowed.
  */
+import type { ValueExpr } from './expr.js';
 import type { MeasurePlan, SpansGroupPlan } from './plans.js';
 
+/** The span columns every rollup row has one value of. */
+export const ROLLUP_KEYS = ['agent_name', 'operation_name', 'status_code', 'request_model', 'provider_name'] as const;
+/** Derived values that are functions of the key columns. */
+const KEY_DERIVED: readonly string[] = ['is_error', 'is_invocation'];
 /** Derived numeric values the rollups keep sum, non-null count, min and max of. */
 export const ROLLUP_NUMERIC = ['duration_ms', 'total_tokens', 'total_cost_usd'] as const;
 /** Derived flags (never null) the rollups count the spans of. */
@@ -16,9 +32,57 @@ export const ROLLUP_FLAGS = ['is_error', 'is_invocation'] as const;
 const NUMERIC_AGGS: readonly MeasurePlan['aggregation'][] = ['sum', 'count', 'min', 'max', 'avg'];
 const FLAG_AGGS: readonly MeasurePlan['aggregation'][] = ['count_true', 'sum', 'count_false', 'count', 'avg', 'min', 'max'];
 
+const isKey = (column: string): boolean => (ROLLUP_KEYS as readonly string[]).includes(column);
+
+/** True when an expression reads nothing but the rollups' key columns (so one row's spans all agree on it). */
+export function readsOnlyKeys(e: ValueExpr): boolean {
+  switch (e.kind) {
+    case 'const':
+    case 'literal':
+      return true;
+    case 'and':
+    case 'or':
+      return e.args.every(readsOnlyKeys);
+    case 'not':
+      return readsOnlyKeys(e.arg);
+    case 'compare':
+      return readsOnlyKeys(e.left) && readsOnlyKeys(e.right);
+    case 'is_null':
+      return readsOnlyKeys(e.arg);
+    case 'in':
+      return readsOnlyKeys(e.arg);
+    case 'contains':
+      return readsOnlyKeys(e.input) && readsOnlyKeys(e.substr);
+    case 'convert':
+      return readsOnlyKeys(e.input);
+    case 'column':
+      return isKey(e.column);
+    case 'derived':
+      return KEY_DERIVED.includes(e.name);
+    case 'custom':
+    case 'search':
+      return false;
+  }
+}
+
+/**
+ * What one adapter's rollups hold (the port's capability, declared by each adapter): which key
+ * columns its rows are split by, and whether it answers conditions and time windows from them.
+ */
+export interface RollupCapability {
+  keys: readonly (typeof ROLLUP_KEYS)[number][];
+  conditions: boolean;
+  windows: boolean;
+}
+
+/** Rollups keyed by all five columns, conditions and windows answered (decision 0021). */
+export const KEYED_ROLLUPS: RollupCapability = { keys: ROLLUP_KEYS, conditions: true, windows: true };
+/** Rollups keyed by agent_name alone, no condition, no window (decisions 0012 and 0020). */
+export const AGENT_ROLLUPS: RollupCapability = { keys: ['agent_name'], conditions: false, windows: false };
+
 /** True when the rollups hold what this measure needs. */
-export function rollupAnswersMeasure(m: MeasurePlan): boolean {
-  if (m.filter) return false;
+export function rollupAnswersMeasure(m: MeasurePlan, cap: RollupCapability = KEYED_ROLLUPS): boolean {
+  if (m.filter && !(cap.conditions && readsOnlyKeys(m.filter))) return false;
   if (!m.value) return true;
   if (m.value.kind !== 'derived') return false;
   const name = m.value.name;
@@ -27,13 +91,17 @@ export function rollupAnswersMeasure(m: MeasurePlan): boolean {
   return false;
 }
 
-/** True when the rollups answer this plan exactly. */
-export function rollupsAnswer(req: SpansGroupPlan): boolean {
-  const k = req.keys[0];
+/** True when the plan has a time window (answered from whole rows plus the spans of units across an edge). */
+export const hasWindow = (req: SpansGroupPlan): boolean => req.started_after_ns !== null || req.started_before_ns !== null;
+
+/** True when rollups of this capability answer the plan exactly. */
+export function rollupsAnswer(req: SpansGroupPlan, cap: RollupCapability = KEYED_ROLLUPS): boolean {
+  const keyed = (column: string) => (cap.keys as readonly string[]).includes(column);
   return (
-    req.keys.length === 1 && k!.ref.kind === 'column' && k!.ref.column === 'agent_name' &&
-    req.where === null && req.started_after_ns === null && req.started_before_ns === null &&
+    req.keys.length > 0 && req.keys.every((k) => k.ref.kind === 'column' && keyed(k.ref.column)) &&
+    (req.where === null || (cap.conditions && readsOnlyKeys(req.where))) &&
+    (!hasWindow(req) || cap.windows) &&
     !req.distributions.length && !req.previews &&
-    req.measures.every(rollupAnswersMeasure) && req.having.every((h) => rollupAnswersMeasure(h.measure))
+    req.measures.every((m) => rollupAnswersMeasure(m, cap)) && req.having.every((h) => rollupAnswersMeasure(h.measure, cap))
   );
 }

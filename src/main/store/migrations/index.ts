@@ -9,7 +9,8 @@
  *   0008 filter choices · 0009 project summaries (layout) · 0010 full-text search (layout) ·
  *   0011 compressed span bodies (layout) · 0012 span rollups by agent (layout) · 0013 compact summaries (layout) ·
  *   0014 span keys out of bodies (layout) · 0015 search documents per conversation (layout) ·
- *   0016 spans of one agent index (layout) · 0017 trace conversations (layout) · 0019 credited accounting (query)
+ *   0016 spans of one agent index (layout) · 0017 trace conversations (layout) · 0018 thread statistics (query) ·
+ *   0019 credited accounting (query) · 0020 span rollups keyed by agent, operation, status, model and provider (layout)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -30,6 +31,7 @@ import spansProjectAgent from './0016_spans_project_agent.js';
 import traceConversations from './0017_trace_conversations.js';
 import threadStats from './0018_thread_stats.js';
 import creditedAccounting from './0019_credited_accounting.js';
+import keyedRollups from './0020_keyed_rollups.js';
 
 export interface Migration {
   version: number;
@@ -57,4 +59,5 @@ export const migrations: Migration[] = [
   { version: 17, name: 'trace_conversations', sql: traceConversations },
   { version: 18, name: 'thread_stats', sql: threadStats },
   { version: 19, name: 'credited_accounting', sql: creditedAccounting },
+  { version: 20, name: 'keyed_rollups', sql: keyedRollups },
 ];

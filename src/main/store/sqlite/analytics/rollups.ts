@@ -1,14 +1,24 @@
 /**
- * Group-by agent_name answered from the span rollups (migration 0012, summaries/rollups.ts) when the
- * plan allows it (domain/rollups.ts `rollupsAnswer`, the rule every adapter shares). The query has the
- * same output columns as the scan (spans-group.ts), so paging, sorting and group filters are the same
- * SQL around it.
+ * Group-by answered from the span rollups (migration 0020, summaries/rollups.ts) when the plan allows
+ * it (domain/rollups.ts `rollupsAnswer`, the rule every adapter shares). A rollup row has the key
+ * columns of a span (agent_name, operation_name, status_code, request_model, provider_name) under the
+ * same names and alias `s`, so the plan's condition, measure filters and group keys compile to the
+ * very SQL the scan uses (expr.ts, columns.ts) and read the rows instead of the spans. The query has
+ * the scan's output columns (spans-group.ts), so paging, sorting and group filters are the same SQL
+ * around it.
+ *
+ * A time window reads the rows wholly inside it, and for the units with a row across an edge (a
+ * conversation active when the window opens or closes) those units' spans in the window, each shaped
+ * as a rollup row of its own; the units are sought by index (spans_project_conversation, spans_key),
+ * edge list first (CROSS JOIN: left alone the planner walked the project's spans probing the list —
+ * 52 → 10 ms of CPU at 100k spans).
  */
 import type { Statement } from 'better-sqlite3';
 import type { MeasurePlan, SpansGroupPlan } from '../../../domain/plans.js';
-import type { Sql } from './columns.js';
-
-type Agg = MeasurePlan['aggregation'];
+import { ROLLUP_KEYS, hasWindow } from '../../../domain/rollups.js';
+import { DERIVED_SQL, type Sql } from './columns.js';
+import { compileBool } from './expr.js';
+import { tableSource } from './scan-choice.js';
 
 /** Rollup columns of a numeric derived value: sum, count of non-null values, min, max. */
 const NUMERIC: Record<string, { sum: string; n: string; min: string; max: string }> = {
@@ -16,98 +26,184 @@ const NUMERIC: Record<string, { sum: string; n: string; min: string; max: string
   total_tokens: { sum: 'tok_sum', n: 'tok_n', min: 'tok_min', max: 'tok_max' },
   total_cost_usd: { sum: 'cost', n: 'cost_n', min: 'cost_min', max: 'cost_max' },
 };
-/** Rollup column counting the spans for which a derived flag holds (the flags are never null). */
-const FLAG: Record<string, string> = { is_error: 'errors', is_invocation: 'invocations' };
+/** Spans of a row for which a derived flag holds: the flags follow from the row's keys. */
+const FLAG: Record<string, string> = {
+  is_error: "CASE WHEN s.status_code = 'ERROR' THEN s.span_count ELSE 0 END",
+  is_invocation: "CASE WHEN s.operation_name IS 'invoke_agent' THEN s.span_count ELSE 0 END",
+};
 
-/** SQL of a measure over rollup rows `r`, or null when the rollups cannot answer it exactly. */
-export function rollupMeasureSql(m: MeasurePlan): string | null {
-  if (m.filter) return null;
-  if (!m.value) return 'SUM(r.span_count)';
-  if (m.value.kind !== 'derived') return null;
-  const a: Agg = m.aggregation;
+/**
+ * SQL of a measure over rollup rows `s`: the scan's `agg(CASE WHEN filter THEN value END)` from the
+ * rows' sums, counts and bounds, with the same NULLs (no value: NULL sums, 0 counts).
+ */
+export function rollupMeasureSql(m: MeasurePlan): Sql {
+  const f = m.filter ? compileBool(m.filter) : null;
+  const params: unknown[] = [];
+  // A row's column where the filter holds (NULL elsewhere); called in the order the SQL reads.
+  const w = (expr: string) => {
+    if (!f) return expr;
+    params.push(...f.params);
+    return `CASE WHEN ${f.sql} THEN ${expr} END`;
+  };
+  const out = (sql: string): Sql => ({ sql, params });
+  if (!m.value) return out(`IFNULL(SUM(${w('s.span_count')}), 0)`);
+  if (m.value.kind !== 'derived') throw new Error(`rollups cannot answer a measure of ${m.value.kind} values`);
   const num = NUMERIC[m.value.name];
   if (num) {
-    switch (a) {
-      case 'sum': return `SUM(r.${num.sum})`;
-      case 'count': return `SUM(r.${num.n})`;
-      case 'min': return `MIN(r.${num.min})`;
-      case 'max': return `MAX(r.${num.max})`;
+    switch (m.aggregation) {
+      case 'sum': return out(`SUM(${w(`s.${num.sum}`)})`);
+      case 'count': return out(`IFNULL(SUM(${w(`s.${num.n}`)}), 0)`);
+      case 'min': return out(`MIN(${w(`s.${num.min}`)})`);
+      case 'max': return out(`MAX(${w(`s.${num.max}`)})`);
       // AVG over the spans: the exact sum over the count (REAL, as SQLite's AVG gives it).
-      case 'avg': return `(CAST(SUM(r.${num.sum}) AS REAL) / NULLIF(SUM(r.${num.n}), 0))`;
-      default: return null;
+      case 'avg': return out(`(CAST(SUM(${w(`s.${num.sum}`)}) AS REAL) / NULLIF(SUM(${w(`s.${num.n}`)}), 0))`);
+      default: break;
     }
   }
   const flag = FLAG[m.value.name];
   if (flag) {
-    switch (a) {
-      case 'count_true':
-      case 'sum': return `SUM(r.${flag})`;
-      case 'count_false': return `(SUM(r.span_count) - SUM(r.${flag}))`;
-      case 'count': return 'SUM(r.span_count)';
-      case 'avg': return `(CAST(SUM(r.${flag}) AS REAL) / SUM(r.span_count))`;
-      case 'min': return `(CASE WHEN SUM(r.${flag}) = SUM(r.span_count) THEN 1 ELSE 0 END)`;
-      case 'max': return `(CASE WHEN SUM(r.${flag}) > 0 THEN 1 ELSE 0 END)`;
-      default: return null;
+    switch (m.aggregation) {
+      case 'count_true': return out(`IFNULL(SUM(${w(flag)}), 0)`);
+      case 'sum': return out(`SUM(${w(flag)})`);
+      case 'count_false': return out(`IFNULL(SUM(${w('s.span_count')}) - SUM(${w(flag)}), 0)`);
+      case 'count': return out(`IFNULL(SUM(${w('s.span_count')}), 0)`);
+      case 'avg': return out(`(CAST(SUM(${w(flag)}) AS REAL) / SUM(${w('s.span_count')}))`);
+      case 'min': return out(`(CASE WHEN SUM(${w('s.span_count')}) IS NULL THEN NULL WHEN SUM(${w(flag)}) = SUM(${w('s.span_count')}) THEN 1 ELSE 0 END)`);
+      case 'max': return out(`(CASE WHEN SUM(${w('s.span_count')}) IS NULL THEN NULL WHEN SUM(${w(flag)}) > 0 THEN 1 ELSE 0 END)`);
+      default: break;
     }
   }
-  return null;
+  throw new Error(`rollups cannot answer ${m.aggregation} of ${m.value.name}`);
 }
 
-/**
- * The FROM/WHERE and select list of a rollup group query, with the scan's column names (k0,
- * span_count, …, m0 …). The distinct lists (d_*) are read afterwards for the page's groups only
- * (`rollupLists`): json_each over every row of the project would cost more than the sums.
- */
-export function rollupGroupSelect(req: SpansGroupPlan): { from: Sql; cols: string[]; measure: (m: MeasurePlan) => string } {
-  const cost = (c: string) => (req.include_costs ? `SUM(r.${c})` : 'NULL');
-  const cols = [
-    'r.agent_name AS k0',
-    'SUM(r.span_count) AS span_count',
-    'SUM(r.invocations) AS invocation_count',
-    'COUNT(DISTINCT r.conversation_id) AS conversation_count',
-    'SUM(r.errors) AS error_count',
-    'MIN(r.first_ns) / 1000 AS first_us',
-    'MAX(r.last_ns) / 1000 AS last_us',
-    'IFNULL(SUM(r.dur_ns), 0) / 1000000 AS total_duration_ms',
-    'IFNULL(SUM(r.in_tok), 0) AS total_input_tokens',
-    'IFNULL(SUM(r.out_tok), 0) AS total_output_tokens',
-    'IFNULL(SUM(r.reasoning_tok), 0) AS total_reasoning_tokens',
-    'IFNULL(SUM(r.cache_creation_tok), 0) AS total_cache_creation_input_tokens',
-    'IFNULL(SUM(r.cache_read_tok), 0) AS total_cache_read_input_tokens',
+/** The group row's fixed totals and lists over rollup rows `s`, with the scan's column names (after the keys). */
+export function rollupTotals(req: SpansGroupPlan): string[] {
+  const keyed = (column: string) => req.keys.some((k) => k.ref.kind === 'column' && k.ref.column === column);
+  const cost = (c: string) => (req.include_costs ? `SUM(s.${c})` : 'NULL');
+  // A key column has one value per group; the others are the distinct values of the group's rows.
+  const listed = (column: string) => (keyed(column) ? `json_array(s.${column})` : `json_group_array(DISTINCT s.${column})`);
+  return [
+    'SUM(s.span_count) AS span_count',
+    `SUM(${FLAG.is_invocation}) AS invocation_count`,
+    'COUNT(DISTINCT CASE WHEN s.unit_kind = 0 THEN s.unit_id END) AS conversation_count',
+    `SUM(${FLAG.is_error}) AS error_count`,
+    'MIN(s.first_ns) / 1000 AS first_us',
+    'MAX(s.last_ns) / 1000 AS last_us',
+    'IFNULL(SUM(s.dur_ns), 0) / 1000000 AS total_duration_ms',
+    'IFNULL(SUM(s.in_tok), 0) AS total_input_tokens',
+    'IFNULL(SUM(s.out_tok), 0) AS total_output_tokens',
+    'IFNULL(SUM(s.reasoning_tok), 0) AS total_reasoning_tokens',
+    'IFNULL(SUM(s.cache_creation_tok), 0) AS total_cache_creation_input_tokens',
+    'IFNULL(SUM(s.cache_read_tok), 0) AS total_cache_read_input_tokens',
     `${cost('cost')} AS total_cost_usd`,
     `${cost('in_cost')} AS total_input_cost_usd`,
     `${cost('out_cost')} AS total_output_cost_usd`,
-    'json_array(r.agent_name) AS d_agent_name',
-    'SUM(r.tok_n) AS usage_spans',
-    'MAX(0, (MAX(r.last_end_ns) - MIN(r.first_ns)) / 1000000) AS wall_ms',
+    `${listed('agent_name')} AS d_agent_name`,
+    `${listed('provider_name')} AS d_provider_name`,
+    `${listed('request_model')} AS d_request_model`,
+    // Lists of lists (each row's JSON array): flattened by rollupLists.
+    'json_group_array(DISTINCT s.agent_versions) AS d_agent_version',
+    'json_group_array(DISTINCT s.conversation_names) AS d_conversation_name',
+    // The one accounting's extras: spans whose tokens counted (0: usage unknown), earliest start to latest end.
+    'SUM(s.tok_n) AS usage_spans',
+    'MAX(0, (MAX(s.last_end_ns) - MIN(s.first_ns)) / 1000000) AS wall_ms',
   ];
-  return { from: { sql: 'span_rollups r WHERE r.project_id = ?', params: [req.project_id] }, cols, measure: (m) => rollupMeasureSql(m)! };
 }
 
-const LISTS_SQL = {
-  // Rows of one unit usually share their lists: DISTINCT leaves few texts to parse.
-  few: `SELECT DISTINCT r.agent_name AS k, r.agent_versions AS a, r.provider_names AS p, r.request_models AS m FROM span_rollups r WHERE r.project_id = ?`,
-  names: `SELECT DISTINCT r.agent_name AS k, r.conversation_names AS c FROM span_rollups r WHERE r.project_id = ?`,
-} as const;
+/** Flattens the page's lists of per-row lists into the flat JSON arrays the scan gives. */
+export function rollupLists(rows: Record<string, unknown>[]): void {
+  for (const r of rows) {
+    for (const col of ['d_agent_version', 'd_conversation_name']) {
+      const lists = JSON.parse(r[col] as string) as string[];
+      r[col] = JSON.stringify(lists.flatMap((l) => JSON.parse(l) as unknown[]));
+    }
+  }
+}
+
+/** Columns of a rollup row the group query reads, in the order the edge spans are shaped into. */
+const ROW_COLUMNS = [
+  'unit_kind', 'unit_id', ...ROLLUP_KEYS, 'span_count', 'first_ns', 'last_ns', 'last_end_ns', 'dur_ns', 'dur_ms_sum', 'dur_ms_n', 'dur_ms_min',
+  'dur_ms_max', 'in_tok', 'out_tok', 'reasoning_tok', 'cache_creation_tok', 'cache_read_tok', 'tok_sum', 'tok_n', 'tok_min',
+  'tok_max', 'cost', 'in_cost', 'out_cost', 'cost_n', 'cost_min', 'cost_max', 'agent_versions', 'conversation_names',
+] as const;
+
+const D = DERIVED_SQL.duration_ms;
+const T = DERIVED_SQL.total_tokens;
+const C = DERIVED_SQL.total_cost_usd;
+const counted = (bit: number, c: string) => `CASE WHEN s.counted & ${bit} THEN s.${c} END`;
+/** One span `s` of unit `e` as a rollup row of its own (what summaries/rollups.ts sums per row). */
+const SPAN_AS_ROW: Record<(typeof ROW_COLUMNS)[number], string> = {
+  unit_kind: 'e.unit_kind', unit_id: 'e.unit_id',
+  ...(Object.fromEntries(ROLLUP_KEYS.map((k) => [k, `s.${k}`])) as Record<(typeof ROLLUP_KEYS)[number], string>),
+  span_count: '1', first_ns: 's.start_ns', last_ns: 's.start_ns', last_end_ns: 's.end_ns',
+  dur_ns: 'CASE WHEN s.end_ns > s.start_ns THEN s.end_ns - s.start_ns END',
+  dur_ms_sum: D, dur_ms_n: `(${D} IS NOT NULL)`, dur_ms_min: D, dur_ms_max: D,
+  in_tok: counted(1, 'input_tokens'), out_tok: counted(1, 'output_tokens'), reasoning_tok: counted(1, 'reasoning_tokens'),
+  cache_creation_tok: counted(1, 'cache_creation_input_tokens'), cache_read_tok: counted(1, 'cache_read_input_tokens'),
+  tok_sum: T, tok_n: `(${T} IS NOT NULL)`, tok_min: T, tok_max: T,
+  cost: C, in_cost: counted(2, 'input_cost_usd'), out_cost: counted(2, 'output_cost_usd'), cost_n: `(${C} IS NOT NULL)`, cost_min: C, cost_max: C,
+  agent_versions: 'json_array(s.agent_version)', conversation_names: 'json_array(s.conversation_name)',
+};
+
+/** A share of the rollup rows' rowid range above which the project's rows are read front to back. */
+const SCAN_SHARE = 0.05;
 
 /**
- * Sets the distinct lists (d_agent_version, d_provider_name, d_request_model, d_conversation_name) of
- * the page's group rows from the rollup rows, as JSON arrays like the scan's json_group_array.
+ * The FROM … WHERE of a rollup group query: rollup rows `s` of the plan's project that meet its
+ * condition — and, with a time window, the rows wholly inside it plus the window's spans of the units
+ * that have a row across an edge (those units' rows are left out, their spans stand in).
  */
-export function rollupLists(prep: (sql: string) => Statement, projectId: string, rows: Record<string, unknown>[]): void {
-  if (!rows.length) return;
-  const byKey = new Map<unknown, Record<string, Set<unknown>>>(
-    rows.map((r) => [r.k0, { d_agent_version: new Set(), d_provider_name: new Set(), d_request_model: new Set(), d_conversation_name: new Set() }]),
-  );
-  const add = (k: unknown, col: string, json: string) => {
-    const sets = byKey.get(k);
-    if (sets) for (const v of JSON.parse(json) as unknown[]) sets[col]!.add(v);
-  };
-  for (const r of prep(LISTS_SQL.few).all(projectId) as { k: unknown; a: string; p: string; m: string }[]) {
-    add(r.k, 'd_agent_version', r.a);
-    add(r.k, 'd_provider_name', r.p);
-    add(r.k, 'd_request_model', r.m);
+export function rollupFrom(req: SpansGroupPlan, prep: (sql: string) => Statement): Sql {
+  const cond = req.where ? compileBool(req.where) : null;
+  const and = (sql: string) => (cond ? `${sql} AND ${cond.sql}` : sql);
+  const condParams = cond ? cond.params : [];
+  const table = tableSource(prep, 'span_rollups', req.project_id, SCAN_SHARE);
+  if (!hasWindow(req)) return { sql: `${table} WHERE ${and('s.project_id = ?')}`, params: [req.project_id, ...condParams] };
+
+  const after = req.started_after_ns;
+  const before = req.started_before_ns;
+  // A row across an edge: some of its spans start before the edge and some at or after it.
+  const across: string[] = [];
+  const acrossParams: unknown[] = [];
+  const inside: string[] = [];
+  const insideParams: unknown[] = [];
+  const window: string[] = [];
+  const windowParams: unknown[] = [];
+  if (after !== null) {
+    across.push('(s.first_ns < ? AND s.last_ns >= ?)');
+    acrossParams.push(after, after);
+    inside.push('s.first_ns >= ?');
+    insideParams.push(after);
+    window.push('s.start_ns >= ?');
+    windowParams.push(after);
   }
-  for (const r of prep(LISTS_SQL.names).all(projectId) as { k: unknown; c: string }[]) add(r.k, 'd_conversation_name', r.c);
-  for (const r of rows) for (const [col, set] of Object.entries(byKey.get(r.k0)!)) r[col] = JSON.stringify([...set]);
+  if (before !== null) {
+    across.push('(s.first_ns < ? AND s.last_ns >= ?)');
+    acrossParams.push(before, before);
+    inside.push('s.last_ns < ?');
+    insideParams.push(before);
+    window.push('s.start_ns < ?');
+    windowParams.push(before);
+  }
+  const cols = ROW_COLUMNS.join(', ');
+  const spanCols = ROW_COLUMNS.map((c) => `${SPAN_AS_ROW[c]} AS ${c}`).join(', ');
+  const sql = `(WITH edge AS MATERIALIZED (
+      SELECT DISTINCT s.unit_kind, s.unit_id FROM ${table} WHERE ${and(`s.project_id = ? AND (${across.join(' OR ')})`)})
+    SELECT ${cols} FROM ${table}
+      WHERE ${and(`s.project_id = ? AND ${inside.join(' AND ')}`)} AND (s.unit_kind, s.unit_id) NOT IN (SELECT unit_kind, unit_id FROM edge)
+    UNION ALL
+    SELECT ${spanCols} FROM edge e CROSS JOIN spans s INDEXED BY spans_project_conversation ON s.project_id = ? AND s.conversation_id = e.unit_id
+      WHERE ${and(`e.unit_kind = 0 AND ${window.join(' AND ')}`)}
+    UNION ALL
+    SELECT ${spanCols} FROM edge e CROSS JOIN spans s INDEXED BY spans_key ON s.project_id = ? AND s.trace_id = e.unit_id
+      WHERE ${and(`e.unit_kind = 1 AND s.conversation_id IS NULL AND ${window.join(' AND ')}`)}) s`;
+  return {
+    sql,
+    params: [
+      req.project_id, ...acrossParams, ...condParams,
+      req.project_id, ...insideParams, ...condParams,
+      req.project_id, ...windowParams, ...condParams,
+      req.project_id, ...windowParams, ...condParams,
+    ],
+  };
 }

@@ -24,9 +24,17 @@ export function countSource(prep: (sql: string) => Statement, projectId: string,
 export function rowSource(prep: (sql: string) => Statement, projectId: string, whereSql: string): string {
   const rest = whereSql.replace('s.project_id = ?', '');
   if (INDEXED.test(rest)) return 'spans s';
-  const maxId = (prep('SELECT MAX(id) FROM spans').pluck().get() as number | null) ?? 0;
-  const probe = Math.max(1, Math.floor(maxId * SCAN_SHARE));
-  // Counts at most `probe` entries of a project index: cheap next to the count it decides.
-  const seen = prep('SELECT COUNT(*) FROM (SELECT 1 FROM spans WHERE project_id = ? LIMIT ?)').pluck().get(projectId, probe) as number;
-  return seen >= probe ? 'spans s NOT INDEXED' : 'spans s';
+  return tableSource(prep, 'spans', projectId, SCAN_SHARE);
+}
+
+/**
+ * `table s NOT INDEXED` when the project holds at least `share` of the table's rowid range (read front
+ * to back), else `table s` (its project index). Counts at most that many entries of the project
+ * index: cheap next to the read it decides.
+ */
+export function tableSource(prep: (sql: string) => Statement, table: 'spans' | 'span_rollups', projectId: string, share: number): string {
+  const maxId = (prep(`SELECT MAX(rowid) FROM ${table}`).pluck().get() as number | null) ?? 0;
+  const probe = Math.max(1, Math.floor(maxId * share));
+  const seen = prep(`SELECT COUNT(*) FROM (SELECT 1 FROM ${table} WHERE project_id = ? LIMIT ?)`).pluck().get(projectId, probe) as number;
+  return seen >= probe ? `${table} s NOT INDEXED` : `${table} s`;
 }

@@ -8,8 +8,8 @@ import { whereOf } from './filters.js';
 import { measureSql } from './measures.js';
 import { distributions } from './distributions.js';
 import { previews } from './previews.js';
-import { rollupGroupSelect, rollupLists } from './rollups.js';
-import { rollupsAnswer } from '../../../domain/rollups.js';
+import { rollupFrom, rollupLists, rollupMeasureSql, rollupTotals } from './rollups.js';
+import { KEYED_ROLLUPS, rollupsAnswer } from '../../../domain/rollups.js';
 import { rowSource } from './scan-choice.js';
 
 /** Output column of each fixed group total a plan may sort by. */
@@ -43,32 +43,38 @@ const distinct = (json: unknown) => [...new Set((JSON.parse(json as string) as u
  * from the span rollups when they answer the plan exactly (analytics/rollups.ts), else a scan.
  */
 export function groupQuery(req: SpansGroupPlan, prep: (sql: string) => Statement) {
-  return rollupsAnswer(req) ? rollupQuery(req) : scanQuery(req, prep);
+  return rollupsAnswer(req, KEYED_ROLLUPS) ? rollupQuery(req, prep) : scanQuery(req, prep);
 }
 
 /** The group query over the span rollups: the scan's output columns, sort, group filters and paging. */
-function rollupQuery(req: SpansGroupPlan) {
+function rollupQuery(req: SpansGroupPlan, prep: (sql: string) => Statement) {
   const keys = groupKeys(req.keys);
-  const { from, cols, measure } = rollupGroupSelect(req);
+  const from = rollupFrom(req, prep);
+  const measures = req.measures.map(rollupMeasureSql);
   const having: string[] = [];
   const havingParams: unknown[] = [];
   for (const h of req.having) {
+    const m = rollupMeasureSql(h.measure);
     if (h.min !== null) {
-      having.push(`${measure(h.measure)} >= ?`);
-      havingParams.push(h.min);
+      having.push(`${m.sql} >= ?`);
+      havingParams.push(...m.params, h.min);
     }
     if (h.max !== null) {
-      having.push(`${measure(h.measure)} <= ?`);
-      havingParams.push(h.max);
+      having.push(`${m.sql} <= ?`);
+      havingParams.push(...m.params, h.max);
     }
   }
-  const grouped = `FROM ${from.sql} GROUP BY k0${having.length ? ` HAVING ${having.join(' AND ')}` : ''}`;
-  const measures = req.measures.map((m, i) => `${measure(m)} AS m${i}`);
-  const sql = `SELECT ${[...cols, ...measures, 'COUNT(*) OVER () AS total_groups'].join(', ')} ${grouped} ORDER BY ${orderOf(req)} LIMIT ? OFFSET ?`;
-  const countSql = `SELECT COUNT(*) AS n FROM (SELECT r.agent_name AS k0${req.measures.map((m, i) => `, ${measure(m)} AS m${i}`).join('')} ${grouped})`;
+  const groupBy = keys.map((_, i) => `k${i}`).join(', ');
+  const grouped = `FROM ${from.sql} GROUP BY ${groupBy}${having.length ? ` HAVING ${having.join(' AND ')}` : ''}`;
+  const keyCols = keys.map((k, i) => `${k.sql} AS k${i}`);
+  const measureCols = measures.map((m, i) => `${m.sql} AS m${i}`);
+  const measureParams = measures.flatMap((m) => m.params);
+  const sql = `SELECT ${[...keyCols, ...rollupTotals(req), ...measureCols, 'COUNT(*) OVER () AS total_groups'].join(', ')} ${grouped} ORDER BY ${orderOf(req)} LIMIT ? OFFSET ?`;
+  const countSql = `SELECT COUNT(*) AS n FROM (SELECT ${[...keyCols, ...measureCols].join(', ')} ${grouped})`;
+  const countParams = [...measureParams, ...from.params, ...havingParams];
   return {
-    keys, where: null, sql, params: [...from.params, ...havingParams, req.limit, req.offset], countSql, countParams: [...from.params, ...havingParams],
-    fill: (prep: (sql: string) => Statement, rows: Record<string, unknown>[]) => rollupLists(prep, req.project_id, rows),
+    keys, where: null, sql, params: [...countParams, req.limit, req.offset], countSql, countParams,
+    fill: (_prep: (sql: string) => Statement, rows: Record<string, unknown>[]) => rollupLists(rows),
   };
 }
 

@@ -1,15 +1,19 @@
 /**
- * Span rollups by agent (migration 0012), maintained inside the write and delete transactions.
+ * Span rollups (migrations 0012, 0020), maintained inside the write and delete transactions.
  *
- * A unit — a conversation, or the conversation-less spans of one trace — is recomputed whole from its
- * spans whenever a batch or a delete touched one of its traces: one DELETE and one INSERT … SELECT
- * … GROUP BY agent_name over the unit's spans (an index seek: spans_project_conversation or
- * spans_key). Nothing is added or subtracted, so re-imports, a span that changed conversation, a
- * counting bit that moved to a late child and deletes stay exact. The derived values are computed
- * with the spans query's own SQL (analytics/columns.ts DERIVED_SQL), so a rollup answer and a scan
- * answer are the same numbers. Cost: a unit is re-read on every batch that touches it — a
- * conversation imported turn by turn is read once per turn (quadratic in its turns; ~50 spans a
- * conversation on the bench, a few milliseconds for a 1,000-turn one).
+ * One row per unit — a conversation, or the conversation-less spans of one trace — and per key: the
+ * five GenAI columns a group-by filters and groups on (agent_name, operation_name, status_code,
+ * request_model, provider_name; domain/rollups.ts ROLLUP_KEYS), plus whether start_ns is NULL (so
+ * a row's first/last start tell whether all its spans lie inside a time window).
+ *
+ * A unit is recomputed whole from its spans whenever a batch or a delete touched one of its traces:
+ * one DELETE and one INSERT … SELECT … GROUP BY the keys over the unit's spans (an index seek:
+ * spans_project_conversation or spans_key). Nothing is added or subtracted, so re-imports, a span
+ * that changed conversation, a counting bit that moved to a late child and deletes stay exact. The
+ * derived values are computed with the spans query's own SQL (analytics/columns.ts DERIVED_SQL), so
+ * a rollup answer and a scan answer are the same numbers. Cost: a unit is re-read on every batch
+ * that touches it — a conversation imported turn by turn is read once per turn (quadratic in its
+ * turns; ~20 spans a conversation on the bench, a few milliseconds for a 1,000-turn one).
  */
 import type { Db } from '../open.js';
 import { DERIVED_SQL } from '../analytics/columns.js';
@@ -20,21 +24,21 @@ type TraceRef = { project_id: string; trace_id: string };
 const CONVERSATION_UNIT = 0;
 const TRACE_UNIT = 1;
 
-/** Aggregates of one unit's spans per agent_name (same derived values as the spans query). */
-const AGGREGATES = `agent_name, COUNT(*), COUNT(CASE WHEN operation_name = 'invoke_agent' THEN 1 END), COUNT(CASE WHEN status_code = 'ERROR' THEN 1 END),
-  MIN(start_ns), MAX(start_ns), SUM(CASE WHEN end_ns > start_ns THEN end_ns - start_ns END),
+/** The key columns of a rollup row (domain/rollups.ts ROLLUP_KEYS) and the NULL-start split. */
+const KEYS = 'agent_name, operation_name, status_code, request_model, provider_name';
+const SPLIT = `${KEYS}, start_ns IS NULL`;
+/** Aggregates of one unit's spans per key (same derived values as the spans query). */
+const AGGREGATES = `${KEYS}, COUNT(*), MIN(start_ns), MAX(start_ns), MAX(end_ns), SUM(CASE WHEN end_ns > start_ns THEN end_ns - start_ns END),
   SUM(dur), COUNT(dur), MIN(dur), MAX(dur),
   SUM(CASE WHEN counted & 1 THEN input_tokens END), SUM(CASE WHEN counted & 1 THEN output_tokens END),
   SUM(CASE WHEN counted & 1 THEN reasoning_tokens END), SUM(CASE WHEN counted & 1 THEN cache_creation_input_tokens END),
   SUM(CASE WHEN counted & 1 THEN cache_read_input_tokens END),
   SUM(tok), COUNT(tok), MIN(tok), MAX(tok),
   SUM(cost), SUM(CASE WHEN counted & 2 THEN input_cost_usd END), SUM(CASE WHEN counted & 2 THEN output_cost_usd END), COUNT(cost), MIN(cost), MAX(cost),
-  json_group_array(DISTINCT agent_version), json_group_array(DISTINCT provider_name), json_group_array(DISTINCT request_model),
-  json_group_array(DISTINCT conversation_name), MAX(end_ns)`;
-const COLUMNS = `project_id, unit_kind, unit_id, conversation_id, agent_name, span_count, invocations, errors, first_ns, last_ns, dur_ns,
+  json_group_array(DISTINCT agent_version), json_group_array(DISTINCT conversation_name)`;
+const COLUMNS = `project_id, unit_kind, unit_id, ${KEYS}, span_count, first_ns, last_ns, last_end_ns, dur_ns,
   dur_ms_sum, dur_ms_n, dur_ms_min, dur_ms_max, in_tok, out_tok, reasoning_tok, cache_creation_tok, cache_read_tok,
-  tok_sum, tok_n, tok_min, tok_max, cost, in_cost, out_cost, cost_n, cost_min, cost_max,
-  agent_versions, provider_names, request_models, conversation_names, last_end_ns`;
+  tok_sum, tok_n, tok_min, tok_max, cost, in_cost, out_cost, cost_n, cost_min, cost_max, agent_versions, conversation_names`;
 /**
  * The spans of a selection with the derived values (`s` as in the spans query). A unit names its
  * index: left to itself the planner read the covering group-by index (dropped in 0013), which held
@@ -47,11 +51,11 @@ const derived = (where: string, index?: string) => `SELECT s.*, ${DERIVED_SQL.du
 export const ROLLUP_SQL = {
   removeUnit: `DELETE FROM span_rollups WHERE project_id = ? AND unit_kind = ? AND unit_id = ?`,
   conversationUnit: `INSERT INTO span_rollups (${COLUMNS})
-    SELECT project_id, ${CONVERSATION_UNIT}, conversation_id, conversation_id, ${AGGREGATES}
-    FROM (${derived('s.project_id = ? AND s.conversation_id = ?', 'spans_project_conversation')}) GROUP BY agent_name`,
+    SELECT project_id, ${CONVERSATION_UNIT}, conversation_id, ${AGGREGATES}
+    FROM (${derived('s.project_id = ? AND s.conversation_id = ?', 'spans_project_conversation')}) GROUP BY ${SPLIT}`,
   traceUnit: `INSERT INTO span_rollups (${COLUMNS})
-    SELECT project_id, ${TRACE_UNIT}, trace_id, NULL, ${AGGREGATES}
-    FROM (${derived('s.project_id = ? AND s.trace_id = ? AND s.conversation_id IS NULL', 'spans_key')}) GROUP BY agent_name`,
+    SELECT project_id, ${TRACE_UNIT}, trace_id, ${AGGREGATES}
+    FROM (${derived('s.project_id = ? AND s.trace_id = ? AND s.conversation_id IS NULL', 'spans_key')}) GROUP BY ${SPLIT}`,
   /** Conversations of a trace's spans as stored now (after the batch's upserts). */
   // INDEXED BY: the planner otherwise walks spans_project_conversation over the whole project.
   conversationsNow: `SELECT DISTINCT conversation_id FROM spans INDEXED BY spans_key WHERE project_id = ? AND trace_id = ? AND conversation_id IS NOT NULL`,
@@ -60,16 +64,16 @@ export const ROLLUP_SQL = {
   rebuild: [
     `DELETE FROM span_rollups`,
     `INSERT INTO span_rollups (${COLUMNS})
-      SELECT project_id, ${CONVERSATION_UNIT}, conversation_id, conversation_id, ${AGGREGATES}
-      FROM (${derived('s.conversation_id IS NOT NULL')}) GROUP BY project_id, conversation_id, agent_name`,
+      SELECT project_id, ${CONVERSATION_UNIT}, conversation_id, ${AGGREGATES}
+      FROM (${derived('s.conversation_id IS NOT NULL')}) GROUP BY project_id, conversation_id, ${SPLIT}`,
     `INSERT INTO span_rollups (${COLUMNS})
-      SELECT project_id, ${TRACE_UNIT}, trace_id, NULL, ${AGGREGATES}
-      FROM (${derived('s.conversation_id IS NULL')}) GROUP BY project_id, trace_id, agent_name`,
+      SELECT project_id, ${TRACE_UNIT}, trace_id, ${AGGREGATES}
+      FROM (${derived('s.conversation_id IS NULL')}) GROUP BY project_id, trace_id, ${SPLIT}`,
     `DELETE FROM summary_backfill WHERE name = 'rollups'`,
   ],
 } as const;
 
-/** True when the store's rollups must be rebuilt from all spans (migration 0012 on a store with spans). */
+/** True when the store's rollups must be rebuilt from all spans (migration 0012 or 0020 on a store with spans). */
 export const rollupsPending = (db: Db): boolean => !db.readonly && !!db.prepare(`SELECT 1 FROM summary_backfill WHERE name = 'rollups'`).get();
 
 export interface SpanRollups {
