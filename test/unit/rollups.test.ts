@@ -163,7 +163,7 @@ describe('span rollups', () => {
     } finally {
       db.close();
     }
-  }, 120_000);
+  }, 240_000);
 
   it('an older store (rollups dropped, as before migration 0012) is rolled up at its next open', async () => {
     const s = await freshStore();
