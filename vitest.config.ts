@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/sequencer.js';
 
 /**
  * The HTTP conformance files (issue 9): run once more with every test server's spans in ClickHouse
@@ -30,6 +31,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     globalSetup: ['test/global-setup.ts'],
+    // Longest files first, from this checkout's last durations or test/slow-files.ts (issue 22.6).
+    sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
