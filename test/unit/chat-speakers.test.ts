@@ -7,7 +7,7 @@
  * first and once, tasks between agents as handoffs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { traceBuilder } from '../helpers/otlp.js';
+import { traceBuilder, type SpanHandle } from '../helpers/otlp.js';
 import { importBuffer } from '../../src/main/service/ingest/index.js';
 import { call, tempContext } from './chat-fixture.js';
 
@@ -18,6 +18,8 @@ beforeAll(async () => {
 afterAll(async () => ctx?.stores.close());
 
 let n = 0;
+/** The messages of the last chat() call, whole. */
+let last: any[] = [];
 /** Imports the trace `build` makes and answers its chat as [type, speaker, text] rows. */
 async function chat(build: (t: ReturnType<typeof traceBuilder>) => void) {
   const t = traceBuilder({ seed: `speakers-${++n}` });
@@ -26,6 +28,7 @@ async function chat(build: (t: ReturnType<typeof traceBuilder>) => void) {
   const report = await importBuffer(ctx.traces, Buffer.from(JSON.stringify(req)), { contentType: 'application/json', projectId: 'speakers' });
   expect(report.errors).toEqual([]);
   const turn = (await call('chat.trace', { project_id: 'speakers', trace_id: req.resourceSpans[0].scopeSpans[0].spans[0].traceId }, ctx)) as any;
+  last = turn.messages;
   return (turn.messages as any[]).map((m) => {
     const p = m[m.type];
     return [m.type, m.agent_name, p.text ?? p.tool_name ?? p.to_agent ?? null] as const;
@@ -121,5 +124,58 @@ describe('the user is the user', () => {
     });
     expect(m.filter((x) => x[0] === 'user_message')).toEqual([['user_message', 'User', 'What is 6 times 7?']]);
     expect(m.at(-1)![2]).toBe('6 times 7 is 42.');
+  });
+});
+
+/**
+ * Python BeeAI through OpenInference's BeeAI instrumentation (Arize-ai/openinference
+ * python/instrumentation/openinference-instrumentation-beeai: middleware.py @ 19c7b3878f24, utils/build_trace_tree.py
+ * and utils/get_serialized_object_safe.py @ 87f319c400d6): one span per framework event under a `beeai-framework-main`
+ * span, events named in snake_case (`partial_update`, `tool_success`); the agent's `tool_start` / `tool_success`
+ * carry no data (the serializer has no branch for them), the agent's `update` events carry `thought`, `tool.name`,
+ * `tool.parameters` and `output.value` (the tool's output, or the final answer), every agent event is of kind AGENT;
+ * the main span's output is `str()` of a dict. The tool runs' own events are left out here (their names come only
+ * from the tool's namespace, which the sources read do not show).
+ */
+describe('every step (issue 18 item 3)', () => {
+  it('Python BeeAI ReAct: both tools shown once with their input and output, no `partial_update` agent, the answer as text', async () => {
+    const m = await chat((t) => {
+      const main = t.span('beeai-framework-main', { durationMs: 3000, attributes: OI('AGENT', {
+        source: 'ReActAgent', 'beeai.version': '0.1.17', 'input.value': 'Who was Ada Lovelace, and what is the weather in London?',
+        'output.value': "{'role': 'assistant', 'text': 'Ada Lovelace wrote the first published program.\\nLondon: 12°C, light rain.'}",
+      }) });
+      const ev = (parent: SpanHandle, target: string, at: number, extra: Record<string, string> = {}) => {
+        const name = target.split('.').at(-1)!;
+        t.span(`${target}-${at}`, { parent, at, durationMs: 0, attributes: { target, name, traceId: 'beeai-run-1', ...extra } });
+      };
+      const step = (i: number, at: number, tool: { name: string; input: string; output: string } | null, answer?: string) => {
+        const group = t.span(`iteration-${i}`, { parent: main, at, durationMs: 900, attributes: { target: 'groupId', name: `iteration-${i}`, traceId: 'beeai-run-1', 'openinference.span.kind': 'CHAIN' } });
+        const said = tool ? `Thought: I need ${tool.name}.\nFunction Name: ${tool.name}\nFunction Input: ${tool.input}\n` : `Thought: I can answer.\nFinal Answer: ${answer}`;
+        ev(group, 'backend.ollama.chat.start', at + 1, { 'openinference.span.kind': 'LLM', 'llm.model_name': 'granite3.3:8b', 'input.value': JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'Message: Who was Ada Lovelace, and what is the weather in London?' }] }]) });
+        ev(group, 'agent.react.start', at + 2, { 'openinference.span.kind': 'AGENT', iteration: String(i) });
+        ev(group, 'agent.react.partial_update', at + 3, { 'openinference.span.kind': 'AGENT', thought: `I need ${tool?.name ?? 'nothing'}.` });
+        ev(group, 'backend.ollama.chat.success', at + 100, { 'openinference.span.kind': 'LLM', 'llm.model_name': 'granite3.3:8b', 'output.value': JSON.stringify([{ role: 'assistant', content: [{ type: 'text', text: said }] }]) });
+        if (tool) {
+          ev(group, 'agent.react.update', at + 101, { 'openinference.span.kind': 'AGENT', thought: `I need ${tool.name}.`, 'tool.name': tool.name, 'tool.parameters': tool.input });
+          ev(group, 'agent.react.tool_start', at + 102);
+          ev(group, 'agent.react.tool_success', at + 300);
+          ev(group, 'agent.react.partial_update', at + 301, { 'openinference.span.kind': 'AGENT', thought: `I need ${tool.name}.`, 'tool.name': tool.name, 'tool.parameters': tool.input, 'output.value': tool.output });
+          ev(group, 'agent.react.update', at + 302, { 'openinference.span.kind': 'AGENT', thought: `I need ${tool.name}.`, 'tool.name': tool.name, 'tool.parameters': tool.input, 'output.value': tool.output });
+        } else {
+          ev(group, 'agent.react.update', at + 101, { 'openinference.span.kind': 'AGENT', thought: 'I can answer.', 'output.value': answer! });
+        }
+      };
+      step(1, 10, { name: 'Wikipedia', input: '{"query": "Ada Lovelace"}', output: 'Ada Lovelace (1815-1852) was an English mathematician.' });
+      step(2, 1000, { name: 'OpenMeteoTool', input: '{"location_name": "London"}', output: '{"temperature_2m": 12, "rain": 0.4}' });
+      step(3, 2000, null, 'Ada Lovelace wrote the first published program.\nLondon: 12°C, light rain.');
+    });
+    expect(m.filter((x) => x[0] === 'tool_call')).toEqual([['tool_call', 'ReActAgent', 'Wikipedia'], ['tool_call', 'ReActAgent', 'OpenMeteoTool']]);
+    expect(last.filter((x) => x.type === 'tool_call').map((x) => [JSON.parse(x.tool_call.tool_arguments), x.tool_call.tool_result])).toEqual([
+      [{ query: 'Ada Lovelace' }, 'Ada Lovelace (1815-1852) was an English mathematician.'],
+      [{ location_name: 'London' }, '{"temperature_2m": 12, "rain": 0.4}'],
+    ]);
+    expect(m.filter((x) => x[0] === 'agent_handoff' || x[1] === 'partial_update' || x[1] === 'update')).toEqual([]);
+    expect(m[0]).toEqual(['user_message', 'User', 'Who was Ada Lovelace, and what is the weather in London?']);
+    expect(m.at(-1)).toEqual(['assistant_message', 'ReActAgent', 'Ada Lovelace wrote the first published program.\nLondon: 12°C, light rain.']);
   });
 });

@@ -85,6 +85,16 @@ export function outputText(output: readonly SpanMessage[]): string {
   return output.filter((m) => !isUser(m) && !isTool(m)).map(messageText).filter(Boolean).join('\n\n');
 }
 
+/** JSON text in one spelling (key order kept, spacing dropped); other text as it is. */
+const canonical = (t: string | null): string | null => {
+  if (t == null) return null;
+  try {
+    return JSON.stringify(JSON.parse(t));
+  } catch {
+    return t;
+  }
+};
+
 const jsonText = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
 
 /** A span's error for its bubble: the message without a stack trace, the whole text kept as detail (errors.ts). */
@@ -213,6 +223,8 @@ export function walkMessages(
     };
   }
   let assistants = 0;
+  /** The last tool call shown (emitTool), and how many assistant bubbles were out then. */
+  let lastTool: { key: string; assistants: number } | null = null;
   /** Agents a tool passed control to (`gen_ai.transfer.mode` pass_control) → the agent that passed it. */
   const handedOver = new Map<string, string | null>();
   let lastAssistantText: string | null = null;
@@ -330,6 +342,11 @@ export function walkMessages(
     let name = s.tool_name ?? nameSuffix(s.span_name, 'execute_tool');
     if (res.name && (!name || CLASS_NAMES.has(name))) name = res.name;
     const own = argumentsAreOwn(s.tool_call_arguments);
+    // One call reported twice in a row (BeeAI's `toolSuccess` and `update` events): the same agent, tool, call id
+    // (or none), arguments and result, with no model call between, is shown once.
+    const same = JSON.stringify([here.agent, name, s.tool_call_id ?? res.callId ?? null, canonical(s.tool_call_arguments), canonical(res.text)]);
+    if (lastTool?.key === same && lastTool.assistants === assistants) return;
+    lastTool = { key: same, assistants };
     const model = tools.claim(s.tool_call_id ?? res.callId, name, !own);
     const args = !own && model && model.arguments != null ? jsonText(model.arguments) : s.tool_call_arguments;
     const failed = failureOf(s);

@@ -14,6 +14,9 @@
  *   the model's call in `metadata.toolCallMsg` (ToolCalling); everything else is an `event`
  *   (silent). ReAct answers are BeeAI's instruction lines (`Thought:` / `Function Name:` /
  *   `Function Input:` / `Final Answer:`): read as reasoning, a tool call and the answer text.
+ *   Python BeeAI writes the same spans with snake_case event names (`partial_update`, `tool_success`); its
+ *   agent's `tool_success` carries no data, so a ReAct tool call is read from the agent's `update` event
+ *   that holds the tool's name, input and output.
  * - VoltAgent (`@voltagent/core` observability): `span.type` llm / tool, agent spans with
  *   `entity.type = agent`; plain `input` / `output`, `llm.messages`, `llm.usage.*`.
  * - Claude Code session tracing (`com.anthropic.claude_code.tracing`, what the Claude Agent SDK
@@ -42,7 +45,9 @@ const set = (a: Obj, add: Obj): Obj => {
 
 // ---- BeeAI (OpenInference BeeAI instrumentation) ----
 
-const BEEAI_TARGET = /^(backend|agent|tool)\.(.+)\.([A-Za-z]+)$/;
+const BEEAI_TARGET = /^(backend|agent|tool)\.(.+)\.([A-Za-z_]+)$/;
+/** Python BeeAI names its events in snake_case (`partial_update`, `tool_success`), TypeScript in camelCase. */
+const camelEvent = (e: string) => e.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** BeeAI tool outputs are serialized as `{result: value}`. */
 function unwrapResult(v: unknown): unknown {
@@ -56,7 +61,8 @@ function beeai(a: Obj): Obj {
   if (target === 'groupId') return set(a, { 'gen_ai.operation.name': 'chain' });
   const m = BEEAI_TARGET.exec(target);
   if (!m) return a;
-  const [, kind, path, event] = m as unknown as [string, string, string, string];
+  const [, kind, path, name] = m as unknown as [string, string, string, string];
+  const event = camelEvent(name);
   if (kind === 'backend' && /(^|\.)chat$/.test(path)) {
     // The request is on `.start`, the answer on `.success` (or `.error`); the other events are silent.
     const messages = beeaiMessages(a);
@@ -67,6 +73,15 @@ function beeai(a: Obj): Obj {
     return set(a, {
       'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': str(a['tool.name']),
       'gen_ai.tool.call.arguments': a['tool.parameters'], 'gen_ai.tool.call.result': event === 'toolSuccess' ? unwrapResult(a['output.value']) : undefined,
+    });
+  }
+  if (kind === 'agent' && event === 'update' && str(a['tool.name']) && a['output.value'] != null) {
+    // A finished ReAct tool step as the agent reports it (tool name, input and output in one `update`): the
+    // only record of the call in Python BeeAI, whose `tool_success` event carries no data. TypeScript reports
+    // the same call as `toolSuccess` just before it: the walk shows a call repeated in a row once.
+    return set(a, {
+      'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': str(a['tool.name']),
+      'gen_ai.tool.call.arguments': a['tool.parameters'], 'gen_ai.tool.call.result': unwrapResult(a['output.value']),
     });
   }
   if (kind === 'tool' && (event === 'success' || event === 'error')) {
