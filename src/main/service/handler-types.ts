@@ -19,6 +19,11 @@ export type HandlerResult<K extends OpName> =
 export interface CallOptions {
   /** Fires when the caller no longer wants the answer (HTTP client gone, IPC call cancelled); reads pass it to the store. */
   signal?: AbortSignal;
+  /**
+   * Sets a response header (HTTP only; IPC has no headers and ignores it): for facts a client reads
+   * beside the body, e.g. which model really answered (issue 22.12).
+   */
+  header?: (name: string, value: string) => void;
 }
 
 export type Handler<K extends OpName> = (input: OpParsedInput<K>, ctx: ServiceContext, call: CallOptions) => HandlerResult<K>;

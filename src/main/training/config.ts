@@ -35,6 +35,8 @@ export interface ModelConfig {
 export const BASE_MODELS: Record<string, ModelConfig> = {
   'loupe-tiny-bytes': { vocabSize: VOCAB_SIZE, contextLength: 256, dModel: 128, nLayers: 4, nHeads: 4, dFF: 512, seed: 1234 },
   'loupe-test-bytes': { vocabSize: VOCAB_SIZE, contextLength: 96, dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, seed: 42 },
+  'loupe-chat-bytes': { vocabSize: VOCAB_SIZE, contextLength: 1024, dModel: 128, nLayers: 4, nHeads: 4, dFF: 512, seed: 4321 },
+  'loupe-chat2k-bytes': { vocabSize: VOCAB_SIZE, contextLength: 2048, dModel: 128, nLayers: 4, nHeads: 4, dFF: 512, seed: 4321 },
 };
 
 /**
@@ -44,6 +46,13 @@ export const BASE_MODELS: Record<string, ModelConfig> = {
  */
 export const BUILTIN_RL_LR = 1e-3;
 export const BUILTIN_SFT_LR = 3e-3;
+/**
+ * The highest SFT rate a scaled client rate may reach (issue 22.14). Measured with the client's
+ * `train_sft_from_file` schedule (batch 2, linear, 10% warm-up, 120 steps, word-length task):
+ * loupe-test-bytes learns up to a 4e-3 peak (48/48 held-out) and fails at 6e-3 (16/48);
+ * loupe-tiny-bytes' loss climbs from 5.7 to 10 at 8e-3 and 1.2e-2 (the client's default ×60).
+ */
+export const BUILTIN_SFT_MAX_LR = 4e-3;
 
 /** The base model that serves any name the built-in trainer does not have (e.g. `OpenPipe/Qwen3-14B-Instruct`). */
 export const DEFAULT_BASE_MODEL = 'loupe-tiny-bytes';

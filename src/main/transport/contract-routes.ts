@@ -93,7 +93,7 @@ async function handle(name: string, def: OpDef, request: FastifyRequest, reply: 
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) gone.abort();
   });
-  const result = await dispatch(name, input, ctx, { authorization: request.headers.authorization ?? null, locOf, signal: gone.signal });
+  const result = await dispatch(name, input, ctx, { authorization: request.headers.authorization ?? null, locOf, signal: gone.signal, header: (k, v) => void reply.header(k, v) });
   // A handler that chose its own status (e.g. system-check's 503) sends its body as is.
   if (isStatusResult(result)) return reply.code(result.status).send(result.body);
 

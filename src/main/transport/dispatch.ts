@@ -18,6 +18,8 @@ export interface CallMeta {
   locOf?: (key: string | number | undefined) => string;
   /** Fires when the caller is gone (HTTP connection closed, IPC call cancelled). */
   signal?: AbortSignal;
+  /** Sets a response header (HTTP). */
+  header?: (name: string, value: string) => void;
 }
 
 export function isOpName(name: string): name is OpName {
@@ -54,5 +56,5 @@ export async function dispatch(name: string, rawInput: unknown, ctx: ServiceCont
     throw unauthorized(`${needs} needs the API key over HTTP (Authorization: Bearer <key>; \`loupe key\` prints it)`);
   }
   const handler = handlers[name] as (input: unknown, c: ServiceContext, call: CallOptions) => unknown;
-  return await handler(parsed.data, ctx, { signal: meta.signal });
+  return await handler(parsed.data, ctx, { signal: meta.signal, header: meta.header });
 }

@@ -14,9 +14,11 @@ const SSE_HEADERS = {
 
 /** Sends each chunk as `data: <json>\n\n`, then `data: [DONE]\n\n` (the OpenAI streaming shape). */
 export async function sendSse(reply: FastifyReply, chunks: AsyncIterable<unknown>): Promise<void> {
+  // Headers the handler set (reply.header) go out with the stream's own.
+  const own = reply.getHeaders() as Record<string, string>;
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, SSE_HEADERS);
+  res.writeHead(200, { ...own, ...SSE_HEADERS });
   try {
     for await (const chunk of chunks) {
       if (res.destroyed) return;

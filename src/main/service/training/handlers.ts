@@ -10,7 +10,7 @@ import { getSettings, updateSettings } from './settings.js';
 /** Handlers of the training operations (contract/training.ts); each lives in the module named for it. */
 export const trainingHandlers = {
   // A body or (stream: true) an async iterable of chunks; HandlerResult spells those as separate promises.
-  'training.chatCompletions': (input, ctx) => chatCompletions(input, ctx) as HandlerResult<'training.chatCompletions'>,
+  'training.chatCompletions': (input, ctx, call) => chatCompletions(input, ctx, call) as HandlerResult<'training.chatCompletions'>,
   'training.createModel': createModel,
   'training.listModels': listModels,
   'training.deleteModel': deleteModel,

@@ -16,6 +16,8 @@ import { encodeChat } from '../../training/tokenizer.js';
 import { checkpointDir, newId, runtimeOf } from './util.js';
 import { recordCompletion, recordingOn } from './record.js';
 import { parseToolCalls, toolMode, type ToolCall, type ToolMode } from './tools.js';
+import { fingerprint, modelHeaders } from './substitution.js';
+import type { CallOptions } from '../handler-types.js';
 
 type Input = OpParsedInput<'training.chatCompletions'>;
 
@@ -89,7 +91,7 @@ function toMessage(c: GeneratedChoice, mode: ToolMode): { message: Message; fini
   return { message: { role: 'assistant', content, refusal: null, tool_calls }, finish_reason: 'tool_calls' };
 }
 
-export async function chatCompletions(input: Input, ctx: ServiceContext): Promise<Completion | AsyncIterable<Chunk>> {
+export async function chatCompletions(input: Input, ctx: ServiceContext, call: CallOptions = {}): Promise<Completion | AsyncIterable<Chunk>> {
   const rt = runtimeOf(ctx);
   const { model, checkpoint } = await resolveModelRef(ctx, input.model);
   const mode = toolMode(input);
@@ -97,7 +99,8 @@ export async function chatCompletions(input: Input, ctx: ServiceContext): Promis
   const started = process.hrtime.bigint();
   const startNs = BigInt(Date.now()) * 1_000_000n;
   const runtime = model.runtime_model ?? model.base_model;
-  const base = { id: `chatcmpl-${newId()}`, created: Math.floor(Date.now() / 1000), model: input.model, system_fingerprint: `loupe-${runtime}-step${checkpoint.step}` };
+  for (const [k, v] of Object.entries(modelHeaders(model))) call.header?.(k, v);
+  const base = { id: `chatcmpl-${newId()}`, created: Math.floor(Date.now() / 1000), model: input.model, system_fingerprint: fingerprint(model, checkpoint.step) };
   const messages = input.messages.map((m) => ({ ...m, content: typeof m.content === 'string' || m.content == null ? (m.content ?? null) : m.content })) as ChatMessage[];
   const promptTokens = model.backend ? 0 : encodeChat(messages, { addGenerationPrompt: true }).tokens.length;
 

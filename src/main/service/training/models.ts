@@ -7,6 +7,8 @@ import type { ModelRow } from '../../store/ports.js';
 import { parseRemoteBase } from './remote.js';
 import { fallbackBaseModel } from './settings.js';
 import { checkpointDir, iso, modelDir, newId, nowUs, runtimeOf } from './util.js';
+import { modelHeaders } from './substitution.js';
+import type { CallOptions } from '../handler-types.js';
 
 export async function getModelOr404(ctx: ServiceContext, id: string): Promise<ModelRow> {
   const m = await ctx.app.training.getModel(id);
@@ -24,7 +26,14 @@ const modelOut = (m: ModelRow): OpOutput<'training.createModel'> => ({
   runtime_model: m.runtime_model ?? m.base_model,
 });
 
-export async function createModel(input: OpParsedInput<'training.createModel'>, ctx: ServiceContext): Promise<OpOutput<'training.createModel'>> {
+/** Creates (or returns) the model; its answer's headers say what runs it (substitution.ts). */
+export async function createModel(input: OpParsedInput<'training.createModel'>, ctx: ServiceContext, call: CallOptions = {}): Promise<OpOutput<'training.createModel'>> {
+  const out = await createOrFind(input, ctx);
+  for (const [k, v] of Object.entries(modelHeaders({ ...out, backend: null }))) call.header?.(k, v); // a remote model's runtime is its own name: never a substitution
+  return out;
+}
+
+async function createOrFind(input: OpParsedInput<'training.createModel'>, ctx: ServiceContext): Promise<OpOutput<'training.createModel'>> {
   const rt = runtimeOf(ctx);
   const repo = ctx.app.training;
   const entity = input.entity ?? 'local';

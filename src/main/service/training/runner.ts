@@ -18,7 +18,8 @@ import type { OpParsedInput } from '../../../shared/contract/index.js';
 import { ServiceError } from '../../../shared/errors.js';
 import { averageMetrics, checkpointDir, errorMessage, iso, modelDir, newId, nowUs, type JobEventType } from './util.js';
 import { PAYLOAD_DIR, payloadRel, removePayload, writePayload } from './payload.js';
-import { appliedRate } from './learning-rate.js';
+import { appliedRate, describeRate } from './learning-rate.js';
+import { modelFacts } from './substitution.js';
 import { removeIncoming, resolveTrainingData } from './datasets.js';
 import type { RemoteBackends } from './remote.js';
 
@@ -195,7 +196,8 @@ export class JobRunner {
       outCheckpointDir: outDir,
       signal,
       // The hosted client takes num_sequences as its progress total: the number of gradient steps.
-      onStart: (info) => emit('training_started', { num_sequences: info.numSteps }),
+      // Beside it (data is free-form for the client): what model really trains and at what rate (issue 22.12, 22.14).
+      onStart: (info) => emit('training_started', { num_sequences: info.numSteps, model: modelFacts(model), learning_rate: describeRate(job.summary.learning_rate) }),
       onStep: (m) => {
         metrics.push(m);
         emit('gradient_step', { ...m });
