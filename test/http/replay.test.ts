@@ -331,3 +331,33 @@ describe('replay of a demo conversation', () => {
     }
   }, 90_000);
 });
+
+describe('replay on a Loupe checkpoint', () => {
+  it('sends the turn to a checkpoint of the training API in this process and stores the replay', async () => {
+    const server = await startTestServer();
+    try {
+      await storeCalc(server);
+      const auth = { authorization: `Bearer ${server.ctx.apiKey}` };
+      const model = await postJson(server.url, '/v1/preview/models', { project: 'replay', name: 'base', base_model: 'loupe-tiny-bytes' }, auth);
+      expect(model.status).toBe(200);
+      const missing = await postJson(server.url, '/app/replays', { project_id: PROJECT, trace_ids: [CONVS[0]!.trace], target: { model_id: model.body.id, step: 7 } });
+      expect(missing.status).toBe(422);
+      // The built-in model's context is small: the turn goes without tools and system prompt, with a short answer.
+      const { status, body } = await postJson(server.url, '/app/replays', {
+        project_id: PROJECT, trace_ids: [CONVS[0]!.trace], target: { model_id: model.body.id }, overrides: { tools: [], system_prompt: '', max_tokens: 8 },
+      });
+      expect(status).toBe(200);
+      expect(body.estimate.cost_usd).toBe(0);
+      const done = await waitFor(server.url, body.replay_id);
+      expect(done.target).toMatchObject({ kind: 'checkpoint', model_id: model.body.id, step: 0, model: 'local/replay/base:step0' });
+      expect(done.items[0]).toMatchObject({ status: 'done', diverged: false, cost_usd: 0 });
+      expect(done.items[0].input_tokens).toBeGreaterThan(0);
+      const spans = await server.ctx.traces.traceSpans(PROJECT, done.items[0].replay_trace_id);
+      const chat = spans.find((s) => s.operation_name === 'chat')!;
+      expect(chat.request_model).toBe('local/replay/base:step0');
+      expect(chat.input_messages.map((m) => m.role)).toEqual(['user']);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+});

@@ -296,7 +296,7 @@ describe('models and checkpoints', () => {
     await s.req('POST', '/training/settings', { fallback_base_model: 'loupe-tiny-bytes' });
     // The completion says which model runs in system_fingerprint.
     const c = await client.chat.completions.create({ model: 'local/api/llama', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
-    expect(c.system_fingerprint).toBe('loupe-loupe-test-bytes-step0');
+    expect(c.system_fingerprint).toBe('loupe-test-bytes-step0'); // one prefix (issue 22.15)
     // Listed models carry it too.
     const list = (await s.req('GET', '/v1/preview/models?project=api&limit=100')).body.data;
     expect(list.find((m: { name: string }) => m.name === 'qwen').runtime_model).toBe('loupe-tiny-bytes');

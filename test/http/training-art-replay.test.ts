@@ -25,6 +25,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { seededRandom } from '../../src/shared/seeded-random.js';
+import { binomialTail } from '../helpers/stats.js';
 import { startTrainingServer, type TrainingServer } from './training-fixture.js';
 import { ART_DEFAULT_EXPERIMENTAL_CONFIG, ArtClient, choiceDump, groupDump, trajectoryDump, type ArtModel } from './art-client.js';
 
@@ -153,15 +154,3 @@ test('RL through the client (default experimental_config, learning_rate 5e-6): h
   await art.delete(m.id);
   expect(ART_DEFAULT_EXPERIMENTAL_CONFIG.learning_rate).toBe(5e-6);
 }, 600_000);
-
-/** P(X ≥ k) for X ~ Binomial(n, p). */
-function binomialTail(n: number, k: number, p: number): number {
-  let total = 0;
-  for (let i = k; i <= n; i++) total += Math.exp(lnChoose(n, i) + i * Math.log(p) + (n - i) * Math.log(1 - p));
-  return total;
-}
-function lnChoose(n: number, k: number): number {
-  let s = 0;
-  for (let i = 1; i <= k; i++) s += Math.log(n - k + i) - Math.log(i);
-  return s;
-}

@@ -12,6 +12,9 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
+import { ServiceError } from '../../shared/errors.js';
+import { openAiError } from '../../shared/openai-error.js';
+
 /** Sends each chunk as `data: <json>\n\n`, then `data: [DONE]\n\n` (the OpenAI streaming shape). */
 export async function sendSse(reply: FastifyReply, chunks: AsyncIterable<unknown>): Promise<void> {
   // Headers the handler set (reply.header) go out with the stream's own.
@@ -26,8 +29,10 @@ export async function sendSse(reply: FastifyReply, chunks: AsyncIterable<unknown
     }
     res.write('data: [DONE]\n\n');
   } catch (err) {
-    // Headers are gone: report the failure in-band, as OpenAI-style streams do.
-    res.write(`data: ${JSON.stringify({ error: { message: (err as Error).message } })}\n\n`);
+    // Headers are gone: report the failure in-band as OpenAI's streams do, an event holding
+    // `{"error": {message, type, param, code}}` (the openai client raises it as an APIError).
+    const e = err instanceof ServiceError ? openAiError(err.status, err.detail, { code: err.code, param: err.param }) : openAiError(500, (err as Error).message ?? String(err));
+    res.write(`data: ${JSON.stringify(e.body)}\n\n`);
   } finally {
     res.end();
   }

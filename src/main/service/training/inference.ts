@@ -16,6 +16,7 @@ import { encodeChat } from '../../training/tokenizer.js';
 import { checkpointDir, newId, runtimeOf } from './util.js';
 import { recordCompletion, recordingOn } from './record.js';
 import { parseToolCalls, toolMode, type ToolCall, type ToolMode } from './tools.js';
+import { ToolCallConstraint } from '../../training/json-constraint.js';
 import { fingerprint, modelHeaders } from './substitution.js';
 import type { CallOptions } from '../handler-types.js';
 
@@ -133,12 +134,14 @@ export async function chatCompletions(input: Input, ctx: ServiceContext, call: C
 
   const context = BASE_MODELS[runtime]?.contextLength;
   if (context === undefined) throw new ServiceError(500, `model ${model.id} runs on an unknown base model "${runtime}"`);
+  const maxTokens = budget(input, promptTokens, context);
+  if (mode.kind === 'constrained') leastForToolCall(mode.constraint.names, maxTokens, input.tool_choice === 'required');
   const req: CompletionRequest = {
     checkpointDir: checkpointDir(ctx.dataDir, model.id, checkpoint.step),
     messages,
     temperature: input.temperature ?? undefined,
     topP: input.top_p ?? undefined,
-    maxTokens: budget(input, promptTokens, context),
+    maxTokens,
     n: input.n ?? 1,
     stop: stops(input.stop),
     seed: input.seed ?? undefined,
@@ -147,6 +150,22 @@ export async function chatCompletions(input: Input, ctx: ServiceContext, call: C
   };
   if (!input.stream) return finish(await rt.engine.complete(req));
   return streamCompletion(base, input.n ?? 1, mode, (onToken) => rt.engine.complete({ ...req, onToken }), finish, includeUsage(input));
+}
+
+/**
+ * A constrained tool call needs room for its shortest form (`{"name":"<shortest>","arguments":{}}`
+ * and the end token); a smaller budget is the caller's error (400 naming max_tokens, issue 22.13),
+ * where sampling would otherwise find no allowed token and fail the request with a 500.
+ */
+function leastForToolCall(names: string[], maxTokens: number, required: boolean): void {
+  const least = new ToolCallConstraint(names).cost();
+  if (maxTokens >= least) return;
+  const e = badRequest(
+    `max_tokens ${maxTokens} cannot hold a tool call: tool_choice ${required ? '"required"' : 'naming a function'} needs at least ${least} tokens here (the shortest call with empty arguments and the end token; the built-in model writes one byte per token)`,
+  );
+  e.param = 'max_tokens';
+  e.code = 'max_tokens_too_small';
+  throw e;
 }
 
 const includeUsage = (input: Input): boolean => {
