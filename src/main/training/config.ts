@@ -35,8 +35,6 @@ export interface ModelConfig {
 export const BASE_MODELS: Record<string, ModelConfig> = {
   'loupe-tiny-bytes': { vocabSize: VOCAB_SIZE, contextLength: 256, dModel: 128, nLayers: 4, nHeads: 4, dFF: 512, seed: 1234 },
   'loupe-test-bytes': { vocabSize: VOCAB_SIZE, contextLength: 96, dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, seed: 42 },
-  'loupe-chat-bytes': { vocabSize: VOCAB_SIZE, contextLength: 1024, dModel: 128, nLayers: 4, nHeads: 4, dFF: 512, seed: 4321 },
-  'loupe-chat2k-bytes': { vocabSize: VOCAB_SIZE, contextLength: 2048, dModel: 128, nLayers: 4, nHeads: 4, dFF: 512, seed: 4321 },
 };
 
 /**
