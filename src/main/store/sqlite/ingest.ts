@@ -185,11 +185,6 @@ export function createIngestRepo(
   summaries: SummaryMaintainer = createSummaryMaintainer(db),
   search: SearchIndex = createSearchIndex(db),
 ): IngestRepo {
-  // Imports write ~3.5 KB per span: with the default checkpoint every 1000 WAL pages (4 MB) the
-  // writer stalls on a checkpoint's fsync every ~1000 spans. 64 MB between checkpoints cut the wall
-  // time of a 100k-span import by ~20% at the same CPU (bench/sections/10-ingest.ts); the WAL file
-  // is on disk, so memory is unaffected.
-  db.pragma('wal_autocheckpoint = 16384');
   const insertSpan = db.prepare(INSERT_SPAN);
   const bodyWriter = createBodyWriter(db);
   const upsertSpan = db.prepare<unknown[], { id: number; version: number }>(UPSERT_SPAN);

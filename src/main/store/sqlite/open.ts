@@ -4,6 +4,7 @@ import path from 'node:path';
 import { migrate } from './migrate.js';
 import { registerSearchFunctions } from './fts.js';
 import { compactLegacyBodies, registerBodyFunctions } from './bodies.js';
+import { applyWalPragmas } from './wal.js';
 
 export type Db = Database.Database;
 
@@ -67,6 +68,10 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   // a 256 MiB window put the import's peak RSS at 571 MB (over the 500 MB goal) and sped up no query
   // (chat, agents, spans list, group-by and threads figures equal within noise at 64 MiB; import 447 MB).
   sizePragmas(db);
+  // How often SQLite checkpoints and how large the WAL file may stay (wal.ts, issue 23.3). Imports
+  // write ~3.5 KB per span: the default checkpoint every 1000 pages stalled the writer on an fsync
+  // every few hundred spans; 32 MiB between checkpoints keeps the import's speed (bench 10-ingest).
+  if (!opts.readonly && file !== ':memory:') applyWalPragmas(db);
   registerSearchFunctions(db);
   registerBodyFunctions(db, file, opts.nativeBinding);
   if (!opts.readonly) {

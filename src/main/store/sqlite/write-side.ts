@@ -13,6 +13,7 @@ import { createRetentionRepo } from './retention.js';
 import { createSummaryMaintainer } from './summaries/index.js';
 import { createSearchIndex } from './fts.js';
 import { createAppRepos } from './app-repos.js';
+import { keepWalSmall, WAL_POLICY } from './wal.js';
 import { isSqliteStoreFailure as isStoreFailure } from './failures.js';
 import { errorMessage } from '../../../shared/errors.js';
 import { StoreError, type ChannelTotals, type DeleteSelection, type EncodedBatch } from '../ports.js';
@@ -37,6 +38,8 @@ export interface WriteSide {
   readonly methods: Record<string, WriteMethod>;
   /** The writes of one ingest job (its channel's messages). */
   channelJob(): ChannelJob;
+  /** After each message the writer handled: keeps the WAL within its policy (wal.ts). */
+  afterWrite(): void;
   close(): void;
 }
 
@@ -47,6 +50,8 @@ export function createWriteSide(db: Db, file: string): WriteSide {
   const retention = createRetentionRepo(db, file, summaries, search);
   const meta = createMetaRepo(db);
   const app = createAppRepos(db);
+  // An in-memory or read-only database has no WAL of this connection to keep.
+  const wal = file === ':memory:' || db.readonly ? null : keepWalSmall(db, file, WAL_POLICY, (m) => console.error(`loupe: ${m}`));
 
   let version: number | null = null;
   let lastRowid = 0;
@@ -121,7 +126,9 @@ export function createWriteSide(db: Db, file: string): WriteSide {
   return {
     methods,
     channelJob,
+    afterWrite: () => wal?.afterWrite(),
     close: () => {
+      wal?.stop();
       if (db.open) db.close();
     },
   };

@@ -42,6 +42,7 @@ function openChannel(job: number, channel: MessagePort, control: SharedArrayBuff
     if (!jobs.has(job)) return;
     try {
       const totals = writes.take(msg);
+      side.afterWrite();
       if (totals) {
         stop(false);
         return post({ kind: 'written', job, totals });
@@ -72,6 +73,7 @@ port.on('message', (req: WriteRequest) => {
       } catch (e) {
         post({ kind: 'error', id: req.id, error: toWire(e) });
       }
+      side.afterWrite();
       return;
     case 'channel':
       return openChannel(req.job, req.port, req.control);
