@@ -22,9 +22,29 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
-/** Returns true when it answered the request from rendererDir. */
+/**
+ * What a browser gets at '/' when this server has no built app (a checkout where the UI was never
+ * built, issue 22.4): how to build it, instead of the API's JSON 404.
+ */
+const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Loupe: the app is not built</title>
+<body style="font:15px/1.5 system-ui,sans-serif;max-width:40em;margin:3em auto;padding:0 1em">
+<h1 style="font-size:20px">Loupe is running, but its app is not built here</h1>
+<p>This server answers the API (see <a href="/openapi.json">/openapi.json</a>) but has no built web app to show.
+In a checkout of the repository, build it once, then start the server again and open the link it prints:</p>
+<pre style="background:#f3f3f3;padding:.6em 1em">npm run build:web
+npm run serve</pre>
+<p>The sign-in link is printed by <code>npm run serve</code> and by <code>npm run loupe -- url</code>.</p>
+</body>`;
+
+/** Returns true when it answered the request from rendererDir (or, with none, with how to build it). */
 export function serveStatic(rendererDir: string | null, request: FastifyRequest, reply: FastifyReply): boolean {
-  if (!rendererDir || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  if (!rendererDir) {
+    const at = request.url.split('?')[0];
+    if (at !== '/' && !wantsHtml(request)) return false;
+    reply.code(404).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(NOT_BUILT);
+    return true;
+  }
   const root = path.resolve(rendererDir);
   let rel: string;
   try {
