@@ -96,7 +96,7 @@ const runsFor = (ms: number) => (ms < 50 ? 20 : ms < 500 ? 10 : ms < 5000 ? 3 : 
 async function sampleIds(ctx: ServiceContext, n: number): Promise<UiIds[]> {
   const list = (await ctx.traces.conversations({
     project_id: PROJECT, active_after_ns: null, active_before_ns: null, agent_names: null, models: null, status: 'all', search: null,
-    sort: [{ field: 'last_activity', direction: 'desc' }, { field: 'conversation_id', direction: 'asc' }], limit: 200, offset: 0,
+    sort: [{ field: 'last_activity', direction: 'desc' }, { field: 'conversation_id', direction: 'asc' }], limit: 200, offset: 0, after: null,
   })).conversations;
   const out: UiIds[] = [];
   for (let i = 0; i < list.length && out.length < n; i += Math.max(1, Math.floor(list.length / n))) {

@@ -5,7 +5,7 @@ export async function summariesSnapshot(store: TraceStore, P: string) {
   const agents = await store.agents({ project_id: P, agent_name: null, include_costs: true, sort: [{ field: 'agent_name', direction: 'asc' }], limit: 1000, offset: 0 });
   const conversations = await store.conversations({
     project_id: P, active_after_ns: null, active_before_ns: null, agent_names: null, models: null, status: 'all', search: null,
-    sort: [{ field: 'conversation_id', direction: 'asc' }], limit: 1000, offset: 0,
+    sort: [{ field: 'conversation_id', direction: 'asc' }], limit: 1000, offset: 0, after: null,
   });
   const threads = [];
   for await (const t of store.threads({ project_id: P, after_ns: null, before_ns: null, thread_ids: null, sort: [{ field: 'thread_id', direction: 'asc' }], limit: 1000, offset: 0 })) threads.push(t);

@@ -7,6 +7,8 @@ import type { ConversationRow } from './plans.js';
 import { isoFromNs } from './time.js';
 import { snippetOf } from './search-text.js';
 import type { ConversationTotals } from './summaries/turns.js';
+import { pickRoot } from './chat/header.js';
+import { durationMs } from './chat/span.js';
 
 /** A stored conversation summary, as each adapter reads it back. */
 export interface ConversationSummary extends ConversationTotals {
@@ -27,7 +29,25 @@ export function summarySnippet(r: ConversationSummary, search: string): Snippet 
   return null;
 }
 
-export function conversationRow(r: ConversationSummary, snippet: Snippet): ConversationRow {
+export type TraceRoot = NonNullable<ConversationRow['trace_root']>;
+
+/** A span as the root of a listed trace is chosen from. */
+export interface RootCandidate {
+  span_id: string;
+  parent_span_id: string | null;
+  span_name: string;
+  service_name: string | null;
+  start_ns: bigint | null;
+  end_ns: bigint | null;
+}
+
+/** A trace listed on its own: its root span (the chat header's rule) as "service: operation" and its duration. */
+export function traceRoot(spans: readonly RootCandidate[]): TraceRoot | null {
+  const root = pickRoot(spans);
+  return root ? { service_name: root.service_name, span_name: root.span_name, duration_ms: durationMs(root.start_ns, root.end_ns) } : null;
+}
+
+export function conversationRow(r: ConversationSummary, snippet: Snippet, root: TraceRoot | null = null): ConversationRow {
   return {
     kind: r.kind,
     conversation_id: r.conversation_id,
@@ -46,5 +66,6 @@ export function conversationRow(r: ConversationSummary, snippet: Snippet): Conve
     first_activity: r.first_ns == null ? null : isoFromNs(r.first_ns),
     last_activity: r.last_ns == null ? null : isoFromNs(r.last_ns),
     snippet,
+    trace_root: r.kind === 'trace' ? root : null,
   };
 }

@@ -9,6 +9,7 @@
 import type { Column, CustomSource, GroupableColumn, SortableListColumn, ValType } from './catalog.js';
 import type { BoolExpr, FieldRef } from './expr.js';
 import type { z } from 'zod';
+import type { ConversationKey } from './conversation-order.js';
 import { CONVERSATION_SORT_FIELDS, type ConversationRow as ConversationRowSchema } from '../../shared/contract/conversations.js';
 
 export type Direction = 'asc' | 'desc';
@@ -163,10 +164,12 @@ export interface ConversationsPlan {
   status: 'all' | 'error' | 'ok';
   /** Case-insensitive substring search (same meaning as `$search`); matching rows carry a snippet. Trimmed, non-empty. */
   search: string | null;
-  /** Complete order, ending with conversation_id asc then kind asc. */
+  /** The request's order (domain/conversation-order.ts completes it with conversation_id asc then kind asc). */
   sort: { field: ConversationSortField; direction: Direction }[];
   limit: number;
   offset: number;
+  /** Rows strictly after this key of the complete order (the cursor's; null: from the first row). */
+  after: ConversationKey | null;
 }
 
 /** One row of the conversations list, read from a summary maintained at ingest (contract shape). */

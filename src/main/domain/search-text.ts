@@ -11,6 +11,16 @@
 import type { SpanMessage, SpanRecord } from './span.js';
 import { textOf } from '../../shared/text.js';
 
+/**
+ * The shortest query the conversations list matches against what was said; a shorter one matches
+ * only what the list shows of a row (id, name, previews, agents, models) and the answer says so
+ * (`search_scope: 'listed_texts'`): a one- or two-letter needle is in nearly every message, and a
+ * trigram index cannot look it up.
+ */
+export const MIN_SEARCH_CHARS = 3;
+
+export const searchScope = (needle: string): 'everything' | 'listed_texts' => ([...needle].length >= MIN_SEARCH_CHARS ? 'everything' : 'listed_texts');
+
 /** String columns of a span that hold attribute values (or the span's own name and status text). */
 export const SEARCHED_COLUMNS = [
   'span_name', 'status_message', 'service_name', 'operation_name', 'provider_name', 'agent_id', 'agent_name',

@@ -24,6 +24,7 @@ import type { ChatSpan } from '../domain/chat/span.js';
 import type { TraceChatPage } from '../domain/chat/page.js';
 import type { TargetKind } from '../domain/refs.js';
 import type { AgentsPlan, ConversationRow, ConversationsPlan, SpansGroupPlan, SpansListPlan, ThreadsPlan } from '../domain/plans.js';
+import type { ConversationKey } from '../domain/conversation-order.js';
 
 export interface ReadOptions {
   /** Fires when the caller no longer wants the answer (HTTP client gone, IPC call cancelled). */
@@ -250,6 +251,37 @@ export interface StorageStats {
 
 export type ProjectRow = { project_id: string; span_count: number; last_activity: string | null };
 
+/** A page of the conversations list. */
+export interface ConversationsPage {
+  conversations: ConversationRow[];
+  /** Rows matching the plan's filters and search (every page, not only this one). */
+  total_count: number;
+  /** False when total_count is a lower bound (only where `capabilities.searchCounts` says it may be). */
+  total_exact: boolean;
+  /** The key of the page's last row when more rows follow (the next page starts after it); else null. */
+  next: ConversationKey | null;
+}
+
+/**
+ * What an adapter answers exactly and what it does not, declared so the service labels or refuses
+ * instead of letting an answer narrow silently (issue 19 item 4).
+ */
+export interface TraceStoreCapabilities {
+  /**
+   * The conversations list's total for a search: 'exact' always, or 'lower_bound_when_common' (a word
+   * found in very many traces is counted only as far as the page needed; the answer says so).
+   */
+  searchCounts: 'exact' | 'lower_bound_when_common';
+  /**
+   * `$search` inside a spans-query condition: 'exact' (the rule of domain/search-text.ts), or
+   * 'superset' (messages matched as their stored JSON text, so words of its structure — keys, roles,
+   * part types — match too; the answer is labelled).
+   */
+  searchConditions: 'exact' | 'superset';
+  /** A running read stops when its signal fires (else it runs to its end and the answer is dropped). */
+  cancelsRunningReads: boolean;
+}
+
 export type SpanRowOut = z.output<typeof SpanRow>;
 export type GroupRowOut = z.output<typeof GroupRow>;
 export type AgentRowOut = z.output<typeof AgentSummary>;
@@ -262,6 +294,8 @@ export interface TraceStore {
   readonly adapter: string;
   /** Where the data is, for Settings: a file path, or a URL without credentials. */
   readonly location: string;
+  /** What this adapter answers exactly (the service labels or refuses the rest). */
+  readonly capabilities: TraceStoreCapabilities;
   /**
    * Spans per write this adapter does best with, when it differs from the callers' defaults (tuned for
    * SQLite's short write transactions): a ClickHouse write is a dozen round trips whatever its size.
@@ -304,8 +338,8 @@ export interface TraceStore {
 
   // ---- lists and analytics (plans are validated by the service; adapters only compile them)
 
-  /** The conversations list (issue 8 item 3), read from per-conversation summaries. */
-  conversations(plan: ConversationsPlan, opts?: ReadOptions): Promise<{ conversations: ConversationRow[]; total_count: number }>;
+  /** The conversations list (issue 8 item 3), read from per-conversation summaries: one page in the plan's order. */
+  conversations(plan: ConversationsPlan, opts?: ReadOptions): Promise<ConversationsPage>;
   /** The list's filter choices: every agent and request model of a project, sorted. */
   conversationFacets(projectId: string, opts?: ReadOptions): Promise<{ agent_names: string[]; request_models: string[] }>;
   /** Agents with their totals (semantics §6), read from per-agent summaries. */

@@ -41,7 +41,16 @@ export const ConversationRow = z.object({
   last_activity: DateTimeOut.nullable(),
   /** With `search`: where it matched; else null. */
   snippet: SearchSnippet.nullable(),
+  /**
+   * For kind 'trace': the trace's root span (the chat header's root: the one span without a parent,
+   * else the latest-ended), listed as trace viewers list traces — "service: root operation" and its
+   * duration. Null for conversations.
+   */
+  trace_root: z.object({ service_name: z.string().nullable(), span_name: z.string().nullable(), duration_ms: z.number().nullable() }).nullable(),
 });
+
+/** What a search of the list looked at: everything said (3+ characters), or only what the list shows of a row (shorter queries). */
+export const SEARCH_SCOPES = ['everything', 'listed_texts'] as const;
 
 export const conversationOps = {
   'conversations.list': op({
@@ -68,9 +77,28 @@ export const conversationOps = {
       search: z.string().max(256).optional(),
       sort_by: z.array(z.strictObject({ field: z.enum(CONVERSATION_SORT_FIELDS), direction: SortDirection.default('desc') })).max(4).optional(),
       limit: Limit(1000, 100),
+      /** Deprecated: use `cursor` (an offset page costs more the deeper it is, and shifts when rows arrive). */
       offset: Offset,
+      /**
+       * The previous answer's `next_cursor`: the page after its last row, in the same order (send the
+       * same filters, search and sort_by). Lists of any length are read page by page this way.
+       */
+      cursor: z.string().min(1).max(4096).optional(),
     }),
-    output: z.object({ conversations: z.array(ConversationRow), total_count: z.number().int() }),
+    output: z.object({
+      conversations: z.array(ConversationRow),
+      /** Rows matching the filters and search; a lower bound when `total_count_exact` is false. */
+      total_count: z.number().int(),
+      /**
+       * False when the store could not count every match of a common search word without reading the
+       * whole list (the SQLite file: the count is then of the matches found so far, a lower bound).
+       */
+      total_count_exact: z.boolean(),
+      /** With `search`: what it looked at (a query under 3 characters matches only names, ids, previews, agents and models). */
+      search_scope: z.enum(SEARCH_SCOPES).nullable(),
+      /** The cursor of the next page; null on the last page. */
+      next_cursor: z.string().nullable(),
+    }),
   }),
   'conversations.facets': op({
     method: 'POST',

@@ -10,6 +10,7 @@
  *  - where a condition is a value (compared with a literal, converted, aggregated), AND/OR are
  *    written as multiIf over the three cases.
  */
+import { searchCondition } from './search-sql.js';
 import type { Column, CustomSource, Derived } from '../../domain/catalog.js';
 import { isBoolExpr, type BoolExpr, type FieldRef, type Literal, type ValueExpr } from '../../domain/expr.js';
 import { bool, f64, i64, ident, join, raw, sql, str, type Param, type Sql } from './sql.js';
@@ -209,18 +210,7 @@ export function value(e: ValueExpr): Sql {
   throw new Error(`unreachable: ${JSON.stringify(e)}`);
 }
 
-/**
- * `$search`: a case-insensitive substring of the span's messages (the stored JSON text, as the SQLite
- * adapter's fallback reads it), tool arguments and results, or a string attribute value. The messages
- * are in span_payloads: a semi-join on the span key, so this works anywhere in a condition.
- */
+/** `$search` (search-sql.ts): a superset of the rule for messages, exact for the rest. */
 export function searchSql(text: string): Sql {
-  const needle = str(text);
-  const project = currentProject();
-  return sql`((positionCaseInsensitive(ifNull(tool_call_arguments, ''), ${needle}) > 0)
-    OR (positionCaseInsensitive(ifNull(tool_call_result, ''), ${needle}) > 0)
-    OR arrayExists(v -> positionCaseInsensitive(v, ${needle}) > 0, str_values)
-    OR ((trace_id, span_id) IN (SELECT trace_id, span_id FROM span_payloads FINAL
-         WHERE project_id = ${str(project)} AND deleted = 0
-           AND (positionCaseInsensitive(input_messages, ${needle}) > 0 OR positionCaseInsensitive(output_messages, ${needle}) > 0))))`;
+  return searchCondition(currentProject(), text);
 }

@@ -63,6 +63,14 @@ export async function openClickHouseTraceStore(url: string): Promise<ClickHouseT
 
 export class ClickHouseTraceStore implements TraceStore {
   readonly adapter = ADAPTER;
+  readonly capabilities = {
+    // Every match is found (one scan) before the page is cut, so the count is always exact.
+    searchCounts: 'exact',
+    // `$search` inside a condition is SQL over the messages' stored JSON (expr.ts): keys and roles match too.
+    searchConditions: 'superset',
+    // A read's signal kills its query on the server (connection.ts).
+    cancelsRunningReads: true,
+  } as const satisfies TraceStore['capabilities'];
   /**
    * Each write is a dozen statements whatever its size (writer.ts): big batches. LOUPE_CLICKHOUSE_BATCH_SPANS
    * overrides it (the crash test needs several batches from a small file; an operator may trade memory for it).

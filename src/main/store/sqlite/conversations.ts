@@ -5,17 +5,15 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './open.js';
-import type { ConversationRow, ConversationSortField, ConversationsPlan } from '../../domain/plans.js';
+import type { ConversationRow, ConversationsPlan } from '../../domain/plans.js';
+import type { ConversationsPage } from '../ports.js';
 import { statementCache } from './analytics/stmt-cache.js';
-import { MIN_INDEXED_CHARS, createSearchReader } from './fts.js';
+import { createSearchReader } from './fts.js';
 import { createConversationSearch, type Snippet } from './conversation-search.js';
-import { conversationRow, summarySnippet, type ConversationSummary } from '../../domain/conversation-row.js';
-
-const SORT_COLUMN: Record<ConversationSortField, string> = {
-  conversation_id: 'conversation_id', conversation_name: 'conversation_name', turn_count: 'turn_count', span_count: 'span_count',
-  error_count: 'error_count', total_input_tokens: 'input_tokens', total_output_tokens: 'output_tokens', total_cost_usd: 'cost_usd',
-  first_activity: 'first_ns', last_activity: 'last_ns',
-};
+import { conversationRow, summarySnippet, type ConversationSummary, type TraceRoot } from '../../domain/conversation-row.js';
+import { afterKey, keyOf, leadingBound, orderOf, type KeyTest } from '../../domain/conversation-order.js';
+import { searchScope } from '../../domain/search-text.js';
+import { createTraceRoots } from './trace-roots.js';
 
 /**
  * Columns a query shorter than a trigram matches (the full-text index answers longer ones): what the
@@ -30,10 +28,31 @@ type IndexedPlan = ConversationsPlan & { ids?: boolean };
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** WHERE clause and parameters of a plan (the same for the page and its count). */
-export function conversationsWhere(plan: IndexedPlan): { sql: string; params: unknown[] } {
+/** A test of the cursor's key as SQL (domain/conversation-order.ts; SQLite sorts nulls first, as the rule). */
+function keyTestSql(t: KeyTest, params: unknown[]): string {
+  const c = `c.${t.column}`;
+  if (!('value' in t)) return t.test === 'null' ? `${c} IS NULL` : `${c} IS NOT NULL`;
+  params.push(t.value);
+  switch (t.test) {
+    case 'eq': return `${c} = ?`;
+    case 'gt': return `${c} > ?`;
+    case 'ge': return `${c} >= ?`;
+    case 'lt_or_null': return `(${c} < ? OR ${c} IS NULL)`;
+    case 'le_or_null': return `(${c} <= ? OR ${c} IS NULL)`;
+  }
+}
+
+/** WHERE clause and parameters of a plan; `paging` adds the cursor's "after this row" (the page, not its count). */
+export function conversationsWhere(plan: IndexedPlan, paging = true): { sql: string; params: unknown[] } {
   const and = ['c.project_id = ?'];
   const params: unknown[] = [plan.project_id];
+  if (paging && plan.after) {
+    const order = orderOf(plan.sort);
+    // The first column's bound alone lets SQLite seek that column's index; the disjunction is exact.
+    const bound = leadingBound(order, plan.after);
+    if (bound) and.push(keyTestSql(bound, params));
+    and.push(`(${afterKey(order, plan.after).map((all) => `(${all.map((t) => keyTestSql(t, params)).join(' AND ')})`).join(' OR ')})`);
+  }
   if (plan.active_after_ns != null) {
     and.push('c.last_ns >= ?');
     params.push(plan.active_after_ns);
@@ -59,14 +78,12 @@ export function conversationsWhere(plan: IndexedPlan): { sql: string; params: un
 
 export const CONVERSATIONS_SQL = {
   page: (plan: IndexedPlan) => {
-    const order = plan.sort.map((s) => `c.${SORT_COLUMN[s.field]} ${s.direction === 'asc' ? 'ASC' : 'DESC'}`);
-    if (!plan.sort.some((s) => s.field === 'conversation_id')) order.push('c.conversation_id ASC');
-    order.push('c.kind ASC');
+    const order = orderOf(plan.sort).map((o) => `c.${o.column} ${o.direction === 'asc' ? 'ASC' : 'DESC'}`);
     return `SELECT c.id, c.kind, c.conversation_id, c.conversation_name, c.turn_count, c.span_count, c.error_count, c.input_tokens,
       c.output_tokens, c.usage_spans, c.cost_usd, c.first_ns, c.last_ns, c.agent_names, c.request_models, c.first_text, c.last_text
       FROM conversation_summaries c WHERE ${conversationsWhere(plan).sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
   },
-  count: (plan: IndexedPlan) => `SELECT COUNT(*) FROM conversation_summaries c WHERE ${conversationsWhere(plan).sql}`,
+  count: (plan: IndexedPlan) => `SELECT COUNT(*) FROM conversation_summaries c WHERE ${conversationsWhere(plan, false).sql}`,
   // Filter choices: agents from the agent summaries, models from project_values (migration 0008).
   agents: `SELECT agent_name FROM agent_summaries WHERE project_id = ? ORDER BY agent_name`,
   models: `SELECT value FROM project_values WHERE project_id = ? AND field = 'request_model' ORDER BY value`,
@@ -75,14 +92,10 @@ export const CONVERSATIONS_SQL = {
 /** A row as read: the summary with its rowid, names as JSON text. */
 type Row = Omit<ConversationSummary, 'agent_names' | 'request_models'> & { id: bigint; agent_names: string; request_models: string };
 
-function toRow(r: Row, search: string | null, found?: Snippet | null): ConversationRow {
-  const summary = { ...r, agent_names: JSON.parse(r.agent_names) as string[], request_models: JSON.parse(r.request_models) as string[] };
-  const snippet = found !== undefined ? found : search ? summarySnippet(summary, search) : null;
-  return conversationRow(summary, snippet);
-}
+const summaryOf = (r: Row): ConversationSummary => ({ ...r, agent_names: JSON.parse(r.agent_names) as string[], request_models: JSON.parse(r.request_models) as string[] });
 
 export interface ConversationsRepo {
-  list(plan: ConversationsPlan): { conversations: ConversationRow[]; total_count: number };
+  list(plan: ConversationsPlan): ConversationsPage;
   /** Every agent and request model of a project (the list's filter choices), sorted. */
   facets(projectId: string): { agent_names: string[]; request_models: string[] };
 }
@@ -92,47 +105,65 @@ export function createConversationsRepo(db: Db, opts: { gatherDocs?: number } = 
   const prep: (sql: string) => Statement = statementCache(db, 64);
   const ints = (sql: string) => prep(sql).safeIntegers(true);
   const search = createConversationSearch(db, createSearchReader(db), opts.gatherDocs);
+  const roots = createTraceRoots(db);
   const page = (plan: IndexedPlan, extra: unknown[], limit: number, offset: number): Row[] =>
     (ints(CONVERSATIONS_SQL.page(plan)).all(...conversationsWhere(plan).params, ...extra, limit, offset) as Record<string, unknown>[]).map(
       (r) => ({ ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens), usage_spans: Number(r.usage_spans) }) as Row,
     );
-  const count = (plan: IndexedPlan, extra: unknown[]) => Number(prep(CONVERSATIONS_SQL.count(plan)).pluck().get(...conversationsWhere(plan).params, ...extra));
+  const count = (plan: IndexedPlan, extra: unknown[]) => Number(prep(CONVERSATIONS_SQL.count(plan)).pluck().get(...conversationsWhere(plan, false).params, ...extra));
+
+  /**
+   * The answer from up to limit + 1 rows in the list's order (one more than the page tells whether
+   * another page follows), with each row's snippet: found by the search, or (null) from its own texts.
+   */
+  const answer = (plan: ConversationsPlan, rows: { row: Row; snippet?: Snippet | null }[], total: () => number, exact = true): ConversationsPage => {
+    const more = rows.length > plan.limit;
+    const kept = more ? rows.slice(0, plan.limit) : rows;
+    const summaries = kept.map(({ row }) => summaryOf(row));
+    const traceRoots: Map<string, TraceRoot> = roots.of(plan.project_id, summaries.filter((r) => r.kind === 'trace').map((r) => r.conversation_id));
+    const conversations: ConversationRow[] = summaries.map((r, i) => {
+      const found = kept[i]!.snippet;
+      const snippet = found !== undefined ? found : plan.search ? summarySnippet(r, plan.search) : null;
+      return conversationRow(r, snippet, traceRoots.get(r.conversation_id) ?? null);
+    });
+    // The first page's count is the page itself when it holds every row.
+    const count = !more && plan.offset === 0 && !plan.after ? rows.length : total();
+    return { conversations, total_count: count, total_exact: exact, next: more ? keyOf(summaries[summaries.length - 1]!, orderOf(plan.sort)) : null };
+  };
 
   /** A search the full-text index answers (3+ characters): the rows among the matches, or a walk (conversation-search.ts). */
-  const indexedList = (plan: ConversationsPlan, needle: string) => {
+  const indexedList = (plan: ConversationsPlan, needle: string): ConversationsPage => {
     const found = search.matches(plan.project_id, needle)!;
     const base: IndexedPlan = { ...plan, search: null };
     if (!found.partial) {
       const restricted: IndexedPlan = { ...base, ids: true };
       const ids = [JSON.stringify([...found.snippets.keys()])];
-      const rows = page(restricted, ids, plan.limit, plan.offset).map((r) => toRow(r, needle, found.snippets.get(Number(r.id)) ?? null));
-      const total = rows.length < plan.limit && plan.offset === 0 ? rows.length : count(restricted, ids);
-      return { conversations: rows, total_count: total };
+      const rows = page(restricted, ids, plan.limit + 1, plan.offset).map((row) => ({ row, snippet: found.snippets.get(Number(row.id)) ?? null }));
+      return answer(plan, rows, () => count(restricted, ids));
     }
-    // A common query: the rows in the list's order, each checked; the count is a lower bound.
-    const rows: ConversationRow[] = [];
+    // A common query: the rows in the list's order (from the cursor), each checked; the count is a lower bound.
+    const rows: { row: Row; snippet: Snippet }[] = [];
     let skip = plan.offset;
     let matched = 0;
-    for (let at = 0; rows.length < plan.limit; at += WALK_CHUNK) {
+    for (let at = 0; rows.length <= plan.limit; at += WALK_CHUNK) {
       const chunk = page(base, [], WALK_CHUNK, at);
       for (const r of chunk) {
         const snippet = found.snippets.get(Number(r.id)) ?? search.rowSnippet(plan.project_id, r.kind, r.conversation_id, needle);
         if (!snippet) continue;
         matched++;
         if (skip > 0) skip--;
-        else if (rows.push(toRow(r, needle, snippet)) === plan.limit) break;
+        else if (rows.push({ row: r, snippet }) > plan.limit) break;
       }
       if (chunk.length < WALK_CHUNK) break;
     }
-    return { conversations: rows, total_count: Math.max(found.snippets.size, matched) };
+    return answer(plan, rows, () => Math.max(found.snippets.size, matched), false);
   };
 
   return {
     list(plan) {
-      if (plan.search && [...plan.search].length >= MIN_INDEXED_CHARS) return indexedList(plan, plan.search);
-      const rows = page(plan, [], plan.limit, plan.offset).map((r) => toRow(r, plan.search));
-      const total = rows.length < plan.limit && plan.offset === 0 ? rows.length : count(plan, []);
-      return { conversations: rows, total_count: total };
+      if (plan.search && searchScope(plan.search) === 'everything') return indexedList(plan, plan.search);
+      const rows = page(plan, [], plan.limit + 1, plan.offset).map((row) => ({ row }));
+      return answer(plan, rows, () => count(plan, []));
     },
     facets: (projectId) => ({
       agent_names: prep(CONVERSATIONS_SQL.agents).pluck().all(projectId) as string[],

@@ -73,6 +73,13 @@ export function createSqliteTraceStore(writer: Writer, file: string, opts: Sqlit
   return {
     adapter: ADAPTER,
     location: file,
+    capabilities: {
+      // A common word is walked in the page's order and counted as far as the walk went (conversations.ts).
+      searchCounts: 'lower_bound_when_common',
+      searchConditions: 'exact',
+      // better-sqlite3 cannot interrupt a statement: a pool worker running one is terminated (read-pool.ts).
+      cancelsRunningReads: pool !== null,
+    },
     // Spans are encoded (compressed) on the writer thread: this thread only posts them.
     writeSpans: (spans) => write('writeSpans', [spans]),
     writeEncoded: (batch) => write('writeEncoded', [batch]),

@@ -1,20 +1,25 @@
 /**
- * The conversations list (conversations.list, issue 8 item 3), read from conversation_summaries only:
- * the same rows, filters, search and order as the SQLite adapter (store/sqlite/conversations.ts).
+ * The conversations list (conversations.list, issue 8 item 3) from conversation_summaries: the same
+ * rows, filters, search, order and cursor as the SQLite adapter, by the rules of domain/
+ * (conversation-order.ts: the complete order and "after this key"; search-text.ts: what a search
+ * looks at; conversation-row.ts: the row).
+ *
+ * A search of what was said (3+ characters) finds the matching spans (matches.ts), gives each its
+ * rows — a trace without a conversation is its own row; a span belongs to the conversations of its
+ * trace it does not contradict (untagged, or tagged with that conversation: semantics §4.1) — and
+ * each row its newest matching span's excerpt; the rows' summaries are then filtered here, counted
+ * and ordered by the domain's comparison, which is the SQL order's rule.
  */
-import type { ConversationRow, ConversationSortField, ConversationsPlan } from '../../../domain/plans.js';
-import type { ReadOptions } from '../../ports.js';
-import { conversationRow, summarySnippet } from '../../../domain/conversation-row.js';
+import type { ConversationRow, ConversationsPlan } from '../../../domain/plans.js';
+import type { ConversationsPage, ReadOptions } from '../../ports.js';
+import { conversationRow, summarySnippet, type ConversationSummary, type RootCandidate, type TraceRoot, traceRoot } from '../../../domain/conversation-row.js';
+import { afterKey, compareKeys, columnKind, keyOf, leadingBound, orderOf, type ConversationKey, type KeyTest, type Order } from '../../../domain/conversation-order.js';
+import { searchScope } from '../../../domain/search-text.js';
 import type { ClickHouse } from '../connection.js';
-import { i64, ident, join, limit, raw, sql, str, strs, type Sql } from '../sql.js';
-import { FINAL_SETTINGS } from './scope.js';
+import { i64, ident, join, limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
+import { FINAL_SETTINGS, currentSpans } from './scope.js';
 import { dir } from './spans-list.js';
-
-const SORT: Record<ConversationSortField, string> = {
-  conversation_id: 'conversation_id', conversation_name: 'conversation_name', turn_count: 'turn_count', span_count: 'span_count',
-  error_count: 'error_count', total_input_tokens: 'input_tokens', total_output_tokens: 'output_tokens', total_cost_usd: 'cost_usd',
-  first_activity: 'first_ns', last_activity: 'last_ns',
-};
+import { matcher, type Snippet, type SpanHit } from './matches.js';
 
 type Row = {
   kind: 'conversation' | 'trace'; conversation_id: string; conversation_name: string | null; turn_count: number; span_count: string;
@@ -22,15 +27,54 @@ type Row = {
   agent_names: string[]; request_models: string[]; first_text: string | null; last_text: string | null;
 };
 
-/** Until full-text search: a case-insensitive substring of the row's texts (ASCII case folding, as SQLite's LIKE). */
-function searchOf(text: string): Sql {
+const ROW_COLUMNS = raw(`kind, conversation_id, conversation_name, turn_count, span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd,
+  first_ns, last_ns, agent_names, request_models, first_text, last_text`);
+
+/** Ids per IN list (well under the server's 256 KiB query size). */
+const CHUNK = 1_000;
+const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
+const inList = (xs: readonly string[]) => join(xs.map((x) => sql`${str(x)}`), ', ');
+
+/** A query under MIN_SEARCH_CHARS: a case-insensitive substring of what the list shows of a row (ASCII case folding, as SQLite's LIKE). */
+function listedTexts(text: string): Sql {
   const n = str(text);
   const hit = (c: string) => sql`positionCaseInsensitive(ifNull(${ident(c)}, ''), ${n}) > 0`;
   return sql`(${join(['conversation_id', 'conversation_name', 'first_text', 'last_text'].map(hit), ' OR ')}
     OR arrayExists(x -> positionCaseInsensitive(x, ${n}) > 0, agent_names) OR arrayExists(x -> positionCaseInsensitive(x, ${n}) > 0, request_models))`;
 }
 
-export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opts: ReadOptions): Promise<{ conversations: ConversationRow[]; total_count: number }> {
+/** A key value as SQL: a float exactly, through its bits (18.16 parses float text to the nearest few ulps only). */
+function keyValue(t: KeyTest & { value: unknown }): Sql {
+  const kind = columnKind(t.column);
+  if (kind === 'text') return sql`${str(t.value as string)}`;
+  if (kind === 'real') {
+    const bits = Buffer.alloc(8);
+    bits.writeDoubleLE(t.value as number);
+    return sql`reinterpretAsFloat64(reinterpretAsString(toUInt64(${u64(bits.readBigUInt64LE())})))`;
+  }
+  return sql`${i64(t.value as number | bigint)}`;
+}
+
+function keyTestSql(t: KeyTest): Sql {
+  const c = ident(t.column);
+  if (!('value' in t)) return t.test === 'null' ? sql`isNull(${c})` : sql`isNotNull(${c})`;
+  const v = keyValue(t);
+  switch (t.test) {
+    case 'eq': return sql`${c} = ${v}`;
+    case 'gt': return sql`${c} > ${v}`;
+    case 'ge': return sql`${c} >= ${v}`;
+    case 'lt_or_null': return sql`(${c} < ${v} OR isNull(${c}))`;
+    case 'le_or_null': return sql`(${c} <= ${v} OR isNull(${c}))`;
+  }
+}
+
+function afterSql(order: Order, key: ConversationKey): Sql {
+  const bound = leadingBound(order, key);
+  const any = join(afterKey(order, key).map((all) => sql`(${join(all.map(keyTestSql), ' AND ')})`), ' OR ');
+  return bound ? sql`${keyTestSql(bound)} AND (${any})` : sql`(${any})`;
+}
+
+function filtersOf(plan: ConversationsPlan): Sql[] {
   const where: Sql[] = [sql`project_id = ${str(plan.project_id)}`, raw('deleted = 0')];
   if (plan.active_after_ns !== null) where.push(sql`last_ns >= ${i64(plan.active_after_ns)}`);
   if (plan.active_before_ns !== null) where.push(sql`last_ns < ${i64(plan.active_before_ns)}`);
@@ -38,38 +82,134 @@ export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opt
   if (plan.models) where.push(sql`hasAny(request_models, ${strs(plan.models)})`);
   if (plan.status === 'error') where.push(raw('error_count > 0'));
   if (plan.status === 'ok') where.push(raw('error_count = 0'));
-  if (plan.search) where.push(searchOf(plan.search));
-  const order = plan.sort.map((s) => sql`${ident(SORT[s.field])}${dir(s.direction)}`);
-  if (!plan.sort.some((s) => s.field === 'conversation_id')) order.push(raw('conversation_id ASC'));
-  order.push(raw('kind ASC'));
+  return where;
+}
+
+const summaryOf = (r: Row): ConversationSummary => ({
+  ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens),
+  output_tokens: Number(r.output_tokens), usage_spans: Number(r.usage_spans), first_ns: r.first_ns == null ? null : BigInt(r.first_ns), last_ns: r.last_ns == null ? null : BigInt(r.last_ns),
+});
+
+export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opts: ReadOptions): Promise<ConversationsPage> {
+  if (plan.search && searchScope(plan.search) === 'everything') return searched(ch, plan, plan.search, opts);
+  const order = orderOf(plan.sort);
+  const where = filtersOf(plan);
+  if (plan.search) where.push(listedTexts(plan.search));
+  const paged = plan.after ? [...where, afterSql(order, plan.after)] : where;
+  const orderBy = join(order.map((o) => sql`${ident(o.column)}${dir(o.direction)}`), ', ');
   // Two steps: the page's keys first, sorting only the columns the order and filters name (18.16 reads
   // every selected column of every row before it sorts: the previews would be read for the whole
   // project), then the page's rows by key, a seek of the table's sorting key.
-  const { rows: keys, total } = await ch.page<{ kind: string; conversation_id: string }>(
-    sql`SELECT kind, conversation_id FROM conversation_summaries FINAL WHERE ${join(where, ' AND ')}
-        ORDER BY ${join(order, ', ')}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`,
-    opts,
-  );
-  if (!keys.length) return { conversations: [], total_count: total };
-  const rows = await ch.rows<Row>(
-    sql`SELECT kind, conversation_id, conversation_name, turn_count, span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd,
-          first_ns, last_ns, agent_names, request_models, first_text, last_text
-        FROM conversation_summaries FINAL WHERE project_id = ${str(plan.project_id)} AND deleted = 0
-          AND conversation_id IN (${join(keys.map((k) => sql`${str(k.conversation_id)}`), ', ')})${FINAL_SETTINGS}`,
-    opts,
-  );
+  const [{ rows: keys, total: counted }, total] = await Promise.all([
+    ch.page<{ kind: string; conversation_id: string }>(
+      sql`SELECT kind, conversation_id FROM conversation_summaries FINAL WHERE ${join(paged, ' AND ')}
+          ORDER BY ${orderBy}${limit(plan.offset, plan.limit + 1)}${FINAL_SETTINGS}`,
+      opts,
+    ),
+    // After a cursor the page's own count is of the rows after it: the list's is counted apart.
+    plan.after ? countOf(ch, where, opts) : Promise.resolve(null),
+  ]);
+  const more = keys.length > plan.limit;
+  const pageKeys = keys.slice(0, plan.limit);
+  const rows = pageKeys.length ? await rowsOf(ch, plan.project_id, pageKeys.map((k) => k.conversation_id), opts) : [];
   const byKey = new Map(rows.map((r) => [`${r.kind}\u0000${r.conversation_id}`, r]));
   // A row deleted between the two steps is left out (as if the page had been read a moment later).
-  const page = keys.map((k) => byKey.get(`${k.kind}\u0000${k.conversation_id}`)).filter((r): r is Row => r !== undefined);
-  return { conversations: page.map((r) => toRow(r, plan.search)), total_count: total };
+  const page = pageKeys.map((k) => byKey.get(`${k.kind}\u0000${k.conversation_id}`)).filter((r): r is ConversationSummary => r !== undefined);
+  return finish(ch, plan, page.map((r) => ({ row: r, snippet: plan.search ? summarySnippet(r, plan.search) : null })), total ?? counted, true, more, opts);
 }
 
-function toRow(r: Row, search: string | null): ConversationRow {
-  const summary = {
-    ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens),
-    output_tokens: Number(r.output_tokens), usage_spans: Number(r.usage_spans), first_ns: r.first_ns == null ? null : BigInt(r.first_ns), last_ns: r.last_ns == null ? null : BigInt(r.last_ns),
+async function countOf(ch: ClickHouse, where: Sql[], opts: ReadOptions): Promise<number> {
+  const [r] = await ch.rows<{ n: string }>(sql`SELECT count() AS n FROM conversation_summaries FINAL WHERE ${join(where, ' AND ')}${FINAL_SETTINGS}`, opts);
+  return Number(r?.n ?? 0);
+}
+
+async function rowsOf(ch: ClickHouse, projectId: string, ids: string[], opts: ReadOptions, extra: Sql[] = []): Promise<ConversationSummary[]> {
+  const out: ConversationSummary[] = [];
+  for (const part of chunks(ids)) {
+    const rows = await ch.rows<Row>(
+      sql`SELECT ${ROW_COLUMNS} FROM conversation_summaries FINAL WHERE project_id = ${str(projectId)} AND deleted = 0
+          AND conversation_id IN (${inList(part)})${extra.length ? sql` AND ${join(extra, ' AND ')}` : raw('')}${FINAL_SETTINGS}`,
+      opts,
+    );
+    out.push(...rows.map(summaryOf));
+  }
+  return out;
+}
+
+/** The page's rows with their trace roots, and the cursor of the next page. */
+async function finish(
+  ch: ClickHouse, plan: ConversationsPlan, page: { row: ConversationSummary; snippet: ConversationRow['snippet'] }[], total: number, exact: boolean, more: boolean, opts: ReadOptions,
+): Promise<ConversationsPage> {
+  const roots = await traceRoots(ch, plan.project_id, page.filter((p) => p.row.kind === 'trace').map((p) => p.row.conversation_id), opts);
+  const conversations = page.map((p) => conversationRow(p.row, p.snippet, roots.get(p.row.conversation_id) ?? null));
+  const last = page[page.length - 1];
+  return { conversations, total_count: total, total_exact: exact, next: more && last ? keyOf(last.row, orderOf(plan.sort)) : null };
+}
+
+/** A search of what was said (see the file's comment). */
+async function searched(ch: ClickHouse, plan: ConversationsPlan, needle: string, opts: ReadOptions): Promise<ConversationsPage> {
+  const m = matcher(ch, plan.project_id, needle, opts);
+  const hits = await m.spans();
+  // The conversations of the matching spans' traces (their trace rows, written by the writer).
+  const traceIds = [...new Set(hits.map((h) => h.trace_id))];
+  const convs = new Map<string, string[]>();
+  for (const part of chunks(traceIds)) {
+    const rows = await ch.rows<{ trace_id: string; conversation_ids: string[] }>(
+      sql`SELECT trace_id, conversation_ids FROM trace_summaries FINAL WHERE project_id = ${str(plan.project_id)} AND deleted = 0
+          AND trace_id IN (${inList(part)})${FINAL_SETTINGS}`,
+      opts,
+    );
+    for (const r of rows) convs.set(r.trace_id, r.conversation_ids);
+  }
+  // Each row's newest matching span (hits are newest first).
+  const source = new Map<string, SpanHit>();
+  const keyOfRow = (kind: string, id: string) => `${kind}\u0000${id}`;
+  for (const h of hits) {
+    const of = convs.get(h.trace_id);
+    if (!of) continue; // a trace deleted meanwhile
+    const keys = of.length ? of.filter((c) => h.conversation_id === null || h.conversation_id === c).map((c) => keyOfRow('conversation', c)) : [keyOfRow('trace', h.trace_id)];
+    for (const k of keys) if (!source.has(k)) source.set(k, h);
+  }
+  const ids = [...new Set([...source.keys()].map((k) => k.split('\u0000')[1]!))];
+  const order = orderOf(plan.sort);
+  const matched = (await rowsOf(ch, plan.project_id, ids, opts, filtersOf(plan).slice(2)))
+    .filter((r) => source.has(keyOfRow(r.kind, r.conversation_id)))
+    .map((r) => ({ r, key: keyOf(r, order) }))
+    .sort((a, b) => compareKeys(order, a.key, b.key));
+  const after = plan.after;
+  const rest = after ? matched.filter((x) => compareKeys(order, x.key, after) > 0) : matched;
+  const window = rest.slice(plan.offset, plan.offset + plan.limit + 1);
+  const more = window.length > plan.limit;
+  const page = window.slice(0, plan.limit);
+  const snippets = await m.snippets(page.map((x) => source.get(keyOfRow(x.r.kind, x.r.conversation_id))!));
+  const snippetOfRow = (r: ConversationSummary): Snippet | null => {
+    const h = source.get(keyOfRow(r.kind, r.conversation_id))!;
+    return snippets.get(`${h.trace_id}/${h.span_id}`) ?? null;
   };
-  return conversationRow(summary, search ? summarySnippet(summary, search) : null);
+  return finish(ch, plan, page.map((x) => ({ row: x.r, snippet: snippetOfRow(x.r) })), matched.length, true, more, opts);
+}
+
+/** Trace id → the root of each listed trace (the writer's choice, trace_summaries.root_span_id), in two reads for the page. */
+async function traceRoots(ch: ClickHouse, projectId: string, traceIds: string[], opts: ReadOptions): Promise<Map<string, TraceRoot>> {
+  const out = new Map<string, TraceRoot>();
+  if (!traceIds.length) return out;
+  const p = str(projectId);
+  const roots = await ch.rows<{ trace_id: string; root_span_id: string | null }>(
+    sql`SELECT trace_id, root_span_id FROM trace_summaries FINAL WHERE project_id = ${p} AND deleted = 0 AND trace_id IN (${inList(traceIds)})${FINAL_SETTINGS}`,
+    opts,
+  );
+  const keys = roots.filter((r) => r.root_span_id !== null);
+  if (!keys.length) return out;
+  const spans = await ch.rows<RootCandidate & { trace_id: string; start_ns: string | null; end_ns: string | null }>(
+    sql`SELECT trace_id, span_id, parent_span_id, span_name, service_name, start_ns, end_ns
+        FROM ${currentSpans(sql`project_id = ${p} AND deleted = 0 AND (trace_id, span_id) IN (${join(keys.map((k) => sql`(${str(k.trace_id)}, ${str(k.root_span_id)})`), ', ')})`)}${FINAL_SETTINGS}`,
+    opts,
+  );
+  for (const s of spans) {
+    const root = traceRoot([{ ...s, start_ns: s.start_ns == null ? null : BigInt(s.start_ns), end_ns: s.end_ns == null ? null : BigInt(s.end_ns) }]);
+    if (root) out.set(s.trace_id, root);
+  }
+  return out;
 }
 
 /** Every agent and request model of a project (the list's filter choices), sorted. */
