@@ -77,3 +77,11 @@ export const MAX_DEPTH = 32;
 export const MAX_NODES = 2000;
 export const MAX_IN_ITEMS = 1000;
 export const MAX_SEARCH_CHARS = 256;
+
+/** True when a plan (or any tree or value in it) holds a `$search` condition anywhere: its filter, a measure's filter, … */
+export function usesSearch(x: unknown): boolean {
+  if (Array.isArray(x)) return x.some(usesSearch);
+  if (x === null || typeof x !== 'object') return false;
+  if ((x as { kind?: unknown }).kind === 'search') return true;
+  return Object.values(x).some(usesSearch);
+}

@@ -194,6 +194,16 @@ export const analyticsOps = {
       started_after: DateTimeIn.optional(),
       started_before: DateTimeIn.optional(),
     }),
-    output: z.object({ groups: z.array(GroupRow), spans: z.array(SpanRow), total_count: z.number().int().default(0) }),
+    output: z.object({
+      groups: z.array(GroupRow),
+      spans: z.array(SpanRow),
+      total_count: z.number().int().default(0),
+      /**
+       * With a `$search` in the request: 'exact' when every span counted matches the search rule, or
+       * 'superset' when the store matched messages as their stored JSON text (a team store on
+       * ClickHouse), so a word of that structure (a role, a key) also matched; null without `$search`.
+       */
+      search_matches: z.enum(['exact', 'superset']).nullable().default(null),
+    }),
   }),
 } as const satisfies Record<string, ReturnType<typeof op>>;
