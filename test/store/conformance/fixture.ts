@@ -72,7 +72,7 @@ export function conformanceFixture(): SpanRecord[] {
   add({ trace: 'bill-1', conversation: 'bill', agent: 'billing', model: 'gpt-4o', minute: 40, ask: 'Why was I charged twice?', answer: 'A duplicate charge; it is reversed.', cost: null });
   add({ trace: 'bill-2', conversation: 'bill', agent: 'billing', model: 'gpt-4o', minute: 42, ask: 'When?', answer: 'Within five days.', cost: null });
   add({ trace: 'ecole-1', conversation: 'ecole', agent: 'support', model: 'gpt-4o-mini', minute: 50, ask: "L'ÉCOLE a commandé des livres", answer: 'Commande notée pour l’école.' });
-  // One trace, two conversations (and an untagged span both share).
+  // One trace, two conversations (and an untagged span, credited to its parent's conversation: decision 0022).
   spans.push(...turn({ trace: 'mixed', conversation: 'mix-a', agent: 'support', model: 'gpt-4o-mini', minute: 60, ask: 'First customer asks about a voucher', answer: 'Voucher applied.' }));
   spans.push(
     blank({ project_id: P, trace_id: 'mixed', span_id: 'mixed-b', parent_span_id: 'mixed-agent', conversation_id: 'mix-b', span_name: 'chat gpt-4o', operation_name: 'chat',
