@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { KB, answerBytes, cutOrNull, fitCount } from '../budget.js';
 import { cursorArg, projectArg, sinceArg, untilArg } from '../args.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { decodeListCursor, encodeListCursor } from '../cursor.js';
 import { chooseProject } from '../projects.js';
 import { tool } from '../tool.js';
 import { fmtCost, fmtTokens, quote } from '../text.js';
@@ -76,8 +76,10 @@ export const searchConversations = tool({
   async run(args, env) {
     const { project, others } = await chooseProject(env, args.project);
     const scope = { project, q: args.query ?? null, a: args.agent ?? null, e: args.has_error ?? null, s: args.since ?? null, u: args.until ?? null };
-    const offset = decodeCursor(args.cursor, 'search_conversations', scope);
-    const page = await env.caller.call(
+    // The list's own keyset cursor (conversations.list next_cursor): a deep page costs what the first
+    // does, and rows arriving between calls shift nothing.
+    const at = decodeListCursor(args.cursor, 'search_conversations', scope);
+    const list = (limit: number) => env.caller.call(
       'conversations.list',
       {
         project_id: project,
@@ -89,11 +91,12 @@ export const searchConversations = tool({
           active_before: args.until,
         },
         sort_by: [{ field: 'last_activity', direction: 'desc' }],
-        limit: args.limit,
-        offset,
+        limit,
+        ...(at.list ? { cursor: at.list } : {}),
       },
       env.signal,
     );
+    const page = await list(args.limit);
     const rows: Conv[] = page.conversations.map((c) => ({
       id: c.conversation_id,
       kind: c.kind,
@@ -112,13 +115,14 @@ export const searchConversations = tool({
       last_activity: c.last_activity,
       match: cutOrNull(c.snippet?.text, 300),
     }));
-    const build = (k: number) => {
+    const offset = at.position;
+    const cursorAt = (listCursor: string | null, k: number) => (listCursor ? encodeListCursor('search_conversations', scope, { list: listCursor, position: offset + k }) : null);
+    const build = (k: number, next: string | null) => {
       const shown = rows.slice(0, k);
       const end = offset + k;
-      const next = end < page.total_count && (k > 0 || rows.length === 0) ? encodeCursor('search_conversations', scope, end) : null;
       const structured = { project, other_projects: others, total_count: page.total_count, conversations: shown, next_cursor: next, cut: k < rows.length };
       const head =
-        `${page.total_count} conversation${page.total_count === 1 ? '' : 's'} in project ${project}` +
+        `${page.total_count.toLocaleString('en-US')}${page.total_count_exact ? '' : '+'} conversation${page.total_count === 1 ? '' : 's'} in project ${project}` +
         `${args.query ? ` matching ${quote(args.query, 80)}` : ''}` +
         (k ? `; rows ${offset + 1}–${end}` : '') +
         (others.length ? ` (other projects: ${others.slice(0, 5).join(', ')}${others.length > 5 ? ', …' : ''})` : '');
@@ -126,6 +130,13 @@ export const searchConversations = tool({
       const cutNote = k < rows.length ? `\n(${rows.length - k} more rows of this page left out to stay within ${BUDGET / KB} KB; the cursor continues after the last row shown.)` : '';
       return { structured, text: `${head}:\n${shown.map((r, i) => rowText(r, offset + i + 1)).join('\n')}${cutNote}${tail}` };
     };
-    return build(fitCount(rows.length, (k) => answerBytes(build(k)), BUDGET));
+    const full = cursorAt(page.next_cursor, rows.length);
+    // While sizing a cut page its cursor is not known yet: a stand-in as long as the next page's (same sort, ids of similar length) plus a margin.
+    const standIn = (k: number) => (k === rows.length ? full : `${full ?? cursorAt('x'.repeat(160), k)}${'x'.repeat(64)}`);
+    const k = fitCount(rows.length, (n) => answerBytes(build(n, standIn(n))), BUDGET);
+    if (k === rows.length) return build(k, full);
+    if (k === 0) return build(0, null);
+    // Cut to the budget: the list's cursor after the last row shown (one more read of those rows).
+    return build(k, cursorAt((await list(k)).next_cursor, k));
   },
 });
