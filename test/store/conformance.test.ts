@@ -17,7 +17,6 @@ import { conversationHandlers } from '../../src/main/service/conversations/handl
 import { analyticsHandlers } from '../../src/main/service/analytics/handlers.js';
 import { chatHandlers } from '../../src/main/service/chat/handlers.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
-import type { TraceStore } from '../../src/main/store/ports.js';
 import { ADAPTERS, type OpenedAdapter } from './adapters.js';
 import { P, conformanceFixture } from './conformance/fixture.js';
 
@@ -146,7 +145,7 @@ describe.each(ADAPTERS)('conformance: $name', (adapter) => {
   beforeAll(async () => {
     store = await adapter.open();
     await store.traces.writeSpans(conformanceFixture());
-    ctx = { traces: store.traces as TraceStore } as ServiceContext;
+    ctx = { traces: store.traces } as ServiceContext;
   }, 180_000);
   afterAll(() => store.close());
 
