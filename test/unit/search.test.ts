@@ -113,7 +113,7 @@ describe('full-text search', () => {
     expect(agent.length).toBeGreaterThan(0);
     expect(agent.every((r: { agent_names: string[] }) => r.agent_names.includes('agent-01'))).toBe(true);
     // Nothing found: an empty page, not an error.
-    expect(await list(store, { search: 'zzqqxx' })).toEqual({ conversations: [], total_count: 0 });
+    expect(await list(store, { search: 'zzqqxx' })).toEqual({ conversations: [], total_count: 0, total_count_exact: true, search_scope: 'everything', next_cursor: null });
   }, 90_000);
 
   it('a query under 3 characters matches what the rows show; a common query walks the list order', async () => {
