@@ -256,7 +256,8 @@ describe('contract walk: response shapes', () => {
     expect(keysOf(out('agents.query'))).toEqual(['agents', 'total_count']);
     expect(keysOf(elementOf(shapeOf(out('agents.query')).agents!))).toEqual([...AGENT, ...AGENT_EXTENSIONS].sort());
     const spans = out('spans.query');
-    expect(keysOf(spans)).toEqual(['groups', 'spans', 'total_count']);
+    // + search_matches (extension): how a `$search` in the request was matched (docs/port.md "Capabilities").
+    expect(keysOf(spans)).toEqual(['groups', 'search_matches', 'spans', 'total_count']);
     const row = elementOf(shapeOf(spans).spans!);
     expect(keysOf(row)).toEqual([...SPAN_ROW, ...SPAN_ROW_EXTENSIONS].sort());
     expect(keysOf(elementOf(shapeOf(row).input_messages!))).toEqual(SPAN_MESSAGE);
