@@ -112,6 +112,16 @@ describe('MCP over HTTP: tools on the demo data', () => {
     expect(page1.structured.conversations).toHaveLength(5);
     const page2 = await within(c, 'search_conversations', { project: 'local/demo', limit: 5, cursor: page1.structured.next_cursor });
     expect(page2.structured.conversations[0].id).not.toBe(page1.structured.conversations[0].id);
+    // The cursor walks the whole list once: every row, none twice, as many as the list counts.
+    const seen: string[] = [];
+    for (let cursor: string | undefined, i = 0; i < 20; i++) {
+      const page = await within(c, 'search_conversations', { project: 'local/demo', limit: 5, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.structured.conversations.map((r: { kind: string; id: string }) => `${r.kind}:${r.id}`));
+      cursor = page.structured.next_cursor ?? undefined;
+      if (!cursor) break;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBe(page1.structured.total_count);
     const failing = await within(c, 'search_conversations', { project: 'local/demo', has_error: true });
     expect(failing.structured.conversations.every((r: { errors: number }) => r.errors > 0)).toBe(true);
 
