@@ -4,12 +4,15 @@
  * conversation id is listed as Jaeger lists traces: "service: root operation", span count and
  * duration. Search (message text and attribute values, server-side, the matched excerpt shown and
  * marked; opening a result marks the term in the chat), every sortable column sorts server-side,
- * filter by agent/model/status; j/k + Enter open a conversation; more rows load near the bottom.
+ * filter by agent/model/status; j/k + Enter open a conversation; the next page loads near the bottom,
+ * through the previous page's cursor, so a list of any length scrolls (issue 19 item 5).
  */
 import { useMemo, useState, useCallback } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { ColumnDef, SortingState } from '@tanstack/react-table';
-import { useOp } from '../../api/query';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { call } from '../../api/client';
+import type { OpOutput } from '../../../../shared/contract/index';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { fmtCost, fmtDuration, fmtTime, fmtUsage } from '../../components/format';
@@ -20,6 +23,7 @@ import { ListFilterBar } from './ListFilterBar';
 import { ErrorNote } from '../../components/ErrorNote';
 import { conversationTitle, traceTitle, traceTitleText } from '../../../../shared/titles';
 
+/** Rows per request (the contract allows up to 1,000; 200 fill a tall screen several times over). */
 const PAGE = 200;
 
 export function ConversationsPage() {
@@ -28,14 +32,20 @@ export function ConversationsPage() {
   const display = useUi((s) => s.display);
   const [filters, setFilters] = useState<ListFilters>({ search: '', agent: '', model: '', status: 'all' });
   const [sorting, setSorting] = useState<SortingState>([{ id: 'last_activity', desc: true }]);
-  const [limit, setLimit] = useState(PAGE);
   const [selected, setSelected] = useState(0);
   const sort = useMemo(() => ({ field: sorting[0]?.id ?? 'last_activity', direction: sorting[0]?.desc === false ? ('asc' as const) : ('desc' as const) }), [sorting]);
-  const input = useMemo(() => listInput(project, filters, sort, limit), [project, filters, sort, limit]);
-  const q = useOp('conversations.list', input);
-  const rows = useMemo(() => rowsOf(q.data), [q.data]);
-  const total = q.data?.total_count ?? 0;
-  const { error, isLoading, isFetching } = q;
+  const input = useMemo(() => listInput(project, filters, sort, PAGE), [project, filters, sort]);
+  const q = useInfiniteQuery<OpOutput<'conversations.list'>, Error>({
+    // Same key shape as useOp ([name, input]) so live refresh invalidates it by project.
+    queryKey: ['conversations.list', input],
+    initialPageParam: null,
+    queryFn: ({ pageParam, signal }) => call('conversations.list', { ...input, ...(pageParam ? { cursor: pageParam as string } : {}) }, signal),
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+  const rows = useMemo(() => (q.data?.pages ?? []).flatMap((p) => rowsOf(p)), [q.data]);
+  const first = q.data?.pages[0];
+  const total = first?.total_count ?? 0;
+  const { error, isLoading, hasNextPage, isFetchingNextPage, fetchNextPage } = q;
 
   // Sortable columns need an accessor (react-table only sorts a column that has one), even though the
   // server does the sorting (manualSorting): without it only the header looked sortable.
@@ -63,16 +73,17 @@ export function ConversationsPage() {
     if (row.kind === 'conversation') void navigate(`${projectPath(project, 'conversations', row.id)}${q ? `?${q}` : ''}`);
     else void navigate(`${projectPath(project, 'traces', row.id)}?tab=chat${q ? `&${q}` : ''}`);
   }, [navigate, project, filters.search]);
-  const more = useCallback(() => { if (rows.length < total && !isFetching) setLimit((l) => Math.min(10_000, l + PAGE)); }, [rows.length, total, isFetching]);
+  const more = useCallback(() => { if (hasNextPage && !isFetchingNextPage) void fetchNextPage(); }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
 
   const filtered = filters.search || filters.agent || filters.model || filters.status !== 'all';
   return (
     <div className="page" data-testid="conversations-page">
       <div className="page-head">
         <h1>Conversations</h1>
-        <span className="muted" data-testid="conversation-count">{isLoading ? 'loading…' : `${total} conversation${total === 1 ? '' : 's'}`}</span>
+        <span className="muted" data-testid="conversation-count">{isLoading ? 'loading…' : countText(total, first?.total_count_exact ?? true)}</span>
       </div>
-      <ListFilterBar project={project} filters={filters} onChange={(f) => { setFilters(f); setSelected(0); setLimit(PAGE); }} />
+      <ListFilterBar project={project} filters={filters} onChange={(f) => { setFilters(f); setSelected(0); }} />
+      {first?.search_scope === 'listed_texts' && <p className="muted" data-testid="search-scope">Under 3 characters, only names, ids, previews, agents and models are searched.</p>}
       <ErrorNote error={error} what="conversations" />
       {!isLoading && !error && rows.length === 0 ? (
         filtered ? <EmptyState title="No conversation matches these filters" actions={false} /> : (
@@ -88,7 +99,7 @@ export function ConversationsPage() {
           getRowId={(r) => `${r.kind}:${r.id}`}
           rowTestId={() => 'conversation-row'}
           sorting={sorting}
-          onSortingChange={(s) => { setSorting(s.length ? s : [{ id: 'last_activity', desc: true }]); setLimit(PAGE); }}
+          onSortingChange={(s) => setSorting(s.length ? s : [{ id: 'last_activity', desc: true }])}
           selected={selected}
           onSelect={setSelected}
           onOpen={open}
@@ -134,26 +145,22 @@ function SnippetLines({ id, first, snippet }: { id: string; first?: string; snip
   );
 }
 
+/** "1,234 conversations", or "at least …" when the store counted a common search word only as far as it read. */
+function countText(total: number, exact: boolean): string {
+  const n = `${total.toLocaleString('en-US')} conversation${total === 1 ? '' : 's'}`;
+  return exact ? n : `at least ${n}`;
+}
+
 /**
  * A trace without a conversation id, as trace viewers list traces: "service: root operation" on the
- * first line, span count, duration and trace id on the second. The root is the trace's earliest
- * (service, span name) group — one small group query per row on screen (indexed by trace), the
- * duration that group's longest span.
+ * first line, span count, duration and trace id on the second. The root comes with the row (the
+ * chat header's root span: the one without a parent, else the latest-ended).
  */
 function TracePreview({ row }: { row: ListRow }) {
-  const project = useProject();
-  const q = useOp('spans.query', {
-    project_id: project,
-    query: { $expr: { $eq: [{ $getField: 'trace_id' }, { $literal: row.id }] } },
-    group_by: [{ key: 'service_name', source: 'field' }, { key: 'span_name', source: 'field' }],
-    measures: [{ alias: 'longest_ms', aggregation: 'max', value: { key: 'duration_ms', source: 'derived' } }],
-    sort_by: [{ field: 'first_seen', direction: 'asc' }],
-    limit: 1,
-  }, { staleTime: 300_000 });
-  const g = q.data?.groups[0];
+  const root = row.trace_root;
   // The service when known, else the agent or the root operation (shared/titles.ts): never `unknown_service:` alone.
-  const title = g ? traceTitle({ service: g.group_keys.service_name as string | null, root: g.group_keys.span_name as string | null, agent: row.agent_names[0] }) : null;
-  const dur = g?.metrics.longest_ms ?? null;
+  const title = root ? traceTitle({ service: root.service_name, root: root.span_name, agent: row.agent_names[0] }) : null;
+  const dur = root?.duration_ms ?? null;
   return (
     <div className="conv-preview" data-testid="trace-row">
       <div className="conv-first" title={title ? traceTitleText(title) ?? undefined : undefined} data-testid="trace-row-title">

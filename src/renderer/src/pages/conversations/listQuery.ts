@@ -27,7 +27,6 @@ export function listInput(project: string, f: ListFilters, sort: ListSort, limit
     ...(search ? { search } : {}),
     sort_by: [{ field: sort.field as NonNullable<OpInput<'conversations.list'>['sort_by']>[number]['field'], direction: sort.direction }],
     limit,
-    offset: 0,
   };
 }
 
