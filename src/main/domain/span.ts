@@ -115,6 +115,22 @@ export interface SpanRecord {
   events: unknown[];
   links: unknown[];
   raw_span_dump: string; // the span as received, OTLP JSON form
+  /**
+   * Set by ingest (service/ingest/history.ts) when the span's input messages are an earlier call's
+   * followed by more, for a store that keeps them that way (SQLite): `input_messages` still holds them
+   * all. `raw_span_dump` then leaves the input attribute out (the store puts it back when read).
+   */
+  input_continues?: InputContinuation | null;
+}
+
+/** A span's input messages as "the messages of span base, then tail" (same project). */
+export interface InputContinuation {
+  base_trace_id: string;
+  base_span_id: string;
+  /** The messages after the base's. */
+  tail: SpanMessage[];
+  /** The base is in another trace: this span brings its whole history's texts to the search index once per trace. */
+  first_in_trace: boolean;
 }
 
 /** True when the span itself carries token usage (used by the usage-bearing-leaf rule). */

@@ -160,6 +160,14 @@ export function batchEncoder(adapter: string): (spans: SpanRecord[]) => EncodedB
   throw new StoreError(`no span encoder for the ${adapter} adapter`);
 }
 
+/**
+ * Whether an adapter stores a span whose input continues an earlier call's as that call plus the rest
+ * (SpanRecord.input_continues, service/ingest/history.ts); others get every span's messages whole.
+ */
+export function continuesInputs(adapter: string): boolean {
+  return adapter === SQLITE;
+}
+
 /** An encoded batch cut into single-span batches, or null when its adapter cannot cut one. */
 export function splitBatch(batch: EncodedBatch): EncodedBatch[] | null {
   return batch.adapter === SQLITE ? splitSqlite(batch) : null;

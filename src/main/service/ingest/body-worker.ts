@@ -42,7 +42,7 @@ async function run(port: MessagePort, job: BodyJob): Promise<void> {
   const body = Buffer.from(job.body);
   const target = batchTarget(post, job.control, job.channel);
   try {
-    const session = new ImportSession(postingWriter(target, () => body.length, job.adapter), job.projectId, undefined, job.batchSpans);
+    const session = new ImportSession(postingWriter(target, () => body.length, job.adapter), job.projectId, undefined, job.batchSpans, job.adapter);
     readBodyInto(session, body, job);
     const report = await session.finish();
     target.end();

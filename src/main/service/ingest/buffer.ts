@@ -70,7 +70,7 @@ export function gunzipBody(body: Buffer, kind: 'json' | 'proto' | 'sniff', budge
 export async function importBuffer(store: TraceStore, body: Buffer, opts: ImportBufferOptions = {}): Promise<ImportReport> {
   checkEncoding(opts);
   const stored = new StoreWriter(store);
-  const session = new ImportSession(stored, opts.projectId);
+  const session = new ImportSession(stored, opts.projectId, undefined, undefined, store.adapter);
   readBodyInto(session, body, opts);
   return completeReport(await session.finish(), stored, opts.events);
 }

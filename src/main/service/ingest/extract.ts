@@ -280,7 +280,11 @@ const VALUE_OUTPUTS = ['output.value', 'langfuse.observation.output', 'traceloop
  * `valueCarriers: false` for tool spans: their `input.value` / `output.value` (and the Langfuse /
  * OpenLLMetry equivalents) are the call's arguments and result, read by normalize.ts, not messages.
  */
-export function extractContent(a: Obj, events: SpanEvent[], opts: { valueCarriers?: boolean; plainInputOutput?: boolean } = {}): Content {
+export function extractContent(
+  a: Obj,
+  events: SpanEvent[],
+  opts: { valueCarriers?: boolean; plainInputOutput?: boolean; readInput?: (v: unknown) => SpanMessage[] | null } = {},
+): Content {
   const values = opts.valueCarriers !== false;
   // Plain `input` / `output` attributes are messages only on model calls (OpenAI Agents SDK generation spans via Logfire).
   const inputs = values ? (opts.plainInputOutput ? [...VALUE_INPUTS, 'input'] : VALUE_INPUTS) : [];
@@ -291,7 +295,8 @@ export function extractContent(a: Obj, events: SpanEvent[], opts: { valueCarrier
   const si = a['gen_ai.system_instructions'] ?? (a['gen_ai.operation.name'] != null ? a['system_instructions'] : undefined);
   if (si !== undefined && si !== null) out.system.push(...systemTexts(si));
 
-  if (a['gen_ai.input.messages'] != null) out.input = normalizeMessages(a['gen_ai.input.messages'], 'user');
+  // readInput: the import's message history (history.ts), which parses only what an earlier call did not send.
+  if (a['gen_ai.input.messages'] != null) out.input = opts.readInput?.(a['gen_ai.input.messages']) ?? normalizeMessages(a['gen_ai.input.messages'], 'user');
   if (a['gen_ai.output.messages'] != null) out.output = normalizeMessages(a['gen_ai.output.messages'], 'assistant');
   if (!out.input.length && !out.output.length) {
     const evs = a.events != null ? [...events, ...attributeEvents(a.events)] : events;

@@ -52,8 +52,12 @@ export async function importFile(store: TraceStore, filePath: string, opts: Impo
 
   let rawBytes = 0;
   const stored = new StoreWriter(store);
-  const session = new ImportSession(stored, opts.projectId, () =>
-    opts.onProgress?.({ bytes: rawBytes, totalBytes: job.size, spans: stored.inserted + stored.replaced }),
+  const session = new ImportSession(
+    stored,
+    opts.projectId,
+    () => opts.onProgress?.({ bytes: rawBytes, totalBytes: job.size, spans: stored.inserted + stored.replaced }),
+    undefined,
+    store.adapter,
   );
   let broken: BrokenRead | null;
   try {

@@ -22,7 +22,7 @@ if ('bodies' in input) {
   const target = batchTarget(post, input.control, input.channel);
   let rawBytes = 0;
   try {
-    const session = new ImportSession(postingWriter(target, () => rawBytes, input.adapter), input.projectId, undefined, input.batchSpans);
+    const session = new ImportSession(postingWriter(target, () => rawBytes, input.adapter), input.projectId, undefined, input.batchSpans, input.adapter);
     const broken = await readFileInto(session, input.job, (n) => (rawBytes = n));
     const report = await session.finish();
     target.end();

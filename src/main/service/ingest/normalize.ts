@@ -10,6 +10,8 @@ import { extractContent, type SpanEvent } from './extract.js';
 import { withDialect } from './dialects.js';
 import { computeCosts } from './costs.js';
 import { customAttributes } from './custom.js';
+import type { HistoryRead, InputHistory } from './history.js';
+import { leftOutValue } from '../../domain/messages-attribute.js';
 
 export const DEFAULT_PROJECT = 'local/default';
 
@@ -20,6 +22,11 @@ export interface SpanContext {
   service_name: string | null;
   scope_name: string | null;
   scope_version: string | null;
+  /**
+   * The import's message history (history.ts), for a store that keeps continued inputs: repeated
+   * messages are parsed once, and the span says which earlier call it continues.
+   */
+  history?: InputHistory;
 }
 
 const KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'] as const satisfies readonly SpanKind[];
@@ -164,7 +171,21 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     toolResult ??= a['code.function.return.value'] ?? null;
   }
 
-  const content = extractContent(a, ev.events, { valueCarriers: !isTool, plainInputOutput: operation === 'chat' });
+  // A holder, not a `let`: the closure's assignment is invisible to the narrowing below.
+  const got: { read: HistoryRead | null } = { read: null };
+  const history = ctx.history;
+  const readInput = history
+    ? (v: unknown) => {
+        if (typeof v !== 'string') return null;
+        // One history per conversation (else trace) and agent: interleaved agents each continue their own calls.
+        const scope = `${ctx.project_id}\u0000${str(pick(a, 'conversation_id')) ?? trace_id}\u0000${str(pick(a, 'agent_name')) ?? ''}`;
+        const read = (got.read = history.read(scope, v, { trace_id, span_id }));
+        return read.messages.length ? read.messages : null;
+      }
+    : undefined;
+  const content = extractContent(a, ev.events, { valueCarriers: !isTool, plainInputOutput: operation === 'chat', readInput });
+  // The history's reading is what the span keeps (no other carrier replaced it): its continuation holds.
+  const kept = got.read !== null && content.input === got.read.messages ? got.read : null;
   if (isTool) {
     // Event-form tool spans (Strands: gen_ai.tool.message in, gen_ai.choice out).
     toolArgs ??= content.input.length ? content.input.map((m) => m.content).join('\n') || null : null;
@@ -273,8 +294,9 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     resource_attributes: ctx.resource,
     events: ev.stored,
     links: links(s.links),
-    raw_span_dump: rawDump ?? dumpSpan(custom.dropped ? withoutDropped(s) : s),
+    raw_span_dump: rawDump ?? dumpSpan(leaveOutInput(custom.dropped ? withoutDropped(s) : s, kept)),
   };
+  if (kept?.continues) span.input_continues = kept.continues;
   return { ok: true, span };
 }
 
@@ -292,6 +314,31 @@ function prune(v: unknown, depth: number): unknown {
   if (depth <= 0) return TOO_DEEP_MARKER;
   if (Array.isArray(v)) return v.map((x) => prune(x, depth - 1));
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, prune(x, depth - 1)]));
+}
+
+/**
+ * The span with its `gen_ai.input.messages` attribute left out (the store puts the text back from the
+ * messages it keeps), when the history read it exactly and the attribute is in its canonical form
+ * (`{"key":…,"value":{"stringValue":…}}`, once): a continued input's text is never printed again.
+ */
+function leaveOutInput(s: Obj, read: HistoryRead | null): Obj {
+  if (!read?.exact || !Array.isArray(s.attributes)) return s;
+  let at = -1;
+  for (let i = 0; i < s.attributes.length; i++) {
+    const kv = s.attributes[i] as unknown;
+    if (!isObj(kv) || kv.key !== 'gen_ai.input.messages') continue;
+    if (at >= 0) return s;
+    at = i;
+  }
+  if (at < 0) return s; // the text came from another key (dialects.ts)
+  const kv = s.attributes[at] as Obj;
+  const keys = Object.keys(kv);
+  if (keys.length !== 2 || keys[0] !== 'key' || keys[1] !== 'value' || !isObj(kv.value)) return s;
+  const vkeys = Object.keys(kv.value);
+  if (vkeys.length !== 1 || vkeys[0] !== 'stringValue') return s;
+  const attributes = s.attributes.slice();
+  attributes[at] = { key: kv.key, value: leftOutValue('input_messages') };
+  return { ...s, attributes };
 }
 
 /** The span without credential attributes, for the raw dump. */

@@ -7,6 +7,7 @@ import type { SpanRecord } from '../../domain/span.js';
 import { attributes, field, isObj, str, type Obj } from './lenient.js';
 import { DEFAULT_PROJECT, normalizeSpan, type Normalized, type SpanContext } from './normalize.js';
 import { errorMessage } from '../../../shared/errors.js';
+import type { InputHistory } from './history.js';
 
 export type Kind = 'traces' | 'other-signal' | 'not-otlp';
 
@@ -28,9 +29,9 @@ export interface WalkSink {
 /**
  * Normalizes every span of a request into `sink`. `projectId` (the x-project-id header / import
  * option) wins over the resource attribute `svc.project_id`. `rawDump` lets the protobuf reader
- * supply its own JSON form of each span.
+ * supply its own JSON form of each span; `history` (history.ts) reads repeated input messages once.
  */
-export function walkRequest(req: Obj, projectId: string | undefined, sink: WalkSink, rawDump?: (span: Obj) => string): void {
+export function walkRequest(req: Obj, projectId: string | undefined, sink: WalkSink, rawDump?: (span: Obj) => string, history?: InputHistory): void {
   const rss = field(req, 'resourceSpans', 'resource_spans');
   if (!Array.isArray(rss)) return;
   for (const rs of rss) {
@@ -49,6 +50,7 @@ export function walkRequest(req: Obj, projectId: string | undefined, sink: WalkS
         service_name: service,
         scope_name: isObj(scope) ? str(scope.name) : null,
         scope_version: isObj(scope) ? str(scope.version) : null,
+        history,
       };
       const spans = ss.spans;
       if (!Array.isArray(spans)) continue;

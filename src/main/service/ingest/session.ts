@@ -4,7 +4,8 @@
  */
 import type { SpanRecord } from '../../domain/span.js';
 import type { ChannelTotals, EncodedBatch, TraceStore, WriteResult } from '../../store/ports.js';
-import { splitBatch } from '../../store/index.js';
+import { continuesInputs, splitBatch } from '../../store/index.js';
+import { InputHistory } from './history.js';
 import type { EventBus } from '../events.js';
 import { MAX_LISTED_ERRORS, type ImportReport } from '../../../shared/contract/import-report.js';
 import { classify, walkRequest } from './otlp.js';
@@ -203,12 +204,19 @@ export class ImportSession {
     this.report.skipped_reasons[reason] = (this.report.skipped_reasons[reason] ?? 0) + 1;
   }
 
+  /** Repeated input messages read once, for a store that keeps continued inputs (history.ts). */
+  private readonly history: InputHistory | undefined;
+
   constructor(
     private readonly writer: BatchWriter,
     private readonly projectId: string | undefined,
     private readonly onBatch?: () => void,
     private readonly batchSpans = BATCH_SPANS,
-  ) {}
+    /** The store's adapter (ports.ts TraceStore.adapter): whether it keeps continued inputs. */
+    adapter?: string,
+  ) {
+    this.history = adapter && continuesInputs(adapter) ? new InputHistory() : undefined;
+  }
 
   /**
    * Handles one parsed JSON value (a request, or an array of them). Returns false when it is not
@@ -227,7 +235,7 @@ export class ImportSession {
     const kind = classify(v);
     if (kind === 'traces') {
       this.traceRequests++;
-      walkRequest(v as Obj, this.projectId, this.sink, rawDump);
+      walkRequest(v as Obj, this.projectId, this.sink, rawDump, this.history);
     }
     return kind;
   }

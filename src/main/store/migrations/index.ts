@@ -10,7 +10,8 @@
  *   0011 compressed span bodies (layout) · 0012 span rollups by agent (layout) · 0013 compact summaries (layout) ·
  *   0014 span keys out of bodies (layout) · 0015 search documents per conversation (layout) ·
  *   0016 spans of one agent index (layout) · 0017 trace conversations (layout) · 0018 thread statistics (query) ·
- *   0019 credited accounting (query) · 0020 span rollups keyed by agent, operation, status, model and provider (layout)
+ *   0019 credited accounting (query) · 0020 span rollups keyed by agent, operation, status, model and provider (layout) · 0021 continued inputs
+ *   (layout, ingest)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -32,6 +33,7 @@ import traceConversations from './0017_trace_conversations.js';
 import threadStats from './0018_thread_stats.js';
 import creditedAccounting from './0019_credited_accounting.js';
 import keyedRollups from './0020_keyed_rollups.js';
+import continuedInputs from './0021_continued_inputs.js';
 
 export interface Migration {
   version: number;
@@ -60,4 +62,5 @@ export const migrations: Migration[] = [
   { version: 18, name: 'thread_stats', sql: threadStats },
   { version: 19, name: 'credited_accounting', sql: creditedAccounting },
   { version: 20, name: 'keyed_rollups', sql: keyedRollups },
+  { version: 21, name: 'continued_inputs', sql: continuedInputs },
 ];

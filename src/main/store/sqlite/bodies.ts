@@ -10,6 +10,12 @@
  * A SQL function cannot query its own connection, so a dictionary it has not met yet is read
  * through a short-lived read-only connection to the same file; the writer's connection is told of
  * the dictionaries it stores (rememberDictionary) because its own transaction may not be committed.
+ *
+ * A body whose row has an `input_base` (migration 0021) holds only the input messages after its base
+ * span's: the view walks the bases in SQL (a recursive CTE, so no function queries the connection)
+ * and `loupe_input_chain` joins their texts; `loupe_splice` re-encodes a body with its base's messages
+ * in front, for the delete trigger and the writer's hand-over that keep continuations whole when a
+ * base is deleted or replaced.
  */
 import Database from 'better-sqlite3';
 import {
@@ -17,6 +23,7 @@ import {
   stripSpanKeys, type BodyField, type SpanBody, type SpanKeys,
 } from './body-codec.js';
 import type { SpanMessage } from '../../domain/span.js';
+import { joinJsonArrays } from '../../domain/messages-attribute.js';
 import { textOf } from '../../../shared/text.js';
 
 type Db = Database.Database;
@@ -32,7 +39,10 @@ interface ConnectionBodies {
 
 const connections = new WeakMap<Db, ConnectionBodies>();
 
-/** Registers `loupe_body` and `loupe_raw_span` on a connection (openDatabase does, for every connection). */
+/** Input texts of bases kept per connection (a conversation's calls share their bases). */
+const MAX_KEPT_INPUTS = 4096;
+
+/** Registers the body functions on a connection (openDatabase does, for every connection). */
 export function registerBodyFunctions(db: Db, file: string, nativeBinding?: string): void {
   const known = new Map<number, Buffer>();
   const load = (id: number): Buffer | null => {
@@ -57,7 +67,44 @@ export function registerBodyFunctions(db: Db, file: string, nativeBinding?: stri
     state.last = { dict: id, blob, body };
     return body;
   };
-  const rawSpan = (body: SpanBody) => (body.raw_span == null ? null : restoreMessageAttributes(body.raw_span, body));
+  // `input`: the whole input of a continued one (loupe_input_chain), else the body's own.
+  const rawSpan = (body: SpanBody, input?: string | null) =>
+    body.raw_span == null ? null : restoreMessageAttributes(body.raw_span, input == null ? body : { input_messages: input, output_messages: body.output_messages });
+  // The input_messages field of a body by its span row id, while its blob is the same.
+  const inputs = new Map<number, { blob: Buffer; text: string }>();
+  const inputOf = (rowid: number, dict: unknown, blob: Buffer): string => {
+    const kept = inputs.get(rowid);
+    if (kept && kept.blob.equals(blob)) return kept.text;
+    const text = decode(dict, blob).input_messages ?? '[]';
+    if (inputs.size >= MAX_KEPT_INPUTS) inputs.delete(inputs.keys().next().value!);
+    inputs.set(rowid, { blob: Buffer.from(blob), text });
+    return text;
+  };
+  type Chain = [number, string][];
+  // better-sqlite3's typings give step one argument; it passes every SQL argument.
+  const chainStep = ((acc: Chain, depth: unknown, rowid: unknown, dict: unknown, blob: unknown) => {
+    if (Buffer.isBuffer(blob)) acc.push([Number(depth), inputOf(Number(rowid), dict, blob)]);
+  }) as unknown as (acc: Chain, next: unknown) => void;
+  db.aggregate('loupe_input_chain', {
+    start: () => [] as Chain,
+    step: chainStep,
+    result: (acc: Chain) => joinJsonArrays(acc.sort((a, b) => b[0] - a[0]).map((x) => x[1])),
+  });
+  // A body with its base's input messages in front of its own (compressed with its own dictionary).
+  const encoders = new Map<number, BodyEncoder>();
+  db.function('loupe_splice', (baseDict: unknown, baseBlob: unknown, dict: unknown, blob: unknown) => {
+    if (!Buffer.isBuffer(blob) || !Buffer.isBuffer(baseBlob)) return blob;
+    const head = state.decoder.decode(Number(baseDict), baseBlob).input_messages ?? '[]';
+    const body = state.decoder.decode(Number(dict), blob);
+    const id = Number(dict);
+    let enc = encoders.get(id);
+    if (!enc) {
+      const bytes = id === 0 ? null : load(id);
+      if (id !== 0 && !bytes) throw new Error(`span body compressed with dictionary ${id}, which the store does not hold`);
+      encoders.set(id, (enc = new BodyEncoder(bytes)));
+    }
+    return enc.encode({ ...body, input_messages: joinJsonArrays([head, body.input_messages ?? '[]']) });
+  });
   db.function('loupe_body', { deterministic: true }, (dict: unknown, blob: unknown, field: unknown) => {
     if (!Buffer.isBuffer(blob)) return null;
     const body = decode(dict, blob);
@@ -65,9 +112,9 @@ export function registerBodyFunctions(db: Db, file: string, nativeBinding?: stri
     return body[field as BodyField] ?? null;
   });
   // The raw span with the keys its row holds put back (start and end as decimal text).
-  db.function('loupe_raw_span', { deterministic: true }, (dict: unknown, blob: unknown, traceId: unknown, spanId: unknown, parentSpanId: unknown, startNs: unknown, endNs: unknown) => {
+  db.function('loupe_raw_span', { deterministic: true, varargs: true }, (dict: unknown, blob: unknown, traceId: unknown, spanId: unknown, parentSpanId: unknown, startNs: unknown, endNs: unknown, input?: unknown) => {
     if (!Buffer.isBuffer(blob)) return null;
-    const raw = rawSpan(decode(dict, blob));
+    const raw = rawSpan(decode(dict, blob), typeof input === 'string' ? input : null);
     if (raw == null) return null;
     const text = (v: unknown) => (v == null ? null : textOf(v));
     return restoreSpanKeys(raw, { trace_id: String(traceId), span_id: String(spanId), parent_span_id: text(parentSpanId), start_ns: text(startNs), end_ns: text(endNs) });
@@ -134,14 +181,23 @@ export const BODY_SQL = {
   addDict: `INSERT INTO dictionaries (hash, bytes) VALUES (?, ?)`,
   resourceId: `SELECT id FROM resources WHERE attributes = ?`,
   addResource: `INSERT INTO resources (attributes) VALUES (?)`,
-  insert: `INSERT INTO span_bodies (span_rowid, resource_id, dict_id, body) VALUES (?, ?, ?, ?)`,
-  upsert: `INSERT INTO span_bodies (span_rowid, resource_id, dict_id, body) VALUES (?, ?, ?, ?)
-    ON CONFLICT (span_rowid) DO UPDATE SET resource_id = excluded.resource_id, dict_id = excluded.dict_id, body = excluded.body`,
+  insert: `INSERT INTO span_bodies (span_rowid, resource_id, dict_id, body, input_base) VALUES (?, ?, ?, ?, ?)`,
+  upsert: `INSERT INTO span_bodies (span_rowid, resource_id, dict_id, body, input_base) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (span_rowid) DO UPDATE SET resource_id = excluded.resource_id, dict_id = excluded.dict_id, body = excluded.body,
+    input_base = excluded.input_base`,
+  // Before a span's body is replaced: the spans that continue its input get its messages in front of
+  // theirs and continue its base instead (what the delete trigger of migration 0021 does).
+  handOver: `UPDATE span_bodies SET body = loupe_splice(b.dict_id, b.body, span_bodies.dict_id, span_bodies.body), input_base = b.input_base
+    FROM (SELECT span_rowid, dict_id, body, input_base FROM span_bodies WHERE span_rowid = ?) AS b
+    WHERE span_bodies.input_base = b.span_rowid`,
 } as const;
 
 export interface BodyWriter {
-  /** Stores a span's body (inside the write transaction); `replace` when the span row existed. */
-  write(spanRowid: number | bigint, resourceJson: string, body: EncodedBody, replace: boolean): void;
+  /**
+   * Stores a span's body (inside the write transaction); `replace` when the span row existed;
+   * `inputBase`: the row id of the span whose input messages the body's continue (migration 0021).
+   */
+  write(spanRowid: number | bigint, resourceJson: string, body: EncodedBody, replace: boolean, inputBase?: number | bigint | null): void;
 }
 
 export function createBodyWriter(db: Db): BodyWriter {
@@ -151,6 +207,7 @@ export function createBodyWriter(db: Db): BodyWriter {
   const addResource = db.prepare(BODY_SQL.addResource);
   const insert = db.prepare(BODY_SQL.insert);
   const upsert = db.prepare(BODY_SQL.upsert);
+  const handOver = db.prepare(BODY_SQL.handOver);
   // Ids by hash / text; a rolled-back transaction may leave an id here that is not stored, so a
   // miss in the table is re-checked on the next lookup rather than trusted (see ids()).
   const dicts = new Map<string, number>();
@@ -174,10 +231,13 @@ export function createBodyWriter(db: Db): BodyWriter {
     resources.clear();
   };
   return {
-    write(spanRowid, resourceJson, body, replace) {
+    write(spanRowid, resourceJson, body, replace, inputBase = null) {
       try {
         const d = body.dict_hash ? dictId(body.dict_hash, body.dict!) : 0;
-        (replace ? upsert : insert).run(spanRowid, resId(resourceJson), d, body.blob);
+        if (replace) {
+          handOver.run(spanRowid);
+          upsert.run(spanRowid, resId(resourceJson), d, body.blob, inputBase);
+        } else insert.run(spanRowid, resId(resourceJson), d, body.blob, inputBase);
       } catch (e) {
         forget();
         throw e;

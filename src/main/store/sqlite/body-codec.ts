@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { Compressor, Decompressor } from 'zstd-napi';
 import type { SpanMessage } from '../../domain/span.js';
+import { leftOutValue, messagesAttributeText } from '../../domain/messages-attribute.js';
 
 /** Fields of a body, in their stored order. */
 export const BODY_FIELDS = [
@@ -46,14 +47,11 @@ const MESSAGE_ATTRIBUTES = [
   ['gen_ai.output.messages', 'output_messages'],
 ] as const;
 
-/** The OTel GenAI JSON of parsed messages, as emitters that follow the convention print it. */
-export function messagesAttributeText(messages: readonly SpanMessage[]): string {
-  return JSON.stringify(messages.map((m) => ({ role: m.role, parts: m.parts, ...(m.finish_reason ? { finish_reason: m.finish_reason } : {}) })));
-}
+export { messagesAttributeText };
 
 const entryHead = (key: string) => `{"key":${JSON.stringify(key)},"value":{"stringValue":`;
 const attributeEntry = (key: string, value: string) => `${entryHead(key)}${JSON.stringify(value)}}}`;
-const placeholder = (key: string, field: string) => `{"key":${JSON.stringify(key)},"value":{"loupe":${JSON.stringify(field)}}}`;
+const placeholder = (key: string, field: 'input_messages' | 'output_messages') => `{"key":${JSON.stringify(key)},"value":${JSON.stringify(leftOutValue(field))}}`;
 
 /** The raw span without the message attributes its parsed messages reproduce exactly. */
 export function stripMessageAttributes(raw: string, messages: { input_messages: readonly SpanMessage[]; output_messages: readonly SpanMessage[] }): string {

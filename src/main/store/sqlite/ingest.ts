@@ -62,6 +62,8 @@ const RESOURCE_AT = N_SPAN;
 const BODY_AT = N_SPAN + 1;
 const PREVIEWS_AT = N_SPAN + 2;
 const SEARCH_AT = PREVIEWS_AT + 2;
+/** [trace_id, span_id] of the span whose input messages this one's continue (SpanRecord.input_continues), or null. */
+const BASE_AT = SEARCH_AT + 1;
 
 /**
  * A span in storage form: the bound values of its spans row (JSON columns as text), its resource and
@@ -86,7 +88,9 @@ const resourceJson = new WeakMap<object, string>();
 const bodies = new ThreadBodyEncoder();
 
 export function prepareSpan(s: SpanRecord): PreparedSpan {
-  const row: unknown[] = new Array(N_SPAN + 5);
+  const row: unknown[] = new Array(N_SPAN + 6);
+  // A continued input is stored as its base's messages (by reference) and the rest (the tail).
+  const cont = s.input_continues ?? null;
   let i = 0;
   for (const c of SCALAR_COLUMNS) row[i++] = s[c];
   for (const c of JSON_COLUMNS) row[i++] = jsonText(s[c]);
@@ -100,7 +104,7 @@ export function prepareSpan(s: SpanRecord): PreparedSpan {
     tool_definitions: s.tool_definitions,
     tool_call_arguments: s.tool_call_arguments,
     tool_call_result: s.tool_call_result,
-    input_messages: jsonText(s.input_messages),
+    input_messages: jsonText(cont ? cont.tail : s.input_messages),
     output_messages: jsonText(s.output_messages),
     events: s.events.length ? JSON.stringify(s.events, bigintReplacer) : '[]',
     links: s.links.length ? JSON.stringify(s.links, bigintReplacer) : '[]',
@@ -114,7 +118,10 @@ export function prepareSpan(s: SpanRecord): PreparedSpan {
   });
   row[i++] = s.input_messages.length ? previewOf(s.input_messages, 'input') : null;
   row[i++] = s.output_messages.length ? previewOf(s.output_messages, 'output') : null;
-  row[i] = searchTexts(s);
+  // The search index gets a continued input's earlier messages once per trace (fts.ts: a trace's
+  // documents together hold the texts of all its spans), and only the tail from its other spans.
+  row[i++] = searchTexts(cont && !cont.first_in_trace ? { ...s, input_messages: cont.tail } : s);
+  row[i] = cont ? [cont.base_trace_id, cont.base_span_id] : null;
   return row;
 }
 
@@ -194,6 +201,7 @@ export function createIngestRepo(
     ON CONFLICT (project_id) DO UPDATE SET span_count = span_count + excluded.span_count,
     last_start_ns = MAX(IFNULL(last_start_ns, excluded.last_start_ns), IFNULL(excluded.last_start_ns, last_start_ns))`);
   const spanArgs: unknown[] = new Array(SPAN_COLUMNS.length);
+  const rowidOf = db.prepare(`SELECT id FROM spans WHERE project_id = ? AND trace_id = ? AND span_id = ?`).pluck();
 
   const write = db.transaction((rows: PreparedSpan[]): WriteResult => {
     const now = Date.now();
@@ -209,20 +217,28 @@ export function createIngestRepo(
     });
     countBatch(rows, written);
     const projects = new Map<string, { added: number; last: bigint | null }>();
+    // Row ids of the batch's spans, for the continued inputs (a base is mostly in the same batch).
+    const rowids = new Map<string, number | bigint>();
     for (const [n, row] of rows.entries()) {
       const insertedBefore = inserted;
       for (let i = 0; i < N_SPAN; i++) spanArgs[i] = row[i];
       spanArgs[N_SPAN] = now;
+      const base = row[BASE_AT] ? inputBase(row, rowids) : null;
       const fresh = insertSpan.run(spanArgs);
+      let rowid: number | bigint;
       if (fresh.changes === 1) {
         inserted++;
-        bodyWriter.write(fresh.lastInsertRowid, row[RESOURCE_AT] as string, row[BODY_AT] as EncodedBody, false);
+        rowid = fresh.lastInsertRowid;
+        bodyWriter.write(rowid, row[RESOURCE_AT] as string, row[BODY_AT] as EncodedBody, false, base);
       } else {
         const r = upsertSpan.get(spanArgs)!;
         if (r.version === 1) inserted++;
         else replaced++;
-        bodyWriter.write(r.id, row[RESOURCE_AT] as string, row[BODY_AT] as EncodedBody, true);
+        rowid = r.id;
+        if (base !== null && BigInt(base) === BigInt(rowid)) throw new Error(`span ${String(row[2])} of trace ${String(row[1])}: its input continues itself`);
+        bodyWriter.write(rowid, row[RESOURCE_AT] as string, row[BODY_AT] as EncodedBody, true, base);
       }
+      rowids.set(`${String(row[0])}\u0000${String(row[1])}\u0000${String(row[2])}`, rowid);
       const s = written[n]!;
       let p = projects.get(s.project_id);
       if (!p) projects.set(s.project_id, (p = { added: 0, last: null }));
@@ -241,6 +257,18 @@ export function createIngestRepo(
     return { inserted, replaced, touched: [...touched.values()] };
   });
   const empty = (): WriteResult => ({ inserted: 0, replaced: 0, touched: [] });
+
+  /**
+   * The row id of the span a prepared span's input continues: written earlier in the batch, or stored
+   * (ingest only refers to spans of the same import, written before). Missing only when that span was
+   * refused: this one cannot be stored without it.
+   */
+  function inputBase(row: PreparedSpan, rowids: Map<string, number | bigint>): number | bigint {
+    const [traceId, spanId] = row[BASE_AT] as [string, string];
+    const id = rowids.get(`${String(row[0])}\u0000${traceId}\u0000${spanId}`) ?? (rowidOf.get(row[0], traceId, spanId) as number | bigint | undefined);
+    if (id === undefined) throw new Error(`its input continues span ${spanId} of trace ${traceId}, which was not stored`);
+    return id;
+  }
 
   return {
     writeBatch: (spans) => (spans.length ? write(spans.map(prepareSpan)) : empty()),
