@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/shared/errors.js';
 import { FeedbackRecord } from '../../src/shared/contract/common.js';
-import { parseSvcRef, svcRef } from '../../src/main/domain/refs.js';
-import { call, tempContext } from './chat-fixture.js';
+import { parseSvcRef, parseSvcRefs, svcRef } from '../../src/main/domain/refs.js';
+import { agentTurn, call, tempContext } from './chat-fixture.js';
 
 const ctx = await tempContext();
 afterAll(() => ctx.stores.close());
@@ -21,6 +21,25 @@ describe('svc_ref (semantics §8)', () => {
   it.each(refs)('%s', (ref, want) => {
     expect(parseSvcRef(ref)).toEqual(want);
     if (want) expect(svcRef(want)).toBe(ref);
+  });
+});
+
+describe('a project whose name ends in a kind segment (issue 22.11)', () => {
+  it('reads both ways; feedback goes to the project that exists and is found by its query', async () => {
+    expect(parseSvcRefs('svc:///acme/trace/trace/t9')).toEqual([
+      { project_id: 'acme', kind: 'trace', id: 'trace/t9' },
+      { project_id: 'acme/trace', kind: 'trace', id: 't9' },
+    ]);
+    const P = 'acme/trace';
+    const trace = 'e'.repeat(32);
+    await ctx.traces.writeSpans(agentTurn({ trace_id: trace, conversation_id: 'c-t', start: 0 }).map((s) => ({ ...s, project_id: P })));
+    const ref = svcRef({ project_id: P, kind: 'trace', id: trace });
+    const r = (await call('feedback.create', { svc_ref: ref, feedback_type: 'thumbs', payload: { value: 'down' } }, ctx)) as { svc_ref: string };
+    expect(r.svc_ref).toBe(ref);
+    const found = (await call('feedback.query', { project_id: P, svc_ref: ref }, ctx)) as { feedback: { svc_ref: string }[] };
+    expect(found.feedback.map((f) => f.svc_ref)).toEqual([ref]);
+    // Nothing was filed under the shorter reading's project.
+    expect(((await call('feedback.query', { project_id: 'acme' }, ctx)) as { feedback: unknown[] }).feedback).toEqual([]);
   });
 });
 

@@ -14,8 +14,24 @@ export interface FeedbackTarget {
 
 export const svcRef = (t: FeedbackTarget): string => `svc:///${t.project_id}/${t.kind}/${t.id}`;
 
-export function parseSvcRef(ref: string): FeedbackTarget | null {
-  const m = /^svc:\/\/\/(.+?)\/(conversation|trace|span)\/(.+)$/.exec(ref);
-  if (!m) return null;
-  return { project_id: m[1]!, kind: m[2] as TargetKind, id: m[3]! };
+/** The shortest-project reading of `ref` (parseSvcRefs' first), or null when it is not a svc_ref. */
+export const parseSvcRef = (ref: string): FeedbackTarget | null => parseSvcRefs(ref)[0] ?? null;
+
+/**
+ * Every way `ref` reads, shortest project first: a project whose name ends in a kind segment
+ * (`acme/trace`) makes `svc:///acme/trace/trace/t1` read as project `acme` (id `trace/t1`) or as project
+ * `acme/trace` (id `t1`). The caller picks by the project it knows (issue 22.11).
+ */
+export function parseSvcRefs(ref: string): FeedbackTarget[] {
+  const m = /^svc:\/\/\/(.+)$/.exec(ref);
+  if (!m) return [];
+  const rest = m[1]!;
+  const out: FeedbackTarget[] = [];
+  // The slash after the kind is looked ahead, not consumed, so `/trace/trace/` yields both readings.
+  for (const k of rest.matchAll(/\/(conversation|trace|span)(?=\/)/g)) {
+    const project = rest.slice(0, k.index);
+    const id = rest.slice(k.index + k[0].length + 1);
+    if (project && id) out.push({ project_id: project, kind: k[1] as TargetKind, id });
+  }
+  return out;
 }

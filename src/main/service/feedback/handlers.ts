@@ -1,11 +1,14 @@
 import type { Handlers } from '../handler-types.js';
 import { invalid, notFound } from '../../../shared/errors.js';
-import { parseSvcRef } from '../../domain/refs.js';
+import { parseSvcRefs } from '../../domain/refs.js';
 
 /** Handlers of the feedback operations (contract/feedback.ts, semantics §8). */
 export const feedbackHandlers = {
   'feedback.create': async (input, ctx) => {
-    const target = parseSvcRef(input.svc_ref);
+    const readings = parseSvcRefs(input.svc_ref);
+    // A project named like `acme/trace` makes the ref read more than one way: the project that exists wins.
+    const known = readings.length > 1 ? new Set((await ctx.traces.projects()).map((p) => p.project_id)) : null;
+    const target = readings.find((r) => known?.has(r.project_id)) ?? readings[0];
     if (!target) throw invalid('svc_ref', "svc_ref must look like 'svc:///<project_id>/<conversation|trace|span>/<id>'", input.svc_ref);
     const { svc_ref: _ref, ...rest } = input;
     const record = await ctx.app.feedback.insert({ ...rest, project_id: target.project_id, target_kind: target.kind, target_id: target.id });
@@ -27,8 +30,8 @@ export const feedbackHandlers = {
   'feedback.query': (input, ctx) => {
     let target = null;
     if (input.svc_ref != null) {
-      target = parseSvcRef(input.svc_ref);
-      if (!target || target.project_id !== input.project_id) {
+      target = parseSvcRefs(input.svc_ref).find((r) => r.project_id === input.project_id) ?? null;
+      if (!target) {
         throw invalid('svc_ref', `svc_ref must address project '${input.project_id}'`, input.svc_ref);
       }
     }
