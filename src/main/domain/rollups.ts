@@ -15,7 +15,7 @@
  *    flags — with, if any, a filter that reads only key columns as the condition above.
  * Each adapter maps these to its own SQL (sqlite/analytics/rollups.ts, clickhouse/reads/spans-rollup.ts)
  * and declares what its rollups hold (`RollupCapability`: SQLite KEYED_ROLLUPS, ClickHouse
- * AGENT_ROLLUPS); a plan the rule refuses for that capability is answered by a scan, never narrowed.
+ * CLICKHOUSE_ROLLUPS, which has no windows); a plan the rule refuses for that capability is answered by a scan, never narrowed.
  */
 import type { ValueExpr } from './expr.js';
 import type { MeasurePlan, SpansGroupPlan } from './plans.js';
@@ -77,8 +77,6 @@ export interface RollupCapability {
 
 /** Rollups keyed by all five columns, conditions and windows answered (decision 0021). */
 export const KEYED_ROLLUPS: RollupCapability = { keys: ROLLUP_KEYS, conditions: true, windows: true };
-/** Rollups keyed by agent_name alone, no condition, no window (decisions 0012 and 0020). */
-export const AGENT_ROLLUPS: RollupCapability = { keys: ['agent_name'], conditions: false, windows: false };
 
 /** True when the rollups hold what this measure needs. */
 export function rollupAnswersMeasure(m: MeasurePlan, cap: RollupCapability = KEYED_ROLLUPS): boolean {

@@ -11,14 +11,18 @@
  * per-(unit, agent) aggregates are collected with groupArray(tuple(…)) because groupArray skips the
  * NULLs of a Nullable argument (a NULL agent, a NULL sum), which would misalign the arrays; a tuple is
  * never NULL. The derived values use the spans query's SQL (expr.ts DERIVED_SQL). `last_end` (0005):
- * the latest end, for a group's wall time. Migration 0003 keeps its statements as they were applied.
+ * the latest end, for a group's wall time. Since 0006 (decision 0021) an element is one (agent_name,
+ * operation_name, status_code, request_model, provider_name) of the unit — the four new key arrays
+ * beside agent_name — so a condition over those columns holds for all of an element's spans or none.
+ * Migrations 0003 and 0005 keep their statements as they were applied.
  */
 
 /** `INSERT … SELECT project_id, unit_kind, unit_id, ` + version + ROLLUP_MID + condition on spans + ROLLUP_TAIL. */
 export const ROLLUP_HEAD = `INSERT INTO span_rollups (project_id, unit_kind, unit_id, version, agent_name, span_count, invocations,
 errors, first_ns, last_ns, dur_ns, in_tok, out_tok, reasoning_tok, cache_creation_tok, cache_read_tok, cost,
 in_cost, out_cost, cost_n, cost_min, cost_max, dur_ms_sum, dur_ms_n, dur_ms_min, dur_ms_max, tok_sum, tok_n,
-tok_min, tok_max, agent_versions, provider_names, request_models, conversation_names, last_end) SELECT project_id,
+tok_min, tok_max, agent_versions, provider_names, request_models, conversation_names, last_end, operation_name,
+status_code, request_model, provider_name) SELECT project_id,
 unit_kind, unit_id, `;
 
 export const ROLLUP_MID = `, arrayMap(t -> tupleElement(t, 1), g), arrayMap(t -> tupleElement(t, 2), g), arrayMap(t -> tupleElement(t,
@@ -33,10 +37,11 @@ arrayMap(t -> tupleElement(t, 21), g), arrayMap(t -> tupleElement(t, 22), g), ar
 23), g), arrayMap(t -> tupleElement(t, 24), g), arrayMap(t -> tupleElement(t, 25), g),
 arrayMap(t -> tupleElement(t, 26), g), arrayMap(t -> tupleElement(t, 27), g), arrayMap(t -> tupleElement(t,
 28), g), arrayMap(t -> tupleElement(t, 29), g), arrayMap(t -> tupleElement(t, 30),
-g), arrayMap(t -> tupleElement(t, 31), g) FROM (SELECT project_id, unit_kind, unit_id, groupArray(tuple(u_agent, u_spans, u_invocations, u_errors,
+g), arrayMap(t -> tupleElement(t, 31), g), arrayMap(t -> tupleElement(t, 32), g), arrayMap(t -> tupleElement(t, 33), g),
+arrayMap(t -> tupleElement(t, 34), g), arrayMap(t -> tupleElement(t, 35), g) FROM (SELECT project_id, unit_kind, unit_id, groupArray(tuple(u_agent, u_spans, u_invocations, u_errors,
 u_first, u_last, u_dur, u_in_tok, u_out_tok, u_reasoning_tok, u_cache_creation_tok, u_cache_read_tok, u_cost,
 u_in_cost, u_out_cost, u_cost_n, u_cost_min, u_cost_max, u_dms_sum, u_dms_n, u_dms_min, u_dms_max, u_tok_sum,
-u_tok_n, u_tok_min, u_tok_max, u_versions, u_providers, u_models, u_names, u_last_end)) AS g FROM (SELECT project_id,
+u_tok_n, u_tok_min, u_tok_max, u_versions, u_providers, u_models, u_names, u_last_end, u_op, u_status, u_model, u_provider)) AS g FROM (SELECT project_id,
 if(isNull(conversation_id), 'trace', 'conversation') AS unit_kind, ifNull(conversation_id,
 trace_id) AS unit_id, agent_name AS u_agent, count() AS u_spans,
 countIf(ifNull(operation_name = 'invoke_agent', 0)) AS u_invocations, countIf(status_code = 'ERROR') AS u_errors,
@@ -59,7 +64,9 @@ max(if(end_ns >= start_ns, intDiv(end_ns - start_ns, 1000000), NULL)) AS u_dms_m
 1) != 0, ifNull(input_tokens, 0) + ifNull(output_tokens, 0), NULL)) AS u_tok_max,
 groupUniqArray(agent_version) AS u_versions, groupUniqArray(provider_name) AS u_providers,
 groupUniqArray(request_model) AS u_models,
-groupUniqArray(conversation_name) AS u_names, max(end_ns) AS u_last_end FROM spans FINAL WHERE deleted = 0 AND `;
+groupUniqArray(conversation_name) AS u_names, max(end_ns) AS u_last_end, operation_name AS u_op, status_code AS u_status,
+request_model AS u_model, provider_name AS u_provider FROM spans FINAL WHERE deleted = 0 AND `;
 
-export const ROLLUP_TAIL = ` GROUP BY project_id, unit_kind, unit_id, agent_name) GROUP BY project_id, unit_kind,
+export const ROLLUP_TAIL = ` GROUP BY project_id, unit_kind, unit_id, agent_name, operation_name, status_code, request_model,
+provider_name) GROUP BY project_id, unit_kind,
 unit_id) SETTINGS optimize_move_to_prewhere = 0`;

@@ -9,6 +9,7 @@ import summaries from './0002_summaries.js';
 import spanRollups from './0003_span_rollups.js';
 import writerKeys from './0004_writer_keys.js';
 import creditedAccounting from './0005_credited_accounting.js';
+import keyedRollups from './0006_keyed_rollups.js';
 
 export interface ChMigration {
   version: number;
@@ -22,4 +23,5 @@ export const chMigrations: ChMigration[] = [
   { version: 3, name: 'span_rollups', statements: spanRollups },
   { version: 4, name: 'writer_keys', statements: writerKeys },
   { version: 5, name: 'credited_accounting', statements: creditedAccounting },
+  { version: 6, name: 'keyed_rollups', statements: keyedRollups },
 ];
