@@ -66,7 +66,9 @@ export function acquireDataLock(dataDir: string, opts: LockOptions): DataLock {
   const db = new Database(file, { nativeBinding: opts.nativeBinding });
   try {
     db.pragma('busy_timeout = 0');
-    db.pragma('journal_mode = DELETE');
+    // Nothing is ever written to the lock file: a transaction on an empty file prepares its first page,
+    // which with a journal on disk needed a write — and on a full disk Loupe refused to start (23.3).
+    db.pragma('journal_mode = MEMORY');
     // Held until the connection closes: no other connection, in any process, can begin one.
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
@@ -104,9 +106,15 @@ export function readHolder(dataDir: string): LockHolder | null {
   }
 }
 
+/** Who holds the folder, written beside the lock; best effort (on a full disk it is not written, and no empty temp file is left). */
 function writeHolder(dataDir: string, holder: LockHolder): void {
   const file = path.join(dataDir, HOLDER_FILE);
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  try {
+    fs.writeFileSync(tmp, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } catch {
+    // The lock is what guards the folder; a second instance then says "in use by another Loupe".
+    fs.rmSync(tmp, { force: true });
+  }
 }
