@@ -20,6 +20,8 @@ export const CLICKHOUSE_CONFORMANCE = [
   'test/http/import-upload.test.ts',
   'test/http/retention-http.test.ts',
   'test/http/mcp-stdio.test.ts',
+  'test/http/scores-http.test.ts',
+  'test/http/scorers-http.test.ts',
 ];
 
 // Two cores here: run test files in two forked workers. Slow suites (training, e2e) set their own

@@ -9,6 +9,7 @@ import { EventBus } from './service/events.js';
 import type { ServiceContext } from './service/context.js';
 import { startTrainingRuntime } from './service/training/runtime.js';
 import { startReplays } from './service/replay/handlers.js';
+import { startAutoScoring } from './service/evals/auto.js';
 import { ensureTrainingKey } from './settings/training-key.js';
 import { appInfo, defaultRendererDir } from './settings/app-root.js';
 import { buildHttpServer } from './transport/http.js';
@@ -96,6 +97,8 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
     ctx.baseUrl = `http://127.0.0.1:${port}`;
     lock.setUrl(ctx.baseUrl);
     const stopWatching = watchExternalWrites(ctx);
+    // Failure signatures and `auto` scorers on new turns (issue 20).
+    const stopScoring = startAutoScoring(ctx);
     const checked = health.readOnlyReason ? Promise.resolve() : runIntegrityCheck(ctx, { full: false, log: opts.log });
     let closing: Promise<void> | null = null;
     return {
@@ -106,6 +109,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
       close: () =>
         (closing ??= (async () => {
           stopWatching();
+          await stopScoring();
           await http.app.close();
           await ctx.replays?.close();
           await ctx.training?.close();

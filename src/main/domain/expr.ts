@@ -7,6 +7,7 @@
  * language and never validates anything: whatever reaches it is well-formed.
  */
 import type { Column, CustomSource, Derived, ValType } from './catalog.js';
+import type { ScoreCond } from './scores.js';
 
 /** A value read from a span. */
 export type FieldRef =
@@ -63,14 +64,20 @@ export type BoolExpr =
    * how short texts (under 3 characters, below a trigram) are matched is the adapter's choice as
    * long as the meaning stays "contains".
    */
-  | { kind: 'search'; text: string };
+  | { kind: 'search'; text: string }
+  /**
+   * `{"$score": {"name": "helpful", "max": 0.5}}` (issue 20): the span, its trace (a turn score) or its
+   * conversation carries a score meeting `cond` in `project_id` (the plan's project, set by the parser's
+   * caller through `scopeScores`).
+   */
+  | { kind: 'score'; project_id: string; cond: ScoreCond };
 
 /** An operand: a field, a constant, a conversion, or a condition used as a boolean value. */
 export type ValueExpr = FieldRef | Literal | Convert | BoolExpr;
 
 export const isBoolExpr = (e: ValueExpr): e is BoolExpr =>
   e.kind === 'const' || e.kind === 'and' || e.kind === 'or' || e.kind === 'not' || e.kind === 'compare' ||
-  e.kind === 'is_null' || e.kind === 'in' || e.kind === 'contains' || e.kind === 'search';
+  e.kind === 'is_null' || e.kind === 'in' || e.kind === 'contains' || e.kind === 'search' || e.kind === 'score';
 
 /** Limits of a parsed tree (422 beyond them, before anything runs). */
 export const MAX_DEPTH = 32;
@@ -84,4 +91,27 @@ export function usesSearch(x: unknown): boolean {
   if (x === null || typeof x !== 'object') return false;
   if ((x as { kind?: unknown }).kind === 'search') return true;
   return Object.values(x).some(usesSearch);
+}
+
+/** Sets the project of every `$score` node of a tree (the plan's project; the parser does not know it). */
+export function scopeScores(e: BoolExpr | null, projectId: string): BoolExpr | null {
+  if (!e) return e;
+  const walk = (x: ValueExpr): void => {
+    if (!isBoolExpr(x)) {
+      if (x.kind === 'convert') walk(x.input);
+      return;
+    }
+    switch (x.kind) {
+      case 'score': x.project_id = projectId; break;
+      case 'and': case 'or': x.args.forEach(walk); break;
+      case 'not': walk(x.arg); break;
+      case 'compare': walk(x.left); walk(x.right); break;
+      case 'is_null': walk(x.arg); break;
+      case 'in': walk(x.arg); break;
+      case 'contains': walk(x.input); walk(x.substr); break;
+      default: break;
+    }
+  };
+  walk(e);
+  return e;
 }

@@ -8,6 +8,7 @@
  */
 import type { Column, CustomSource, GroupableColumn, SortableListColumn, ValType } from './catalog.js';
 import type { BoolExpr, FieldRef } from './expr.js';
+import type { ScoreCond } from './scores.js';
 import type { z } from 'zod';
 import type { ConversationKey } from './conversation-order.js';
 import { CONVERSATION_SORT_FIELDS, type ConversationRow as ConversationRowSchema } from '../../shared/contract/conversations.js';
@@ -164,6 +165,8 @@ export interface ConversationsPlan {
   status: 'all' | 'error' | 'ok';
   /** Case-insensitive substring search (same meaning as `$search`); matching rows carry a snippet. Trimmed, non-empty. */
   search: string | null;
+  /** Rows with, for each condition, a score meeting it (on the conversation, a turn or a span of it). */
+  scores?: ScoreCond[] | null;
   /** The request's order (domain/conversation-order.ts completes it with conversation_id asc then kind asc). */
   sort: { field: ConversationSortField; direction: Direction }[];
   limit: number;

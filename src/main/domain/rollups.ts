@@ -61,6 +61,7 @@ export function readsOnlyKeys(e: ValueExpr): boolean {
       return KEY_DERIVED.includes(e.name);
     case 'custom':
     case 'search':
+    case 'score': // a score is about a span, its turn or conversation: not a rollup key
       return false;
   }
 }

@@ -13,6 +13,8 @@ import { conversationHandlers } from './conversations/handlers.js';
 import { retentionHandlers } from './retention/handlers.js';
 import { mcpHandlers } from './mcp/handlers.js';
 import { replayHandlers } from './replay/handlers.js';
+import { scoreHandlers } from './scores/handlers.js';
+import { scorerHandlers } from './evals/handlers.js';
 
 export type { CallOptions, Handler, HandlerResult, Handlers } from './handler-types.js';
 import type { Handlers } from './handler-types.js';
@@ -28,6 +30,8 @@ export const handlers = {
   ...retentionHandlers,
   ...mcpHandlers,
   ...replayHandlers,
+  ...scoreHandlers,
+  ...scorerHandlers,
 } as Handlers;
 
 export function assertComplete(): void {

@@ -25,6 +25,7 @@ import type { TraceChatPage } from '../domain/chat/page.js';
 import type { TargetKind } from '../domain/refs.js';
 import type { AgentsPlan, ConversationRow, ConversationsPlan, SpansGroupPlan, SpansListPlan, ThreadsPlan } from '../domain/plans.js';
 import type { ConversationKey } from '../domain/conversation-order.js';
+import type { ScoreGroup, ScoreGroupsQuery, ScoreRecord, ScoresQuery, ScoreStat, ScoreStatsBy } from '../domain/scores.js';
 
 export interface ReadOptions {
   /** Fires when the caller no longer wants the answer (HTTP client gone, IPC call cancelled). */
@@ -368,6 +369,21 @@ export interface TraceStore {
   exportTraceIds(sel: ExportSelection, opts?: ReadOptions): Promise<string[]>;
   /** Spans of one trace as received, by start then span id. */
   exportTraceSpans(projectId: string, traceId: string, opts?: ReadOptions): Promise<ExportSpan[]>;
+
+  // ---- scores (issue 20, decision 0024): shared with the spans, so a team sees everyone's
+
+  /** Upserts scores by (project_id, score_id): a re-run scorer or a changed label replaces its row. */
+  writeScores(scores: ScoreRecord[]): Promise<void>;
+  /** Deletes scores of a project by id; returns how many there were. */
+  deleteScores(projectId: string, scoreIds: readonly string[]): Promise<number>;
+  /** A page of scores, newest first (created_at desc, score_id desc), at most `limit` rows after `after`. */
+  queryScores(q: ScoresQuery, opts?: ReadOptions): Promise<ScoreRecord[]>;
+  /** Per key (agent, conversations-list row or trace) and score name: count, mean, label counts. */
+  scoreStats(q: { project_id: string; by: ScoreStatsBy; keys: string[] | null; names: string[] | null }, opts?: ReadOptions): Promise<ScoreStat[]>;
+  /** The distinct (value, label) pairs of one score name, ordered, at most `limit` (group-by on a score). */
+  scoreValues(projectId: string, name: string, limit: number, opts?: ReadOptions): Promise<{ value: number | null; label: string | null }[]>;
+  /** Scores grouped by label or name with counts, time span, agents, example traces and a per-day trend (the Clusters view). */
+  scoreGroups(q: ScoreGroupsQuery, opts?: ReadOptions): Promise<ScoreGroup[]>;
 
   // ---- retention and housekeeping
 

@@ -16,7 +16,8 @@ const ValueSource = z.enum(['field', 'derived', 'custom_attrs_string', 'custom_a
 const ValueRef = z.strictObject({ key: z.string().min(1).max(256), source: ValueSource.default('field') });
 const GroupRef = z.strictObject({
   key: z.string().min(1).max(256),
-  source: z.enum(['field', ...CustomSource.options]).default('field'),
+  /** 'score': group by the value of a score of that name (issue 20; key = the score's name). */
+  source: z.enum(['field', 'score', ...CustomSource.options]).default('field'),
   alias: z.string().max(64).optional(),
 });
 export const Aggregation = z.enum(['sum', 'avg', 'min', 'max', 'count', 'count_distinct', 'count_true', 'count_false']);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { op } from './define.js';
 import { DateTimeIn, DateTimeOut, Limit, Offset, SortDirection } from './common.js';
+import { ScoreFilter, ScoreSummary } from './scores.js';
 
 /**
  * The conversations list (issue 8 item 3): one row per conversation, and one per trace in which no
@@ -47,6 +48,8 @@ export const ConversationRow = z.object({
    * duration. Null for conversations.
    */
   trace_root: z.object({ service_name: z.string().nullable(), span_name: z.string().nullable(), duration_ms: z.number().nullable() }).nullable(),
+  /** Scores of the conversation, its turns and spans, per name (issue 20): the list's score column. */
+  scores: z.array(ScoreSummary).optional(),
 });
 
 /** What a search of the list looked at: everything said (3+ characters), or only what the list shows of a row (shorter queries). */
@@ -71,6 +74,8 @@ export const conversationOps = {
           /** Last activity at or after / strictly before. */
           active_after: DateTimeIn.optional(),
           active_before: DateTimeIn.optional(),
+          /** Rows with, for each condition, a score meeting it (on the conversation, one of its turns or spans). */
+          scores: z.array(ScoreFilter).max(10).optional(),
         })
         .optional(),
       /** Case-insensitive substring search over messages and attribute values; rows carry a snippet. */

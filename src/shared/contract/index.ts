@@ -15,6 +15,9 @@ import { conversationOps } from './conversations.js';
 import { retentionOps } from './retention.js';
 import { mcpOps } from './mcp.js';
 import { replayOps } from './replays.js';
+import { scoreOps } from './scores.js';
+import { scorerOps } from './scorers.js';
+import { clusterOps } from './clusters.js';
 
 export const contract = {
   ...chatOps,
@@ -27,6 +30,9 @@ export const contract = {
   ...retentionOps,
   ...mcpOps,
   ...replayOps,
+  ...scoreOps,
+  ...scorerOps,
+  ...clusterOps,
 } as const;
 
 export type Contract = typeof contract;
@@ -37,7 +43,7 @@ export type OpOutput<K extends OpName> = z.input<Contract[K]['output']>;
 
 function assertUniqueRoutes(ops: Record<string, OpDef>): void {
   const seen = new Map<string, string>();
-  const groups = [chatOps, feedbackOps, analyticsOps, trainingOps, systemOps, timelineOps, conversationOps, retentionOps, mcpOps, replayOps] as Record<string, OpDef>[];
+  const groups = [chatOps, feedbackOps, analyticsOps, trainingOps, systemOps, timelineOps, conversationOps, retentionOps, mcpOps, replayOps, scoreOps, scorerOps, clusterOps] as Record<string, OpDef>[];
   const names = groups.flatMap((g) => Object.keys(g));
   const dupName = names.find((n, i) => names.indexOf(n) !== i);
   if (dupName) throw new Error(`contract: operation ${dupName} is defined twice`);

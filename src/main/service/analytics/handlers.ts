@@ -2,6 +2,7 @@ import type { Handlers } from '../handler-types.js';
 import { parseAgentsQuery, parseThreadsQuery } from './plan/lists.js';
 import { parseSpansQuery } from './plan/spans.js';
 import { usesSearch } from '../../domain/expr.js';
+import { groupByScore, hasScoreKey } from './score-groups.js';
 
 /**
  * Handlers of the analytics operations (contract/analytics.ts). Each request is parsed into a typed
@@ -12,6 +13,7 @@ export const analyticsHandlers = {
   'threads.query': (input, ctx, call) => ctx.traces.threads(parseThreadsQuery(input), call),
   'agents.query': (input, ctx, call) => ctx.traces.agents(parseAgentsQuery(input), call),
   'spans.query': async (input, ctx, call) => {
+    if (hasScoreKey(input)) return groupByScore(input, ctx, call);
     const q = parseSpansQuery(input);
     // Labelled, never silently wider: the store declares how it matches `$search` in a condition.
     const search_matches = usesSearch(q.plan) ? ctx.traces.capabilities.searchConditions : null;

@@ -6,6 +6,7 @@ import type { ConversationsPlan } from '../../domain/plans.js';
 import { nsFromIso } from '../../domain/time.js';
 import { CursorError, decodeCursor, encodeCursor, orderOf } from '../../domain/conversation-order.js';
 import { searchScope } from '../../domain/search-text.js';
+import { parseScoreCond } from '../analytics/plan/expr.js';
 
 export function conversationsPlan(input: OpParsedInput<'conversations.list'>): ConversationsPlan {
   const f = input.filters;
@@ -29,6 +30,7 @@ export function conversationsPlan(input: OpParsedInput<'conversations.list'>): C
     models: f?.models ?? null,
     status: f?.status ?? 'all',
     search,
+    scores: f?.scores?.length ? f.scores.map((c, i) => parseScoreCond(c, ['body', 'filters', 'scores', i])) : null,
     sort,
     limit: input.limit,
     offset: input.offset,
@@ -40,8 +42,13 @@ export const conversationHandlers = {
   'conversations.list': async (input, ctx, call) => {
     const plan = conversationsPlan(input);
     const page = await ctx.traces.conversations(plan, call);
+    // The score column: each row's scores per name, one read for the page.
+    const keys = page.conversations.map((r) => r.conversation_id);
+    const stats = keys.length ? await ctx.traces.scoreStats({ project_id: input.project_id, by: 'conv_key', keys, names: null }, call) : [];
+    const byKey = new Map<string, typeof stats>();
+    for (const s of stats) byKey.set(s.key ?? '', [...(byKey.get(s.key ?? '') ?? []), s]);
     return {
-      conversations: page.conversations,
+      conversations: page.conversations.map((r) => ({ ...r, scores: byKey.get(r.conversation_id) ?? [] })),
       total_count: page.total_count,
       // Labelled, never silently a lower bound (the store declares when it may be: capabilities.searchCounts).
       total_count_exact: ctx.traces.capabilities.searchCounts === 'exact' || page.total_exact,

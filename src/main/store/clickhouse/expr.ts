@@ -14,6 +14,7 @@ import { searchCondition } from './search-sql.js';
 import type { Column, CustomSource, Derived } from '../../domain/catalog.js';
 import { isBoolExpr, type BoolExpr, type FieldRef, type Literal, type ValueExpr } from '../../domain/expr.js';
 import { bool, f64, i64, ident, join, raw, sql, str, type Param, type Sql } from './sql.js';
+import { spanScoreSql } from './scores.js';
 
 let scopeProject: string | null = null;
 const currentProject = (): string => {
@@ -158,6 +159,8 @@ export function boolValue(e: BoolExpr): Sql {
     }
     case 'search':
       return searchSql(e.text);
+    case 'score':
+      return spanScoreSql(e.project_id, e.cond);
   }
 }
 

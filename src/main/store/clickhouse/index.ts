@@ -27,6 +27,9 @@ import { ping, projects, storageStats } from './reads/housekeeping.js';
 import { deleteSpans } from './retention.js';
 import { verifyStore } from './verify.js';
 import { chatPage } from '../../domain/chat/page.js';
+import { queryScores, scoreGroups, scoreStats, scoreValues } from './scores.js';
+import { deleteScores, writeScores } from './scores-write.js';
+import type { ScoreGroupsQuery, ScoreRecord, ScoresQuery, ScoreStatsBy } from '../../domain/scores.js';
 
 export const ADAPTER = 'clickhouse';
 /** A day written to within this long is left unmerged (it will likely be written again). */
@@ -223,6 +226,32 @@ export class ClickHouseTraceStore implements TraceStore {
 
   storageStats(opts: ReadOptions = {}) {
     return storageStats(this.ch, opts);
+  }
+
+  async writeScores(scores: ScoreRecord[]): Promise<void> {
+    this.checkWritable();
+    await writeScores(this.ch, scores);
+  }
+
+  deleteScores(projectId: string, ids: readonly string[]): Promise<number> {
+    this.checkWritable();
+    return deleteScores(this.ch, projectId, ids);
+  }
+
+  queryScores(q: ScoresQuery, opts: ReadOptions = {}) {
+    return queryScores(this.ch, q, opts);
+  }
+
+  scoreStats(q: { project_id: string; by: ScoreStatsBy; keys: string[] | null; names: string[] | null }, opts: ReadOptions = {}) {
+    return scoreStats(this.ch, q, opts);
+  }
+
+  scoreValues(projectId: string, name: string, limit: number, opts: ReadOptions = {}) {
+    return scoreValues(this.ch, projectId, name, limit, opts);
+  }
+
+  scoreGroups(q: ScoreGroupsQuery, opts: ReadOptions = {}) {
+    return scoreGroups(this.ch, q, opts);
   }
 
   projects(opts: ReadOptions = {}) {

@@ -25,7 +25,7 @@ import { nextStamp, type Writer } from './writer.js';
 
 const SPAN_TABLES = ['spans', 'span_payloads'] as const;
 const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'trace_keys', 'conversation_keys'] as const;
-const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, 'span_rollups', 'resources', 'write_journal'] as const;
+const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, 'span_rollups', 'resources', 'write_journal', 'scores'] as const;
 const CHUNK = 2_000;
 
 export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSelection): Promise<DeleteResult> {
@@ -95,6 +95,11 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
       await ch.command(
         sql`INSERT INTO conversation_keys (project_id, conversation_id, trace_id, first_day, last_day, version, deleted)
             SELECT project_id, conversation_id, trace_id, first_day, last_day, ${version}, 1 FROM conversation_keys FINAL WHERE ${where}${FINAL_SETTINGS}`,
+      );
+      // The traces' scores (issue 20): span and turn scores go with their trace.
+      await ch.command(
+        sql`INSERT INTO scores (project_id, score_id, version, deleted)
+            SELECT project_id, score_id, ${version}, 1 FROM scores FINAL WHERE ${where}`,
       );
       for (const t of ['trace_summaries', 'trace_keys'] as const) {
         await ch.command(

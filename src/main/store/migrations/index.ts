@@ -34,6 +34,7 @@ import threadStats from './0018_thread_stats.js';
 import creditedAccounting from './0019_credited_accounting.js';
 import keyedRollups from './0020_keyed_rollups.js';
 import continuedInputs from './0021_continued_inputs.js';
+import scores from './0022_scores.js';
 
 export interface Migration {
   version: number;
@@ -63,4 +64,5 @@ export const migrations: Migration[] = [
   { version: 19, name: 'credited_accounting', sql: creditedAccounting },
   { version: 20, name: 'keyed_rollups', sql: keyedRollups },
   { version: 21, name: 'continued_inputs', sql: continuedInputs },
+  { version: 22, name: 'scores', sql: scores },
 ];

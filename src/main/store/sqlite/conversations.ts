@@ -3,6 +3,7 @@
  * `conversation_summaries` (migration 0006, maintained at ingest by summaries/conversations.ts).
  * Each sortable column has its own index, so a page is read in index order whatever the sort.
  */
+import { conversationScoreSql } from './scores.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './open.js';
 import type { ConversationRow, ConversationsPlan } from '../../domain/plans.js';
@@ -69,6 +70,11 @@ export function conversationsWhere(plan: IndexedPlan, paging = true): { sql: str
   if (plan.status === 'error') and.push('c.error_count > 0');
   if (plan.status === 'ok') and.push('c.error_count = 0');
   if (plan.ids) and.push('c.id IN (SELECT value FROM json_each(?))');
+  if (plan.scores?.length) {
+    const w = conversationScoreSql(plan.project_id, plan.scores);
+    and.push(w.sql);
+    params.push(...w.params);
+  }
   if (plan.search) {
     and.push(`(${SEARCHED.map((c) => `c.${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
     params.push(...SEARCHED.map(() => likePattern(plan.search!)));

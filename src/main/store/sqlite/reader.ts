@@ -21,6 +21,7 @@ import { queryThreads } from './analytics/threads.js';
 import { searchSpans } from './search.js';
 import { createConversationsRepo } from './conversations.js';
 import { createSearchReader } from './fts.js';
+import { createScoresReader } from './scores.js';
 
 export function createReader(db: Db) {
   const prep = statementCache(db);
@@ -30,6 +31,7 @@ export function createReader(db: Db) {
   const meta = createMetaRepo(db);
   const conversations = createConversationsRepo(db);
   const searchReader = createSearchReader(db);
+  const scores = createScoresReader(db);
   return {
     traceSpans: chat.traceSpans,
     // The walk runs here, beside the connection, so heavy fields load only for the spans the page visits.
@@ -51,6 +53,10 @@ export function createReader(db: Db) {
     projects: (): ProjectRow[] =>
       meta.listProjects().map((p) => ({ project_id: p.project_id, span_count: p.span_count, last_activity: p.last_start_ns == null ? null : isoFromNs(p.last_start_ns) })),
     ping: () => meta.ping(),
+    queryScores: scores.queryScores,
+    scoreStats: scores.scoreStats,
+    scoreValues: scores.scoreValues,
+    scoreGroups: scores.scoreGroups,
   };
 }
 

@@ -25,6 +25,9 @@ export const RETENTION_SQL = {
     WHERE (@project_id IS NULL OR project_id = @project_id) AND COALESCE(last_end_ns, first_start_ns) < @before_ns`,
   oldestFirst: `SELECT project_id, trace_id, span_count FROM trace_summaries ORDER BY COALESCE(last_end_ns, first_start_ns), project_id, trace_id`,
   deleteSpans: `DELETE FROM spans WHERE project_id = ? AND trace_id = ?`,
+  // A deleted turn's scores go with it (conversation scores stay while the conversation has turns).
+  deleteScores: `DELETE FROM scores WHERE project_id = ? AND trace_id = ?`,
+  deleteProjectScores: `DELETE FROM scores WHERE project_id = ?`,
   totalSpans: `SELECT COUNT(*) FROM spans`,
   perProject: `SELECT project_id, SUM(span_count) AS spans FROM trace_summaries GROUP BY project_id ORDER BY project_id`,
   // Filter choices of a project that lost traces: rebuilt from its conversation rows (migration 0008).
@@ -55,10 +58,14 @@ export function createRetentionRepo(db: Db, file: string, summaries: SummaryMain
     return pages * (db.pragma('page_size', { simple: true }) as number);
   };
   const del = db.prepare(RETENTION_SQL.deleteSpans);
+  const delScores = db.prepare(RETENTION_SQL.deleteScores);
   const remove = db.transaction((traces: TraceRef[]) => {
     let spans = 0;
     search.drop(traces);
-    for (const t of traces) spans += del.run(t.project_id, t.trace_id).changes;
+    for (const t of traces) {
+      spans += del.run(t.project_id, t.trace_id).changes;
+      delScores.run(t.project_id, t.trace_id);
+    }
     summaries.refresh(traces);
     return spans;
   });
@@ -124,6 +131,8 @@ export function createRetentionRepo(db: Db, file: string, summaries: SummaryMain
       } else {
         traces = selected(sel);
         spans = deleteTraces(traces);
+        // A deleted project's conversation scores too (its turns' went with their traces).
+        if (sel.kind === 'project') db.prepare(RETENTION_SQL.deleteProjectScores).run(sel.project_id);
         compact();
       }
       const projects = [...new Set(traces.map((t) => t.project_id))].sort();

@@ -102,6 +102,12 @@ export function createSqliteTraceStore(writer: Writer, file: string, opts: Sqlit
     deleteSpans: (sel) => write('deleteSpans', [sel]),
     storageStats: () => write('storageStats', []),
     projects: (o) => read('projects', [], o),
+    writeScores: (rows) => write('writeScores', [rows]),
+    deleteScores: (projectId, ids) => write('deleteScores', [projectId, ids]),
+    queryScores: (q, o) => read('queryScores', [q], o),
+    scoreStats: (q, o) => read('scoreStats', [q], o),
+    scoreValues: (projectId, name, limit, o) => read('scoreValues', [projectId, name, limit], o),
+    scoreGroups: (q, o) => read('scoreGroups', [q], o),
     // On the writer: "the database answers" must not wait behind slow reads in the pool (it waits
     // at most for the write transaction in progress).
     ping: () => write('ping', []),

@@ -14,6 +14,7 @@ import { createSummaryMaintainer } from './summaries/index.js';
 import { createSearchIndex } from './fts.js';
 import { createAppRepos } from './app-repos.js';
 import { keepWalSmall, WAL_POLICY } from './wal.js';
+import { createScoresWriter } from './scores.js';
 import { isSqliteStoreFailure as isStoreFailure } from './failures.js';
 import { errorMessage } from '../../../shared/errors.js';
 import { StoreError, type ChannelTotals, type DeleteSelection, type EncodedBatch } from '../ports.js';
@@ -52,6 +53,7 @@ export function createWriteSide(db: Db, file: string): WriteSide {
   const app = createAppRepos(db);
   // An in-memory or read-only database has no WAL of this connection to keep.
   const wal = file === ':memory:' || db.readonly ? null : keepWalSmall(db, file, WAL_POLICY, (m) => console.error(`loupe: ${m}`));
+  const scores = createScoresWriter(db);
 
   let version: number | null = null;
   let lastRowid = 0;
@@ -66,6 +68,8 @@ export function createWriteSide(db: Db, file: string): WriteSide {
     'traces.deleteSpans': (sel: DeleteSelection) => retention.deleteSpans(sel),
     'traces.storageStats': () => retention.storageStats(),
     'traces.ping': () => meta.ping(),
+    'traces.writeScores': (rows: Parameters<typeof scores.writeScores>[0]) => scores.writeScores(rows),
+    'traces.deleteScores': (projectId: string, ids: string[]) => scores.deleteScores(projectId, ids),
     'traces.refuseWrites': (on: boolean) => meta.setQueryOnly(on),
     'traces.externalWrites': (): string[] | null => {
       const now = meta.dataVersion();

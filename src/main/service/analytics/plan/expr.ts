@@ -6,6 +6,7 @@
  */
 import { invalid } from '../../../../shared/errors.js';
 import { nsFromIso } from '../../../domain/time.js';
+import { SCORE_SOURCES, type ScoreCond, type ScoreSource } from '../../../domain/scores.js';
 import {
   COLUMN_TYPES, CUSTOM_SOURCES, CUSTOM_TYPE, DERIVED_TYPES, SEMANTIC, isAddressableKey, isColumn, isCustomSource, isDerived, type CustomSource, type ValType,
 } from '../../../domain/catalog.js';
@@ -20,7 +21,7 @@ type Operand = { kind: 'lit'; value: Lit } | { kind: 'bare'; name: string } | { 
 type Counter = { nodes: number };
 
 const COMPARE: Record<string, CompareOp> = { $eq: 'eq', $gt: 'gt', $gte: 'gte', $lt: 'lt', $lte: 'lte' };
-const OPS = new Set(['$and', '$or', '$not', '$eq', '$gt', '$gte', '$lt', '$lte', '$in', '$contains', '$search']);
+const OPS = new Set(['$and', '$or', '$not', '$eq', '$gt', '$gte', '$lt', '$lte', '$in', '$contains', '$search', '$score']);
 const KEY_MSG = 'custom attribute key must not contain quotes, backslashes or control characters';
 
 /** A custom attribute of one named map; 422 at `loc` for an unknown map or an unaddressable key. */
@@ -85,6 +86,8 @@ function parseBool(node: unknown, loc: Loc, depth: number, st: Counter): BoolExp
       return parseContains(arg, at, depth, st);
     case '$search':
       return parseSearch(arg, at);
+    case '$score':
+      return { kind: 'score', project_id: '', cond: parseScoreCond(arg, at) };
     default:
       throw invalid(at, `unknown operator '${op}'; allowed: ${[...OPS].join(', ')}`, op);
   }
@@ -248,4 +251,33 @@ function parseSearch(arg: unknown, loc: Loc): BoolExpr {
   if (!t) throw invalid(loc, '$search needs a non-empty text', text);
   if (Array.from(t).length > MAX_SEARCH_CHARS) throw invalid(loc, `$search text is longer than ${MAX_SEARCH_CHARS} characters`, undefined, 'string_too_long');
   return { kind: 'search', text: t };
+}
+
+/**
+ * A score condition (`$score`, the conversations list's `scores` filter): `{name, min?, max?, label?,
+ * labels?, source?}`. 422 at `loc` for anything else.
+ */
+export function parseScoreCond(arg: unknown, loc: Loc): ScoreCond {
+  if (!arg || typeof arg !== 'object' || Array.isArray(arg)) throw invalid(loc, 'a score condition is {name, min?, max?, label?, labels?, source?}', arg);
+  const { name, min, max, label, labels, source, ...rest } = arg as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined) throw invalid([...loc, extra], 'Extra inputs are not permitted', undefined, 'extra_forbidden');
+  if (typeof name !== 'string' || !name || name.length > 200) throw invalid([...loc, 'name'], 'name is the score\'s name (1–200 characters)', name);
+  const num = (v: unknown, k: string): number | null => {
+    if (v === undefined || v === null) return null;
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid([...loc, k], `${k} is a finite number (booleans count as 1 and 0)`, v);
+    return v;
+  };
+  let list: string[] | null = null;
+  if (label !== undefined) {
+    if (typeof label !== 'string') throw invalid([...loc, 'label'], 'label is a string', label);
+    list = [label];
+  }
+  if (labels !== undefined) {
+    if (!Array.isArray(labels) || labels.length > MAX_IN_ITEMS || labels.some((l) => typeof l !== 'string')) throw invalid([...loc, 'labels'], `labels is a list of at most ${MAX_IN_ITEMS} strings`, labels);
+    list = [...(list ?? []), ...(labels as string[])];
+  }
+  if (source !== undefined && !(SCORE_SOURCES as readonly unknown[]).includes(source)) throw invalid([...loc, 'source'], `source is one of ${SCORE_SOURCES.join(', ')}`, source);
+  return { name, min: num(min, 'min'), max: num(max, 'max'), labels: list, source: (source as ScoreSource | undefined) ?? null };
 }

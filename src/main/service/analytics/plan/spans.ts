@@ -16,6 +16,7 @@ import {
   type SpansGroupPlan, type SpansListPlan, type DistributionPlan, type Direction,
 } from '../../../domain/plans.js';
 import { customRef, parseExpr, type Loc } from './expr.js';
+import { scopeScores } from '../../../domain/expr.js';
 import { defaultGroupAlias } from '../../../../shared/group-alias.js';
 import { validateSpansQuery, type SpansInput } from './validate-spans.js';
 
@@ -32,13 +33,18 @@ export function parseScope(q: Pick<SpansInput, 'project_id' | 'started_after' | 
   };
   const started_after_ns = time('started_after');
   const started_before_ns = time('started_before');
-  return { project_id: q.project_id, started_after_ns, started_before_ns, where: q.query ? parseExpr(q.query, ['query']) : null };
+  return { project_id: q.project_id, started_after_ns, started_before_ns, where: q.query ? scopeScores(parseExpr(q.query, ['query']), q.project_id) : null };
 }
 
 /** Parses and validates a spans.query request into its plan. */
 export function parseSpansQuery(q: SpansInput): { mode: 'list'; plan: SpansListPlan } | { mode: 'group'; plan: SpansGroupPlan } {
   validateSpansQuery(q);
-  if (q.group_by?.length) return { mode: 'group', plan: parseGroup(q, q.group_by) };
+  if (q.group_by?.length) {
+    const plan = parseGroup(q, q.group_by);
+    // `$score` inside measure and group filters reads the plan's project too.
+    for (const m of [...plan.measures, ...plan.having.map((h) => h.measure)]) scopeScores(m.filter, q.project_id);
+    return { mode: 'group', plan };
+  }
   return { mode: 'list', plan: parseList(q) };
 }
 

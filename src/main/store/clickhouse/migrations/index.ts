@@ -10,6 +10,7 @@ import spanRollups from './0003_span_rollups.js';
 import writerKeys from './0004_writer_keys.js';
 import creditedAccounting from './0005_credited_accounting.js';
 import keyedRollups from './0006_keyed_rollups.js';
+import scores from './0007_scores.js';
 
 export interface ChMigration {
   version: number;
@@ -24,4 +25,5 @@ export const chMigrations: ChMigration[] = [
   { version: 4, name: 'writer_keys', statements: writerKeys },
   { version: 5, name: 'credited_accounting', statements: creditedAccounting },
   { version: 6, name: 'keyed_rollups', statements: keyedRollups },
+  { version: 7, name: 'scores', statements: scores },
 ];

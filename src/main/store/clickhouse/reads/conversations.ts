@@ -15,6 +15,7 @@ import type { ConversationsPage, ReadOptions } from '../../ports.js';
 import { conversationRow, summarySnippet, type ConversationSummary, type RootCandidate, type TraceRoot, traceRoot } from '../../../domain/conversation-row.js';
 import { afterKey, compareKeys, columnKind, keyOf, leadingBound, orderOf, type ConversationKey, type KeyTest, type Order } from '../../../domain/conversation-order.js';
 import { searchScope } from '../../../domain/search-text.js';
+import { conversationScoreSql } from '../scores.js';
 import type { ClickHouse } from '../connection.js';
 import { i64, ident, join, limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans } from './scope.js';
@@ -82,6 +83,7 @@ function filtersOf(plan: ConversationsPlan): Sql[] {
   if (plan.models) where.push(sql`hasAny(request_models, ${strs(plan.models)})`);
   if (plan.status === 'error') where.push(raw('error_count > 0'));
   if (plan.status === 'ok') where.push(raw('error_count = 0'));
+  if (plan.scores?.length) where.push(conversationScoreSql(plan.project_id, plan.scores));
   return where;
 }
 

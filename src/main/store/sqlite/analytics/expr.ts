@@ -6,6 +6,7 @@
 import { isBoolExpr, type BoolExpr, type ValueExpr } from '../../../domain/expr.js';
 import { fieldSql, type Sql } from './columns.js';
 import { searchSql } from '../fts.js';
+import { spanScoreSql } from '../scores.js';
 
 export type { Sql };
 
@@ -62,6 +63,8 @@ export function compileBool(e: BoolExpr): Sql {
       // The full-text index narrows to candidate traces (3+ characters), then the span's own texts
       // are checked (fts.ts): exact, and fast for rare words.
       return searchSql(e.text);
+    case 'score':
+      return spanScoreSql(e.project_id, e.cond);
   }
 }
 

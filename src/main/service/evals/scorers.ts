@@ -1,0 +1,257 @@
+/**
+ * Scorer definitions of a project (issue 20 item 2), kept in this user's AppStore settings under
+ * `evals.scorers:<project_id>` (decision 0024: a judge names a key in this user's secrets file), and
+ * the runs that score a selection's turns with one of them.
+ *
+ * A run writes scores in batches through the TraceStore. Before scoring it reads which turns already
+ * carry this scorer version's score and skips them: a run stopped half-way (closed app, crash,
+ * cancelled) resumes where it stopped when started again, and re-running a scorer is free.
+ */
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { ServiceContext } from '../context.js';
+import type { Judge, Rule, Scorer, ScorerInput, ScorerRun } from '../../../shared/contract/scorers.js';
+import { invalid, notFound } from '../../../shared/errors.js';
+import { compileRule } from '../../domain/evals/rules.js';
+import { turnFacts, type TurnFacts } from '../../domain/evals/turn-facts.js';
+import { scoreIdOf, type ScoreRecord } from '../../domain/scores.js';
+import { selectedTurns, type SelectionIn } from './turns.js';
+import { judgeProject, judgeTurn, judgeCost, renderPrompt, roughTokens } from './judge.js';
+import { importBuffer } from '../ingest/index.js';
+
+export type ScorerDef = z.output<typeof Scorer>;
+type ScorerIn = z.output<typeof ScorerInput>;
+export type RunOut = z.output<typeof ScorerRun>;
+
+const KEY = (projectId: string) => `evals.scorers:${projectId}`;
+const WRITE_BATCH = 500;
+
+export async function listScorers(ctx: ServiceContext, projectId: string): Promise<ScorerDef[]> {
+  const text = await ctx.app.settings.get(KEY(projectId));
+  if (!text) return [];
+  try {
+    return JSON.parse(text) as ScorerDef[];
+  } catch {
+    throw new Error(`the scorers of project '${projectId}' in settings are not readable JSON`);
+  }
+}
+
+const definitionOf = (s: Pick<ScorerDef, 'name' | 'rule' | 'judge'>) => JSON.stringify({ name: s.name, rule: s.rule, judge: s.judge });
+
+export async function saveScorer(ctx: ServiceContext, projectId: string, input: ScorerIn): Promise<ScorerDef> {
+  if (input.rule) {
+    try {
+      compileRule(input.rule);
+    } catch (e) {
+      throw invalid(['body', 'scorer', 'rule'], (e as Error).message);
+    }
+  }
+  if (input.judge?.output === 'label' && !input.judge.labels?.length) throw invalid(['body', 'scorer', 'judge', 'labels'], 'a label judge lists its labels');
+  const all = await listScorers(ctx, projectId);
+  const old = all.find((s) => s.scorer_id === input.scorer_id);
+  const next: ScorerDef = {
+    scorer_id: input.scorer_id,
+    name: input.name ?? input.scorer_id,
+    description: input.description ?? null,
+    auto: input.auto,
+    kind: input.rule ? 'rule' : 'judge',
+    rule: (input.rule as Record<string, unknown> | undefined) ?? null,
+    judge: (input.judge as Record<string, unknown> | undefined) ?? null,
+    version: 1,
+    updated_at: new Date().toISOString(),
+  };
+  next.version = old ? (definitionOf(old) === definitionOf(next) ? old.version : old.version + 1) : 1;
+  await ctx.app.settings.set({ [KEY(projectId)]: JSON.stringify([...all.filter((s) => s.scorer_id !== input.scorer_id), next].sort((a, b) => a.scorer_id.localeCompare(b.scorer_id))) });
+  return next;
+}
+
+export async function deleteScorer(ctx: ServiceContext, projectId: string, scorerId: string): Promise<boolean> {
+  const all = await listScorers(ctx, projectId);
+  if (!all.some((s) => s.scorer_id === scorerId)) return false;
+  await ctx.app.settings.set({ [KEY(projectId)]: JSON.stringify(all.filter((s) => s.scorer_id !== scorerId)) });
+  return true;
+}
+
+export async function getScorer(ctx: ServiceContext, projectId: string, scorerId: string): Promise<ScorerDef> {
+  const s = (await listScorers(ctx, projectId)).find((x) => x.scorer_id === scorerId);
+  if (!s) throw notFound(`project '${projectId}' has no scorer '${scorerId}'`);
+  return s;
+}
+
+const versionOf = (s: ScorerDef) => `v${s.version}`;
+
+/** Target keys (trace|conversation) this scorer version already scored in the project. */
+async function alreadyScored(ctx: ServiceContext, projectId: string, s: ScorerDef): Promise<Set<string>> {
+  const done = new Set<string>();
+  let after: { created_at_ns: bigint; score_id: string } | null = null;
+  for (;;) {
+    const page = await ctx.traces.queryScores({ project_id: projectId, name: s.name, trace_id: null, conversation_id: null, span_id: null, source: s.kind, conv_keys: null, limit: 1000, after });
+    for (const r of page) if (r.scorer === s.scorer_id && r.scorer_version === versionOf(s)) done.add(`${r.trace_id}|${r.conversation_id ?? ''}`);
+    if (page.length < 1000) return done;
+    const last = page[page.length - 1]!;
+    after = { created_at_ns: last.created_at_ns, score_id: last.score_id };
+  }
+}
+
+function scoreRow(projectId: string, s: ScorerDef, f: TurnFacts, v: { value: number | boolean | null; label: string | null; explanation: string | null }, now: bigint): ScoreRecord {
+  const base = {
+    project_id: projectId,
+    target: 'turn' as const,
+    trace_id: f.trace_id,
+    span_id: null,
+    conversation_id: f.conversation_id,
+    conv_key: f.conversation_id ?? f.trace_id,
+    agent_name: f.agent_name,
+    name: s.name,
+    value: typeof v.value === 'boolean' ? (v.value ? 1 : 0) : v.value,
+    label: v.label,
+    value_type: typeof v.value === 'boolean' ? ('boolean' as const) : v.value != null ? ('number' as const) : ('label' as const),
+    explanation: v.explanation,
+    source: s.kind,
+    scorer: s.scorer_id,
+    scorer_version: versionOf(s),
+    creator: null,
+    correction: null,
+    created_at_ns: now,
+  };
+  return { ...base, score_id: scoreIdOf(base) };
+}
+
+interface RunState extends RunOut {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/** Runs of this process, newest last (kept for `scorers.runs`; at most 200). */
+const runs = new Map<string, RunState>();
+
+const snapshot = ({ controller: _c, done: _d, ...r }: RunState): RunOut => ({ ...r });
+
+export function listRuns(projectId: string): RunOut[] {
+  return [...runs.values()].filter((r) => r.project_id === projectId).reverse().map(snapshot);
+}
+
+export async function estimateRun(ctx: ServiceContext, projectId: string, scorerId: string, sel: SelectionIn, clusterRows?: (id: string) => Promise<string[]>) {
+  const s = await getScorer(ctx, projectId, scorerId);
+  const done = await alreadyScored(ctx, projectId, s);
+  let turns = 0;
+  let toScore = 0;
+  let input = 0;
+  let output = 0;
+  const judge = s.judge as z.output<typeof Judge> | null;
+  for await (const t of selectedTurns(ctx, projectId, sel, clusterRows)) {
+    turns += 1;
+    if (done.has(`${t.trace_id}|${t.conversation_id ?? ''}`)) continue;
+    toScore += 1;
+    if (judge) {
+      input += roughTokens(renderPrompt(judge.prompt, turnFacts(t.spans, t.conversation_id))) + 60;
+      output += Math.min(judge.max_tokens, 80);
+    }
+  }
+  return { turns, to_score: toScore, already_scored: turns - toScore, est_input_tokens: input, est_output_tokens: output, est_cost_usd: judge ? judgeCost(judge, input, output) : 0 };
+}
+
+/** Starts a run; resolves with its state at once (or once it ended when `wait`). */
+export async function startRun(ctx: ServiceContext, projectId: string, scorerId: string, sel: SelectionIn, wait: boolean, clusterRows?: (id: string) => Promise<string[]>): Promise<RunOut> {
+  const s = await getScorer(ctx, projectId, scorerId);
+  const judge = s.judge as z.output<typeof Judge> | null;
+  const apiKey = judge?.api_key_secret ? (ctx.secrets?.get(judge.api_key_secret) ?? null) : null;
+  if (judge?.api_key_secret && !apiKey) throw invalid(['body', 'scorer_id'], `the judge's key '${judge.api_key_secret}' is not in the secrets file: POST /app/scorers/secret first`);
+  const rule = s.rule ? compileRule(s.rule as z.output<typeof Rule>) : null;
+  return launchRun(projectId, s.scorer_id, versionOf(s), judge ? 0 : null, wait, async (state, controller) => {
+    const done = await alreadyScored(ctx, projectId, s);
+    let pending: ScoreRecord[] = [];
+    const traced: Record<string, unknown>[] = [];
+    const flush = async (force = false) => {
+      if (pending.length && (force || pending.length >= WRITE_BATCH)) {
+        const rows = pending;
+        pending = [];
+        await ctx.traces.writeScores(rows);
+        ctx.events.emit({ type: 'data.changed', project_id: projectId, tables: ['scores'] });
+      }
+      if (traced.length && (force || traced.length >= 50)) {
+        const lines = traced.splice(0).map((r) => JSON.stringify(r)).join('\n');
+        await importBuffer(ctx.traces, Buffer.from(lines), { projectId: judgeProject(projectId) });
+        ctx.events.emit({ type: 'data.changed', project_id: judgeProject(projectId), tables: ['spans'] });
+      }
+    };
+    const now = () => BigInt(Date.now()) * 1_000_000n;
+    const inflight = new Set<Promise<void>>();
+    const limit = judge?.concurrency ?? 1;
+    for await (const t of selectedTurns(ctx, projectId, sel, clusterRows)) {
+      if (controller.signal.aborted) break;
+      state.turns += 1;
+      if (done.has(`${t.trace_id}|${t.conversation_id ?? ''}`)) {
+        state.skipped += 1;
+        continue;
+      }
+      const f = turnFacts(t.spans, t.conversation_id);
+      if (rule) {
+        const r = rule(f);
+        pending.push(scoreRow(projectId, s, f, { value: r.pass, label: null, explanation: r.explanation }, now()));
+        state.scored += 1;
+        await flush();
+        continue;
+      }
+      const call = judgeTurn(judge!, apiKey, f, { project_id: projectId, scorer_id: s.scorer_id }, (req) => traced.push(req), controller.signal)
+        .then((v) => {
+          pending.push(scoreRow(projectId, s, f, v, now()));
+          state.scored += 1;
+          if (v.cost_usd == null) state.cost_usd = null;
+          else if (state.cost_usd != null) state.cost_usd += v.cost_usd;
+        })
+        .catch(() => {
+          state.failed += 1;
+        });
+      const tracked: Promise<void> = call.finally(() => inflight.delete(tracked));
+      inflight.add(tracked);
+      if (inflight.size >= limit) await Promise.race(inflight);
+      await flush();
+    }
+    await Promise.all(inflight);
+    await flush(true);
+  });
+}
+
+/** Registers a run and runs `body` in the background (awaited when `wait`). */
+export async function launchRun(
+  projectId: string,
+  scorerId: string,
+  version: string,
+  cost: number | null,
+  wait: boolean,
+  body: (state: RunOut, controller: AbortController) => Promise<void>,
+): Promise<RunOut> {
+  const controller = new AbortController();
+  const started = Date.now();
+  const state: RunState = {
+    run_id: randomUUID(), project_id: projectId, scorer_id: scorerId, scorer_version: version, status: 'running',
+    turns: 0, scored: 0, skipped: 0, failed: 0, cost_usd: cost, started_at: new Date(started).toISOString(), ended_at: null,
+    error: null, turns_per_second: null, controller, done: Promise.resolve(),
+  };
+  runs.set(state.run_id, state);
+  if (runs.size > 200) runs.delete(runs.keys().next().value!);
+  state.done = body(state, controller)
+    .then(() => {
+      state.status = controller.signal.aborted ? 'cancelled' : 'completed';
+    })
+    .catch((e: unknown) => {
+      state.status = 'failed';
+      state.error = e instanceof Error ? e.message : String(e);
+    })
+    .finally(() => {
+      const ms = Date.now() - started;
+      state.ended_at = new Date().toISOString();
+      state.turns_per_second = ms > 0 ? Math.round(((state.scored + state.skipped) / ms) * 1000) : null;
+    });
+  if (wait) await state.done;
+  return snapshot(state);
+}
+
+/** Stops every run of this process (server close). */
+export async function stopRuns(): Promise<void> {
+  for (const r of runs.values()) r.controller.abort();
+  await Promise.all([...runs.values()].map((r) => r.done));
+}
+
+
