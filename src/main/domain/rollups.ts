@@ -27,6 +27,8 @@ const KEY_DERIVED: readonly string[] = ['is_error', 'is_invocation'];
 /** Derived numeric values the rollups keep sum, non-null count, min and max of. */
 export const ROLLUP_NUMERIC = ['duration_ms', 'total_tokens', 'total_cost_usd'] as const;
 /** Derived flags (never null) the rollups count the spans of. */
+/** Rollups keyed by agent_name alone, no condition, no window (decisions 0012 and 0020). */
+export const AGENT_ROLLUPS: RollupCapability = { keys: ['agent_name'], conditions: false, windows: false };
 export const ROLLUP_FLAGS = ['is_error', 'is_invocation'] as const;
 
 const NUMERIC_AGGS: readonly MeasurePlan['aggregation'][] = ['sum', 'count', 'min', 'max', 'avg'];

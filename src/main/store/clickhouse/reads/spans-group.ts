@@ -13,8 +13,8 @@ import { columnSql, customSql, fieldSql, predicate, withProject } from '../expr.
 import { f64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
 import { dir } from './spans-list.js';
-import { CLICKHOUSE_ROLLUPS, rollupColumns, rollupMeasureSql, rollupRows } from './spans-rollup.js';
-import { rollupsAnswer } from '../../../domain/rollups.js';
+import { rollupColumns, rollupMeasureSql, rollupRows } from './spans-rollup.js';
+import { AGENT_ROLLUPS, rollupsAnswer } from '../../../domain/rollups.js';
 
 /** Output column of each fixed total a plan may sort by. */
 const TOTAL_COLUMN: Record<GroupTotal, string> = {
@@ -71,9 +71,9 @@ function compile(plan: SpansGroupPlan) {
   // Token and cost totals sum what the one counting rule counts (counted: 1 tokens, 2 cost), so a
   // group equals the chat header, agents and conversations list over the same spans.
   const cost = (c: string) => (plan.include_costs ? sql`sum(if(bitAnd(counted, 2) != 0, ${ident(c)}, NULL))` : raw('CAST(NULL AS Nullable(Float64))'));
-  // Plans the span rollups answer exactly read them instead of every span (spans-rollup.ts): keys and
-  // conditions over the five key columns (0006); a time window scans.
-  const fromRollups = rollupsAnswer(plan, CLICKHOUSE_ROLLUPS);
+  // Plans the span rollups answer exactly read them instead of every span (spans-rollup.ts). This
+  // adapter's rollups are split by agent_name only (decision 0020): a condition or a window scans.
+  const fromRollups = rollupsAnswer(plan, AGENT_ROLLUPS);
   const measureOf = fromRollups ? (m: MeasurePlan) => rollupMeasureSql(m)! : measureSql;
   const measures = plan.measures.map(measureOf);
   const cols: Sql[] = fromRollups ? rollupColumns(plan, measures) : [
@@ -106,7 +106,7 @@ function compile(plan: SpansGroupPlan) {
     return sql`${ident(col)}${dir(s.direction)}`;
   });
   const scope = scopeSql(plan);
-  const query = sql`SELECT ${join(cols, ', ')} FROM ${fromRollups ? rollupRows(plan) : currentSpans(scope)}
+  const query = sql`SELECT ${join(cols, ', ')} FROM ${fromRollups ? rollupRows(plan.project_id) : currentSpans(scope)}
     GROUP BY ${join(keys.map((_, i) => ident(`k${i}`)), ', ')}${having.length ? sql` HAVING ${join(having, ' AND ')}` : raw('')}
     ORDER BY ${join(order, ', ')}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`;
 
