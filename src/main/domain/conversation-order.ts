@@ -11,9 +11,9 @@
 import type { ConversationSortField, Direction } from './plans.js';
 import type { ConversationSummary } from './conversation-row.js';
 
-export type KeyValue = string | number | bigint | null;
-/** A row's values of the complete order's columns, in order. */
-export type ConversationKey = KeyValue[];
+// The key types live with the plan that carries them (plans.ts), so the two files do not import each other.
+import type { ConversationKey, KeyValue } from './plans.js';
+export type { ConversationKey, KeyValue };
 
 /** Summary columns of the sort fields (both adapters store the summary under these names). */
 export const SORT_COLUMN = {

@@ -10,8 +10,13 @@ import type { Column, CustomSource, GroupableColumn, SortableListColumn, ValType
 import type { BoolExpr, FieldRef } from './expr.js';
 import type { ScoreCond } from './scores.js';
 import type { z } from 'zod';
-import type { ConversationKey } from './conversation-order.js';
 import { CONVERSATION_SORT_FIELDS, type ConversationRow as ConversationRowSchema } from '../../shared/contract/conversations.js';
+
+
+/** A value of a conversations-list sort column. */
+export type KeyValue = string | number | bigint | null;
+/** A row's values of the complete order's columns, in order (domain/conversation-order.ts). */
+export type ConversationKey = KeyValue[];
 
 export type Direction = 'asc' | 'desc';
 

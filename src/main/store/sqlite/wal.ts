@@ -13,7 +13,10 @@
  * disk, a busy file) are never the write's: the write already committed.
  */
 import fs from 'node:fs';
-import type { Db } from './open.js';
+import type Database from 'better-sqlite3';
+
+/** open.ts's Db, named here from the library (open.ts imports this file). */
+type Db = Database.Database;
 
 const MiB = 1024 * 1024;
 
