@@ -70,6 +70,12 @@ interface JournalEntry {
   trace_ids: string[];
   days: string[];
   conversation_ids: string[];
+  /**
+   * When the batch was journaled ('YYYY-MM-DD hh:mm:ss'). Its done row carries the same time: the
+   * table is partitioned by that day and FINAL does not replace a row across partitions, so a batch
+   * marked done on another day (a repair the day after a crash) would stay unfinished for ever.
+   */
+  written?: string;
 }
 
 const daysBetween = (from: string, to: string): string[] => {
@@ -242,10 +248,11 @@ export class Writer {
   /** Records batches as started (done = 0) or with every summary written (done = 1). */
   private async journal(entries: JournalEntry[], done: 0 | 1): Promise<void> {
     const version = nextStamp();
-    const written = new Date().toISOString().slice(0, 19).replace('T', ' ');
+    const now = new Date().toISOString().slice(0, 19).replace('T', ' ');
+    if (!done) for (const e of entries) e.written ??= now; // a retry keeps the first attempt's day
     await this.ch.insertJsonEachRow(
       'write_journal',
-      entries.map((e) => JSON.stringify(done ? { project_id: e.project_id, batch_id: e.batch_id, written, done, version } : { ...e, written, done, version })).join('\n'),
+      entries.map((e) => JSON.stringify(done ? { project_id: e.project_id, batch_id: e.batch_id, written: e.written ?? now, done, version } : { ...e, done, version })).join('\n'),
     );
   }
 
@@ -277,11 +284,11 @@ export class Writer {
    * older than two days in which every batch is done. Returns the number of batches repaired.
    */
   async repair(olderThanMs = 60_000): Promise<number> {
-    const rows = await this.ch.rows<JournalEntry>(
-      sql`SELECT project_id, batch_id, trace_ids, days, conversation_ids FROM write_journal FINAL
+    const rows = await this.ch.rows<JournalEntry & { written_text: string }>(
+      sql`SELECT project_id, batch_id, trace_ids, days, conversation_ids, toString(written) AS written_text FROM write_journal FINAL
           WHERE done = 0 AND written < now() - ${u64(Math.floor(olderThanMs / 1000))}${FINAL_SETTINGS}`,
     );
-    for (const r of rows) await this.redo(r);
+    for (const { written_text, ...r } of rows) await this.redo({ ...r, written: written_text });
     const old = await this.ch.rows<{ d: string }>(
       raw('SELECT toString(toDate(written)) AS d FROM write_journal FINAL GROUP BY d HAVING min(done) = 1 AND toDate(d) < today() - 1 SETTINGS optimize_move_to_prewhere = 0'),
     );
