@@ -82,7 +82,7 @@ describe('learning rates and experimental_config', () => {
     expect(appliedRate('rl', 5e-6, undefined)).toEqual({ applied: expect.closeTo(1e-3, 12), how: 'scaled', sent: 5e-6 });
     expect(appliedRate('rl', 1e-5, undefined).applied).toBeCloseTo(2e-3, 12);
     expect(appliedRate('sft', 5e-5, undefined).applied).toBeCloseTo(3e-3, 12);
-    expect((appliedRate('sft', [5e-5, 1e-4], undefined).applied as number[]).map((x) => +x.toPrecision(6))).toEqual([3e-3, 6e-3]);
+    expect((appliedRate('sft', [5e-5, 1e-4], undefined).applied as number[]).map((x) => +x.toPrecision(6))).toEqual([2e-3, 4e-3]); // [3e-3, 6e-3] scaled, then capped at a 4e-3 peak keeping its shape (issue 22.14)
     expect(appliedRate('rl', 5e-6, 2e-4)).toEqual({ applied: 2e-4, how: 'literal', sent: 5e-6 });
     expect(appliedRate('sft', null, undefined)).toEqual({ applied: 3e-3, how: 'default', sent: null });
   });

@@ -81,7 +81,12 @@ test('an RL job whose groups have no signal still ends and advances the step wit
   await ctx.training!.runner.idle();
   const ev = await call('training.jobEvents', { job_id: j.id });
   expect(ev.data.map((e: { type: string; data: unknown }) => [e.type, e.data])).toEqual([
-    ['training_started', { num_sequences: 0 }],
+    // The job says what it runs and at which rate (issue 22.12/22.14).
+    ['training_started', {
+      learning_rate: { applied: 0.001, how: 'default', sent: null },
+      model: { base_model: 'loupe-test-bytes', runtime_model: 'loupe-test-bytes', substituted: false },
+      num_sequences: 0,
+    }],
     ['training_ended', {}],
   ]);
   const w0 = fs.readFileSync(path.join(dataDir, 'models', m.id, 'step0', 'weights.bin'));
