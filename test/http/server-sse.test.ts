@@ -51,7 +51,8 @@ describe('sendSse', () => {
 
   it('reports a failure in-band once the stream has started (headers are already sent)', async () => {
     const text = await (await fetch(url('/fails'))).text();
-    expect(text).toBe('data: {"n":1}\n\n' + 'data: {"error":{"message":"trainer worker stopped"}}\n\n');
+    // An OpenAI error event (issue 22.13): the clients' stream readers look for type, param and code.
+    expect(text).toBe('data: {"n":1}\n\n' + 'data: {"error":{"message":"trainer worker stopped","type":"server_error","param":null,"code":null}}\n\n');
   });
 });
 
