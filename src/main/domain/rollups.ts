@@ -14,8 +14,9 @@
  *    max, count over duration_ms, total_tokens, total_cost_usd, and the is_error / is_invocation
  *    flags — with, if any, a filter that reads only key columns as the condition above.
  * Each adapter maps these to its own SQL (sqlite/analytics/rollups.ts, clickhouse/reads/spans-rollup.ts)
- * and declares what its rollups hold (`RollupCapability`: SQLite KEYED_ROLLUPS, ClickHouse
- * CLICKHOUSE_ROLLUPS, which has no windows); a plan the rule refuses for that capability is answered by a scan, never narrowed.
+ * and declares what its rollups hold (`RollupCapability`: SQLite KEYED_ROLLUPS, ClickHouse AGENT_ROLLUPS —
+ * its keyed read was taken back, docs/clickhouse.md); a plan the rule refuses for that capability is
+ * answered by a scan, never narrowed.
  */
 import type { ValueExpr } from './expr.js';
 import type { MeasurePlan, SpansGroupPlan } from './plans.js';
