@@ -1,5 +1,6 @@
 import { op } from './define.js';
 import { z } from 'zod';
+import { Selection as ScorerSelection } from './scorers.js';
 
 /**
  * Replay (issue 21, docs/replay.md): recorded model calls of chosen turns sent again to another
@@ -83,7 +84,17 @@ const Selection = {
   project_id: z.string().min(1),
   trace_ids: z.array(z.string().min(1)).min(1).max(10_000).optional(),
   conversation_ids: z.array(z.string().min(1)).min(1).max(10_000).optional(),
+  /**
+   * The conversations a scorer run would read: conversations-list filters (agents, models, status,
+   * window, score conditions), a search, a failure cluster (`cluster_id`, POST /app/clusters), at most `max_turns`.
+   */
+  selection: ScorerSelection.optional(),
+  /** A dataset made from conversations (POST /datasets/from-conversations), by its wandb-artifact:/// URL: replays the conversations it was made from. */
+  dataset: z.string().min(1).optional(),
 };
+const ONE_SELECTION = { message: 'give one of trace_ids, conversation_ids, selection or dataset' };
+const oneSelection = (b: { trace_ids?: unknown; conversation_ids?: unknown; selection?: unknown; dataset?: unknown }): boolean =>
+  [b.trace_ids, b.conversation_ids, b.selection, b.dataset].filter((x) => x !== undefined).length === 1;
 
 const ReplayInput = z
   .strictObject({
@@ -95,8 +106,13 @@ const ReplayInput = z
     /** A name shown in lists and the Loop page. */
     label: z.string().max(200).optional(),
     check: ReplayCheck.optional(),
+    /**
+     * Scorers of the project (POST /app/scorers) the report compares the original and the replay with:
+     * a rule scorer is applied to both sides when the report is read; a judge's stored scores of both traces are read.
+     */
+    scorers: z.array(z.string().min(1)).max(20).optional(),
   })
-  .refine((b) => !!b.trace_ids !== !!b.conversation_ids, { message: 'give trace_ids or conversation_ids (one of them)' });
+  .refine(oneSelection, ONE_SELECTION);
 
 export const Divergence = z.object({
   /** `unseen_tool`: no recorded call of that tool; `unseen_arguments`: the tool was recorded, never with these arguments. */
@@ -150,6 +166,10 @@ export const Replay = z.object({
   replay_id: z.string(),
   project_id: z.string(),
   label: z.string().nullable(),
+  /** How the turns were chosen: 'trace_ids' | 'conversation_ids' | 'selection' | 'dataset', and the dataset's URL or the cluster's id. */
+  selected_by: z.object({ kind: z.enum(['trace_ids', 'conversation_ids', 'selection', 'dataset']), dataset: z.string().nullable(), cluster_id: z.string().nullable() }),
+  /** Scorer ids the report compares with. */
+  scorers: z.array(z.string()),
   status: z.enum(['running', 'done', 'failed', 'cancelled']),
   /** Why the replay stopped early (budget spent, cancelled, the endpoint failing), else null. */
   reason: z.string().nullable(),
@@ -181,9 +201,20 @@ export const ReportRow = z.object({
   replay_cost_usd: z.number().nullable(),
   original_ms: z.number().nullable(),
   replay_ms: z.number().nullable(),
-  /** Scores of the pair by name (the project's scores where they exist, and the replay's own `expected` check). */
+  /** Scores of the pair by name (the chosen scorers of the project, and the replay's own `expected` check). */
   scores: z.record(z.string(), z.object({ original: z.number().nullable(), replay: z.number().nullable() })),
   divergence: Divergence.nullable(),
+});
+
+export const ScoreTotal = z.object({
+  name: z.string(),
+  pairs: z.number().int(),
+  original_mean: z.number().nullable(),
+  replay_mean: z.number().nullable(),
+  up: z.number().int(),
+  down: z.number().int(),
+  z: z.number().nullable(),
+  p: z.number().nullable(),
 });
 
 export const replayOps = {
@@ -192,7 +223,7 @@ export const replayOps = {
     path: '/app/replays/estimate',
     auth: 'none',
     summary: 'What a replay of this selection would send: turns, model calls, recorded tokens and their cost at the target model. Nothing is sent.',
-    input: z.strictObject({ ...Selection, target: ReplayTarget }).refine((b) => !!b.trace_ids !== !!b.conversation_ids, { message: 'give trace_ids or conversation_ids (one of them)' }),
+    input: z.strictObject({ ...Selection, target: ReplayTarget }).refine(oneSelection, ONE_SELECTION),
     output: ReplayEstimate,
   }),
   'replays.create': op({
@@ -246,7 +277,12 @@ export const replayOps = {
       rows: z.array(ReportRow),
       totals: z.object({ better: z.number().int(), worse: z.number().int(), same: z.number().int(), changed: z.number().int(), diverged: z.number().int(), failed: z.number().int(), pending: z.number().int() }),
       /** Score names the report compared, and where each came from. */
-      score_names: z.array(z.object({ name: z.string(), source: z.enum(['project', 'expected']) })),
+      score_names: z.array(z.object({ name: z.string(), source: z.enum(['scorer', 'expected']), scorer_id: z.string().nullable() })),
+      /**
+       * Per score, over the compared pairs (not diverged, failed or pending) where both sides have it: means, how many pairs went up / down, and the
+       * sign test of the change (z = (up − down) / √(up + down); p two-sided, exact binomial).
+       */
+      score_totals: z.array(ScoreTotal),
     }),
   }),
 } as const satisfies Record<string, ReturnType<typeof op>>;

@@ -8,6 +8,10 @@ import { readRecording, type Recording } from './recording.js';
 import { loadState, listStates, replayOut, type ReplayState, type StoredTarget } from './state.js';
 import { priceOf, ReplayRunner } from './runner.js';
 import { replayReport } from './report.js';
+import { selectedRows as listRows } from '../evals/turns.js';
+import { clusterConversations } from '../evals/clusters.js';
+import { getScorer } from '../evals/scorers.js';
+import { parseArtifactUrl, readDatasetSources } from '../training/datasets.js';
 
 declare module '../context.js' {
   interface ServiceExtensions {
@@ -29,28 +33,66 @@ const runnerOf = (ctx: ServiceContext): ReplayRunner => {
   return ctx.replays;
 };
 
-type Selection = { project_id: string; trace_ids?: string[]; conversation_ids?: string[] };
+type Selection = OpParsedInput<'replays.estimate'>;
 type TargetIn = OpParsedInput<'replays.create'>['target'];
 
 /** The selection's turns, read whole (a conversation's in the order they happened); replays of earlier runs are left out. */
 async function selectedTurns(ctx: ServiceContext, sel: Selection, signal?: AbortSignal): Promise<Recording[]> {
-  const ids = sel.trace_ids ? [...new Set(sel.trace_ids)] : await ctx.traces.exportTraceIds({ project_id: sel.project_id, conversation_ids: sel.conversation_ids }, { signal });
-  if (!sel.trace_ids && !ids.length) throw invalid('conversation_ids', `no turn of these conversations is stored in project ${sel.project_id}`);
-  const out: Recording[] = [];
-  for (const [i, id] of ids.entries()) {
-    const rec = await readRecording(ctx, sel.project_id, id, signal);
-    if (!rec) throw invalid(['trace_ids', i], `trace ${id} is not in project ${sel.project_id}`, id);
-    if (rec.replay_of) {
-      if (sel.trace_ids) throw invalid(['trace_ids', i], `trace ${id} is itself a replay (of ${rec.replay_of}); replay its original`, id);
-      continue;
+  if (sel.trace_ids) {
+    const out: Recording[] = [];
+    for (const [i, id] of [...new Set(sel.trace_ids)].entries()) {
+      const rec = await readRecording(ctx, sel.project_id, id, signal);
+      if (!rec) throw invalid(['trace_ids', i], `trace ${id} is not in project ${sel.project_id}`, id);
+      if (rec.replay_of) throw invalid(['trace_ids', i], `trace ${id} is itself a replay (of ${rec.replay_of}); replay its original`, id);
+      out.push(rec);
     }
-    out.push(rec);
+    return out;
   }
-  if (!sel.trace_ids) {
-    const order = new Map((sel.conversation_ids ?? []).map((c, i) => [c, i]));
-    out.sort((a, b) => (order.get(a.conversation_id ?? '') ?? 0) - (order.get(b.conversation_id ?? '') ?? 0) || (a.start_ms ?? 0) - (b.start_ms ?? 0));
+  const { conversations, traces, field, max } = await selectedRows(ctx, sel);
+  const ids = [...(conversations.length ? await ctx.traces.exportTraceIds({ project_id: sel.project_id, conversation_ids: conversations }, { signal }) : []), ...traces];
+  if (!ids.length) throw invalid(field, `no turn of this selection is stored in project ${sel.project_id}`);
+  const out: Recording[] = [];
+  for (const id of ids) {
+    const rec = await readRecording(ctx, sel.project_id, id, signal);
+    if (rec && !rec.replay_of) out.push(rec);
   }
-  return out;
+  const order = new Map([...conversations, ...traces].map((c, i) => [c, i]));
+  const rank = (r: Recording) => order.get(r.conversation_id ?? r.trace_id) ?? order.get(r.trace_id) ?? 0;
+  out.sort((a, b) => rank(a) - rank(b) || (a.start_ms ?? 0) - (b.start_ms ?? 0));
+  return out.slice(0, max);
+}
+
+/** Conversations (and bare traces) a conversation-level selection names, in its order. */
+async function selectedRows(ctx: ServiceContext, sel: Selection): Promise<{ conversations: string[]; traces: string[]; field: string; max: number }> {
+  if (sel.conversation_ids) return { conversations: [...new Set(sel.conversation_ids)], traces: [], field: 'conversation_ids', max: Infinity };
+  if (sel.dataset) return { conversations: await datasetConversations(ctx, sel.project_id, sel.dataset), traces: [], field: 'dataset', max: Infinity };
+  const conversations: string[] = [];
+  const traces: string[] = [];
+  for await (const row of listRows(ctx, sel.project_id, sel.selection!, (id) =>
+    clusterConversations(ctx, sel.project_id, id).catch((e: Error) => {
+      throw invalid(['selection', 'cluster_id'], `${e.message} (POST /app/clusters lists them)`, id);
+    }),
+  )) {
+    (row.kind === 'conversation' ? conversations : traces).push(row.id);
+  }
+  return { conversations, traces, field: sel.selection!.cluster_id ? 'selection.cluster_id' : 'selection', max: sel.selection!.max_turns ?? Infinity };
+}
+
+/** The conversations a dataset was made from (POST /datasets/from-conversations keeps them beside its file). */
+async function datasetConversations(ctx: ServiceContext, projectId: string, url: string): Promise<string[]> {
+  const art = parseArtifactUrl(url);
+  if (!art) throw invalid('dataset', 'must be a dataset URL wandb-artifact:///<entity>/<project>/<name>:v<N>', url);
+  const d = await ctx.app.training.getDataset(art.entity, art.project, art.name, art.version);
+  if (!d) throw invalid('dataset', `dataset ${url} not found (GET /v1/preview/datasets lists them)`, url);
+  const sources = readDatasetSources(ctx.dataDir, d.file);
+  if (!sources) throw invalid('dataset', `dataset ${url} was uploaded, not made from conversations: its lines are not linked to traces`, url);
+  if (sources.project_id !== projectId) throw invalid('dataset', `dataset ${url} was made from project ${sources.project_id}, not ${projectId}`, url);
+  return sources.conversation_ids;
+}
+
+function selectedBy(sel: Selection): NonNullable<ReplayState['selected_by']> {
+  const kind = sel.trace_ids ? 'trace_ids' : sel.conversation_ids ? 'conversation_ids' : sel.dataset ? 'dataset' : 'selection';
+  return { kind, dataset: sel.dataset ?? null, cluster_id: sel.selection?.cluster_id ?? null };
 }
 
 async function storedTarget(ctx: ServiceContext, t: TargetIn, replayId: string | null): Promise<{ target: StoredTarget; ownSecret: string | null }> {
@@ -92,6 +134,11 @@ export const replayHandlers = {
   },
   'replays.create': async (input, ctx) => {
     const runner = runnerOf(ctx);
+    for (const [i, id] of (input.scorers ?? []).entries()) {
+      await getScorer(ctx, input.project_id, id).catch(() => {
+        throw invalid(['scorers', i], `project ${input.project_id} has no scorer ${id} (POST /app/scorers lists them)`, id);
+      });
+    }
     const turns = await selectedTurns(ctx, input);
     const replayId = randomUUID().replace(/-/g, '');
     const probe = (await storedTarget(ctx, input.target, null)).target;
@@ -112,6 +159,8 @@ export const replayHandlers = {
       budget: input.budget,
       on_divergence: input.on_divergence,
       check: input.check ?? null,
+      selected_by: selectedBy(input),
+      scorers: input.scorers ?? [],
       estimate,
       created_at: new Date().toISOString(),
       ended_at: null,

@@ -3,13 +3,21 @@
  * and tool-sequence diffs, tokens, cost, latency, scores — and the totals. A pair is `better` or
  * `worse` when a score of both sides says so (the replay's own expected-answer check first), `same`
  * when answer and tool sequence are equal, `changed` otherwise; a replay that diverged or failed is
- * counted as that.
+ * counted as that. The chosen scorers of the project score both sides: a rule scorer is applied to
+ * both turns as the report is read (always its current version); a judge's stored scores of both
+ * traces are read (run the judge over the conversations to fill them). Each score's totals carry the
+ * sign test of the change (domain/sign-test.ts).
  */
 import { diffArrays } from 'diff';
 import type { z } from 'zod';
 import type { OpOutput } from '../../../shared/contract/index.js';
 import type { ReportRow } from '../../../shared/contract/replays.js';
+import type { Rule } from '../../../shared/contract/scorers.js';
 import type { ServiceContext } from '../context.js';
+import { compileRule } from '../../domain/evals/rules.js';
+import { turnFacts } from '../../domain/evals/turn-facts.js';
+import { signTest } from '../../domain/sign-test.js';
+import { getScorer, type ScorerDef } from '../evals/scorers.js';
 import { readRecording, type Recording } from './recording.js';
 import type { ReplayState } from './state.js';
 
@@ -46,9 +54,51 @@ function outcomeOf(item: ReplayState['items'][number], orig: Recording | null, r
   return sameAnswer && sameTools ? 'same' : 'changed';
 }
 
+type ScoreOf = (traceId: string) => Promise<number | null>;
+
+/** How one chosen scorer scores a turn of the replay's project: a rule applied now, or a judge's stored score. */
+function scorerOf(ctx: ServiceContext, projectId: string, def: ScorerDef, signal?: AbortSignal): ScoreOf {
+  if (def.rule) {
+    const rule = compileRule(def.rule as z.output<typeof Rule>);
+    return async (traceId) => {
+      const spans = await ctx.traces.traceSpans(projectId, traceId, { signal });
+      if (!spans.length) return null;
+      return rule(turnFacts(spans, spans[0]!.conversation_id ?? null)).pass ? 1 : 0;
+    };
+  }
+  return async (traceId) => {
+    const rows = await ctx.traces.queryScores({ project_id: projectId, name: def.name, trace_id: traceId, conversation_id: null, span_id: null, source: null, conv_keys: null, limit: 50, after: null });
+    const r = rows.find((x) => x.scorer === def.scorer_id && x.target === 'turn' && x.value !== null);
+    return r?.value ?? null;
+  };
+}
+
+const COMPARED = new Set<Row['outcome']>(['better', 'worse', 'same', 'changed']);
+
+/**
+ * Per score name over the compared pairs (a diverged, failed or pending replay has no answer of its
+ * own to compare; the totals count those apart) where both sides have it: means, moves up/down, and the sign test.
+ */
+function scoreTotals(rows: Row[], names: string[]): OpOutput<'replays.report'>['score_totals'] {
+  return names.map((name) => {
+    const pairs = rows.filter((r) => COMPARED.has(r.outcome)).map((r) => r.scores[name]).filter((x): x is { original: number; replay: number } => !!x && x.original !== null && x.replay !== null);
+    const mean = (k: 'original' | 'replay') => (pairs.length ? pairs.reduce((a, p) => a + p[k], 0) / pairs.length : null);
+    const up = pairs.filter((p) => p.replay > p.original).length;
+    const down = pairs.filter((p) => p.replay < p.original).length;
+    return { name, pairs: pairs.length, original_mean: mean('original'), replay_mean: mean('replay'), up, down, ...signTest(up, down) };
+  });
+}
+
 export async function replayReport(ctx: ServiceContext, s: ReplayState, sort: string, signal?: AbortSignal): Promise<OpOutput<'replays.report'>> {
   const rows: Row[] = [];
-  const scoreNames: OpOutput<'replays.report'>['score_names'] = s.check ? [{ name: s.check.name, source: 'expected' }] : [];
+  const scoreNames: OpOutput<'replays.report'>['score_names'] = s.check ? [{ name: s.check.name, source: 'expected', scorer_id: null }] : [];
+  const scorers: { name: string; of: ScoreOf }[] = [];
+  for (const id of s.scorers ?? []) {
+    const def = await getScorer(ctx, s.project_id, id).catch(() => null); // deleted since: left out
+    if (!def || scoreNames.some((n) => n.name === def.name)) continue;
+    scoreNames.push({ name: def.name, source: 'scorer', scorer_id: def.scorer_id });
+    scorers.push({ name: def.name, of: scorerOf(ctx, s.project_id, def, signal) });
+  }
   for (const item of s.items) {
     const orig = await readRecording(ctx, s.project_id, item.original_trace_id, signal);
     const rep = item.replay_trace_id ? await readRecording(ctx, s.project_id, item.replay_trace_id, signal) : null;
@@ -58,6 +108,9 @@ export async function replayReport(ctx: ServiceContext, s: ReplayState, sort: st
       if (expected !== undefined) {
         scores[s.check.name] = { original: orig ? checkAnswer(s.check, expected, orig.answer) : null, replay: rep && item.status === 'done' ? checkAnswer(s.check, expected, rep.answer) : null };
       }
+    }
+    for (const sc of scorers) {
+      scores[sc.name] = { original: orig ? await sc.of(item.original_trace_id) : null, replay: rep && item.status === 'done' ? await sc.of(item.replay_trace_id!) : null };
     }
     const origTools = orig?.tools_used ?? [];
     const repTools = rep?.tools_used ?? [];
@@ -97,5 +150,6 @@ export async function replayReport(ctx: ServiceContext, s: ReplayState, sort: st
     rows,
     totals: { better: count('better'), worse: count('worse'), same: count('same'), changed: count('changed'), diverged: count('diverged'), failed: count('failed'), pending: count('pending') },
     score_names: scoreNames,
+    score_totals: scoreTotals(rows, scoreNames.map((n) => n.name)),
   };
 }

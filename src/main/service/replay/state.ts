@@ -28,6 +28,10 @@ export interface ReplayState {
   budget: z.output<typeof ReplayBudget>;
   on_divergence: z.output<typeof OnDivergence>;
   check: z.output<typeof ReplayCheck> | null;
+  /** How the turns were chosen (absent in replays stored before selections existed). */
+  selected_by?: z.output<typeof Replay>['selected_by'];
+  /** Scorer ids the report compares with. */
+  scorers?: string[];
   estimate: z.output<typeof ReplayEstimate>;
   created_at: string;
   ended_at: string | null;
@@ -96,6 +100,8 @@ export function replayOut(s: ReplayState): z.output<typeof Replay> {
     replay_id: s.replay_id,
     project_id: s.project_id,
     label: s.label,
+    selected_by: s.selected_by ?? { kind: 'trace_ids', dataset: null, cluster_id: null },
+    scorers: s.scorers ?? [],
     status: s.status,
     reason: s.reason,
     target: t.kind === 'endpoint' ? { kind: 'endpoint', model: t.model, base_url: t.base_url, model_id: null, step: null } : { kind: 'checkpoint', model: t.model, base_url: null, model_id: t.model_id, step: t.step },

@@ -208,6 +208,30 @@ export function toSftMessages(turns: { messages: ChatMsg[] }[]): Line[] {
   return out;
 }
 
+/** What a dataset made from conversations was made from: kept beside its file so a replay can select the same conversations. */
+export interface DatasetSources {
+  project_id: string;
+  conversation_ids: string[];
+}
+const sourcesFile = (dataDir: string, file: string): string => path.join(dataDir, file.replace(/\.jsonl$/, '.sources.json'));
+
+function writeDatasetSources(dataDir: string, file: string, sources: DatasetSources): void {
+  const target = sourcesFile(dataDir, file);
+  const tmp = `${target}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(sources), { mode: 0o600 });
+  fs.renameSync(tmp, target);
+}
+
+/** The sources of a dataset version (null: uploaded, or made before sources were kept). */
+export function readDatasetSources(dataDir: string, file: string): DatasetSources | null {
+  try {
+    return JSON.parse(fs.readFileSync(sourcesFile(dataDir, file), 'utf8')) as DatasetSources;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new Error(`${sourcesFile(dataDir, file)} is not readable JSON (${(err as Error).message})`, { cause: err });
+  }
+}
+
 /** `<entity>/<project>` → artifact parts in the artifact alphabet (no slash: entity "local"). */
 function artifactScope(projectId: string): { entity: string; project: string } {
   const clean = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+$/, '_').slice(0, 128) || '_';
@@ -237,5 +261,6 @@ export async function fromConversations(input: OpParsedInput<'datasets.fromConve
   fs.writeFileSync(file, buf, { mode: 0o600 });
   const row = await register(ctx, file, { ...scope, name, bytes: buf.length, lines: lines.length, sha256: crypto.createHash('sha256').update(buf).digest('hex'), source: 'conversations' });
   const full = path.join(ctx.dataDir, row.file);
+  writeDatasetSources(ctx.dataDir, row.file, { project_id: input.project_id, conversation_ids: input.conversation_ids.filter((c) => !skipped.includes(c)) });
   return { url: artifactUrl(row), path: full, lines: row.lines, skipped, dataset: datasetOut(row) };
 }
