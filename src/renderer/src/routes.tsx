@@ -18,6 +18,9 @@ const SpansPage = lazyView(() => import('./pages/spans/SpansPage').then((m) => m
 const ThreadsPage = lazyView(() => import('./pages/threads/ThreadsPage').then((m) => m.ThreadsPage));
 const TrainingPage = lazyView(() => import('./pages/training/TrainingPage').then((m) => m.TrainingPage));
 const SettingsPage = lazyView(() => import('./pages/settings/SettingsPage').then((m) => m.SettingsPage));
+const ReplaysPage = lazyView(() => import('./pages/replays/ReplaysPage').then((m) => m.ReplaysPage));
+const ReplayReportPage = lazyView(() => import('./pages/replays/ReplayReportPage').then((m) => m.ReplayReportPage));
+const LoopPage = lazyView(() => import('./pages/replays/LoopPage').then((m) => m.LoopPage));
 const ComparePage = lazyView(() => import('./pages/compare/ComparePage').then((m) => m.ComparePage));
 
 export interface RouteDef {
@@ -36,6 +39,9 @@ export const routes: RouteDef[] = [
   { path: 'spans', element: <SpansPage />, nav: 'Spans' },
   { path: 'threads', element: <ThreadsPage />, nav: 'Threads' },
   { path: 'compare', element: <ComparePage />, nav: 'Compare' },
+  { path: 'replays', element: <ReplaysPage />, nav: 'Replays' },
+  { path: 'replays/:replayId', element: <ReplayReportPage /> },
+  { path: 'loop', element: <LoopPage />, nav: 'Loop' },
   { path: 'training/*', element: <TrainingPage />, nav: 'Training' },
   { path: 'settings', element: <SettingsPage />, nav: 'Settings' },
 ];

@@ -160,6 +160,7 @@ export function ConversationPage() {
         </div>
         <FeedbackBadges items={first?.feedback} except={ownThumbs(first?.feedback)} />
         <FeedbackControl project={project} kind="conversation" id={conversationId} records={first?.feedback} />
+        <Link className="button" to={`${projectPath(project, 'replays')}?conversation=${encodeURIComponent(conversationId)}`} title="Replay this conversation on another model" data-testid="replay-conversation">Replay</Link>
       </div>
       <ErrorNote error={q.error} what="the conversation" />
       {q.isSuccess && total === 0 && <EmptyState title="This conversation has no turns" actions={false}>No spans carry conversation id {conversationId} in project {project}.</EmptyState>}
