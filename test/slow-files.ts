@@ -32,6 +32,7 @@ export const SLOW_FILES: Record<string, number> = {
   'test/unit/ingest-formats.test.ts': 230,
   'clickhouse:test/http/mcp-stdio.test.ts': 215,
   'test/e2e/navigation.test.ts': 211,
+  'test/http/replay.test.ts': 213, // replay stream, load 18-37
   'test/http/server-api.test.ts': 198,
   'test/unit/clickhouse-write-cost.test.ts': 186,
   'test/http/access.test.ts': 185,
@@ -40,6 +41,7 @@ export const SLOW_FILES: Record<string, number> = {
   'test/unit/clickhouse-writes.test.ts': 179,
   'test/unit/trainer-sft.test.ts': 173,
   'test/unit/retention.test.ts': 160,
+  'test/e2e/replay.test.ts': 116, // with the renderer build, load ~18
   'test/unit/ingest-samples.test.ts': 157,
   'test/e2e/tables.test.ts': 157,
   'test/http/training-log.test.ts': 156,
@@ -69,6 +71,8 @@ export const SLOW_FILES: Record<string, number> = {
   'test/e2e/group-by.test.ts': 72,
   'test/e2e/spans-explorer.test.ts': 69,
   'test/http/hostile-input.test.ts': 65,
+  'test/http/replay-selection.test.ts': 63, // load ~16
+  'test/http/replay-loop.test.ts': 62, // SFT on the built-in trainer, load ~15
   'clickhouse:test/http/retention-http.test.ts': 65,
   'test/e2e/clickhouse-smoke.test.ts': 63,
   'clickhouse:test/http/traces-timeline.test.ts': 62,
