@@ -129,12 +129,18 @@ describe('ClickHouse writes', () => {
     const days = [...new Set(rest.keys.map((k) => k[3]))];
     await withConnection('repair', async (ch) => {
       const version = Date.now() * 1000 + 1000;
-      await ch.insertJsonEachRow('write_journal', JSON.stringify({ project_id: P, batch_id: 'killed', written: '2026-01-01 00:00:00', trace_ids: traceIds, days, conversation_ids: [], done: 0, version }));
+      // Written 5 s ago: older than the repair asked for below, younger than the 60 s after which the
+      // store's own repair at open (a timer) takes a batch, so that one leaves it to this test.
+      const written = new Date(Date.now() - 5000).toISOString().slice(0, 19).replace('T', ' ');
+      await ch.insertJsonEachRow('write_journal', JSON.stringify({ project_id: P, batch_id: 'killed', written, trace_ids: traceIds, days, conversation_ids: [], done: 0, version }));
       await ch.insertLines('spans', rest.spans, `{"version":${version},`);
       await ch.insertLines('span_payloads', rest.payloads, `{"version":${version},`);
     });
     expect(await summariesSnapshot(store, P)).not.toEqual(expected);
-    expect(await store.repair(0)).toBe(1);
+    // Two repairs asked at once (the store's timer and a person, say) run one after the other: the
+    // batch is redone once.
+    const counts = await Promise.all([store.repair(0), store.repair(0)]);
+    expect(counts).toEqual([1, 0]);
     expect(await summariesSnapshot(store, P)).toEqual(expected);
     expect(await store.verify({ full: true })).toMatchObject({ ok: true });
     expect(await store.repair(0)).toBe(0); // done now
