@@ -44,14 +44,22 @@ describe('contrast (axe-core, WCAG AA) on every page, light and dark', () => {
     const tool = (await post('/agents/spans/query', { project_id: DEMO, query: { $expr: { $eq: [{ $getField: 'operation_name' }, { $literal: 'execute_tool' }] } }, limit: 1 })) as { spans: { trace_id: string; span_id: string }[] };
     const t = tool.spans[0]!;
     const [a, b] = [conv.turns[1]!.trace_id, conv.turns[2]!.trace_id];
+    // Scores (issue 20), so their badges (good and bad, in the list, the chat and the tree) are checked too.
+    await post('/app/scores/create', { project_id: DEMO, scores: [
+      { target: 'turn', trace_id: a, name: 'helpful', value: 0.2, source: 'judge', scorer: 'j' },
+      { target: 'turn', trace_id: b, name: 'helpful', value: 0.9, source: 'judge', scorer: 'j' },
+      { target: 'span', trace_id: t.trace_id, span_id: t.span_id, name: 'no-loops', value: false, source: 'rule', scorer: 'r' },
+      { target: 'turn', trace_id: t.trace_id, name: 'tone', label: 'polite', source: 'human', creator: 'ana' },
+    ] });
     const go = (route: string, ready: string) => async (page: Page) => {
       await page.goto(`${e.loupe.url}/${route}`);
       await page.locator(ready).first().waitFor();
     };
     pages = [
       { name: 'conversations', open: go(hash(DEMO, 'conversations'), '[data-testid=conversation-row]') },
-      { name: 'conversation', open: go(hash(DEMO, 'conversations', 'conv-order-a1187'), '[data-testid=turn]') },
+      { name: 'conversation', open: go(hash(DEMO, 'conversations', 'conv-order-a1187'), '[data-testid=turn] [data-testid=score-badge]') },
       { name: 'trace timeline with span panel', open: go(`${hash(DEMO, 'traces', t.trace_id)}?span=${t.span_id}`, '[data-testid=span-columns]') },
+      { name: 'trace timeline with score badges', open: go(hash(DEMO, 'traces', t.trace_id), '[data-testid=wf-row] [data-testid=score-badge]') },
       { name: 'trace chat', open: go(`${hash(DEMO, 'traces', t.trace_id)}?tab=chat`, '[data-testid=msg-tool]') },
       { name: 'agents', open: go(hash(DEMO, 'agents'), '.dt tbody tr.row') },
       { name: 'spans', open: go(hash(DEMO, 'spans'), '.dt tbody tr.row') },

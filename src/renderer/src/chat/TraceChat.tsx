@@ -17,6 +17,7 @@ import { Message } from './Message';
 import { TurnHeader } from './TurnView';
 import { planMessages } from './plan';
 import { useTextHighlight } from './highlight';
+import { useScoresOf } from '../scores/useScores';
 
 type Page = OpOutput<'chat.tracePage'>;
 const PAGE_SIZES = [50, 200, 1000, 5000];
@@ -51,6 +52,7 @@ export function TraceChat(props: { project: string; traceId: string; onSpan?(spa
   const messages = useMemo(() => (pages ?? []).flatMap((p) => p.messages), [pages]);
   const plan = useMemo(() => planMessages(messages), [messages]);
   const head = pages?.[0]?.turn;
+  const scores = useScoresOf(props.project, { trace_id: props.traceId });
   const total = pages?.[pages.length - 1]?.total_messages ?? null;
 
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -74,7 +76,7 @@ export function TraceChat(props: { project: string; traceId: string; onSpan?(spa
     <div className="trace-chat" data-testid="trace-chat">
       {head && (
         <div className="turn trace-turn-head">
-          <TurnHeader turn={head} project={props.project} showTraceLink={false} />
+          <TurnHeader turn={head} project={props.project} showTraceLink={false} scores={scores} />
         </div>
       )}
       <div className="chat-progress muted" data-testid="chat-progress" role="status">

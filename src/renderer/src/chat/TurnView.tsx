@@ -1,9 +1,9 @@
 /**
  * TurnView — one turn (one trace) of a chat: a header (time, agent, duration, cost, tokens, status
- * with the error that failed it, feedback, links to the trace and to compare) above its messages.
+ * with the error that failed it, score badges, feedback, links to the trace and to compare) above its messages.
  * Used by the conversation view (many turns; the caller plans all turns at once so agent cards are
  * not repeated across turns, chat/plan.ts). Props: turn, plan?, project, index?, selected?,
- * showTraceLink?, onSpan?, onCompare?.
+ * showTraceLink?, onSpan?, onCompare?, scores? (the turn's and its spans' scores, issue 20).
  */
 import { forwardRef, useMemo } from 'react';
 import { Link } from 'react-router-dom';
@@ -16,6 +16,8 @@ import { projectPath } from '../hooks/project';
 import { ErrorLine, Message } from './Message';
 import { FeedbackBadges, FeedbackControl, ownThumbs } from './Feedback';
 import { planMessages, type PlannedMessage } from './plan';
+import { ScoreBadges } from '../scores/ScoreBadges';
+import type { Score } from '../scores/format';
 
 interface Props {
   turn: Turn;
@@ -27,6 +29,8 @@ interface Props {
   onSpan?(spanId: string): void;
   /** Offered as "compare" in the header (pick this turn for a side-by-side comparison). */
   onCompare?(traceId: string): void;
+  /** Badges in the header: scores about this turn and its spans. */
+  scores?: readonly Score[];
 }
 
 /** The error a failed turn shows: the first failing message's type and message. */
@@ -68,6 +72,7 @@ export function TurnHeader(p: Omit<Props, 'turn' | 'plan'> & { turn: TurnHead })
         <span title={t.usage_known ? 'input → output tokens' : 'no span of this turn reported token usage'} data-testid="turn-tokens">{fmtUsage(t.total_input_tokens ?? 0, t.total_output_tokens ?? 0, t.usage_known)}{t.usage_known ? ' tok' : ' tokens'}</span>
         {t.total_cost_usd !== null && <span title="cost">{fmtCost(t.total_cost_usd)}</span>}
         {failed && <span className="pill error">failed</span>}
+        <ScoreBadges scores={p.scores} />
         <FeedbackBadges items={t.feedback} except={ownThumbs(t.feedback)} />
         <span className="spacer" />
         <FeedbackControl project={p.project} kind="trace" id={t.trace_id} records={t.feedback} />

@@ -8,7 +8,7 @@
  * - The span-name column is resizable (drag its edge in the ruler); its width is remembered.
  * - Selecting a span inside a collapsed subtree unfolds its ancestors and scrolls to it.
  * Props: tree (trace/model buildTree), selected span id, onSelect(span_id), matches? (find-in-trace
- * hits, marked), toolbar? (extra controls at the start of the toolbar).
+ * hits, marked), toolbar? (extra controls at the start of the toolbar), scores? (badges per span id, issue 20).
  * Keys: j/k/↑/↓ move, ←/→ collapse/expand (← on a leaf jumps to the parent), Enter toggles, + / - zoom, 0 fits.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -19,11 +19,13 @@ import { fmtCost, fmtDuration, fmtTokens } from '../components/format';
 import { useUi } from '../stores/ui';
 import { Minimap } from './Minimap';
 import { useWidth } from '../hooks/width';
+import { ScoreBadges } from '../scores/ScoreBadges';
+import type { Score } from '../scores/format';
 
 const ROW = 24;
 export const MINIMAP_MIN = 200;
 
-export function Waterfall(props: { tree: Tree; selected: string | null; onSelect(id: string): void; matches?: ReadonlySet<string>; toolbar?: ReactNode }) {
+export function Waterfall(props: { tree: Tree; selected: string | null; onSelect(id: string): void; matches?: ReadonlySet<string>; toolbar?: ReactNode; scores?: ReadonlyMap<string, Score[]> }) {
   const { tree, selected, onSelect } = props;
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const [win, setWin] = useState<Window>({ from: tree.min, to: tree.max });
@@ -200,6 +202,7 @@ export function Waterfall(props: { tree: Tree; selected: string | null; onSelect
                   ) : <span className="wf-toggle" />}
                   <span className="wf-label">{spanLabel(s)}</span>
                   {!open && <span className="faint"> +{n.size}</span>}
+                  <ScoreBadges scores={props.scores?.get(s.span_id)} compact />
                 </div>
                 <div className="wf-track">
                   <div className={`wf-bar ${barKind(s)}`} style={{ left: `${left * 100}%`, width: `max(2px, ${width * 100}%)` }} />

@@ -15,6 +15,9 @@ import { useMatchingTurns } from './searchHit';
 import { call } from '../../api/client';
 import type { ConversationView } from '../../api/views';
 import { TurnView } from '../../chat/TurnView';
+import { ScoreBadges } from '../../scores/ScoreBadges';
+import { scoresBy } from '../../scores/format';
+import { useScoresOf } from '../../scores/useScores';
 import { FeedbackBadges, FeedbackControl, ownThumbs } from '../../chat/Feedback';
 import { EmptyState } from '../../components/EmptyState';
 import { fmtCost, fmtDuration, fmtUsage } from '../../components/format';
@@ -49,6 +52,10 @@ export function ConversationPage() {
   // Planned over every loaded turn so an agent card repeats only when the agent changed.
   const plans = useMemo(() => planTurns(turns), [turns]);
   const summary = useConversationSummary(project, conversationId);
+  // Score badges (issue 20): the conversation's own scores in the header, each turn's (and its spans') on the turn.
+  const scores = useScoresOf(project, { conversation_id: conversationId });
+  const turnScores = useMemo(() => scoresBy(scores, 'trace_id', (s) => s.target !== 'conversation'), [scores]);
+  const convScores = useMemo(() => scores.filter((s) => s.target === 'conversation'), [scores]);
   const { compare } = useComparePick();
   // Opened from a search: the term is marked wherever it shows in the chat.
   const [params, setParams] = useSearchParams();
@@ -158,6 +165,7 @@ export function ConversationPage() {
           {first?.total_cost_usd !== null && first?.total_cost_usd !== undefined && <span title="cost of the whole conversation" data-testid="chat-cost">{fmtCost(first.total_cost_usd)}</span>}
           {totals && totals.error_count > 0 && <span className="pill error">{totals.error_count} failed span{totals.error_count === 1 ? '' : 's'}</span>}
         </div>
+        <ScoreBadges scores={convScores} />
         <FeedbackBadges items={first?.feedback} except={ownThumbs(first?.feedback)} />
         <FeedbackControl project={project} kind="conversation" id={conversationId} records={first?.feedback} />
         <Link className="button" to={`${projectPath(project, 'replays')}?conversation=${encodeURIComponent(conversationId)}`} title="Replay this conversation on another model" data-testid="replay-conversation">Replay</Link>
@@ -188,6 +196,7 @@ export function ConversationPage() {
             key={t.trace_id}
             ref={(el) => { refs.current[i] = el; }}
             turn={t}
+            scores={turnScores.get(t.trace_id)}
             plan={plans[i]}
             onCompare={compare}
             project={project}

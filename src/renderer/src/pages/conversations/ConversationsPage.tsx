@@ -4,11 +4,13 @@
  * conversation id is listed as Jaeger lists traces: "service: root operation", span count and
  * duration. Search (message text and attribute values, server-side, the matched excerpt shown and
  * marked; opening a result marks the term in the chat), every sortable column sorts server-side,
- * filter by agent/model/status; j/k + Enter open a conversation; the next page loads near the bottom,
+ * filter by agent/model/status and by a score (issue 20: `?score=` carries a condition, e.g. a
+ * cluster's filter), a Scores column (each score name's mean or labels over the row's turns and spans);
+ * j/k + Enter open a conversation; the next page loads near the bottom,
  * through the previous page's cursor, so a list of any length scrolls (issue 19 item 5).
  */
 import { useMemo, useState, useCallback } from 'react';
-import { useNavigate } from 'react-router-dom';
+import { useNavigate, useSearchParams } from 'react-router-dom';
 import type { ColumnDef, SortingState } from '@tanstack/react-table';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { call } from '../../api/client';
@@ -18,7 +20,9 @@ import { EmptyState } from '../../components/EmptyState';
 import { fmtCost, fmtDuration, fmtTime, fmtUsage } from '../../components/format';
 import { projectPath, useProject } from '../../hooks/project';
 import { useUi } from '../../stores/ui';
-import { listInput, rowsOf, type ListFilters, type ListRow } from './listQuery';
+import { listInput, rowsOf, scoreCondFromParam, type ListFilters, type ListRow } from './listQuery';
+import { summaryIsBad, summaryText } from '../../scores/format';
+import { useScoreNames } from '../../scores/useScores';
 import { ListFilterBar } from './ListFilterBar';
 import { ErrorNote } from '../../components/ErrorNote';
 import { conversationTitle, traceTitle, traceTitleText } from '../../../../shared/titles';
@@ -30,9 +34,18 @@ export function ConversationsPage() {
   const project = useProject();
   const navigate = useNavigate();
   const display = useUi((s) => s.display);
-  const [filters, setFilters] = useState<ListFilters>({ search: '', agent: '', model: '', status: 'all' });
-  const [sorting, setSorting] = useState<SortingState>([{ id: 'last_activity', desc: true }]);
+  const [params, setParams] = useSearchParams();
   const [selected, setSelected] = useState(0);
+  const [filters, setFilters] = useState<ListFilters>(() => ({ search: '', agent: '', model: '', status: 'all', score: scoreCondFromParam(params.get('score')) }));
+  const changeFilters = (f: ListFilters) => {
+    setFilters(f);
+    setSelected(0);
+    // The score condition is in the link (a cluster's "show these conversations" opens it).
+    if (JSON.stringify(f.score ?? null) !== JSON.stringify(filters.score ?? null)) {
+      setParams((p) => { const n = new URLSearchParams(p); if (f.score) n.set('score', JSON.stringify(f.score)); else n.delete('score'); return n; }, { replace: true });
+    }
+  };
+  const [sorting, setSorting] = useState<SortingState>([{ id: 'last_activity', desc: true }]);
   const sort = useMemo(() => ({ field: sorting[0]?.id ?? 'last_activity', direction: sorting[0]?.desc === false ? ('asc' as const) : ('desc' as const) }), [sorting]);
   const input = useMemo(() => listInput(project, filters, sort, PAGE), [project, filters, sort]);
   const q = useInfiniteQuery<OpOutput<'conversations.list'>, Error>({
@@ -49,23 +62,27 @@ export function ConversationsPage() {
 
   // Sortable columns need an accessor (react-table only sorts a column that has one), even though the
   // server does the sorting (manualSorting): without it only the header looked sortable.
+  // The Scores column only in a project that has scores; it then takes its room from the minimums of
+  // the preview, agents and models, so the list still fits a 1024 px window without scrolling sideways.
+  const hasScores = useScoreNames(project).length > 0;
   const columns = useMemo<ColumnDef<ListRow>[]>(() => [
     {
-      id: 'conversation', header: 'Conversation', enableSorting: false, meta: { min: 200 },
+      id: 'conversation', header: 'Conversation', enableSorting: false, meta: { min: hasScores ? 160 : 200 },
       cell: ({ row }) => <Preview row={row.original} search={filters.search.trim()} />,
     },
     { id: 'turn_count', accessorFn: (r) => r.turn_count, header: 'Turns', size: 70, meta: { numeric: true, min: 60 }, cell: ({ row }) => row.original.turn_count },
     { id: 'span_count', accessorFn: (r) => r.span_count, header: 'Spans', size: 74, meta: { numeric: true, min: 64 }, cell: ({ row }) => row.original.span_count.toLocaleString('en-US') },
-    { id: 'agents', header: 'Agents', size: 140, enableSorting: false, meta: { min: 64 }, cell: ({ row }) => row.original.agent_names.map((a) => <span className="pill" key={a}>{a}</span>) },
-    { id: 'models', header: 'Models', size: 150, enableSorting: false, meta: { min: 64 }, cell: ({ row }) => row.original.request_models.map((m) => <span className="pill" key={m}>{m}</span>) },
+    { id: 'agents', header: 'Agents', size: 140, enableSorting: false, meta: { min: hasScores ? 60 : 64 }, cell: ({ row }) => row.original.agent_names.map((a) => <span className="pill" key={a}>{a}</span>) },
+    { id: 'models', header: 'Models', size: 150, enableSorting: false, meta: { min: hasScores ? 60 : 64 }, cell: ({ row }) => row.original.request_models.map((m) => <span className="pill" key={m}>{m}</span>) },
     ...(display.showCosts ? [{ id: 'total_cost_usd', accessorFn: (r: ListRow) => r.total_cost_usd, header: 'Cost', size: 90, meta: { numeric: true, min: 78 }, cell: ({ row }: { row: { original: ListRow } }) => fmtCost(row.original.total_cost_usd) }] : []),
     { id: 'total_input_tokens', accessorFn: (r) => r.total_input_tokens, header: 'Tokens', size: 100, meta: { numeric: true, min: 92 }, cell: ({ row }) => <span title={row.original.usage_known ? 'input / output tokens' : 'no span reported token usage'} data-testid="row-tokens">{fmtUsage(row.original.total_input_tokens, row.original.total_output_tokens, row.original.usage_known, ' / ')}</span> },
+    ...(hasScores ? [{ id: 'scores', header: 'Scores', size: 190, enableSorting: false, meta: { min: 54 }, cell: ({ row }: { row: { original: ListRow } }) => <ScoreCell scores={row.original.scores} /> }] : []),
     {
       id: 'error_count', accessorFn: (r) => r.error_count, header: 'Errors', size: 68, meta: { numeric: true, min: 62 },
       cell: ({ row }) => (row.original.error_count > 0 ? <span className="pill error" title="spans with errors">{row.original.error_count}</span> : <span className="muted">0</span>),
     },
     { id: 'last_activity', accessorFn: (r) => r.last_activity, header: 'Last activity', size: 130, meta: { min: 92 }, cell: ({ row }) => <span title={`started ${row.original.first_activity ?? '–'}, last ${row.original.last_activity ?? '–'}`}>{fmtTime(row.original.last_activity, display.relativeTimes)}</span> },
-  ], [display.showCosts, display.relativeTimes, filters.search]);
+  ], [display.showCosts, display.relativeTimes, filters.search, hasScores]);
 
   const open = useCallback((row: ListRow) => {
     // A search term goes along, so the chat marks where it matched.
@@ -75,14 +92,14 @@ export function ConversationsPage() {
   }, [navigate, project, filters.search]);
   const more = useCallback(() => { if (hasNextPage && !isFetchingNextPage) void fetchNextPage(); }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
 
-  const filtered = filters.search || filters.agent || filters.model || filters.status !== 'all';
+  const filtered = filters.search || filters.agent || filters.model || filters.status !== 'all' || filters.score;
   return (
     <div className="page" data-testid="conversations-page">
       <div className="page-head">
         <h1>Conversations</h1>
         <span className="muted" data-testid="conversation-count">{isLoading ? 'loading…' : countText(total, first?.total_count_exact ?? true)}</span>
       </div>
-      <ListFilterBar project={project} filters={filters} onChange={(f) => { setFilters(f); setSelected(0); }} />
+      <ListFilterBar project={project} filters={filters} onChange={changeFilters} />
       {first?.search_scope === 'listed_texts' && <p className="muted" data-testid="search-scope">Under 3 characters, only names, ids, previews, agents and models are searched.</p>}
       <ErrorNote error={error} what="conversations" />
       {!isLoading && !error && rows.length === 0 ? (
@@ -107,6 +124,19 @@ export function ConversationsPage() {
         />
       )}
     </div>
+  );
+}
+
+/** The row's scores per name: "helpful 0.42 (3)", a label, "2 failures"; bad ones tinted. */
+function ScoreCell({ scores }: { scores: ListRow['scores'] }) {
+  const shown = (scores ?? []).map((s) => ({ s, text: summaryText(s) })).filter((x) => x.text !== null);
+  if (!shown.length) return <span className="faint">–</span>;
+  return (
+    <span className="score-badges" data-testid="row-scores">
+      {shown.map(({ s, text }) => (
+        <span key={s.name} className={`pill score ${summaryIsBad(s) ? 'error' : 'ok'}`} title={`${s.name}: ${s.count} score${s.count === 1 ? '' : 's'}${s.mean !== null ? `, mean ${s.mean}` : ''}${Object.keys(s.labels).length ? `\n${Object.entries(s.labels).map(([l, c]) => `${l}: ${c}`).join('\n')}` : ''}`}>{text}</span>
+      ))}
+    </span>
   );
 }
 

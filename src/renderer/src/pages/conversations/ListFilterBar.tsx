@@ -1,11 +1,13 @@
 /**
  * Filter bar of the conversations list: search box (`/` focuses it), agent, model and status
- * selects. Agent and model options come from 'conversations.facets' (read from summaries).
+ * selects, and a score condition (issue 20). Agent and model options come from
+ * 'conversations.facets' (read from summaries); score names from the project's score summaries.
  */
 import { useEffect, useState } from 'react';
 import { useOp } from '../../api/query';
 import type { ListFilters } from './listQuery';
 import { useLatest } from '../../hooks/latest';
+import { ScoreFilter } from '../../scores/ScoreFilter';
 
 export function ListFilterBar(props: { project: string; filters: ListFilters; onChange(f: ListFilters): void }) {
   const { filters, onChange, project } = props;
@@ -44,6 +46,7 @@ export function ListFilterBar(props: { project: string; filters: ListFilters; on
         <option value="error">With errors</option>
         <option value="ok">Without errors</option>
       </select>
+      <ScoreFilter project={project} value={filters.score} onChange={(score) => onChange({ ...filters, score })} />
     </div>
   );
 }

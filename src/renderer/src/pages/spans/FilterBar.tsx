@@ -6,7 +6,7 @@
  * time range.
  */
 import { useEffect, useState } from 'react';
-import { FILTER_OPS, exprFromRows, parseExprText, type FilterOp, type FilterRow } from './expr';
+import { FILTER_OPS, exprFromRows, parseExprText, scoreField, type FilterOp, type FilterRow } from './expr';
 import { PRESETS, toIso, toLocalInput } from './timeRange';
 import { useResetOnChange } from '../../hooks/reset';
 import { useLatest } from '../../hooks/latest';
@@ -27,7 +27,8 @@ export interface FilterState {
   before: string;
 }
 
-export function FilterBar({ state, onChange }: { state: FilterState; onChange(s: FilterState): void }) {
+/** `scoreNames`: the project's score names, offered as `$score.<name>` fields (issue 20). */
+export function FilterBar({ state, onChange, scoreNames = [] }: { state: FilterState; onChange(s: FilterState): void; scoreNames?: readonly string[] }) {
   const [showJson, setShowJson] = useState(state.text.trim() !== '');
   const parsed = parseExprText(state.text);
   const fromRows = exprFromRows(state.rows);
@@ -37,11 +38,11 @@ export function FilterBar({ state, onChange }: { state: FilterState; onChange(s:
   return (
     <div className="filter-bar" data-testid="filter-bar">
       <SearchBox value={state.search} onChange={(search) => onChange({ ...state, search })} />
-      <datalist id="loupe-filter-fields">{FILTER_FIELDS.map((f) => <option key={f} value={f} />)}</datalist>
+      <datalist id="loupe-filter-fields">{[...FILTER_FIELDS, ...scoreNames.map(scoreField)].map((f) => <option key={f} value={f} />)}</datalist>
       <div className="filter-rows" aria-disabled={usingText}>
         {state.rows.map((r, i) => (
           <div className="filter-row" key={i} data-testid="filter-row">
-            <input list="loupe-filter-fields" value={r.field} placeholder="field or custom_attrs_string.key" onChange={(e) => setRow(i, { field: e.target.value })} aria-label="Filter field" disabled={usingText} />
+            <input list="loupe-filter-fields" value={r.field} placeholder="field, custom_attrs_string.key or $score.name" onChange={(e) => setRow(i, { field: e.target.value })} aria-label="Filter field" disabled={usingText} />
             <select value={r.op} onChange={(e) => setRow(i, { op: e.target.value as FilterOp })} aria-label="Operator" disabled={usingText}>
               {FILTER_OPS.map((o) => <option key={o.op} value={o.op}>{o.label}</option>)}
             </select>

@@ -1,14 +1,15 @@
 /**
  * The group-by builder: group keys (span fields or custom attributes), measures (aggregation over a
- * field, derived value or custom attribute, with an optional `$expr` filter), group filters (min/max
+ * field, derived value or custom attribute, with an optional `$expr` filter; a key may also be a
+ * score's name, source 'score', issue 20), group filters (min/max
  * on a measure) and distributions (custom attribute values; only with exactly one key, §7).
  */
-import { AGGREGATIONS, DERIVED_KEYS, GROUP_FIELDS, isAlias, type Aggregation, type GroupSpec, type KeySource, type Measure, type ValueSource } from './groupModel';
+import { AGGREGATIONS, DERIVED_KEYS, GROUP_FIELDS, isAlias, type Aggregation, type Distribution, type GroupSpec, type KeySource, type Measure, type ValueSource } from './groupModel';
 import { parseExprText } from './expr';
 
-const KEY_SOURCES: KeySource[] = ['field', 'custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool'];
+const KEY_SOURCES: KeySource[] = ['field', 'score', 'custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool'];
 const VALUE_SOURCES: ValueSource[] = ['derived', 'field', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_string', 'custom_attrs_bool'];
-const CUSTOM_SOURCES = KEY_SOURCES.filter((s) => s !== 'field');
+const CUSTOM_SOURCES: Distribution['value']['source'][] = ['custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool'];
 const short = (s: string) => s.replace('custom_attrs_', 'attr ');
 
 function MeasureEditor({ m, onChange, testId }: { m: Measure; onChange(m: Measure): void; testId?: string }) {
@@ -49,13 +50,14 @@ function MeasureEditor({ m, onChange, testId }: { m: Measure; onChange(m: Measur
   );
 }
 
-export function GroupBuilder({ spec, onChange }: { spec: GroupSpec; onChange(s: GroupSpec): void }) {
+export function GroupBuilder({ spec, onChange, scoreNames = [] }: { spec: GroupSpec; onChange(s: GroupSpec): void; scoreNames?: readonly string[] }) {
   const set = <K extends keyof GroupSpec>(k: K, v: GroupSpec[K]) => onChange({ ...spec, [k]: v });
   const oneKey = spec.keys.filter((k) => k.key.trim()).length === 1;
   return (
     <div className="group-builder" data-testid="group-builder">
       <datalist id="loupe-group-fields">{GROUP_FIELDS.map((f) => <option key={f} value={f} />)}</datalist>
       <datalist id="loupe-derived-keys">{DERIVED_KEYS.map((f) => <option key={f} value={f} />)}</datalist>
+      <datalist id="loupe-score-names">{scoreNames.map((f) => <option key={f} value={f} />)}</datalist>
 
       <div className="gb-section">
         <span className="section-label">Group by</span>
@@ -64,7 +66,7 @@ export function GroupBuilder({ spec, onChange }: { spec: GroupSpec; onChange(s: 
             <select value={k.source} onChange={(e) => set('keys', spec.keys.map((x, j) => (j === i ? { ...x, source: e.target.value as KeySource } : x)))} aria-label="Key source">
               {KEY_SOURCES.map((s) => <option key={s} value={s}>{short(s)}</option>)}
             </select>
-            <input list={k.source === 'field' ? 'loupe-group-fields' : undefined} value={k.key} onChange={(e) => set('keys', spec.keys.map((x, j) => (j === i ? { ...x, key: e.target.value } : x)))} aria-label="Group key" size={16} data-testid="group-key-input" />
+            <input list={k.source === 'field' ? 'loupe-group-fields' : k.source === 'score' ? 'loupe-score-names' : undefined} value={k.key} onChange={(e) => set('keys', spec.keys.map((x, j) => (j === i ? { ...x, key: e.target.value } : x)))} aria-label="Group key" size={16} data-testid="group-key-input" />
             <button onClick={() => set('keys', spec.keys.filter((_, j) => j !== i))} title="Remove key">×</button>
           </span>
         ))}
@@ -104,7 +106,7 @@ export function GroupBuilder({ spec, onChange }: { spec: GroupSpec; onChange(s: 
           <span key={i} className="gb-chip" data-testid="distribution">
             <input value={d.alias} onChange={(e) => set('distributions', spec.distributions.map((x, j) => (j === i ? { ...x, alias: e.target.value } : x)))} aria-label="Distribution alias" size={10} aria-invalid={!isAlias(d.alias)} />
             of
-            <select value={d.value.source} onChange={(e) => set('distributions', spec.distributions.map((x, j) => (j === i ? { ...x, value: { ...x.value, source: e.target.value as KeySource } } : x)))} aria-label="Distribution source">
+            <select value={d.value.source} onChange={(e) => set('distributions', spec.distributions.map((x, j) => (j === i ? { ...x, value: { ...x.value, source: e.target.value as Distribution['value']['source'] } } : x)))} aria-label="Distribution source">
               {CUSTOM_SOURCES.map((s) => <option key={s} value={s}>{short(s)}</option>)}
             </select>
             <input value={d.value.key} onChange={(e) => set('distributions', spec.distributions.map((x, j) => (j === i ? { ...x, value: { ...x.value, key: e.target.value } } : x)))} placeholder="attribute key" aria-label="Distribution key" size={14} data-testid="distribution-key" />

@@ -8,6 +8,8 @@ import { useMemo, useState } from 'react';
 import type { SortingState } from '@tanstack/react-table';
 import { useOp } from '../../api/query';
 import { GroupBuilder } from './GroupBuilder';
+import { scoreField } from './expr';
+import { useScoreNames } from '../../scores/useScores';
 import { GroupTable } from './GroupTable';
 import { groupRequestPart, type GroupSpec } from './groupModel';
 import { useSpansUi } from './spansStore';
@@ -34,6 +36,7 @@ export interface GroupViewProps {
 
 export function GroupView({ project, filterPart, spec: applied, sorting, onChange, onDrill }: GroupViewProps) {
   const setSaved = useSpansUi((s) => s.setGroupSpec);
+  const scoreNames = useScoreNames(project);
   const appliedKey = JSON.stringify(applied);
   const [draft, setDraft] = useState<GroupSpec>(applied);
   // Another grouping arrived through the link (back/forward, a pasted link): the builder shows it.
@@ -82,7 +85,7 @@ export function GroupView({ project, filterPart, spec: applied, sorting, onChang
 
   return (
     <div className="group-view">
-      <GroupBuilder spec={draft} onChange={setDraft} />
+      <GroupBuilder spec={draft} onChange={setDraft} scoreNames={scoreNames} />
       <div className="toolbar">
         <button className="primary" onClick={apply} disabled={!dirty} data-testid="apply-group">Apply</button>
         {dirty && <button onClick={() => setDraft(applied)}>Discard changes</button>}
@@ -109,7 +112,7 @@ export function GroupView({ project, filterPart, spec: applied, sorting, onChang
             onDrill(
               keys
                 .filter((k) => row.group_keys[k.alias] !== null && row.group_keys[k.alias] !== undefined)
-                .map((k) => ({ field: k.source === 'field' ? k.key : `${k.source}.${k.key}`, value: String(row.group_keys[k.alias]) })),
+                .map((k) => ({ field: k.source === 'field' ? k.key : k.source === 'score' ? scoreField(k.key) : `${k.source}.${k.key}`, value: String(row.group_keys[k.alias]) })),
             );
           }}
         />

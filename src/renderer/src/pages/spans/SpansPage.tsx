@@ -14,6 +14,7 @@ import { filterFromParams, groupFromParams, paramsFromFilter, type GroupState } 
 import { defaultGroupSpec, useSpansUi } from './spansStore';
 import './spans.css';
 import { useResetOnChange } from '../../hooks/reset';
+import { useScoreNames } from '../../scores/useScores';
 
 export function SpansPage() {
   const project = useProject();
@@ -22,6 +23,7 @@ export function SpansPage() {
   const [mode, setMode] = useState<'list' | 'group'>(params.get('mode') === 'group' ? 'group' : 'list');
   const [group, setGroup] = useState<GroupState>(() => groupFromParams(params));
   const saved = useSpansUi((s) => s.groupSpecs[project]);
+  const scoreNames = useScoreNames(project);
 
   // A new deep link (e.g. from Agents, or a shared grouping) while mounted replaces the filter and grouping.
   const linkKey = params.toString();
@@ -56,7 +58,7 @@ export function SpansPage() {
           <button role="tab" aria-selected={mode === 'group'} className={mode === 'group' ? 'active' : ''} onClick={() => update(filter, 'group')} data-testid="mode-group">Group by</button>
         </div>
       </div>
-      <FilterBar state={filter} onChange={(f) => update(f)} />
+      <FilterBar state={filter} onChange={(f) => update(f)} scoreNames={scoreNames} />
       {error ? (
         <div className="error-text" role="alert">Fix the $expr text to run the query: {error}</div>
       ) : mode === 'list' ? (

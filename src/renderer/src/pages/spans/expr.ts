@@ -7,7 +7,10 @@
 export type FilterOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'icontains' | 'in' | 'is_null' | 'not_null';
 
 export interface FilterRow {
-  /** A column name, a semantic name (gen_ai.agent.name), a derived key (duration_ms) or `custom_attrs_<type>.<key>`. */
+  /**
+   * A column name, a semantic name (gen_ai.agent.name), a derived key (duration_ms), `custom_attrs_<type>.<key>`,
+   * or `$score.<name>` (a score of the span, its turn or its conversation, issue 20).
+   */
   field: string;
   op: FilterOp;
   /** Raw text from the input box; converted by `literalOf`. Comma-separated for `in`. */
@@ -42,7 +45,33 @@ export function literalOf(text: string): string | number | boolean {
   return text;
 }
 
+/** Filter-row fields naming a score: `$score.helpful`. */
+export const SCORE_FIELD_PREFIX = '$score.';
+export const scoreField = (name: string): string => `${SCORE_FIELD_PREFIX}${name}`;
+
+/**
+ * A condition on a score as `$score` (semantics of `{"$score": {name, min?, max?, label?, labels?}}`:
+ * bounds are inclusive, so > and ≥ both mean "at least", < and ≤ "at most"; = on a number is both
+ * bounds, on true/false 1/0, on text the label; "contains" has no score form and reads as the label).
+ */
+function scoreOperand(name: string, op: FilterOp, value: string): Record<string, unknown> {
+  const lit = literalOf(value);
+  const score = (cond: Record<string, unknown>) => ({ $score: { name, ...cond } });
+  const eq = () => (typeof lit === 'number' ? score({ min: lit, max: lit }) : typeof lit === 'boolean' ? score({ min: +lit, max: +lit }) : score({ label: value.trim() }));
+  const n = typeof lit === 'number' ? lit : typeof lit === 'boolean' ? +lit : NaN;
+  switch (op) {
+    case 'eq': case 'contains': case 'icontains': return eq();
+    case 'neq': return { $not: [eq()] };
+    case 'gt': case 'gte': return Number.isFinite(n) ? score({ min: n }) : score({});
+    case 'lt': case 'lte': return Number.isFinite(n) ? score({ max: n }) : score({});
+    case 'in': return score({ labels: value.split(',').map((v) => v.trim()).filter(Boolean) });
+    case 'is_null': return { $not: [score({})] };
+    case 'not_null': return score({});
+  }
+}
+
 function operand(row: FilterRow): Record<string, unknown> {
+  if (row.field.startsWith(SCORE_FIELD_PREFIX)) return scoreOperand(row.field.slice(SCORE_FIELD_PREFIX.length), row.op, row.value);
   const field = { $getField: row.field };
   const lit = { $literal: literalOf(row.value) };
   switch (row.op) {

@@ -7,7 +7,8 @@ import type { Expr } from './expr';
 import { ALIAS_PATTERN, defaultGroupAlias } from '../../../../shared/group-alias';
 
 export type ValueSource = 'field' | 'derived' | 'custom_attrs_string' | 'custom_attrs_int' | 'custom_attrs_float' | 'custom_attrs_bool';
-export type KeySource = 'field' | 'custom_attrs_string' | 'custom_attrs_int' | 'custom_attrs_float' | 'custom_attrs_bool';
+/** 'score': group by the value (or label) of a score of that name on the span, its turn or conversation (issue 20). */
+export type KeySource = 'field' | 'score' | 'custom_attrs_string' | 'custom_attrs_int' | 'custom_attrs_float' | 'custom_attrs_bool';
 export type Aggregation = 'sum' | 'avg' | 'min' | 'max' | 'count' | 'count_distinct' | 'count_true' | 'count_false';
 
 export const AGGREGATIONS: Aggregation[] = ['count', 'sum', 'avg', 'min', 'max', 'count_distinct', 'count_true', 'count_false'];
@@ -21,7 +22,7 @@ export const GROUP_FIELDS = [
 export interface GroupKey { source: KeySource; key: string; alias?: string }
 export interface Measure { alias: string; aggregation: Aggregation; value?: { source: ValueSource; key: string }; filter?: Expr }
 export interface GroupFilter { measure: Measure; min?: number; max?: number }
-export interface Distribution { alias: string; value: { source: KeySource; key: string }; bins?: number; top_n?: number }
+export interface Distribution { alias: string; value: { source: Exclude<KeySource, 'field' | 'score'>; key: string }; bins?: number; top_n?: number }
 
 export interface GroupSpec {
   keys: GroupKey[];
@@ -65,8 +66,9 @@ export function groupRequestPart(spec: GroupSpec): Record<string, unknown> {
   return part;
 }
 
-const KEY_SOURCE_SET = new Set<string>(['field', 'custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool']);
-const VALUE_SOURCE_SET = new Set<string>([...KEY_SOURCE_SET, 'derived']);
+const KEY_SOURCE_SET = new Set<string>(['field', 'score', 'custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool']);
+const CUSTOM_SOURCE_SET = new Set<string>(['custom_attrs_string', 'custom_attrs_int', 'custom_attrs_float', 'custom_attrs_bool']);
+const VALUE_SOURCE_SET = new Set<string>(['field', 'derived', ...CUSTOM_SOURCE_SET]);
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -101,11 +103,11 @@ export function specFromParam(text: string | null): GroupSpec | null {
       const measure = measureOf(f.measure);
       return measure ? [{ measure, ...(numOrUndef(f.min) !== undefined ? { min: numOrUndef(f.min) } : {}), ...(numOrUndef(f.max) !== undefined ? { max: numOrUndef(f.max) } : {}) }] : [];
     }),
-    distributions: list(raw.distributions).filter(isObj).filter((d) => isObj(d.value) && KEY_SOURCE_SET.has(str(d.value.source))).map((d) => {
+    distributions: list(raw.distributions).filter(isObj).filter((d) => isObj(d.value) && CUSTOM_SOURCE_SET.has(str(d.value.source))).map((d) => {
       const value = d.value as Record<string, unknown>;
       return {
         alias: str(d.alias),
-        value: { source: value.source as KeySource, key: str(value.key) },
+        value: { source: value.source as Distribution['value']['source'], key: str(value.key) },
         ...(numOrUndef(d.bins) !== undefined ? { bins: numOrUndef(d.bins) } : {}),
         ...(numOrUndef(d.top_n) !== undefined ? { top_n: numOrUndef(d.top_n) } : {}),
       };

@@ -7,7 +7,7 @@ import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
 import { emptyGroupSpec, type GroupSpec, type KeySource } from './groupModel';
 
-export interface CustomColumn { source: Exclude<KeySource, 'field'>; key: string }
+export interface CustomColumn { source: Exclude<KeySource, 'field' | 'score'>; key: string }
 
 interface SpansUi {
   customColumns: Record<string, CustomColumn[]>;

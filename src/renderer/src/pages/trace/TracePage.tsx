@@ -23,6 +23,8 @@ import { FindBar, useTraceFind } from '../../trace/find';
 import { Splitter } from '../../components/Splitter';
 import { useUi } from '../../stores/ui';
 import { useWidth } from '../../hooks/width';
+import { useScoresOf } from '../../scores/useScores';
+import { scoresBy } from '../../scores/format';
 
 /** The least width (px) the waterfall or chat keeps beside the span panel: a 140 px name column and a time axis. */
 const MIN_MAIN = 300;
@@ -50,6 +52,14 @@ export function TracePage() {
     return built;
   }, [spans.rows]);
   const order = useMemo(() => treeOrder(tree), [tree]);
+  // Score badges on tree rows (issue 20): a span's scores on its row, the turn's (the trace's) on the root rows.
+  const scores = useScoresOf(project, { trace_id: traceId });
+  const rowScores = useMemo(() => {
+    const bySpan = scoresBy(scores, 'span_id', (s) => s.target === 'span');
+    const turn = scores.filter((s) => s.target === 'turn');
+    if (turn.length) for (const r of tree.roots) bySpan.set(r.span.span_id, [...turn, ...(bySpan.get(r.span.span_id) ?? [])]);
+    return bySpan;
+  }, [scores, tree]);
   const errors = useMemo(() => errorIds(order), [order]);
 
   // Opened from a search (?q=): find starts with that term, so it is marked in the waterfall and the chat.
@@ -101,7 +111,7 @@ export function TracePage() {
         <div className="trace-layout" ref={layoutRef} style={spanId ? { gridTemplateColumns: `minmax(0, 1fr) 8px ${detailWidth}px` } : undefined}>
           <div className="trace-main">
             {tab === 'timeline' ? (
-              spans.rows.length > 0 && <Waterfall tree={tree} selected={spanId} onSelect={select} matches={find.set} toolbar={toolbar} />
+              spans.rows.length > 0 && <Waterfall tree={tree} selected={spanId} onSelect={select} matches={find.set} toolbar={toolbar} scores={rowScores} />
             ) : (
               <>
                 <div className="wf-toolbar toolbar trace-chat-toolbar">{toolbar}</div>
