@@ -22,6 +22,7 @@ export const CLICKHOUSE_CONFORMANCE = [
   'test/http/mcp-stdio.test.ts',
   'test/http/scores-http.test.ts',
   'test/http/scorers-http.test.ts',
+  'test/http/clusters-http.test.ts',
 ];
 
 // Two cores here: run test files in two forked workers. Slow suites (training, e2e) set their own

@@ -130,6 +130,40 @@ describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
         ids.map((t) => spansOfConversation(mine.filter((s) => s.trace_id === t), 'c2').map((s) => s.span_id).sort()),
       );
     });
+
+    it('conversationsTurnIds + turnsSpans: the turns of many conversations and the spans of many turns in one read each', async () => {
+      const convs = ['c1', 'c2', 'nope'];
+      const answer = await traces.conversationsTurnIds(P, convs);
+      expect(answer.map((c) => c.conversation_id)).toEqual(['c1', 'c2']);
+      const got = new Map(answer.map((c) => [c.conversation_id, c.trace_ids]));
+      for (const c of ['c1', 'c2']) {
+        // Oldest first: conversationTurns' newest-first page reversed.
+        const page = await traces.conversationTurns({ project_id: P, conversation_id: c, limit: 100, offset: 0 });
+        expect(got.get(c)).toEqual([...page.trace_ids].reverse());
+      }
+      expect(await traces.conversationsTurnIds(P, [])).toEqual([]);
+      // The other project's c1 is its own.
+      expect(await traces.conversationsTurnIds(OTHER, ['c2', 'c1'])).toEqual([{ conversation_id: 'c1', trace_ids: traceIds(ofProject(all, OTHER).filter((s) => s.conversation_id === 'c1')) }]);
+      // Turns of two conversations, a whole trace, an unknown trace: each as its own read gives it.
+      const bare = traceIds(mine)[0]!;
+      const refs = [
+        ...got.get('c1')!.map((t) => ({ trace_id: t, conversation_id: 'c1' })),
+        ...got.get('c2')!.map((t) => ({ trace_id: t, conversation_id: 'c2' })),
+        { trace_id: bare, conversation_id: null },
+        { trace_id: 'f'.repeat(32), conversation_id: null },
+      ];
+      const spans = await traces.turnsSpans(P, refs);
+      expect(spans).toHaveLength(refs.length);
+      for (const [i, r] of refs.entries()) {
+        const one = r.conversation_id === null ? await traces.traceSpans(P, r.trace_id) : (await traces.conversationTurnSpans(P, r.conversation_id, [r.trace_id]))[0]!;
+        const ids = (ss: { span_id: string }[]) => ss.map((s) => s.span_id).sort();
+        expect(ids(spans[i]!)).toEqual(ids(one));
+        const byId = new Map(one.map((s) => [s.span_id, s]));
+        for (const s of spans[i]!) expect(s).toEqual(byId.get(s.span_id));
+      }
+      expect(spans.at(-1)).toEqual([]);
+      expect(await traces.turnsSpans(P, [])).toEqual([]);
+    });
   });
 
   describe('analytics', () => {

@@ -172,6 +172,18 @@ export interface ChannelTotals {
   rejected: { line: number | null; message: string }[];
 }
 
+/** A turn to read with TraceStore.turnsSpans: a trace and the conversation whose turn it is (null: the whole trace). */
+export interface TurnRef {
+  trace_id: string;
+  conversation_id: string | null;
+}
+
+/** A conversation's turns (TraceStore.conversationsTurnIds), oldest first. */
+export interface ConversationTurnIds {
+  conversation_id: string;
+  trace_ids: string[];
+}
+
 /** A page of a conversation's turns (newest first, by turn start then trace id, both descending). */
 export interface TurnPage {
   /** Trace ids of the page's turns, newest first. */
@@ -336,6 +348,19 @@ export interface TraceStore {
    * its spans that belong to the conversation: untagged or tagged with this conversation (§4.1).
    */
   conversationTurnSpans(projectId: string, conversationId: string, traceIds: readonly string[], opts?: ReadOptions): Promise<ChatSpan[][]>;
+  /**
+   * The turns of many conversations in one read (issue 20: scorers and failure signatures walk every
+   * turn): the conversations asked that have turns, in the order asked, each with its trace ids, oldest
+   * turn first (the reverse of conversationTurns' order). An array (not a Map): it crosses the SQLite
+   * read pool's thread boundary, where an iterable answer is taken for a stream of rows.
+   */
+  conversationsTurnIds(projectId: string, conversationIds: readonly string[], opts?: ReadOptions): Promise<ConversationTurnIds[]>;
+  /**
+   * The spans of many turns in one read, for each ref in the order asked: a turn's spans (those of the
+   * trace credited to its conversation, as conversationTurnSpans), or every span of a bare trace
+   * (conversation_id null, as traceSpans). Unknown traces are [].
+   */
+  turnsSpans(projectId: string, turns: readonly TurnRef[], opts?: ReadOptions): Promise<ChatSpan[][]>;
 
   // ---- lists and analytics (plans are validated by the service; adapters only compile them)
 

@@ -1,8 +1,9 @@
 /**
  * The turns of a selection (contract/scorers.ts Selection), read in batches so a rule scorer runs at
- * thousands of turns a second: the conversations list gives the rows (conversations, and traces
- * without one), then each conversation's turns are read in one call per chunk of traces
- * (`conversationTurnSpans`), a bare trace with `traceSpans`.
+ * thousands of turns a second on either store: the conversations list gives the rows (conversations,
+ * and traces without one) a page at a time; for a batch of rows one read gives every conversation's
+ * turn ids (`conversationsTurnIds`) and one read per chunk of turns their spans (`turnsSpans`). A
+ * batch of ROW_BATCH conversations costs a handful of queries, never a few per conversation.
  */
 import type { z } from 'zod';
 import type { ServiceContext } from '../context.js';
@@ -24,10 +25,15 @@ export interface SelectedTurn {
 }
 
 const PAGE = 1000;
-const TURN_CHUNK = 64;
+/** Rows whose turn ids are read at once. */
+const ROW_BATCH = 250;
+/** Turns whose spans are read at once (a ClickHouse read names each trace; a turn is a few spans). */
+const TURN_CHUNK = 250;
+
+type Row = { kind: 'conversation' | 'trace'; id: string };
 
 /** The list rows of a selection: [kind, id] pairs. */
-export async function* selectedRows(ctx: ServiceContext, projectId: string, sel: SelectionIn, clusterRows?: (id: string) => Promise<string[]>): AsyncGenerator<{ kind: 'conversation' | 'trace'; id: string }> {
+export async function* selectedRows(ctx: ServiceContext, projectId: string, sel: SelectionIn, clusterRows?: (id: string) => Promise<string[]>): AsyncGenerator<Row> {
   if (sel.cluster_id) {
     if (!clusterRows) throw invalid(['body', 'selection', 'cluster_id'], 'clusters are not available here');
     const ids = new Set(await clusterRows(sel.cluster_id));
@@ -35,9 +41,10 @@ export async function* selectedRows(ctx: ServiceContext, projectId: string, sel:
   }
   if (sel.conversation_ids) {
     // A conversation id, or a trace without a conversation (the list's 'trace' rows use the trace id).
-    for (const id of sel.conversation_ids) {
-      const t = await ctx.traces.conversationTurns({ project_id: projectId, conversation_id: id, limit: 0, offset: 0 });
-      yield { kind: t.total_turns ? 'conversation' : 'trace', id };
+    for (let i = 0; i < sel.conversation_ids.length; i += ROW_BATCH) {
+      const ids = sel.conversation_ids.slice(i, i + ROW_BATCH);
+      const turns = new Set((await ctx.traces.conversationsTurnIds(projectId, ids)).map((c) => c.conversation_id));
+      for (const id of ids) yield { kind: turns.has(id) ? 'conversation' : 'trace', id };
     }
     return;
   }
@@ -73,29 +80,33 @@ export async function* selectedRows(ctx: ServiceContext, projectId: string, sel:
 export async function* selectedTurns(ctx: ServiceContext, projectId: string, sel: SelectionIn, clusterRows?: (id: string) => Promise<string[]>): AsyncGenerator<SelectedTurn> {
   let n = 0;
   const max = sel.max_turns ?? Infinity;
+  let rows: Row[] = [];
+  const turnsOf = async function* (batch: Row[]): AsyncGenerator<SelectedTurn> {
+    const convIds = batch.filter((r) => r.kind === 'conversation').map((r) => r.id);
+    const turnIds = new Map((await ctx.traces.conversationsTurnIds(projectId, convIds)).map((c) => [c.conversation_id, c.trace_ids]));
+    const refs: { trace_id: string; conversation_id: string | null }[] = [];
+    for (const r of batch) {
+      if (r.kind === 'trace') refs.push({ trace_id: r.id, conversation_id: null });
+      else for (const t of turnIds.get(r.id) ?? []) refs.push({ trace_id: t, conversation_id: r.id });
+    }
+    for (let i = 0; i < refs.length && n < max; ) {
+      const chunk = refs.slice(i, i + Math.min(TURN_CHUNK, max - n));
+      i += chunk.length;
+      const spans = await ctx.traces.turnsSpans(projectId, chunk);
+      for (const [j, ref] of chunk.entries()) {
+        // A bare trace with no stored span (deleted since the list was read) is no turn.
+        if (ref.conversation_id === null && !spans[j]!.length) continue;
+        yield { conversation_id: ref.conversation_id, trace_id: ref.trace_id, spans: spans[j]! };
+        n += 1;
+      }
+    }
+  };
   for await (const row of selectedRows(ctx, projectId, sel, clusterRows)) {
-    if (row.kind === 'trace') {
-      const spans = await ctx.traces.traceSpans(projectId, row.id);
-      if (spans.length) {
-        yield { conversation_id: null, trace_id: row.id, spans };
-        if (++n >= max) return;
-      }
-      continue;
-    }
-    const ids: string[] = [];
-    for (let offset = 0; ; offset += PAGE) {
-      const page = await ctx.traces.conversationTurns({ project_id: projectId, conversation_id: row.id, limit: PAGE, offset });
-      ids.push(...page.trace_ids);
-      if (page.trace_ids.length < PAGE) break;
-    }
-    ids.reverse(); // the turns page is newest first
-    for (let i = 0; i < ids.length; i += TURN_CHUNK) {
-      const chunk = ids.slice(i, i + TURN_CHUNK);
-      const spans = await ctx.traces.conversationTurnSpans(projectId, row.id, chunk);
-      for (const [j, s] of spans.entries()) {
-        yield { conversation_id: row.id, trace_id: chunk[j]!, spans: s };
-        if (++n >= max) return;
-      }
-    }
+    rows.push(row);
+    if (rows.length < ROW_BATCH) continue;
+    yield* turnsOf(rows);
+    rows = [];
+    if (n >= max) return;
   }
+  if (rows.length && n < max) yield* turnsOf(rows);
 }

@@ -8,7 +8,7 @@ import type { SpanRecord } from '../../domain/span.js';
 import type { ConversationsPlan, AgentsPlan, SpansListPlan, SpansGroupPlan, ThreadsPlan } from '../../domain/plans.js';
 import {
   StoreError,
-  type DeleteSelection, type EncodedBatch, type ExportSelection, type ReadOptions, type SearchQuery, type TraceStore, type WriteResult,
+  type DeleteSelection, type EncodedBatch, type ExportSelection, type ReadOptions, type SearchQuery, type TraceStore, type TurnRef, type WriteResult,
 } from '../ports.js';
 import { ClickHouse, parseStoreUrl, redactStoreUrl } from './connection.js';
 import { encodeSpans, type EncodedSpans } from './encode.js';
@@ -19,7 +19,7 @@ import { groupSpans } from './reads/spans-group.js';
 import { agents } from './reads/agents.js';
 import { threads } from './reads/threads.js';
 import { conversations, facets } from './reads/conversations.js';
-import { conversationTurns, spansOfTraces } from './reads/chat.js';
+import { conversationTurns, conversationsTurnIds, spansOfTraces, turnsSpans } from './reads/chat.js';
 import { timeline } from './reads/timeline.js';
 import { exportTraceIds, exportTraceSpans } from './reads/export.js';
 import { search } from './reads/search.js';
@@ -150,6 +150,14 @@ export class ClickHouseTraceStore implements TraceStore {
 
   conversationTurnSpans(projectId: string, conversationId: string, traceIds: readonly string[], opts: ReadOptions = {}) {
     return spansOfTraces(this.ch, projectId, traceIds, conversationId, opts);
+  }
+
+  conversationsTurnIds(projectId: string, conversationIds: readonly string[], opts: ReadOptions = {}) {
+    return conversationsTurnIds(this.ch, projectId, conversationIds, opts);
+  }
+
+  turnsSpans(projectId: string, turns: readonly TurnRef[], opts: ReadOptions = {}) {
+    return turnsSpans(this.ch, projectId, turns, opts);
   }
 
   conversations(plan: ConversationsPlan, opts: ReadOptions = {}) {

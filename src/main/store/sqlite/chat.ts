@@ -1,7 +1,8 @@
 import type { Db } from './open.js';
 import type { ChatSpan } from '../../domain/chat/span.js';
 import type { SpanMessage, StatusCode } from '../../domain/span.js';
-import type { TurnPage } from '../ports.js';
+import type { ConversationTurnIds, TurnPage, TurnRef } from '../ports.js';
+import { groupTurns, turnIdsOf } from '../turn-spans.js';
 import { INHERITED_AGENT, INHERITED_CONVERSATION, wallMs } from '../../domain/accounting.js';
 import { isoFromNs } from '../../domain/time.js';
 import { HANDOFF_PREFIXES, handoffAttrs } from '../../domain/chat/transfer.js';
@@ -37,6 +38,14 @@ export const SQL = {
   // A turn: the trace's spans credited to the conversation (domain/accounting.ts; the column holds the credited id).
   conversationTraceSpans: `SELECT ${spanColumns()} FROM spans s JOIN span_details d ON d.span_rowid = s.id
     WHERE s.project_id = @project_id AND s.trace_id = @trace_id AND s.conversation_id = @conversation_id`,
+  // Many turns at once (the evals reader): every span of the traces with the conversation it is credited
+  // to, grouped and filtered by the caller (spans of a trace are few; the traces are many).
+  spansOfTraces: `SELECT ${spanColumns()}, s.conversation_id AS credited_conversation_id FROM spans s JOIN span_details d ON d.span_rowid = s.id
+    WHERE s.project_id = @project_id AND s.trace_id IN (SELECT value FROM json_each(@trace_ids))`,
+  // The turns of many conversations, oldest first (the reverse of pageTurns' order).
+  turnIdsOf: `SELECT conversation_id, trace_id FROM conversation_turns
+    WHERE project_id = @project_id AND conversation_id IN (SELECT value FROM json_each(@conversation_ids))
+    ORDER BY conversation_id, turn_start_ns ASC, trace_id ASC`,
   traceSpansLight: `SELECT ${lightColumns()}, s.id AS rid FROM spans s WHERE s.project_id = @project_id AND s.trace_id = @trace_id`,
   // Messages are stored as JSON.stringify output, so a user-role message contains '"role":"user"' and a
   // tool-call part '"type":"tool_call' (LIKE ignores ASCII case; a message that merely quotes these
@@ -197,6 +206,10 @@ export interface ChatRepo {
   conversationTurns(q: { project_id: string; conversation_id: string; limit: number; offset: number }): TurnPage;
   /** For each trace id, its spans that belong to the conversation's turn: untagged or tagged with it (§4.1). */
   conversationTurnSpans(projectId: string, conversationId: string, traceIds: readonly string[]): ChatSpan[][];
+  /** TraceStore.conversationsTurnIds: each conversation's turn ids, oldest first. */
+  conversationsTurnIds(projectId: string, conversationIds: readonly string[]): ConversationTurnIds[];
+  /** TraceStore.turnsSpans: the spans of many turns (or whole traces) in one read. */
+  turnsSpans(projectId: string, turns: readonly TurnRef[]): ChatSpan[][];
 }
 
 export function createChatRepo(db: Db): ChatRepo {
@@ -209,6 +222,8 @@ export function createChatRepo(db: Db): ChatRepo {
   const light = db.prepare<{ project_id: string; trace_id: string }, unknown[]>(SQL.traceSpansLight).raw(true);
   const lightNames = light.columns().map((c) => c.name);
   const details = db.prepare<[number], HeavyRow>(SQL.details);
+  const manySpans = db.prepare<{ project_id: string; trace_ids: string }, Row & { credited_conversation_id: string | null }>(SQL.spansOfTraces);
+  const turnIds = db.prepare<{ project_id: string; conversation_ids: string }, { conversation_id: string; trace_id: string }>(SQL.turnIdsOf);
   const hints = db.prepare<{ project_id: string; trace_id: string }, { span_id: string; user_input: number; tool_parts: number }>(SQL.messageHints);
   return {
     traceMessageHints: (project_id, trace_id) => {
@@ -225,5 +240,12 @@ export function createChatRepo(db: Db): ChatRepo {
     },
     conversationTurnSpans: (project_id, conversation_id, traceIds) =>
       traceIds.map((trace_id) => convSpans.all({ project_id, trace_id, conversation_id }).map(toSpan)),
+    conversationsTurnIds: (project_id, conversationIds) =>
+      conversationIds.length ? turnIdsOf(conversationIds, turnIds.all({ project_id, conversation_ids: JSON.stringify(conversationIds) })) : [],
+    turnsSpans: (project_id, turns) => {
+      if (!turns.length) return [];
+      const rows = manySpans.all({ project_id, trace_ids: JSON.stringify([...new Set(turns.map((t) => t.trace_id))]) });
+      return groupTurns(turns, rows, ({ credited_conversation_id: c, ...r }) => ({ trace_id: r.trace_id, conversation_id: c, span: toSpan(r) }));
+    },
   };
 }

@@ -39,6 +39,8 @@ export function createReader(db: Db) {
       chatPage(traceId, chat.traceSpansLazy(projectId, traceId), chat.traceMessageHints(projectId, traceId), offset, limit),
     conversationTurns: chat.conversationTurns,
     conversationTurnSpans: chat.conversationTurnSpans,
+    conversationsTurnIds: chat.conversationsTurnIds,
+    turnsSpans: chat.turnsSpans,
     conversations: (plan: ConversationsPlan) => conversations.list(plan),
     conversationFacets: (projectId: string) => conversations.facets(projectId),
     agents: (plan: AgentsPlan) => queryAgents(prep, plan),

@@ -88,6 +88,8 @@ export function createSqliteTraceStore(writer: Writer, file: string, opts: Sqlit
     traceChatPage: (projectId, traceId, page, o) => read('traceChatPage', [projectId, traceId, page.offset, page.limit], o),
     conversationTurns: (q, o) => read('conversationTurns', [q], o),
     conversationTurnSpans: (projectId, conversationId, traceIds, o) => read('conversationTurnSpans', [projectId, conversationId, traceIds], o),
+    conversationsTurnIds: (projectId, conversationIds, o) => read('conversationsTurnIds', [projectId, conversationIds], o),
+    turnsSpans: (projectId, turns, o) => read('turnsSpans', [projectId, turns], o),
     conversations: (plan, o) => read('conversations', [plan], o),
     conversationFacets: (projectId, o) => read('conversationFacets', [projectId], o),
     agents: (plan, o) => read('agents', [plan], o),

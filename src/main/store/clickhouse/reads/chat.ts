@@ -5,12 +5,13 @@
  */
 import type { ChatSpan } from '../../../domain/chat/span.js';
 import type { SpanMessage, StatusCode } from '../../../domain/span.js';
-import type { ReadOptions, TurnPage } from '../../ports.js';
+import type { ConversationTurnIds, ReadOptions, TurnPage, TurnRef } from '../../ports.js';
+import { groupTurns, turnIdsOf } from '../../turn-spans.js';
 import type { ClickHouse } from '../connection.js';
 import { big, int } from '../rows.js';
 import { INHERITED_AGENT, INHERITED_CONVERSATION, wallMs } from '../../../domain/accounting.js';
 import { isoFromNs } from '../../../domain/time.js';
-import { limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
+import { join, limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
 import { HANDOFF_KEYS } from '../../../domain/chat/transfer.js';
 import { traceIn } from './keys.js';
 import { inDays } from '../writer.js';
@@ -122,17 +123,17 @@ function toChatSpan(r: Light, h: Heavy | undefined): ChatSpan {
 }
 
 /**
- * Spans of several traces of a project (optionally only those untagged or tagged with a conversation),
- * grouped by trace in the order asked. A trace whose summary is missing (its write failed after the
- * spans were stored) is read across all partitions, so no stored span is ever invisible.
+ * The light rows and payloads of several traces of a project (optionally only the spans credited to a
+ * conversation). A trace whose summary is missing (its write failed after the spans were stored) is
+ * read across all partitions, so no stored span is ever invisible.
  */
-export async function spansOfTraces(ch: ClickHouse, projectId: string, traceIds: readonly string[], conversationId: string | null, opts: ReadOptions): Promise<ChatSpan[][]> {
-  if (!traceIds.length) return [];
+async function readTraces(ch: ClickHouse, projectId: string, traceIds: readonly string[], conversationId: string | null, opts: ReadOptions) {
   // A turn: the trace's spans credited to the conversation (domain/accounting.ts; the column holds the credited id).
   const conv = conversationId === null ? raw('') : sql` AND conversation_id = ${str(conversationId)}`;
   const read = (days: Sql) =>
     Promise.all([
-      ch.rows<Light>(sql`SELECT ${CHAT_LIGHT}, ${HANDOFF_COLUMNS} FROM spans FINAL WHERE project_id = ${str(projectId)} AND ${days} AND ${traceIn(traceIds)} AND deleted = 0${conv}${FINAL_SETTINGS}`, opts),
+      ch.rows<Light>(sql`SELECT ${CHAT_LIGHT}, conversation_id AS credited_conversation_id, ${HANDOFF_COLUMNS} FROM spans FINAL
+          WHERE project_id = ${str(projectId)} AND ${days} AND ${traceIn(traceIds)} AND deleted = 0${conv}${FINAL_SETTINGS}`, opts),
       ch.rows<Heavy>(
         sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages FROM span_payloads FINAL
             WHERE project_id = ${str(projectId)} AND ${days} AND ${traceIn(traceIds)} AND deleted = 0${FINAL_SETTINGS}`,
@@ -142,9 +143,35 @@ export async function spansOfTraces(ch: ClickHouse, projectId: string, traceIds:
   let [light, heavy] = await read(await traceDays(ch, projectId, traceIds, opts));
   if (new Set(light.map((r) => r.trace_id)).size < traceIds.length) [light, heavy] = await read(raw('1'));
   const payload = new Map(heavy.map((h) => [`${h.trace_id}/${h.span_id}`, h]));
+  return { light, spanOf: (r: Light) => toChatSpan(r, payload.get(`${r.trace_id}/${r.span_id}`)) };
+}
+
+/** Spans of several traces of a project (optionally only those credited to a conversation), grouped by trace in the order asked. */
+export async function spansOfTraces(ch: ClickHouse, projectId: string, traceIds: readonly string[], conversationId: string | null, opts: ReadOptions): Promise<ChatSpan[][]> {
+  if (!traceIds.length) return [];
+  const { light, spanOf } = await readTraces(ch, projectId, traceIds, conversationId, opts);
   const byTrace = new Map<string, ChatSpan[]>(traceIds.map((t) => [t, []]));
-  for (const r of light) byTrace.get(r.trace_id)?.push(toChatSpan(r, payload.get(`${r.trace_id}/${r.span_id}`)));
+  for (const r of light) byTrace.get(r.trace_id)?.push(spanOf(r));
   return traceIds.map((t) => byTrace.get(t)!);
+}
+
+/** TraceStore.turnsSpans: every span of the turns' traces in one read, kept per turn by credited conversation. */
+export async function turnsSpans(ch: ClickHouse, projectId: string, turns: readonly TurnRef[], opts: ReadOptions): Promise<ChatSpan[][]> {
+  if (!turns.length) return [];
+  const { light, spanOf } = await readTraces(ch, projectId, [...new Set(turns.map((t) => t.trace_id))], null, opts);
+  return groupTurns(turns, light, (r) => ({ trace_id: r.trace_id, conversation_id: (r.credited_conversation_id as string | null) ?? null, span: spanOf(r) }));
+}
+
+/** TraceStore.conversationsTurnIds: the turns of many conversations, oldest first, in one read. */
+export async function conversationsTurnIds(ch: ClickHouse, projectId: string, conversationIds: readonly string[], opts: ReadOptions): Promise<ConversationTurnIds[]> {
+  if (!conversationIds.length) return [];
+  const rows = await ch.rows<{ conversation_id: string; trace_id: string }>(
+    sql`SELECT conversation_id, trace_id FROM conversation_turns FINAL
+        WHERE project_id = ${str(projectId)} AND conversation_id IN (${join(conversationIds.map((c) => sql`${str(c)}`), ', ')}) AND deleted = 0
+        ORDER BY conversation_id, turn_start_ns ASC NULLS FIRST, trace_id ASC${FINAL_SETTINGS}`,
+    opts,
+  );
+  return turnIdsOf(conversationIds, rows);
 }
 
 /** A page of a conversation's turns, newest first, with the turn count and the sum of turn costs. */
