@@ -23,6 +23,7 @@ export const CLICKHOUSE_CONFORMANCE = [
   'test/http/scores-http.test.ts',
   'test/http/scorers-http.test.ts',
   'test/http/clusters-http.test.ts',
+  'test/http/judge-http.test.ts',
 ];
 
 // Two cores here: run test files in two forked workers. Slow suites (training, e2e) set their own
