@@ -11,7 +11,7 @@ import { BIG_PROJECT, BIG_SPANS, BIG_TRACE, REVISIONS, call, httpClient, prepare
 import type { RunningLoupe } from '../../src/main/serve.js';
 
 const TOOL_NAMES = [
-  'search_conversations', 'get_conversation', 'get_trace', 'get_span', 'query_spans', 'list_agents', 'compare', 'recent_errors',
+  'search_conversations', 'get_conversation', 'get_trace', 'get_span', 'query_spans', 'list_agents', 'compare', 'recent_errors', 'list_clusters', 'query_scores',
   'list_projects', 'add_feedback', 'list_models', 'list_checkpoints', 'list_training_jobs', 'get_training_job',
 ];
 

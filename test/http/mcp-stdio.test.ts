@@ -27,7 +27,7 @@ describe('loupe mcp on a folder no Loupe serves', () => {
     let stderr = '';
     const c = await spawnMcp(rev, (t) => (stderr += t));
     try {
-      expect((await c.listTools()).tools).toHaveLength(14);
+      expect((await c.listTools()).tools).toHaveLength(16);
       const errors = await call(c, 'recent_errors');
       const refund = errors.structured.groups.find((g: { tool: string | null }) => g.tool === 'issue_refund');
       expect(refund.error_type).toBe('PermissionDenied');

@@ -11,11 +11,13 @@ import { querySpans } from './query-spans.js';
 import { listAgents } from './list-agents.js';
 import { compare } from './compare.js';
 import { recentErrors } from './recent-errors.js';
+import { listClusters } from './list-clusters.js';
+import { queryScores } from './query-scores.js';
 import { listProjects } from './list-projects.js';
 import { addFeedback } from './add-feedback.js';
 import { getTrainingJob, listCheckpoints, listModels, listTrainingJobs } from './training.js';
 
 export const TOOLS: readonly ToolDef[] = [
-  searchConversations, getConversation, getTrace, getSpan, querySpans, listAgents, compare, recentErrors, listProjects, addFeedback,
+  searchConversations, getConversation, getTrace, getSpan, querySpans, listAgents, compare, recentErrors, listClusters, queryScores, listProjects, addFeedback,
   listModels, listCheckpoints, listTrainingJobs, getTrainingJob,
 ];

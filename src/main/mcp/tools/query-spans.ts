@@ -72,7 +72,7 @@ const input = z.object({
     .optional()
     .describe(
       'The Spans page\'s $expr filter, e.g. {"$expr":{"$and":[{"$eq":[{"$getField":"status_code"},{"$literal":"ERROR"}]},{"$gt":[{"$getField":"duration_ms"},{"$literal":1000}]}]}}. ' +
-        'Operators: $and $or $not $eq $gt $gte $lt $lte $in $contains $search; operands: $getField (a span field, a derived one such as duration_ms, or a custom attribute name), $literal, $convert',
+        'Operators: $and $or $not $eq $gt $gte $lt $lte $in $contains $search, $score ({"$score":{"name":"failures","label":…}}: spans whose span, turn or conversation carries that score; list_clusters gives each cluster\'s); operands: $getField (a span field, a derived one such as duration_ms, or a custom attribute name), $literal, $convert',
     ),
   group_by: z.array(Key).max(10).optional().describe('keys to group by: span fields ("agent_name", "request_model", "tool_name", "error_type", …) or {key, source: "custom_attrs_string"|…}; without group_by, span rows'),
   measures: z.array(Measure).max(20).optional().describe('extra measures per group, e.g. {"alias":"p_tokens","aggregation":"avg","value":{"key":"total_tokens","source":"derived"}}'),

@@ -3,6 +3,7 @@
  * searched as the page searches, one compact row per conversation (and per trace without one).
  */
 import { z } from 'zod';
+import { ScoreFilter } from '../../../shared/contract/scores.js';
 import { KB, answerBytes, cutOrNull, fitCount } from '../budget.js';
 import { cursorArg, projectArg, sinceArg, untilArg } from '../args.js';
 import { decodeListCursor, encodeListCursor } from '../cursor.js';
@@ -43,6 +44,7 @@ const input = z.object({
   query: z.string().max(256).optional().describe('Words said in the conversation (messages, tool arguments and results, attribute values): case-insensitive, as the Conversations page searches'),
   project: projectArg,
   agent: z.string().min(1).optional().describe('Only conversations this agent took part in (list_agents names them)'),
+  score: ScoreFilter.optional().describe('Only conversations carrying this score, e.g. a failure cluster\'s filter from list_clusters ({"name":"failures","label":…}) or {"name":"helpful","max":0.5}'),
   has_error: z.boolean().optional().describe('true: only conversations with a failed span; false: only those without'),
   since: sinceArg,
   until: untilArg,
@@ -67,7 +69,7 @@ export const searchConversations = tool({
   name: 'search_conversations',
   title: 'Search conversations',
   description:
-    'Find conversations (agent runs) by what was said, by agent, by failure or by time, newest activity first. ' +
+    'Find conversations (agent runs) by what was said, by agent, by failure, by a score or failure cluster, or by time, newest activity first. ' +
     'Each row: id, title, first user text, last answer, agents, turns, tokens, cost, errors, last activity. ' +
     'Open one with get_conversation; page on with next_cursor.',
   budget: BUDGET,
@@ -75,7 +77,7 @@ export const searchConversations = tool({
   output,
   async run(args, env) {
     const { project, others } = await chooseProject(env, args.project);
-    const scope = { project, q: args.query ?? null, a: args.agent ?? null, e: args.has_error ?? null, s: args.since ?? null, u: args.until ?? null };
+    const scope = { project, q: args.query ?? null, a: args.agent ?? null, e: args.has_error ?? null, sc: args.score ?? null, s: args.since ?? null, u: args.until ?? null };
     // The list's own keyset cursor (conversations.list next_cursor): a deep page costs what the first
     // does, and rows arriving between calls shift nothing.
     const at = decodeListCursor(args.cursor, 'search_conversations', scope);
@@ -86,6 +88,7 @@ export const searchConversations = tool({
         search: args.query?.trim() ? args.query : undefined,
         filters: {
           agent_names: args.agent ? [args.agent] : undefined,
+          scores: args.score ? [args.score] : undefined,
           status: args.has_error === undefined ? 'all' : args.has_error ? 'error' : 'ok',
           active_after: args.since,
           active_before: args.until,
