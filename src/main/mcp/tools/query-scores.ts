@@ -5,7 +5,7 @@
  * labels (`scores.summary`), so an agent learns what was scored before reading rows.
  */
 import { z } from 'zod';
-import { ScoreSource } from '../../../shared/contract/scores.js';
+import { Score, ScoreSource } from '../../../shared/contract/scores.js';
 import type { OpInput } from '../../../shared/contract/index.js';
 import type { OpResult } from '../caller.js';
 import { KB, answerBytes, cutOrNull, fitCount } from '../budget.js';
@@ -15,22 +15,10 @@ import { MAX_PROJECTS_SEARCHED, chooseProject, projectIds } from '../projects.js
 import { tool, type ToolEnv } from '../tool.js';
 import { quote } from '../text.js';
 
-const Row = z.object({
-  name: z.string(),
-  target: z.enum(['span', 'turn', 'conversation']),
-  value: z.union([z.number(), z.boolean()]).nullable(),
-  label: z.string().nullable(),
-  explanation: z.string().nullable(),
-  source: ScoreSource,
-  scorer: z.string().nullable(),
-  scorer_version: z.string().nullable(),
-  creator: z.string().nullable(),
+/** The contract's Score as an agent reads it: no internal id, `agent` for agent_name, long texts cut. */
+const Row = Score.omit({ score_id: true, agent_name: true }).extend({
   correction: z.string().nullable().describe("a reviewer's corrected answer (cut when long)"),
-  trace_id: z.string().nullable(),
-  span_id: z.string().nullable(),
-  conversation_id: z.string().nullable(),
   agent: z.string().nullable(),
-  created_at: z.string(),
 });
 type RowOut = z.infer<typeof Row>;
 
