@@ -19,6 +19,7 @@ import { acquireDataLock } from './settings/data-lock.js';
 import { LoginCodes, loginUrl } from './settings/login-codes.js';
 import { openSecretStore, type Encrypter, type SecretStore } from './settings/secrets.js';
 import { securePrivateFiles } from './settings/private-files.js';
+import { keepReserve, releaseReserve } from './settings/disk-reserve.js';
 import { StoreHealth } from './service/system/store-health.js';
 import { classifyStoreFailure } from './store/failures.js';
 import { runIntegrityCheck } from './service/system/integrity.js';
@@ -99,6 +100,11 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
     const stopWatching = watchExternalWrites(ctx);
     // Failure signatures and `auto` scorers on new turns (issue 20).
     const stopScoring = startAutoScoring(ctx);
+    const disk = health.disk();
+    // A nearly full disk (23.3): Loupe starts and reads; writes answer 503 until there is room again.
+    if (disk?.low && !health.readOnlyReason) opts.log?.(`the disk holding ${opts.dataDir} has ${Math.round(disk.free_bytes / 1024 / 1024)} MiB free: reads work, writes answer 503 until space is freed`);
+    // Room for the next start on a full disk (settings/disk-reserve.ts).
+    if (!health.readOnlyReason) keepReserve(opts.dataDir, opts.log);
     const checked = health.readOnlyReason ? Promise.resolve() : runIntegrityCheck(ctx, { full: false, log: opts.log });
     let closing: Promise<void> | null = null;
     return {
@@ -149,7 +155,9 @@ async function openCheckedStore(opts: StartOptions, health: StoreHealth, secrets
     return await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS, readers: readWorkers(opts), traceStore });
   } catch (e) {
     const err = explain(e);
-    if (classifyStoreFailure(err) !== 'damaged') throw err;
+    const kind = classifyStoreFailure(err);
+    if (kind === 'full') return openOnFullDisk(opts, health, traceStore);
+    if (kind !== 'damaged') throw err;
     const reason = `the database file is damaged (${errorMessage(err)})`;
     try {
       const store = await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, readonly: true, readers: readWorkers(opts), traceStore });
@@ -162,6 +170,24 @@ async function openCheckedStore(opts: StartOptions, health: StoreHealth, secrets
   }
 }
 
+/**
+ * A store that could not be opened for lack of space (SQLite's shared-memory index could not be
+ * created, or a migration ran out of room): read-only on the reserve the folder kept for this
+ * (settings/disk-reserve.ts), or an error naming the folder and the free space. Nothing is written.
+ */
+async function openOnFullDisk(opts: StartOptions, health: StoreHealth, traceStore: StoreOptions['traceStore']): Promise<Stores> {
+  const free = () => `${health.disk()?.free_bytes ?? 'unknown'} bytes free`;
+  const reason = `the disk holding ${opts.dataDir} is full (${free()})`;
+  const released = releaseReserve(opts.dataDir);
+  try {
+    const store = await openStores(opts.dataDir, { nativeBinding: opts.nativeBinding, readonly: true, readers: readWorkers(opts), traceStore });
+    health.readOnlyReason = `${reason}: free some space and restart Loupe to write again`;
+    opts.log?.(`${reason}: Loupe runs READ-ONLY${released ? ` on the ${released / 1024} KiB it kept in reserve` : ''}; free some space and restart it to write again`);
+    return store;
+  } catch (e) {
+    throw new Error(`Loupe cannot start on ${opts.dataDir}: the disk is full (${free()}; SQLite needs room for its 32 KiB shared-memory index: ${errorMessage(e)}); free some space and start again`, { cause: e });
+  }
+}
 
 /**
  * The trace store to open: the one asked for (--store, $LOUPE_STORE), else the one saved in Settings.

@@ -3,7 +3,7 @@
  * process and across processes, released by kill -9), private files, a full disk answered 503 +
  * Retry-After and reported by health, a damaged database found at start and served read-only.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { promisify } from 'node:util';
 import { rawRequest, repoRoot, samplesDir, startTestServer, tempDir } from './server-harness.js';
 import { exited, spawnServe } from '../helpers/spawn-loupe.js';
+import { mountTmpfs, unmountTmpfs } from '../helpers/small-disk.js';
 import { DataDirInUseError } from '../../src/main/settings/data-lock.js';
 import { openStores } from '../../src/main/store/index.js';
 import { loadDemo } from '../../src/main/demo/load.js';
@@ -89,7 +90,7 @@ describe('the data folder is for its user alone (13.4)', () => {
     try {
       await rawRequest(s.port, { method: 'POST', path: '/v1/traces', headers: { 'content-type': 'application/json' }, body: otlp(3, 'm') });
       expect(mode(dataDir)).toBe(0o700);
-      for (const f of ['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'training.key', 'loupe.lock', 'loupe.lock.json']) {
+      for (const f of ['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'training.key', 'loupe.lock', 'loupe.lock.json', 'loupe.reserve']) {
         expect(mode(path.join(dataDir, f)), f).toBe(0o600);
       }
     } finally {
@@ -184,25 +185,14 @@ describe('a damaged database is found at start and served read-only (13.10)', ()
   });
 });
 
-/** A real small filesystem (tmpfs): the only honest way to run out of disk in a test. Needs root. */
-function mountSmallDisk(): string | null {
-  const dir = tempDir('loupe-small-disk-');
-  try {
-    // 8 MiB: a fresh store's migrations write ~3.3 MB of WAL (1.3 MB once checkpointed); at 3 MiB the
-    // start itself ran out of room once the scores migration landed, before any span was posted.
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir], { stdio: 'pipe' });
-    return dir;
-  } catch (e) {
-    console.warn(`disk-full test skipped: cannot mount a tmpfs here (${(e as Error).message.split('\n')[0]}); it needs root with CAP_SYS_ADMIN`);
-    return null;
-  }
-}
-
 describe('a full disk is a 503 with Retry-After, and health says so (13.6)', () => {
-  const disk = mountSmallDisk();
-
-  it.skipIf(!disk)('OTLP posts past the disk answer 503 + Retry-After: 60; what was acknowledged stays; health reports it', async () => {
-    const s = await startTestServer({ dataDir: path.join(disk!, 'data') });
+  it('OTLP posts past the disk answer 503 + Retry-After: 60; what was acknowledged stays; health reports it', async (ctx) => {
+    // Mounted here, not at collection (a run filtered to other tests left an empty mount behind). 8 MiB:
+    // a fresh store's migrations write ~3.3 MB of WAL (1.3 MB once checkpointed); at 3 MiB the start
+    // itself ran out of room once the scores migration landed, before any span was posted.
+    const disk = mountTmpfs('8m', 'disk-full test');
+    if (!disk) return ctx.skip();
+    const s = await startTestServer({ dataDir: path.join(disk, 'data') });
     let acknowledged = 0;
     let full: Awaited<ReturnType<typeof rawRequest>> | null = null;
     try {
@@ -221,10 +211,10 @@ describe('a full disk is a 503 with Retry-After, and health says so (13.6)', () 
       expect((await rawRequest(s.port, { path: '/v1/system-check' })).status).toBe(503);
     } finally {
       await s.close();
-      const store = await openStores(path.join(disk!, 'data'));
+      const store = await openStores(path.join(disk, 'data'));
       const stored = (await store.traces.projects()).reduce((n, p) => n + p.span_count, 0);
       await store.close();
-      execFileSync('umount', [disk!]);
+      unmountTmpfs(disk);
       expect(stored).toBe(acknowledged);
     }
   }, 120_000);

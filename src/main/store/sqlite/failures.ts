@@ -23,6 +23,8 @@ export function asPortError(err: unknown): unknown {
   const typed =
     /^SQLITE_(BUSY|LOCKED)/.test(c) ? new StoreBusyError(message)
     : c === 'SQLITE_FULL' || c === 'ENOSPC' || c === 'EDQUOT' ? new StoreFullError(message)
+    // No room for the WAL's shared-memory file (a full disk at open): the disk is full, not the file damaged.
+    : c === 'SQLITE_IOERR_SHMSIZE' ? new StoreFullError(`the disk is full: ${message} (no room for the WAL's shared-memory file)`)
     : /^SQLITE_READONLY/.test(c) ? new StoreReadOnlyError(message)
     : /^SQLITE_(CORRUPT|NOTADB)/.test(c) ? new StoreDamagedError(message)
     : OTHER_STORE_FAILURE.test(c) ? new StoreError(message)
