@@ -10,7 +10,7 @@ import { resolveDataDir } from './settings/data-dir.js';
 import { ensureTrainingKey } from './settings/training-key.js';
 import { securePrivateFiles } from './settings/private-files.js';
 import { readHolder } from './settings/data-lock.js';
-import { requestLoginUrl } from './settings/running-loupe.js';
+import { requestLoginUrl } from './settings/login-codes.js';
 import { openStores } from './store/index.js';
 import { importFile, type ImportReport } from './service/ingest/index.js';
 import { loadDemo } from './demo/load.js';
@@ -182,8 +182,9 @@ export async function main(argv: string[]): Promise<number> {
       console.log(ensureTrainingKey(dataDir));
       return 0;
     case 'url': {
-      // Every failure in words: no Loupe running here (and whether its process is gone), or what the server answered.
-      console.log(await requestLoginUrl(dataDir, ensureTrainingKey(dataDir)));
+      const holder = readHolder(dataDir);
+      if (!holder?.url) throw new Error(`no Loupe is serving ${dataDir} (start one with: loupe serve --data-dir ${dataDir})`);
+      console.log(await requestLoginUrl(holder.url, ensureTrainingKey(dataDir)));
       return 0;
     }
     case 'mcp': {

@@ -9,7 +9,7 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage, shell } from 'e
 import { startLoupe, type RunningLoupe } from './serve.js';
 import { resolveDataDir } from './settings/data-dir.js';
 import { DataDirInUseError } from './settings/data-lock.js';
-import { requestLoginUrl } from './settings/running-loupe.js';
+import { requestLoginUrl } from './settings/login-codes.js';
 import { ensureTrainingKey } from './settings/training-key.js';
 import { CALL_CHANNEL, CANCEL_CHANNEL, EVENT_CHANNEL, forwardEvents, handleIpcCall, handleIpcCancel, isAppUrl, isWebUrl } from './transport/ipc.js';
 import { appMenuTemplate } from './app-menu.js';
@@ -119,7 +119,7 @@ main().catch((err: unknown) => {
   if (err instanceof DataDirInUseError) {
     const holderUrl = err.holder?.url;
     const opened = holderUrl
-      ? requestLoginUrl(err.dataDir, ensureTrainingKey(err.dataDir)).then((url) => shell.openExternal(url)).then(() => true, () => false)
+      ? requestLoginUrl(holderUrl, ensureTrainingKey(err.dataDir)).then((url) => shell.openExternal(url)).then(() => true, () => false)
       : Promise.resolve(false);
     void opened.then((ok) => {
       if (!ok) dialog.showErrorBox('Loupe is already running', err.message);

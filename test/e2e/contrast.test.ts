@@ -51,6 +51,7 @@ describe('contrast (axe-core, WCAG AA) on every page, light and dark', () => {
       { target: 'span', trace_id: t.trace_id, span_id: t.span_id, name: 'no-loops', value: false, source: 'rule', scorer: 'r' },
       { target: 'turn', trace_id: t.trace_id, name: 'tone', label: 'polite', source: 'human', creator: 'ana' },
     ] });
+    await post('/app/clusters/compute', { project_id: DEMO, wait: true });
     const go = (route: string, ready: string) => async (page: Page) => {
       await page.goto(`${e.loupe.url}/${route}`);
       await page.locator(ready).first().waitFor();
@@ -61,6 +62,7 @@ describe('contrast (axe-core, WCAG AA) on every page, light and dark', () => {
       { name: 'trace timeline with span panel', open: go(`${hash(DEMO, 'traces', t.trace_id)}?span=${t.span_id}`, '[data-testid=span-columns]') },
       { name: 'trace timeline with score badges', open: go(hash(DEMO, 'traces', t.trace_id), '[data-testid=wf-row] [data-testid=score-badge]') },
       { name: 'trace chat', open: go(`${hash(DEMO, 'traces', t.trace_id)}?tab=chat`, '[data-testid=msg-tool]') },
+      { name: 'clusters', open: go(hash(DEMO, 'clusters'), '[data-testid=cluster]') },
       { name: 'agents', open: go(hash(DEMO, 'agents'), '.dt tbody tr.row') },
       { name: 'spans', open: go(hash(DEMO, 'spans'), '.dt tbody tr.row') },
       { name: 'threads', open: go(hash(DEMO, 'threads'), '.dt tbody tr.row') },

@@ -4,7 +4,8 @@
  * desktop), and screenshots of one view in both themes.
  */
 import type { Page } from 'playwright-core';
-import { screenshot } from './fixture.js';
+import { expect } from 'vitest';
+import { screenshot, type E2E } from './fixture.js';
 import type { BrowserDataTransfer, BrowserDocument } from './browser-globals.js';
 
 // Browser globals inside page.evaluate callbacks (see browser-globals.ts).
@@ -40,4 +41,14 @@ export function consoleErrors(page: Page): string[] {
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (err) => errors.push(err.message));
   return errors;
+}
+
+/** POSTs `body` as JSON to the test's server and returns the answer, failing the test (with the body) on anything but 200. */
+export function apiOf(e: () => E2E): <T>(path: string, body: unknown) => Promise<T> {
+  return async <T,>(path: string, body: unknown): Promise<T> => {
+    const r = await fetch(`${e().loupe.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await r.text();
+    expect(r.status, text).toBe(200);
+    return JSON.parse(text) as T;
+  };
 }

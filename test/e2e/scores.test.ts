@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VIEWPORTS, openPage, startE2E, vpName, type E2E } from './fixture.js';
-import { hash, screenshotBoth } from './helpers.js';
+import { apiOf, hash, screenshotBoth } from './helpers.js';
 
 const P = 'local/demo';
 
@@ -19,12 +19,7 @@ interface ListRow { conversation_id: string; kind: string; turn_count: number; s
 
 describe('scores in the conversations list, chat, trace tree and spans page', () => {
   let e: E2E;
-  const api = async <T,>(path: string, body: unknown): Promise<T> => {
-    const r = await fetch(`${e.loupe.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const text = await r.text();
-    expect(r.status, text).toBe(200);
-    return JSON.parse(text) as T;
-  };
+  const api = apiOf(() => e);
   let conv: string; // the conversation with a low score
   let lowTurn: string; // its turn scored 0.2
   let highTurn: string; // its turn scored 0.9

@@ -44,3 +44,10 @@ export class LoginCodes {
 export const eventsTicket = (apiKey: string) => createHmac('sha256', apiKey).update('loupe events ticket v1').digest('base64url');
 
 export const loginUrl = (baseUrl: string, code: string) => `${baseUrl}/?login=${code}`;
+
+/** Asks a running Loupe (its URL from loupe.lock.json) for a fresh login link, with the key. */
+export async function requestLoginUrl(baseUrl: string, key: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/app/login-link`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+  if (!res.ok) throw new Error(`${baseUrl} answered ${res.status} to a login-link request: ${await res.text()}`);
+  return ((await res.json()) as { url: string }).url;
+}

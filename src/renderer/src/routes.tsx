@@ -21,6 +21,7 @@ const SettingsPage = lazyView(() => import('./pages/settings/SettingsPage').then
 const ReplaysPage = lazyView(() => import('./pages/replays/ReplaysPage').then((m) => m.ReplaysPage));
 const ReplayReportPage = lazyView(() => import('./pages/replays/ReplayReportPage').then((m) => m.ReplayReportPage));
 const LoopPage = lazyView(() => import('./pages/replays/LoopPage').then((m) => m.LoopPage));
+const ClustersPage = lazyView(() => import('./pages/clusters/ClustersPage').then((m) => m.ClustersPage));
 const ComparePage = lazyView(() => import('./pages/compare/ComparePage').then((m) => m.ComparePage));
 
 export interface RouteDef {
@@ -35,6 +36,7 @@ export const routes: RouteDef[] = [
   { path: 'conversations', element: <ConversationsPage />, nav: 'Conversations' },
   { path: 'conversations/:conversationId', element: <ConversationPage /> },
   { path: 'traces/:traceId', element: <TracePage /> },
+  { path: 'clusters', element: <ClustersPage />, nav: 'Clusters' },
   { path: 'agents', element: <AgentsPage />, nav: 'Agents' },
   { path: 'spans', element: <SpansPage />, nav: 'Spans' },
   { path: 'threads', element: <ThreadsPage />, nav: 'Threads' },
