@@ -104,6 +104,9 @@ function describe(file: string, r: ImportReport): string {
       (r.non_trace_lines_skipped ? `, ${r.non_trace_lines_skipped} non-trace lines skipped` : '') +
       (r.projects.length ? ` → ${r.projects.join(', ')}` : ''),
   ];
+  if (r.spans_imported + r.spans_replaced + r.spans_skipped === 0 && r.error_count === 0) {
+    lines.push(`  warning: no spans found in ${file}${r.non_trace_lines_skipped ? ' (none of its lines are OTLP traces)' : ''}`);
+  }
   for (const [reason, n] of Object.entries(r.skipped_reasons)) lines.push(`  skipped ${n}: ${reason}`);
   for (const e of r.errors) lines.push(`  error${e.line == null ? '' : ` at line ${e.line}`}: ${e.message}`);
   if (r.error_count > r.errors.length) lines.push(`  … and ${r.error_count - r.errors.length} more errors`);
@@ -126,8 +129,9 @@ async function runImport(files: string[], dataDir: string, storeSpec: string | u
             const now = Date.now();
             if (now - last < (tty ? 200 : 2000)) return;
             last = now;
-            const pct = p.totalBytes ? ` ${((100 * p.bytes) / p.totalBytes).toFixed(0)}%` : '';
-            process.stderr.write(`${tty ? '\r' : ''}${file}:${pct} ${p.spans} spans${tty ? '' : '\n'}`);
+            // Bytes read run ahead of spans stored: say which is which (it read "100% 0 spans", issue 22.11).
+            const read = p.totalBytes ? ` read ${((100 * p.bytes) / p.totalBytes).toFixed(0)}%,` : '';
+            process.stderr.write(`${tty ? '\r\x1b[K' : ''}${file}:${read} ${p.spans.toLocaleString('en-US')} spans stored${tty ? '' : '\n'}`);
           },
         });
         if (tty && last) process.stderr.write('\r\x1b[K');

@@ -60,6 +60,18 @@ describe('loupe import / demo / key', () => {
     expect(bad?.stdout).toMatch(/README\.md: refused/);
   }, 60_000);
 
+  it('says what it read apart from what it stored, and warns about a file with no spans (issue 22.11)', async () => {
+    const dataDir = tempDir();
+    const ok = await run(process.execPath, [bin, 'import', path.join(samplesDir, 'collector-fileexporter-style.jsonl'), '--data-dir', dataDir]);
+    // Not a TTY: the first progress line is printed at once, one per line.
+    expect(ok.stderr).toMatch(/collector-fileexporter-style\.jsonl: read \d+%, [\d,]+ spans stored\n/);
+    const empty = path.join(dataDir, 'nothing.json');
+    fs.writeFileSync(empty, '{"resourceSpans":[]}');
+    const none = await run(process.execPath, [bin, 'import', empty, '--data-dir', dataDir]);
+    expect(none.stdout).toContain('0 spans imported');
+    expect(none.stdout).toContain(`warning: no spans found in ${empty}`);
+  }, 60_000);
+
   it('loads the demo and prints the key (same key on every call, file mode 0600)', async () => {
     const dataDir = tempDir();
     const demo = await run(process.execPath, [bin, 'demo', '--data-dir', dataDir]);

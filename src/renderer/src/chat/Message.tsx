@@ -15,6 +15,7 @@ import { FeedbackBadges } from './Feedback';
 import { useUi } from '../stores/ui';
 import { Markdown } from './Markdown';
 import { Collapsible } from './Collapsible';
+import { ToolResult } from './ToolResult';
 import { callSignature, type ToolRequest } from '../../../shared/tool-calls';
 import type { PlannedMessage } from './plan';
 
@@ -190,7 +191,7 @@ function ToolCallLine({ m, spanLink }: { m: ChatMessage; spanLink: ReactNode }) 
           <div className="label">Arguments</div>
           {t.tool_arguments !== null ? <JsonView value={t.tool_arguments} expandLevel={2} label="tool arguments" /> : <span className="faint">none recorded</span>}
           <div className="label">Result</div>
-          {t.tool_result !== null ? <JsonView value={t.tool_result} expandLevel={1} label="tool result" /> : <span className="faint">none recorded</span>}
+          {t.tool_result !== null ? <ToolResult value={t.tool_result} /> : <span className="faint">none recorded</span>}
         </div>
       )}
     </div>

@@ -10,20 +10,21 @@ export function ImportPanel(props: { jobs: FileImport[]; demoError: string | nul
   const running = props.jobs.some((j) => j.state === 'queued' || j.state === 'running');
   const imported = props.jobs.reduce((n, j) => n + (j.report?.spans_imported ?? 0), 0);
   const replaced = props.jobs.reduce((n, j) => n + (j.report?.spans_replaced ?? 0), 0);
+  const empty = props.jobs.filter((j) => j.warning).length;
   return (
     <div className="import-panel" data-testid="import-panel" role="status">
       <div className="toolbar">
-        <strong style={{ marginRight: 'auto' }}>{running ? 'Importing…' : `Import finished: ${spansText({ spans_imported: imported, spans_replaced: replaced })}`}</strong>
+        <strong style={{ marginRight: 'auto' }}>{running ? 'Importing…' : `Import finished: ${spansText({ spans_imported: imported, spans_replaced: replaced })}${empty ? ` (${empty} file${empty === 1 ? '' : 's'} without spans)` : ''}`}</strong>
         <button onClick={props.onClose} disabled={running} aria-label="Close import summary">Close</button>
       </div>
       {props.demoError && <div className="error-text">Demo data: {props.demoError}</div>}
       {props.jobs.map((j) => (
-        <div className="file" key={j.id} data-testid="import-file" data-state={j.state}>
+        <div className="file" key={j.id} data-testid="import-file" data-state={j.state} data-warning={j.warning ? 'true' : undefined}>
           <div className="toolbar">
             <span className="mono" style={{ marginRight: 'auto', overflow: 'hidden', textOverflow: 'ellipsis' }}>{j.name}</span>
             <span className="faint">{stateLabel(j)}</span>
           </div>
-          <div className={`progress ${j.state === 'done' ? 'done' : j.state === 'failed' ? 'failed' : ''}`}>
+          <div className={`progress ${j.warning ? 'warning' : j.state === 'done' ? 'done' : j.state === 'failed' ? 'failed' : ''}`}>
             <div style={{ width: `${Math.round(j.fraction * 100)}%` }} data-testid="import-progress" />
           </div>
           {j.report && (
@@ -47,6 +48,7 @@ export function ImportPanel(props: { jobs: FileImport[]; demoError: string | nul
               {j.report.error_count > j.report.errors.length && <li>…and {j.report.error_count - j.report.errors.length} more</li>}
             </ul>
           )}
+          {j.warning && <div className="warn-text" role="note" data-testid="import-warning">{j.name}: {j.warning}</div>}
           {j.error && <div className="error-text">{j.error}</div>}
         </div>
       ))}
@@ -56,7 +58,9 @@ export function ImportPanel(props: { jobs: FileImport[]; demoError: string | nul
 
 function stateLabel(j: FileImport): string {
   if (j.state === 'queued') return 'waiting';
-  if (j.state === 'running') return `${Math.round(j.fraction * 100)}%${j.spans ? ` · ${j.spans} spans` : ''}`;
+  const spans = j.spans ? ` · ${j.spans.toLocaleString('en-US')} spans` : '';
+  if (j.state === 'running') return j.finishing ? `storing${spans}…` : `${Math.round(j.fraction * 100)}%${spans}`;
   if (j.state === 'failed') return 'failed';
+  if (j.warning) return 'no spans';
   return 'done';
 }

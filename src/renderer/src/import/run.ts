@@ -15,11 +15,28 @@ export interface FileImport {
   spans: number;
   report: ImportReport | null;
   error: string | null;
+  /** The server has read the whole file and is still storing or summarising it (the bar holds short of full). */
+  finishing: boolean;
+  /** Finished without an error but not as hoped: a file that held no spans. */
+  warning: string | null;
 }
 
 let seq = 0;
 /** Reading the file in the page is this share of the bar; the server's work is the rest. */
 const READ_SHARE = 0.2;
+/**
+ * The server's bytes count what it has read; storing and summarising the last of it comes after, so
+ * the bar stops here until the server says it is done (it used to sit at 100 % for seconds, issue 22.11).
+ */
+const BEFORE_DONE = 0.95;
+
+/** Why a file that imported without errors deserves a warning, or null. */
+export function emptyWarning(r: ImportReport): string | null {
+  if (r.spans_imported + r.spans_replaced + r.spans_skipped > 0 || r.error_count > 0) return null;
+  return r.non_trace_lines_skipped
+    ? `no spans found: its ${r.non_trace_lines_skipped.toLocaleString('en-US')} line${r.non_trace_lines_skipped === 1 ? ' is' : 's are'} not OTLP traces`
+    : 'no spans found in this file';
+}
 
 /** "12 spans", or "12 spans (5 already stored, replaced)" when some were there before. */
 export function spansText(r: Pick<ImportReport, 'spans_imported' | 'spans_replaced'>): string {
@@ -30,19 +47,19 @@ export function spansText(r: Pick<ImportReport, 'spans_imported' | 'spans_replac
 
 /** `project`: the target project for every span of these files; null: as the files say (else local/default). */
 export async function importFiles(files: File[], project: string | null, update: (job: FileImport) => void): Promise<void> {
-  const jobs: FileImport[] = files.map((f) => ({ id: `imp-${Date.now().toString(36)}-${++seq}`, name: f.name, size: f.size, state: 'queued', fraction: 0, spans: 0, report: null, error: null }));
+  const jobs: FileImport[] = files.map((f) => ({ id: `imp-${Date.now().toString(36)}-${++seq}`, name: f.name, size: f.size, state: 'queued', fraction: 0, spans: 0, report: null, error: null, finishing: false, warning: null }));
   jobs.forEach(update);
   for (let i = 0; i < files.length; i++) {
     let job: FileImport = { ...jobs[i]!, state: 'running' };
     update(job);
     try {
-      const report = await uploadOne(files[i]!, job.id, project, (fraction, spans) => {
-        job = { ...job, fraction, spans };
+      const report = await uploadOne(files[i]!, job.id, project, (fraction, spans, finishing) => {
+        job = { ...job, fraction, spans, finishing };
         update(job);
       });
-      job = { ...job, state: 'done', fraction: 1, report, spans: report.spans_imported + report.spans_replaced };
+      job = { ...job, state: 'done', fraction: 1, finishing: false, report, spans: report.spans_imported + report.spans_replaced, warning: emptyWarning(report) };
     } catch (e) {
-      job = { ...job, state: 'failed', fraction: 1, error: (e as Error).message };
+      job = { ...job, state: 'failed', fraction: 1, finishing: false, error: (e as Error).message };
     }
     update(job);
   }
@@ -52,15 +69,16 @@ export async function importFiles(files: File[], project: string | null, update:
  * Reads the file as base64 (the server detects the format: OTLP JSON/JSONL/protobuf, gzip or not),
  * then sends it to 'system.import' with this job's id. Reading is the first 20% of the bar; the
  * server's import.progress events for that id (bytes parsed of total, spans stored) fill the rest
- * as the server works, up to its `done`.
+ * as the server works, short of full until its `done` (BEFORE_DONE).
  */
-async function uploadOne(file: File, importId: string, project: string | null, progress: (fraction: number, spans: number) => void): Promise<ImportReport> {
-  const base64 = await readBase64(file, (f) => progress(READ_SHARE * f, 0));
-  progress(READ_SHARE, 0);
+async function uploadOne(file: File, importId: string, project: string | null, progress: (fraction: number, spans: number, finishing: boolean) => void): Promise<ImportReport> {
+  const base64 = await readBase64(file, (f) => progress(READ_SHARE * f, 0, false));
+  progress(READ_SHARE, 0, false);
   const off = subscribe((e) => {
     if (e.type !== 'import.progress' || e.import_id !== importId) return;
-    const f = e.done ? 1 : e.total_bytes ? e.bytes / e.total_bytes : 0;
-    progress(READ_SHARE + (1 - READ_SHARE) * Math.min(1, f), e.spans);
+    const read = e.total_bytes ? Math.min(1, e.bytes / e.total_bytes) : 0;
+    const f = e.done ? 1 : BEFORE_DONE * read;
+    progress(READ_SHARE + (1 - READ_SHARE) * f, e.spans, !e.done && read >= 1);
   });
   try {
     const res = await call('system.import', { content_base64: base64, file_name: file.name, import_id: importId, ...(project ? { project_id: project } : {}) });

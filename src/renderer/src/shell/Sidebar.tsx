@@ -36,24 +36,34 @@ function ProjectSwitcher({ project }: { project: string }) {
   const setProject = useUi((s) => s.setProject);
   const projects = data?.projects ?? [];
   const ids = projects.some((p) => p.project_id === project) ? projects.map((p) => p.project_id) : [project, ...projects.map((p) => p.project_id)];
+  const current = projects.find((p) => p.project_id === project);
+  const count = current ? `${current.span_count.toLocaleString('en-US')} span${current.span_count === 1 ? '' : 's'}` : '';
+  // A native select cuts its label to the sidebar's width; the whole name is drawn (wrapped) beside
+  // the span count, and the transparent select on top still opens the list and takes the keyboard.
   return (
-    <select
-      aria-label="Project"
-      data-testid="project-switcher"
-      value={project}
-      onChange={(e) => {
-        const next = e.target.value;
-        setProject(next);
-        // Stay on the same kind of view (list level, not a specific conversation of the old project).
-        const view = location.pathname.split('/')[3] ?? 'conversations';
-        void navigate(projectPath(next, view));
-      }}
-    >
-      {ids.map((id) => {
-        const p = projects.find((x) => x.project_id === id);
-        return <option key={id} value={id}>{id}{p ? ` (${p.span_count} spans)` : ''}</option>;
-      })}
-    </select>
+    <div className="project-switcher" title={count ? `${project} (${count})` : project}>
+      <div className="project-label" aria-hidden="true">
+        <span className="name" data-testid="project-label">{project}</span>
+        {count && <span className="count faint">{count}</span>}
+      </div>
+      <select
+        aria-label="Project"
+        data-testid="project-switcher"
+        value={project}
+        onChange={(e) => {
+          const next = e.target.value;
+          setProject(next);
+          // Stay on the same kind of view (list level, not a specific conversation of the old project).
+          const view = location.pathname.split('/')[3] ?? 'conversations';
+          void navigate(projectPath(next, view));
+        }}
+      >
+        {ids.map((id) => {
+          const p = projects.find((x) => x.project_id === id);
+          return <option key={id} value={id}>{id}{p ? ` (${p.span_count.toLocaleString('en-US')} spans)` : ''}</option>;
+        })}
+      </select>
+    </div>
   );
 }
 

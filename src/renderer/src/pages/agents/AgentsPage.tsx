@@ -2,6 +2,9 @@
  * Agents: one row per agent with its aggregate statistics and costs (agents.query, include_costs),
  * sorted by the server (semantics §6 lists the sortable fields). Opening a row goes to the Spans
  * explorer filtered to that agent through the URL (?agent_name=…), so the view is a deep link.
+ * The filter box matches any part of a name, in any case (issue 22.11): agents.query's agent_name
+ * filter is exact (interface.md), so the page reads the project's agents (up to 1,000, sorted by the
+ * server) and keeps the rows whose name contains the text.
  */
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
@@ -41,24 +44,26 @@ export function AgentsPage() {
       include_costs: true,
       limit: 1000,
       sort_by: sorting.map((s) => ({ field: s.id, direction: s.desc ? ('desc' as const) : ('asc' as const) })),
-      ...(search.trim() ? { filters: { agent_name: search.trim() } } : {}),
     }),
-    [project, sorting, search],
+    [project, sorting],
   );
   const q = useOp('agents.query', input);
-  const agents = q.data?.agents ?? [];
+  const needle = search.trim().toLowerCase();
+  const all = q.data?.agents;
+  const agents = useMemo(() => (all ?? []).filter((a) => !needle || a.agent_name.toLowerCase().includes(needle)), [all, needle]);
+  const totalText = !q.data ? '' : needle ? `${agents.length} of ${q.data.total_count} agents` : `${q.data.total_count} agents`;
 
   return (
     <div className="page agents-page" data-testid="agents-page">
       <div className="page-head">
         <h1>Agents</h1>
         <div className="toolbar">
-          <input data-search placeholder="Exact agent name…" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Filter by agent name" />
-          <span className="muted" data-testid="agents-total">{q.data ? `${q.data.total_count} agents` : ''}</span>
+          <input data-search placeholder="Agent name (any part)…" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Filter by agent name" />
+          <span className="muted" data-testid="agents-total">{totalText}</span>
         </div>
       </div>
       <ErrorNote error={q.error} what="agents" />
-      {q.data && agents.length === 0 && !search ? (
+      {q.data && agents.length === 0 && !needle ? (
         <EmptyState title="No agents yet">Agents appear once spans with an agent name are imported.</EmptyState>
       ) : (
         <DataTable
