@@ -70,6 +70,7 @@ export const SLOW_FILES: Record<string, number> = {
   'test/http/server-guard.test.ts': 76,
   'test/e2e/group-by.test.ts': 72,
   'test/e2e/spans-explorer.test.ts': 69,
+  'test/e2e/rough-edges.test.ts': 66, // 47 s of tests + server/browser start, load ~20
   'test/http/hostile-input.test.ts': 65,
   'test/http/replay-selection.test.ts': 63, // load ~16
   'test/http/replay-loop.test.ts': 62, // SFT on the built-in trainer, load ~15
