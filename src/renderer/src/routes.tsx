@@ -22,6 +22,7 @@ const ReplaysPage = lazyView(() => import('./pages/replays/ReplaysPage').then((m
 const ReplayReportPage = lazyView(() => import('./pages/replays/ReplayReportPage').then((m) => m.ReplayReportPage));
 const LoopPage = lazyView(() => import('./pages/replays/LoopPage').then((m) => m.LoopPage));
 const ClustersPage = lazyView(() => import('./pages/clusters/ClustersPage').then((m) => m.ClustersPage));
+const ReviewPage = lazyView(() => import('./pages/review/ReviewPage').then((m) => m.ReviewPage));
 const ComparePage = lazyView(() => import('./pages/compare/ComparePage').then((m) => m.ComparePage));
 
 export interface RouteDef {
@@ -37,6 +38,7 @@ export const routes: RouteDef[] = [
   { path: 'conversations/:conversationId', element: <ConversationPage /> },
   { path: 'traces/:traceId', element: <TracePage /> },
   { path: 'clusters', element: <ClustersPage />, nav: 'Clusters' },
+  { path: 'review', element: <ReviewPage />, nav: 'Review' },
   { path: 'agents', element: <AgentsPage />, nav: 'Agents' },
   { path: 'spans', element: <SpansPage />, nav: 'Spans' },
   { path: 'threads', element: <ThreadsPage />, nav: 'Threads' },
