@@ -5,6 +5,7 @@ import { migrate } from './migrate.js';
 import { registerSearchFunctions } from './fts.js';
 import { compactLegacyBodies, registerBodyFunctions } from './bodies.js';
 import { applyWalPragmas } from './wal.js';
+import { giveBackFreePages } from './vacuum.js';
 
 export type Db = Database.Database;
 
@@ -77,6 +78,8 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   if (!opts.readonly) {
     migrate(db);
     compactLegacyBodies(db, (m) => console.error(m));
+    // What a migration (or a delete outside retention) freed goes back to the disk (vacuum.ts).
+    if (file !== ':memory:') giveBackFreePages(db, (m) => console.error(`loupe: ${m}`));
   }
   return db;
 }
