@@ -5,34 +5,16 @@
  * progress dialog, the empty and not-found states). A violation lists the element, its colours and
  * ratio, so a failure says what to fix.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startE2E, type E2E } from './fixture.js';
-import { dropFiles, hash } from './helpers.js';
-import type { BrowserDocument, BrowserWindow } from './browser-globals.js';
+import { contrastViolations, dropFiles, hash } from './helpers.js';
+import type { BrowserDocument } from './browser-globals.js';
 
 // Browser globals inside page.evaluate callbacks (see browser-globals.ts).
 declare const document: BrowserDocument;
-declare const window: BrowserWindow;
 
-const require = createRequire(import.meta.url);
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const DEMO = 'local/demo';
-
-interface Violation { target: string; summary: string }
-
-/** Runs axe's color-contrast rule on the page as it is now. */
-async function contrastViolations(page: Page): Promise<Violation[]> {
-  // page.evaluate runs through the DevTools protocol, so the app's CSP (script-src 'self') does not apply.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { nodes: { target: string[]; any: { message: string }[] }[] }[] }> } }).axe;
-    const r = await axe.run(document, { runOnly: { type: 'rule', values: ['color-contrast'] }, resultTypes: ['violations'] });
-    return r.violations.flatMap((v) => v.nodes.map((n) => ({ target: n.target.join(' '), summary: n.any.map((a) => a.message).join('; ') })));
-  });
-}
 
 describe('contrast (axe-core, WCAG AA) on every page, light and dark', () => {
   let e: E2E;

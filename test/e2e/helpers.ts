@@ -3,13 +3,16 @@
  * objects built in the page, dispatched as dragenter/dragover/drop like a user's drag from the
  * desktop), and screenshots of one view in both themes.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { screenshot, type E2E } from './fixture.js';
-import type { BrowserDataTransfer, BrowserDocument } from './browser-globals.js';
+import type { BrowserDataTransfer, BrowserDocument, BrowserWindow } from './browser-globals.js';
 
 // Browser globals inside page.evaluate callbacks (see browser-globals.ts).
 declare const document: BrowserDocument;
+declare const window: BrowserWindow;
 declare const DataTransfer: { new (): BrowserDataTransfer };
 
 export async function dropFiles(page: Page, files: Array<{ name: string; content: string }>): Promise<void> {
@@ -51,4 +54,20 @@ export function apiOf(e: () => E2E): <T>(path: string, body: unknown) => Promise
     expect(r.status, text).toBe(200);
     return JSON.parse(text) as T;
   };
+}
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface Violation { target: string; summary: string }
+
+/** Runs axe's color-contrast rule on the page as it is now. */
+export async function contrastViolations(page: Page): Promise<Violation[]> {
+  // page.evaluate runs through the DevTools protocol, so the app's CSP (script-src 'self') does not apply.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { nodes: { target: string[]; any: { message: string }[] }[] }[] }> } }).axe;
+    const r = await axe.run(document, { runOnly: { type: 'rule', values: ['color-contrast'] }, resultTypes: ['violations'] });
+    return r.violations.flatMap((v) => v.nodes.map((n) => ({ target: n.target.join(' '), summary: n.any.map((a) => a.message).join('; ') })));
+  });
 }

@@ -4,11 +4,14 @@
  * form with it chosen (three more conversations added); the estimate shows before anything is sent;
  * the report page shows progress while a turn is held by the scripted model (Cancel offered), then
  * the outcomes, the scorer's totals and each pair side by side with the answers' line diff; one pair
- * opens in compare; the Loop page lists the replay as a round.
+ * opens in compare; the Loop page lists the replay as a round; a failure cluster's "Replay" opens the
+ * form with the cluster chosen. The three views pass axe's WCAG AA
+ * color-contrast rule in both themes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VIEWPORTS, openPage, startE2E, vpName, type E2E } from './fixture.js';
-import { hash, screenshotBoth } from './helpers.js';
+import { contrastViolations, hash, screenshotBoth } from './helpers.js';
+import type { Page } from 'playwright-core';
 import { startScriptedOpenAi, type ChatRequest, type ScriptedServer } from '../helpers/scripted-openai.js';
 import { CONVS, KINDS, PROJECT, calcScript, storeCalc } from '../helpers/calc-replay.js';
 import type { BrowserDocument } from './browser-globals.js';
@@ -16,6 +19,18 @@ import type { BrowserDocument } from './browser-globals.js';
 declare const document: BrowserDocument;
 
 const pick = (kind: string) => CONVS[KINDS.indexOf(kind)]!;
+
+/** axe's WCAG AA color-contrast rule on the view as it is, in both themes (as contrast.test.ts does for the other pages). */
+async function contrastBoth(page: Page, name: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    await page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme);
+    for (const v of await contrastViolations(page)) found.push(`${name} ${theme}: ${v.target} — ${v.summary}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
 
 describe('replay views', () => {
   let e: E2E;
@@ -35,6 +50,10 @@ describe('replay views', () => {
       body: JSON.stringify({ project_id: PROJECT, scorer: { scorer_id: 'says-answer', rule: { kind: 'answer_matches', pattern: '^The answer is \\d+\\.$' } } }),
     });
     expect(saved.status).toBe(200);
+    // Low `quality` on the 10 'worse' conversations: a low-score failure cluster.
+    const scores = CONVS.filter((_, i) => KINDS[i] === 'worse').map((c) => ({ target: 'conversation', conversation_id: c.conv, name: 'quality', value: 0 }));
+    const scored = await fetch(`${e.loupe.url}/app/scores/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_id: PROJECT, scores }) });
+    expect(scored.status).toBe(200);
   }, 240_000);
   afterAll(async () => {
     await e?.close();
@@ -58,7 +77,10 @@ describe('replay views', () => {
       await page.getByTestId('replay-scorers').getByLabel('says-answer').check();
       // The estimate is shown before anything is sent: 4 turns of 2 recorded model calls each.
       await page.getByTestId('replay-estimate').filter({ hasText: '4 turns, 8 model calls' }).waitFor();
-      if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'replay-form');
+      if (vp === VIEWPORTS[0]) {
+        await screenshotBoth(page, 'replay-form');
+        expect(await contrastBoth(page, 'replay form')).toEqual([]);
+      }
 
       let release!: () => void;
       gate = new Promise<void>((r) => { release = r; });
@@ -76,7 +98,9 @@ describe('replay views', () => {
 
       // Outcomes: the 'changed' reply fails the scorer (worse), the 'better' one differs (changed), one same, one diverged.
       const count = async (o: string) => (await page.getByTestId(`outcome-${o}`).locator('strong').innerText()).trim();
+      // The report is read again once the run ended: wait for that read (no turn shown pending), not for a time.
       await page.getByTestId('replay-pair').nth(3).waitFor();
+      await page.locator('[data-testid=replay-pair][data-outcome=pending]').first().waitFor({ state: 'detached' });
       expect([await count('worse'), await count('changed'), await count('same'), await count('diverged')]).toEqual(['1', '1', '1', '1']);
       const total = page.getByTestId('score-total');
       expect(await total.locator('th').innerText()).toBe('says-answer');
@@ -96,7 +120,10 @@ describe('replay views', () => {
       expect(wa).toBeGreaterThan(vp.width > 1200 ? 450 : 300);
       expect(Math.abs(wa! - wb!)).toBeLessThan(2);
       expect(await page.evaluate(() => { const el = document.querySelector('[data-testid=replay-report]')!; return el.scrollWidth <= el.clientWidth; })).toBe(true);
-      if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'replay-report');
+      if (vp === VIEWPORTS[0]) {
+        await screenshotBoth(page, 'replay-report');
+        expect(await contrastBoth(page, 'replay report')).toEqual([]);
+      }
 
       // One pair in the step-by-step compare.
       await worse.getByTestId('pair-compare').click();
@@ -110,8 +137,33 @@ describe('replay views', () => {
       await round.getByTestId('loop-outcomes').waitFor();
       expect(await round.getByTestId('loop-outcomes').innerText()).toContain('0 better · 1 worse · 1 same · 1 diverged');
       expect(await round.getByTestId('loop-score').innerText()).toContain('says-answer 0.67');
-      if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'replay-loop');
-      await round.getByTestId('loop-report').click();
+      if (vp === VIEWPORTS[0]) {
+        await screenshotBoth(page, 'replay-loop');
+        expect(await contrastBoth(page, 'loop')).toEqual([]);
+      }
+      // "next round": the same selection again, the form filled from this replay.
+      await round.getByTestId('loop-next').click();
+      await page.waitForURL(/\/replays\?from=/);
+      expect(await page.getByTestId('replay-conversations').inputValue()).toBe([first, ...others].map((x) => x.conv).join(', '));
+      expect(await page.getByTestId('replay-base-url').inputValue()).toBe(model.url);
+      expect(await page.getByTestId('replay-scorers').getByLabel('says-answer').isChecked()).toBe(true);
+      await page.getByTestId('replay-estimate').filter({ hasText: '4 turns, 8 model calls' }).waitFor();
+      // From a finished training job: its checkpoint and the dataset it trained on are chosen.
+      await page.goto(`${e.loupe.url}/${hash(PROJECT, 'replays')}?model_id=m-1&dataset=${encodeURIComponent('wandb-artifact:///local/calc/fixed:v0')}`);
+      expect(await page.getByTestId('replay-dataset').inputValue()).toBe('wandb-artifact:///local/calc/fixed:v0');
+      await page.locator('[data-testid=replay-model-id] option[value="m-1"]').waitFor({ state: 'attached' });
+      expect(await page.getByTestId('replay-model-id').inputValue()).toBe('m-1');
+      // From a failure cluster in the Clusters view: the form with that cluster chosen, 10 turns.
+      await page.goto(`${e.loupe.url}/${hash(PROJECT, 'clusters')}`);
+      await page.getByTestId('cluster').filter({ hasText: 'quality' }).getByTestId('cluster-replay').click();
+      await page.waitForURL(/\/replays\?cluster=/);
+      await page.getByTestId('replay-cluster').locator('option', { hasText: 'quality' }).waitFor({ state: 'attached' });
+      expect(await page.getByTestId('replay-cluster').inputValue()).toBe(new URL(page.url().replace('#', '')).searchParams.get('cluster'));
+      await page.getByTestId('replay-base-url').fill(model.url);
+      await page.getByTestId('replay-model').fill('new-model');
+      await page.getByTestId('replay-estimate').filter({ hasText: '10 turns, 20 model calls' }).waitFor();
+      // The report again, from the list.
+      await page.getByTestId('replay-row').filter({ hasText: `ui ${vpName(vp)}` }).locator('a').first().click();
       await page.getByTestId('replay-report').waitFor();
       await page.context().close();
     }, 180_000);

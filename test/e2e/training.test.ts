@@ -71,6 +71,12 @@ describe('training page', () => {
     // The job just run is listed (from the server) under its model, with its final status.
     await page.locator(`[data-testid=job-item][data-job-id="${jobId}"]`).filter({ hasText: 'COMPLETED' }).waitFor();
     expect(await page.getByTestId('job-item').count()).toBe(1);
+    // The loop's next step: the finished job offers a replay on its checkpoint of the conversations it trained on.
+    const replayHref = (await job.getByTestId('job-replay').getAttribute('href'))!;
+    const replayParams = new URLSearchParams(replayHref.slice(replayHref.indexOf('?')));
+    expect(replayHref).toContain('/replays?');
+    expect(replayParams.get('dataset')).toBe(dataUrl);
+    expect(replayParams.get('model_id')).toBeTruthy();
 
     // The new checkpoint is listed, and the playground answers from it.
     await page.getByTestId('tab-models').click();

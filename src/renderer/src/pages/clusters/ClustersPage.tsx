@@ -89,6 +89,7 @@ function ClusterCard({ project, cluster: c }: { project: string; cluster: Cluste
       <div className="cluster-actions">
         <button className="primary" onClick={() => void navigate(`${projectPath(project, 'conversations')}?${conversationsQuery(c)}`)} data-testid="cluster-conversations">Show these conversations</button>
         <Link to={spansLink} data-testid="cluster-spans">Spans ↗</Link>
+        <Link to={`${projectPath(project, 'replays')}?cluster=${encodeURIComponent(c.cluster_id)}`} title="Replay these conversations on another model" data-testid="cluster-replay">Replay ↗</Link>
       </div>
     </li>
   );

@@ -7,7 +7,7 @@
  * one, read its report), Training (a dataset from conversations, an SFT job on it).
  */
 import { Link } from 'react-router-dom';
-import { useQueries } from '@tanstack/react-query';
+import { keepPreviousData, useQueries } from '@tanstack/react-query';
 import { call } from '../../api/client';
 import { useOp } from '../../api/query';
 import type { OpOutput } from '../../../../shared/contract/index';
@@ -23,8 +23,13 @@ export function LoopPage() {
   const project = useProject();
   const list = useOp('replays.list', { project_id: project }, { refetchInterval: 3000 });
   const rounds = [...(list.data?.replays ?? [])].reverse(); // oldest first
+  // A round's report is keyed by its progress too (the list is polled): a running round's outcomes follow it.
   const reports = useQueries({
-    queries: rounds.map((r) => ({ queryKey: ['replays.report', { replay_id: r.replay_id, sort: 'original' }], queryFn: () => call('replays.report', { replay_id: r.replay_id, sort: 'original' }) })),
+    queries: rounds.map((r) => ({
+      queryKey: ['replays.report', { replay_id: r.replay_id, sort: 'original' }, r.status, r.totals.done + r.totals.failed],
+      queryFn: () => call('replays.report', { replay_id: r.replay_id, sort: 'original' }),
+      placeholderData: keepPreviousData,
+    })),
   });
   const models = [...new Set(rounds.map((r) => r.target.model_id).filter((m): m is string => !!m))];
   const jobs = useQueries({
@@ -38,7 +43,7 @@ export function LoopPage() {
       <ol className="loop-steps muted">
         <li><Link to={projectPath(project, 'replays')}>Replay</Link> conversations, a failure cluster or a dataset on another model or a checkpoint, and read the report.</li>
         <li>Fix the answers that went wrong, and make them a dataset: <Link to={projectPath(project, 'training')}>Training</Link> → from conversations.</li>
-        <li>Train on it (an SFT job), then replay the same selection — and a held-out one — on the new checkpoint. Each replay is a round below.</li>
+        <li>Train on it (an SFT job; a finished job offers "Replay on this checkpoint"), then replay the same selection — "next round" below — and a held-out one on the new checkpoint. Each replay is a round.</li>
       </ol>
       <ErrorNote error={list.error} what="the replays" />
       <table className="loop-rounds replay-list" data-testid="loop-rounds">
@@ -68,7 +73,10 @@ export function LoopPage() {
                     </>
                   ) : <span className="faint">—</span>}
                 </td>
-                <td><Link to={projectPath(project, 'replays', r.replay_id)} data-testid="loop-report">report</Link></td>
+                <td>
+                  <Link to={projectPath(project, 'replays', r.replay_id)} data-testid="loop-report">report</Link>
+                  <div><Link to={`${projectPath(project, 'replays')}?from=${encodeURIComponent(r.replay_id)}`} title="The same selection again, on another model or a newer checkpoint" data-testid="loop-next">next round</Link></div>
+                </td>
               </tr>
             );
           })}

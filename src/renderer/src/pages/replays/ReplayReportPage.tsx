@@ -5,6 +5,7 @@
  * the tool sequences with theirs, tokens, cost, latency — with links to both traces and to the
  * step-by-step compare of the pair. Deep link: #/p/<project>/replays/<replay_id>?sort=<key>.
  */
+import { useEffect } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
 import { useOp, useOpMutation } from '../../api/query';
 import type { OpOutput } from '../../../../shared/contract/index';
@@ -26,10 +27,16 @@ export function ReplayReportPage() {
   const sort = (params.get('sort') ?? 'outcome') as Sort;
   const replay = useOp('replays.get', { replay_id: replayId }, { refetchInterval: (q) => (q.state.data?.status === 'running' ? 1000 : false) });
   const running = replay.data?.status === 'running';
-  const report = useOp('replays.report', { replay_id: replayId, sort }, { refetchInterval: running ? 1500 : false });
+  const report = useOp('replays.report', { replay_id: replayId, sort });
   const cancel = useOpMutation('replays.cancel', ['replays.get', 'replays.report', 'replays.list']);
   const r = replay.data;
   const t = r?.totals;
+  // The report is read again whenever the replay moved (a turn ended, or the run did): the last read is never one from before the end.
+  const progress = r && t ? `${r.status}:${t.done}:${t.failed}:${t.pending}` : '';
+  const { refetch } = report;
+  useEffect(() => {
+    if (progress) void refetch();
+  }, [progress, refetch]);
   const rep = report.data;
   const originalTokens = rep?.rows.reduce((a, x) => a + (x.original_tokens ?? 0), 0) ?? 0;
   const originalCost = rep?.rows.reduce<number | null>((a, x) => (x.original_cost_usd === null ? a : (a ?? 0) + x.original_cost_usd), null) ?? null;

@@ -3,7 +3,9 @@
  * cluster, a dataset made from conversations), the target (an OpenAI-compatible endpoint or a Loupe
  * model's checkpoint), the project's scorers to compare with — with its estimate shown before it
  * runs; and the project's replays, newest first, each opening its report. Opened from a conversation
- * (`?conversation=<id>`) or a cluster (`?cluster=<id>`) the form starts with that selection.
+ * (`?conversation=<id>`), a cluster (`?cluster=<id>`), a dataset (`?dataset=<url>`), a trained model
+ * (`?model_id=<id>`, from a finished job) or an earlier replay (`?from=<replay_id>`: the same
+ * selection again — the Loop page's "next round") the form starts with that.
  */
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
@@ -29,7 +31,7 @@ export function ReplaysPage() {
       <p className="muted replay-intro">
         Send recorded turns again to another model — the recorded tool results answer its tool calls — and compare each answer with the original.
       </p>
-      <StartReplay project={project} />
+      <StartFrom project={project} />
       <h2 className="replay-h2">Replays of {project}</h2>
       <ErrorNote error={list.error} what="the replays" />
       <table className="replay-list" data-testid="replay-list">
@@ -57,23 +59,58 @@ export function ReplaysPage() {
   );
 }
 
-function StartReplay({ project }: { project: string }) {
+interface Initial {
+  conversation: string;
+  cluster: string;
+  dataset: string;
+  modelId: string;
+  baseUrl: string;
+  model: string;
+  scorers: string[];
+}
+
+/** The form's starting values: from the link's parameters, and from an earlier replay (`?from=`) once it is read. */
+function StartFrom({ project }: { project: string }) {
   const [params] = useSearchParams();
+  const from = params.get('from');
+  const prev = useOp('replays.get', from ? { replay_id: from } : null);
+  if (from && !prev.data && !prev.error) return <div className="muted">Reading replay {from}…</div>;
+  const r = prev.data;
+  const convs = r ? [...new Set(r.items.map((i) => i.conversation_id).filter((c): c is string => !!c))] : [];
+  const initial: Initial = {
+    conversation: params.get('conversation') ?? (r && (r.selected_by.kind === 'conversation_ids' || r.selected_by.kind === 'trace_ids' || (r.selected_by.kind === 'selection' && !r.selected_by.cluster_id)) ? convs.join(', ') : ''),
+    cluster: params.get('cluster') ?? r?.selected_by.cluster_id ?? '',
+    dataset: params.get('dataset') ?? r?.selected_by.dataset ?? '',
+    modelId: params.get('model_id') ?? r?.target.model_id ?? '',
+    baseUrl: r?.target.base_url ?? '',
+    model: r?.target.kind === 'endpoint' ? r.target.model : '',
+    scorers: r?.scorers ?? [],
+  };
+  return (
+    <>
+      <ErrorNote error={prev.error} what={`replay ${from ?? ''}`} />
+      <StartReplay key={from ?? ''} project={project} initial={initial} />
+    </>
+  );
+}
+
+function StartReplay({ project, initial }: { project: string; initial: Initial }) {
   const navigate = useNavigate();
-  const [what, setWhat] = useState<What>(params.get('cluster') ? 'cluster' : params.get('dataset') ? 'dataset' : 'conversation');
-  const [conversation, setConversation] = useState(params.get('conversation') ?? '');
-  const [cluster, setCluster] = useState(params.get('cluster') ?? '');
-  const [dataset, setDataset] = useState(params.get('dataset') ?? '');
-  const [kind, setKind] = useState<'endpoint' | 'checkpoint'>(params.get('model_id') ? 'checkpoint' : 'endpoint');
-  const [baseUrl, setBaseUrl] = useState('');
-  const [model, setModel] = useState('');
+  const [what, setWhat] = useState<What>(initial.cluster ? 'cluster' : initial.dataset ? 'dataset' : 'conversation');
+  const [conversation, setConversation] = useState(initial.conversation);
+  const [cluster, setCluster] = useState(initial.cluster);
+  const [dataset, setDataset] = useState(initial.dataset);
+  const [kind, setKind] = useState<'endpoint' | 'checkpoint'>(initial.modelId ? 'checkpoint' : 'endpoint');
+  const [baseUrl, setBaseUrl] = useState(initial.baseUrl);
+  const [model, setModel] = useState(initial.model);
   const [apiKey, setApiKey] = useState('');
-  const [modelId, setModelId] = useState(params.get('model_id') ?? '');
+  const [modelId, setModelId] = useState(initial.modelId);
   const [label, setLabel] = useState('');
   const [maxTokens, setMaxTokens] = useState('');
-  const [scorers, setScorers] = useState<Set<string>>(new Set());
+  const [scorers, setScorers] = useState<Set<string>>(new Set(initial.scorers));
   const clusters = useOp('clusters.list', what === 'cluster' ? { project_id: project } : null);
   const scorerList = useOp('scorers.list', { project_id: project });
+  const models = useOp('training.listModels', kind === 'checkpoint' ? { limit: 100 } : null);
 
   const selection = (): Pick<Create, 'conversation_ids' | 'selection' | 'dataset'> | null => {
     if (what === 'conversation') return conversation.trim() ? { conversation_ids: conversation.split(/[\s,]+/).filter(Boolean) } : null;
@@ -130,7 +167,13 @@ function StartReplay({ project }: { project: string }) {
             <input aria-label="API key" type="password" placeholder="API key (kept in the secrets file for the run)" value={apiKey} onChange={(e) => setApiKey(e.target.value)} autoComplete="off" />
           </div>
         ) : (
-          <input aria-label="Model id" placeholder="model id (Training → Models)" value={modelId} onChange={(e) => setModelId(e.target.value)} data-testid="replay-model-id" />
+          <select aria-label="Loupe model" value={modelId} onChange={(e) => setModelId(e.target.value)} data-testid="replay-model-id">
+            <option value="">— choose a model (Training → Models) —</option>
+            {modelId && models.data && !models.data.data.some((m) => m.id === modelId) && <option value={modelId}>{modelId}</option>}
+            {(models.data?.data ?? []).map((m) => (
+              <option key={m.id} value={m.id}>{m.entity}/{m.project}/{m.name} · {m.runtime_model}{m.latest_step !== null ? ` · step ${m.latest_step}` : ''}</option>
+            ))}
+          </select>
         )}
       </fieldset>
       <fieldset>

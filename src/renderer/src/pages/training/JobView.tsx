@@ -4,7 +4,9 @@
  * or runs, the loss chart over every gradient step and the event log, which grows live as job.event
  * pushes arrive. Long logs show their last events (the chart keeps them all).
  */
+import { Link } from 'react-router-dom';
 import { useOp, useOpMutation } from '../../api/query';
+import { projectPath, useProject } from '../../hooks/project';
 import { LossChart } from './LossChart';
 import { stepSeries, useJobEvents } from './jobEvents';
 import { refreshTrainingLists } from './trainingStore';
@@ -15,6 +17,7 @@ const ENDED = ['COMPLETED', 'FAILED', 'CANCELLED'];
 const LOG_ROWS = 200;
 
 export function JobView({ jobId }: { jobId: string }) {
+  const project = useProject();
   const job = useOp('training.getJob', { job_id: jobId }, { refetchInterval: (q) => (q.state.data && ENDED.includes(q.state.data.status) ? false : 5000) });
   const { events, liveCount, error } = useJobEvents(jobId);
   const cancel = useOpMutation('training.cancelJob', ['training.getJob']);
@@ -32,6 +35,15 @@ export function JobView({ jobId }: { jobId: string }) {
           <button onClick={() => cancel.mutate({ job_id: jobId }, { onSuccess: refreshTrainingLists })} disabled={cancel.isPending} data-testid="cancel-job">
             {cancel.isPending ? 'Cancelling…' : 'Cancel'}
           </button>
+        )}
+        {j?.status === 'COMPLETED' && (
+          <Link
+            to={`${projectPath(project, 'replays')}?model_id=${encodeURIComponent(j.model_id)}${typeof j.summary.training_data_url === 'string' && j.summary.training_data_url.includes('-artifact:///') ? `&dataset=${encodeURIComponent(j.summary.training_data_url)}` : ''}`}
+            title="Replay conversations on the checkpoint this job made (the loop: replay → compare → train → replay)"
+            data-testid="job-replay"
+          >
+            Replay on this checkpoint
+          </Link>
         )}
       </div>
       {j && <JobSummary summary={j.summary} />}
