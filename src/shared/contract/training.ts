@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { op } from './define.js';
+import { ScoreFilter } from './scores.js';
 
 /**
  * The training API (interface.md training table, semantics §9) plus its extensions (§11):
@@ -441,6 +442,37 @@ export const trainingOps = {
       path: z.string(),
       lines: z.number().int(),
       skipped: z.array(z.string()),
+      dataset: DatasetOut,
+    }),
+  }),
+  'datasets.fromReviews': op({
+    method: 'POST',
+    path: '/datasets/from-reviews',
+    auth: 'none',
+    summary: "Write reviewed turns as an SFT dataset version: each corrected turn with the reviewer's answer in place of the original, and turns a `good` score condition picks as they are",
+    input: z.strictObject({
+      project_id: z.string().min(1),
+      /** Only turns of these conversations (default: every reviewed turn of the project). */
+      conversation_ids: z.array(z.string().min(1)).min(1).max(10_000).optional(),
+      /** Take corrections (scores with a `correction`); default true. */
+      corrections: z.boolean().default(true),
+      /** Turns carrying a score that matches go in unchanged (e.g. `{"name":"review","labels":["good"]}` or `{"name":"thumbs","min":1}`). */
+      good: ScoreFilter.optional(),
+      name: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]{1,100}$/, 'name may hold letters, digits, ".", "_" and "-" only')
+        .optional(),
+    }),
+    output: z.object({
+      url: z.string(),
+      path: z.string(),
+      lines: z.number().int(),
+      /** Lines whose last answer is a reviewer's correction. */
+      corrected: z.number().int(),
+      /** Lines of good turns taken as they are. */
+      good: z.number().int(),
+      /** Reviewed turns left out: `trace_id`, and why (no longer stored, no user message before it). */
+      skipped: z.array(z.object({ trace_id: z.string().nullable(), conversation_id: z.string().nullable(), reason: z.string() })),
       dataset: DatasetOut,
     }),
   }),

@@ -20,6 +20,7 @@ import { signaturesOf, type SignatureKind } from '../../domain/evals/signatures.
 import { scoreIdOf, type ScoreRecord } from '../../domain/scores.js';
 import { isoFromNs, nsFromIso } from '../../domain/time.js';
 import { selectedTurns, type SelectedTurn, type SelectionIn } from './turns.js';
+import { allScores } from './score-pages.js';
 import { getScorer, launchRun, type RunOut } from './scorers.js';
 import { judgeTurn } from './judge.js';
 
@@ -47,14 +48,8 @@ export function isNegative(f: FeedbackRecord): boolean {
 /** The signed turns (trace|conversation) of the project. */
 async function signedTurns(ctx: ServiceContext, projectId: string): Promise<Set<string>> {
   const done = new Set<string>();
-  let after: { created_at_ns: bigint; score_id: string } | null = null;
-  for (;;) {
-    const page = await ctx.traces.queryScores({ project_id: projectId, name: FAILURES, trace_id: null, conversation_id: null, span_id: null, source: 'rule', conv_keys: null, limit: 1000, after });
-    for (const r of page) if (r.scorer_version === SIGNER_VERSION) done.add(`${r.trace_id}|${r.conversation_id ?? ''}`);
-    if (page.length < 1000) return done;
-    const last = page[page.length - 1]!;
-    after = { created_at_ns: last.created_at_ns, score_id: last.score_id };
-  }
+  for await (const r of allScores(ctx, projectId, FAILURES, 'rule')) if (r.scorer_version === SIGNER_VERSION) done.add(`${r.trace_id}|${r.conversation_id ?? ''}`);
+  return done;
 }
 
 const SIGNING_KEY = (projectId: string) => `evals.signing:${projectId}`;

@@ -16,6 +16,7 @@ import { compileRule } from '../../domain/evals/rules.js';
 import { turnFacts, type TurnFacts } from '../../domain/evals/turn-facts.js';
 import { scoreIdOf, type ScoreRecord } from '../../domain/scores.js';
 import { selectedTurns, type SelectionIn } from './turns.js';
+import { allScores } from './score-pages.js';
 import { judgeProject, judgeTurn, judgeCost, renderPrompt, roughTokens } from './judge.js';
 import { importBuffer } from '../ingest/index.js';
 
@@ -83,14 +84,8 @@ const versionOf = (s: ScorerDef) => `v${s.version}`;
 /** Target keys (trace|conversation) this scorer version already scored in the project. */
 async function alreadyScored(ctx: ServiceContext, projectId: string, s: ScorerDef): Promise<Set<string>> {
   const done = new Set<string>();
-  let after: { created_at_ns: bigint; score_id: string } | null = null;
-  for (;;) {
-    const page = await ctx.traces.queryScores({ project_id: projectId, name: s.name, trace_id: null, conversation_id: null, span_id: null, source: s.kind, conv_keys: null, limit: 1000, after });
-    for (const r of page) if (r.scorer === s.scorer_id && r.scorer_version === versionOf(s)) done.add(`${r.trace_id}|${r.conversation_id ?? ''}`);
-    if (page.length < 1000) return done;
-    const last = page[page.length - 1]!;
-    after = { created_at_ns: last.created_at_ns, score_id: last.score_id };
-  }
+  for await (const r of allScores(ctx, projectId, s.name, s.kind)) if (r.scorer === s.scorer_id && r.scorer_version === versionOf(s)) done.add(`${r.trace_id}|${r.conversation_id ?? ''}`);
+  return done;
 }
 
 function scoreRow(projectId: string, s: ScorerDef, f: TurnFacts, v: { value: number | boolean | null; label: string | null; explanation: string | null }, now: bigint): ScoreRecord {

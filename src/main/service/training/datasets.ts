@@ -176,7 +176,7 @@ export function removeIncoming(dataDir: string): void {
 
 // ---- datasets made from conversations (POST /datasets/from-conversations) -----------------
 
-interface ChatMsg {
+export interface ChatMsg {
   type: string;
   user_message: { text: string } | null;
   assistant_message: { text: string } | null;
@@ -184,7 +184,7 @@ interface ChatMsg {
   agent_start: { system_instructions: string | null } | null;
 }
 interface ConversationView {
-  turns: { messages: ChatMsg[] }[];
+  turns: { trace_id: string; messages: ChatMsg[] }[];
   has_more: boolean;
 }
 
@@ -239,28 +239,42 @@ function artifactScope(projectId: string): { entity: string; project: string } {
   return i < 0 ? { entity: 'local', project: clean(projectId) } : { entity: clean(projectId.slice(0, i)), project: clean(projectId.slice(i + 1)) };
 }
 
+/** A conversation's turns as the chat shows them (service/chat/views.ts), oldest first, read 50 at a time. */
+export async function conversationTurnViews(ctx: ServiceContext, projectId: string, conversationId: string): Promise<ConversationView['turns']> {
+  const turns: ConversationView['turns'] = [];
+  for (let offset = 0; ; offset += 50) {
+    const view: ConversationView = await conversationChat(ctx, { project_id: projectId, conversation_id: conversationId, include_feedback: false, limit: 50, offset });
+    turns.unshift(...view.turns); // pages go newest first; turns inside a page oldest first
+    if (!view.has_more || view.turns.length === 0) break;
+  }
+  return turns;
+}
+
 export async function fromConversations(input: OpParsedInput<'datasets.fromConversations'>, ctx: ServiceContext): Promise<OpOutput<'datasets.fromConversations'>> {
   const lines: string[] = [];
   const skipped: string[] = [];
   for (const conversation_id of input.conversation_ids) {
-    const turns: ConversationView['turns'] = [];
-    for (let offset = 0; ; offset += 50) {
-      // The same view the UI shows (service/chat/views.ts), a page of 50 turns at a time.
-      const view: ConversationView = await conversationChat(ctx, { project_id: input.project_id, conversation_id, include_feedback: false, limit: 50, offset });
-      turns.unshift(...view.turns); // pages go newest first; turns inside a page oldest first
-      if (!view.has_more || view.turns.length === 0) break;
-    }
-    const messages = toSftMessages(turns);
+    const messages = toSftMessages(await conversationTurnViews(ctx, input.project_id, conversation_id));
     if (!messages.some((m) => m.role === 'assistant' && m.content)) skipped.push(conversation_id);
     else lines.push(JSON.stringify({ messages, tools: [] }));
   }
-  const scope = artifactScope(input.project_id);
-  const name = input.name ?? `${scope.project}-conversations-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const kept = input.conversation_ids.filter((c) => !skipped.includes(c));
+  return { ...(await writeProjectDataset(ctx, input.project_id, input.name, 'conversations', lines, kept)), skipped };
+}
+
+/**
+ * Writes JSONL lines as the next version of a project's dataset (name default `<project>-<kind>-<time>`),
+ * with the conversations it was made from kept beside it (a replay selects them again).
+ */
+export async function writeProjectDataset(ctx: ServiceContext, projectId: string, name: string | undefined, kind: string, lines: string[], conversationIds: string[]) {
+  const scope = artifactScope(projectId);
+  name ??= `${scope.project}-${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   const file = incomingFile(ctx);
   const buf = Buffer.from(lines.length ? `${lines.join('\n')}\n` : '', 'utf8');
   fs.writeFileSync(file, buf, { mode: 0o600 });
   const row = await register(ctx, file, { ...scope, name, bytes: buf.length, lines: lines.length, sha256: crypto.createHash('sha256').update(buf).digest('hex'), source: 'conversations' });
   const full = path.join(ctx.dataDir, row.file);
-  writeDatasetSources(ctx.dataDir, row.file, { project_id: input.project_id, conversation_ids: input.conversation_ids.filter((c) => !skipped.includes(c)) });
-  return { url: artifactUrl(row), path: full, lines: row.lines, skipped, dataset: datasetOut(row) };
+  writeDatasetSources(ctx.dataDir, row.file, { project_id: projectId, conversation_ids: conversationIds });
+  return { url: artifactUrl(row), path: full, lines: row.lines, dataset: datasetOut(row) };
 }
+

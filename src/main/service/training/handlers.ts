@@ -5,6 +5,7 @@ import { cancelJob, createRlJob, createSftJob, getJob, jobEvents, listJobs } fro
 import { logTrajectories } from './log.js';
 import { health, systemCheck } from './health.js';
 import { fromConversations, listDatasets, uploadDataset } from './datasets.js';
+import { datasetFromReviews } from '../evals/sft.js';
 import { getSettings, updateSettings } from './settings.js';
 
 /** Handlers of the training operations (contract/training.ts); each lives in the module named for it. */
@@ -28,6 +29,7 @@ export const trainingHandlers = {
   'training.health': () => health(),
   'training.systemCheck': (_input, ctx) => systemCheck(ctx),
   'datasets.fromConversations': fromConversations,
+  'datasets.fromReviews': datasetFromReviews,
   'training.getSettings': (_input, ctx) => getSettings(ctx),
   'training.updateSettings': updateSettings,
 } satisfies Partial<Handlers>;
