@@ -180,6 +180,19 @@ const DatasetOut = z.object({
   created_at: z.string(),
 });
 
+/** A dataset made here (from conversations, from reviews): its name, default `<project>-<kind>-<time>`. */
+const MadeDatasetName = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,100}$/, 'name may hold letters, digits, ".", "_" and "-" only')
+  .optional();
+const MadeDataset = z.object({
+  /** wandb-artifact:///<entity>/<project>/<name>:v<N> (the project id split at its first "/"). */
+  url: z.string(),
+  path: z.string(),
+  lines: z.number().int(),
+  dataset: DatasetOut,
+});
+
 /** Artifact names: W&B's alphabet (letters, digits, `.`, `_`, `-`). */
 export const ARTIFACT_PART = /^(?!\.+$)[A-Za-z0-9._-]{1,128}$/;
 const ArtifactPart = z.string().regex(ARTIFACT_PART, 'may hold letters, digits, ".", "_" and "-" only (1–128, not only dots)');
@@ -431,19 +444,9 @@ export const trainingOps = {
     input: z.strictObject({
       project_id: z.string().min(1),
       conversation_ids: z.array(z.string().min(1)).min(1).max(10_000),
-      name: z
-        .string()
-        .regex(/^[A-Za-z0-9._-]{1,100}$/, 'name may hold letters, digits, ".", "_" and "-" only')
-        .optional(),
+      name: MadeDatasetName,
     }),
-    output: z.object({
-      /** wandb-artifact:///<entity>/<project>/<name>:v<N> (the project id split at its first "/"). */
-      url: z.string(),
-      path: z.string(),
-      lines: z.number().int(),
-      skipped: z.array(z.string()),
-      dataset: DatasetOut,
-    }),
+    output: MadeDataset.extend({ skipped: z.array(z.string()) }),
   }),
   'datasets.fromReviews': op({
     method: 'POST',
@@ -458,22 +461,15 @@ export const trainingOps = {
       corrections: z.boolean().default(true),
       /** Turns carrying a score that matches go in unchanged (e.g. `{"name":"review","labels":["good"]}` or `{"name":"thumbs","min":1}`). */
       good: ScoreFilter.optional(),
-      name: z
-        .string()
-        .regex(/^[A-Za-z0-9._-]{1,100}$/, 'name may hold letters, digits, ".", "_" and "-" only')
-        .optional(),
+      name: MadeDatasetName,
     }),
-    output: z.object({
-      url: z.string(),
-      path: z.string(),
-      lines: z.number().int(),
+    output: MadeDataset.extend({
       /** Lines whose last answer is a reviewer's correction. */
       corrected: z.number().int(),
       /** Lines of good turns taken as they are. */
       good: z.number().int(),
       /** Reviewed turns left out: `trace_id`, and why (no longer stored, no user message before it). */
       skipped: z.array(z.object({ trace_id: z.string().nullable(), conversation_id: z.string().nullable(), reason: z.string() })),
-      dataset: DatasetOut,
     }),
   }),
   'training.getSettings': op({
