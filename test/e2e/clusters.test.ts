@@ -5,7 +5,8 @@
  *   count, agents) POST /app/clusters answers;
  * - a low score stored 10 days ago is a cluster in "All time" and "Last 30 days", not in "Last 7 days";
  * - "Show these conversations" opens the conversations list with the cluster's filter (the rows the
- *   API gives for it), "Spans" the spans carrying it, an example opens its turn's chat;
+ *   API gives for it), "Review" the review queue of its turns, "Spans" the spans carrying it, an
+ *   example opens its turn's chat;
  * - at 1440x900 and 1024x700 the cards fit (no sideways scroll); screenshots in both themes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +96,13 @@ describe('clusters view', () => {
     const spans = await api<{ total_count: number }>('/agents/spans/query', { project_id: P, query: { $expr: { $and: [{ $score: c!.filter }] } }, limit: 1 });
     expect(spans.total_count).toBeGreaterThan(0);
     await page.getByTestId('spans-range').filter({ hasText: `of ${spans.total_count} spans` }).waitFor();
+
+    // Review: the queue holds the cluster's turns (the traces carrying its filter).
+    await page.goBack();
+    await card.getByTestId('cluster-review').click();
+    const turns = await api<{ total_count: number }>('/agents/spans/query', { project_id: P, query: { $expr: { $score: c!.filter } }, group_by: [{ source: 'field', key: 'trace_id' }], limit: 1000 });
+    await page.getByTestId('review-progress').filter({ hasText: new RegExp(`^turn 1 of ${turns.total_count} · `) }).waitFor();
+    expect(c!.trace_ids).toContain(await page.getByTestId('review-turn').getAttribute('data-trace'));
 
     await page.goBack();
     await card.getByTestId('cluster-example').first().click();

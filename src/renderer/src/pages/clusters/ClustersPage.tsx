@@ -2,7 +2,8 @@
  * Clusters (issue 20 item 4): a project's failure clusters for a time window (`clusters.list`,
  * largest first), each with its count, a trend per day, first and last seen, the agents, example
  * turns (links to their chat) and the ways to open it everywhere else: "Show these conversations"
- * (the conversations list filtered by the cluster's score condition) and "Spans". A project whose
+ * (the conversations list filtered by the cluster's score condition), "Review" (the review queue of
+ * its turns) and "Spans". A project whose
  * turns were never signed offers "Compute clusters" (`clusters.compute`, resumable; from then on new
  * turns are signed as they arrive) and shows the run's progress (`scorers.runs`) until it ends.
  * The window is in the link: `#/p/<project>/clusters?window=7d`.
@@ -88,8 +89,11 @@ function ClusterCard({ project, cluster: c }: { project: string; cluster: Cluste
       <Trend trend={c.trend} />
       <div className="cluster-actions">
         <button className="primary" onClick={() => void navigate(`${projectPath(project, 'conversations')}?${conversationsQuery(c)}`)} data-testid="cluster-conversations">Show these conversations</button>
-        <Link to={spansLink} data-testid="cluster-spans">Spans ↗</Link>
-        <Link to={`${projectPath(project, 'replays')}?cluster=${encodeURIComponent(c.cluster_id)}`} title="Replay these conversations on another model" data-testid="cluster-replay">Replay ↗</Link>
+        <span className="cluster-links">
+          <Link to={`${projectPath(project, 'review')}?${conversationsQuery(c)}`} data-testid="cluster-review">Review ↗</Link>
+          <Link to={spansLink} data-testid="cluster-spans">Spans ↗</Link>
+          <Link to={`${projectPath(project, 'replays')}?cluster=${encodeURIComponent(c.cluster_id)}`} title="Replay these conversations on another model" data-testid="cluster-replay">Replay ↗</Link>
+        </span>
       </div>
     </li>
   );
