@@ -12,28 +12,12 @@ import path from 'node:path';
 import { startLoupe } from '../../src/main/serve.js';
 import { WAL_POLICY } from '../../src/main/store/sqlite/wal.js';
 import type { BenchSection } from '../lib/section.js';
+import { chatSpan2k, otlpRequest } from '../../test/helpers/otlp.js';
 
 const PER_POST = 100;
-const TEXT = 'The assistant read the ticket, looked up the order and wrote back. '.repeat(28); // ~1.9 KB
-
-function body(writer: number, post: number): string {
-  const spans = Array.from({ length: PER_POST }, (_, i) => {
-    const n = post * PER_POST + i;
-    return {
-      traceId: `${writer.toString(16).padStart(4, '0')}${(Math.floor(n / 10) + 1).toString(16).padStart(28, '0')}`,
-      spanId: (n + 1).toString(16).padStart(16, '0'),
-      name: 'chat gpt-4o',
-      startTimeUnixNano: String(1_763_800_000_000_000_000n + BigInt(n) * 1_000_000n),
-      endTimeUnixNano: String(1_763_800_000_000_000_000n + BigInt(n) * 1_000_000n + 500_000n),
-      attributes: [
-        { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-        { key: 'gen_ai.conversation.id', value: { stringValue: `w${writer}c${Math.floor(n / 50)}` } },
-        { key: 'gen_ai.prompt', value: { stringValue: `${n}: ${TEXT}` } },
-      ],
-    };
-  });
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'soak' } }] }, scopeSpans: [{ spans }] }] });
-}
+/** One post of writer `w`: spans of its own traces and conversations. */
+const body = (writer: number, post: number) =>
+  JSON.stringify(otlpRequest(Array.from({ length: PER_POST }, (_, i) => chatSpan2k(post * PER_POST + i, writer.toString(16).padStart(4, '0'), `w${writer}`)), { resource: { 'service.name': 'soak' } }));
 
 const section: BenchSection = {
   title: 'WAL size under a soak of writers and readers (issue 23.3)',

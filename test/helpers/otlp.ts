@@ -184,3 +184,23 @@ export function normalizedSpan(name: string, attributes: Attrs, o: Omit<SpanOpti
   walkRequest(t.request(), undefined, { span: (s) => out.push(s), skip: (r) => { throw new Error(r); } });
   return out[0]!;
 }
+
+/** Filler prompt text of ~1.9 KB (the WAL test and bench: a span about the size the issue measured). */
+const PROMPT_TEXT = 'The assistant read the ticket, looked up the order and wrote back. '.repeat(28);
+
+/** Chat span number `n` of ~2 KB: ten spans per trace (trace ids prefixed by `tracePrefix`, 4 hex), fifty per conversation. */
+export function chatSpan2k(n: number, tracePrefix = '', conversationPrefix = '') {
+  return {
+    traceId: `${tracePrefix}${(Math.floor(n / 10) + 1).toString(16).padStart(32 - tracePrefix.length, '0')}`,
+    spanId: (n + 1).toString(16).padStart(16, '0'),
+    name: 'chat gpt-4o',
+    startTimeUnixNano: String(1_763_800_000_000_000_000n + BigInt(n) * 1_000_000n),
+    endTimeUnixNano: String(1_763_800_000_000_000_000n + BigInt(n) * 1_000_000n + 500_000n),
+    attributes: [
+      { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+      { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o' } },
+      { key: 'gen_ai.conversation.id', value: { stringValue: `${conversationPrefix}c${Math.floor(n / 50)}` } },
+      { key: 'gen_ai.prompt', value: { stringValue: `${n}: ${PROMPT_TEXT}` } },
+    ],
+  };
+}

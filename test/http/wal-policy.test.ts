@@ -10,30 +10,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spanCount, startTestServer, TEST_STORE } from './server-harness.js';
 import { WAL_POLICY } from '../../src/main/store/sqlite/wal.js';
+import { chatSpan2k, otlpRequest } from '../helpers/otlp.js';
 
 const SPANS = 20_000;
 const PER_POST = 500;
-const TEXT = 'The assistant read the ticket, looked up the order and wrote back. '.repeat(28); // ~1.9 KB
-
-function body(post: number): string {
-  const spans = Array.from({ length: PER_POST }, (_, i) => {
-    const n = post * PER_POST + i;
-    return {
-      traceId: (Math.floor(n / 10) + 1).toString(16).padStart(32, '0'),
-      spanId: (n + 1).toString(16).padStart(16, '0'),
-      name: 'chat gpt-4o',
-      startTimeUnixNano: String(1_763_800_000_000_000_000n + BigInt(n) * 1_000_000n),
-      endTimeUnixNano: String(1_763_800_000_000_000_000n + BigInt(n) * 1_000_000n + 500_000n),
-      attributes: [
-        { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-        { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o' } },
-        { key: 'gen_ai.conversation.id', value: { stringValue: `c${Math.floor(n / 50)}` } },
-        { key: 'gen_ai.prompt', value: { stringValue: `${n}: ${TEXT}` } },
-      ],
-    };
-  });
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'wal' } }] }, scopeSpans: [{ spans }] }] });
-}
+const body = (post: number) =>
+  JSON.stringify(otlpRequest(Array.from({ length: PER_POST }, (_, i) => chatSpan2k(post * PER_POST + i)), { resource: { 'service.name': 'wal' } }));
 
 describe.skipIf(TEST_STORE !== 'sqlite')('the WAL stays small (23.3)', () => {
   it(`${SPANS.toLocaleString('en-US')} spans over OTLP with readers reading: the WAL within ${WAL_POLICY.capBytes / 2 ** 20} MiB after every post, 0 bytes once idle`, async () => {
