@@ -12,8 +12,11 @@
  * without a full VACUUM (a copy of the whole file): that is said at open, never done at start. A
  * give-back that cannot run (another process holds the write lock) is skipped: never a failed open.
  */
-import type { Db } from './open.js';
+import type Database from 'better-sqlite3';
 import { WAL_POLICY } from './wal.js';
+
+/** open.ts's Db, named here from the library (open.ts imports this file: no import cycle). */
+type Db = Database.Database;
 
 /** Less free space than this is left for SQLite to reuse (not worth a write at every start). */
 export const GIVE_BACK_MIN_BYTES = 8 * 1024 * 1024;
