@@ -58,7 +58,9 @@ describe('cancel', () => {
 
   test('deleting the model stops its running job within one gradient step (the delete waits for it)', async () => {
     const id = await newModel('delete-running');
-    const running = (await s.req('POST', '/v1/preview/sft-training-jobs', { model_id: id, training_data_url: writeData('del.jsonl', lines(200)), config: { batch_size: 1 } })).body.id;
+    // Batches of 16 make a step long beside an HTTP round trip: with steps of one example, a step could end
+    // between reading the count below and the delete arriving (CI-like load saw 2), which says nothing of the delete.
+    const running = (await s.req('POST', '/v1/preview/sft-training-jobs', { model_id: id, training_data_url: writeData('del.jsonl', lines(200)), config: { batch_size: 16 } })).body.id;
     const steps = async () => (await s.req('GET', `/v1/preview/training-jobs/${running}/events?limit=100`)).body.data.filter((e: { type: string }) => e.type === 'gradient_step').length;
     while ((await steps()) < 3) await new Promise((r) => setTimeout(r, 100));
     const atDelete = await steps();
