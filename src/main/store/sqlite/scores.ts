@@ -13,6 +13,29 @@ export interface Sql {
   params: unknown[];
 }
 
+/**
+ * A WHERE built condition by condition, each with its parameters; `when` leaves a condition out
+ * when its value is null or undefined (an unset filter).
+ */
+class Where implements Sql {
+  private readonly and: string[] = [];
+  readonly params: unknown[] = [];
+  constructor(first: string, ...params: unknown[]) {
+    this.add(first, ...params);
+  }
+  add(condition: string, ...params: unknown[]): this {
+    this.and.push(condition);
+    this.params.push(...params);
+    return this;
+  }
+  when(value: unknown, condition: string, ...params: unknown[]): this {
+    return value == null ? this : this.add(condition, ...params);
+  }
+  get sql(): string {
+    return this.and.join(' AND ');
+  }
+}
+
 const COLUMNS = [
   'project_id', 'score_id', 'target', 'trace_id', 'span_id', 'conversation_id', 'conv_key', 'agent_name', 'name', 'value', 'label',
   'value_type', 'explanation', 'source', 'scorer', 'scorer_version', 'creator', 'correction', 'created_at_ns',
@@ -26,25 +49,12 @@ export const SCORES_SQL = {
 
 /** The rows of one score name meeting a condition (a WHERE over `scores` without alias). */
 export function scoreCondSql(projectId: string, c: ScoreCond): Sql {
-  const and = ['project_id = ?', 'name = ?'];
-  const params: unknown[] = [projectId, c.name];
-  if (c.source) {
-    and.push('source = ?');
-    params.push(c.source);
-  }
-  if (c.min != null) {
-    and.push('value >= ?');
-    params.push(c.min);
-  }
-  if (c.max != null) {
-    and.push('value <= ?');
-    params.push(c.max);
-  }
-  if (c.labels) {
-    and.push(c.labels.length ? `label IN (${c.labels.map(() => '?').join(', ')})` : '0');
-    params.push(...c.labels);
-  }
-  return { sql: and.join(' AND '), params };
+  const w = new Where('project_id = ? AND name = ?', projectId, c.name)
+    .when(c.source || null, 'source = ?', c.source)
+    .when(c.min, 'value >= ?', c.min)
+    .when(c.max, 'value <= ?', c.max);
+  if (c.labels) w.add(c.labels.length ? `label IN (${c.labels.map(() => '?').join(', ')})` : '0', ...c.labels);
+  return { sql: w.sql, params: w.params };
 }
 
 /**
@@ -98,64 +108,31 @@ export function createScoresReader(db: Db) {
   };
   return {
     queryScores(q: ScoresQuery): ScoreRecord[] {
-      const and = ['project_id = ?'];
-      const params: unknown[] = [q.project_id];
-      for (const k of ['name', 'trace_id', 'conversation_id', 'span_id', 'source'] as const) {
-        if (q[k] == null) continue;
-        and.push(`${k} = ?`);
-        params.push(q[k]);
-      }
-      if (q.conv_keys) {
-        and.push('conv_key IN (SELECT value FROM json_each(?))');
-        params.push(JSON.stringify(q.conv_keys));
-      }
-      if (q.after) {
-        and.push('(created_at_ns < ? OR (created_at_ns = ? AND score_id < ?))');
-        params.push(q.after.created_at_ns, q.after.created_at_ns, q.after.score_id);
-      }
-      const sql = `SELECT * FROM scores WHERE ${and.join(' AND ')} ORDER BY created_at_ns DESC, score_id DESC LIMIT ?`;
-      return (prep(sql).safeIntegers(true).all(...params, q.limit) as Row[]).map(toRecord);
+      const w = new Where('project_id = ?', q.project_id);
+      for (const k of ['name', 'trace_id', 'conversation_id', 'span_id', 'source'] as const) w.when(q[k], `${k} = ?`, q[k]);
+      w.when(q.conv_keys, 'conv_key IN (SELECT value FROM json_each(?))', JSON.stringify(q.conv_keys));
+      if (q.after) w.add('(created_at_ns < ? OR (created_at_ns = ? AND score_id < ?))', q.after.created_at_ns, q.after.created_at_ns, q.after.score_id);
+      const sql = `SELECT * FROM scores WHERE ${w.sql} ORDER BY created_at_ns DESC, score_id DESC LIMIT ?`;
+      return (prep(sql).safeIntegers(true).all(...w.params, q.limit) as Row[]).map(toRecord);
     },
     scoreStats(q: { project_id: string; by: ScoreStatsBy; keys: string[] | null; names: string[] | null }): ScoreStat[] {
-      const and = ['project_id = ?'];
-      const params: unknown[] = [q.project_id];
-      if (q.keys) {
-        and.push(`${q.by} IN (SELECT value FROM json_each(?))`);
-        params.push(JSON.stringify(q.keys));
-      }
-      if (q.names) {
-        and.push('name IN (SELECT value FROM json_each(?))');
-        params.push(JSON.stringify(q.names));
-      }
+      const w = new Where('project_id = ?', q.project_id)
+        .when(q.keys, `${q.by} IN (SELECT value FROM json_each(?))`, JSON.stringify(q.keys))
+        .when(q.names, 'name IN (SELECT value FROM json_each(?))', JSON.stringify(q.names));
       const sql = `SELECT ${q.by} AS key, name, label, COUNT(*) AS n, SUM(value) AS sum, COUNT(value) AS nums FROM scores
-        WHERE ${and.join(' AND ')} GROUP BY ${q.by}, name, label`;
-      return foldStats(prep(sql).all(...params) as ScoreStatRow[]);
+        WHERE ${w.sql} GROUP BY ${q.by}, name, label`;
+      return foldStats(prep(sql).all(...w.params) as ScoreStatRow[]);
     },
     scoreGroups(q: ScoreGroupsQuery): ScoreGroup[] {
-      const and = ['project_id = ?'];
-      const params: unknown[] = [q.project_id];
-      if (q.name != null) {
-        and.push('name = ?');
-        params.push(q.name);
-      }
-      if (q.exclude_name != null) {
-        and.push('name != ?');
-        params.push(q.exclude_name);
-      }
-      if (q.max_value != null) {
-        and.push('value <= ?');
-        params.push(q.max_value);
-      }
-      if (q.by === 'label') and.push('label IS NOT NULL');
-      if (q.since_ns != null) {
-        and.push('created_at_ns >= ?');
-        params.push(q.since_ns);
-      }
-      if (q.until_ns != null) {
-        and.push('created_at_ns < ?');
-        params.push(q.until_ns);
-      }
-      const where = and.join(' AND ');
+      const w = new Where('project_id = ?', q.project_id)
+        .when(q.name, 'name = ?', q.name)
+        .when(q.exclude_name, 'name != ?', q.exclude_name)
+        .when(q.max_value, 'value <= ?', q.max_value)
+        .when(q.by === 'label' || null, 'label IS NOT NULL')
+        .when(q.since_ns, 'created_at_ns >= ?', q.since_ns)
+        .when(q.until_ns, 'created_at_ns < ?', q.until_ns);
+      const where = w.sql;
+      const params = w.params;
       const key = q.by === 'label' ? 'label' : 'name';
       const groups = prep(`SELECT ${key} AS key, COUNT(*) AS n, MIN(created_at_ns) AS first_ns, MAX(created_at_ns) AS last_ns,
           json_group_array(DISTINCT agent_name) FILTER (WHERE agent_name IS NOT NULL) AS agents
