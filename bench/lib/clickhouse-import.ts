@@ -4,7 +4,8 @@
  *
  *   tsx bench/lib/clickhouse-import.ts <file> <clickhouse://…> [batchSpans] [checkpointEvery] [project]
  *
- * Prints one JSON line at the end: {spans, ms, cpuMs, maxRssMb, writeMs, batches}. With
+ * Prints one JSON line at the end: {spans, ms, cpuMs, maxRssMb, writeMs, batches}; `ms` ends once every
+ * summary is written (close waits for them), `writeMs` sums the waits for each batch to be stored. With
  * `checkpointEvery`, it also stops after each such many spans (at a batch's end, every write
  * acknowledged), prints {checkpoint, ms, cpuMs, writeMs, batches, maxBatchMs} for that stretch and
  * waits for a line on stdin before going on: the section measures the store at that size meanwhile.
@@ -59,6 +60,7 @@ async function cli(): Promise<void> {
     })();
     if (stdin && queued >= nextCheckpoint) {
       await inFlight;
+      await store.settled(); // the stretch ends with every summary written (writes answer once stored)
       const cpu = process.cpuUsage(stretch.cpu);
       console.log(JSON.stringify({ checkpoint: spans, ms: performance.now() - stretch.t, cpuMs: (cpu.user + cpu.system) / 1000, writeMs: stretch.writeMs, batches: stretch.batches, maxBatchMs: stretch.maxBatchMs }));
       while (nextCheckpoint <= queued) nextCheckpoint += every;

@@ -319,8 +319,19 @@ export interface TraceStore {
 
   /** Upserts a batch: either all of it is stored (summaries included) or none. */
   writeSpans(spans: SpanRecord[]): Promise<WriteResult>;
-  /** The same for a batch encoded on another thread (see EncodedBatch). */
+  /**
+   * The same for a batch encoded on another thread (see EncodedBatch), for bulk writes (imports, OTLP
+   * bodies). An adapter with `settled` may answer once the spans are stored and write the batch's
+   * summaries after, in the background (ClickHouse): callers that read summaries next wait for `settled()`.
+   */
   writeEncoded(batch: EncodedBatch): Promise<WriteResult>;
+  /**
+   * Resolves when the summaries of every batch written so far are written; rejects with the failure
+   * that stopped them (the adapter retries them later). Absent: every write includes its summaries.
+   */
+  settled?(): Promise<void>;
+  /** Batches whose spans are stored and whose summaries are still being written (health). */
+  summarizing?(): number;
   /**
    * Where the adapter writes on a thread of its own: a channel for an ingest worker's batches, so
    * they never cross the calling thread (see BatchChannel). Absent: post batches to the calling

@@ -93,6 +93,8 @@ async function receiveTraces(request: FastifyRequest, reply: FastifyReply, ctx: 
     contentEncoding: encoding === 'identity' ? undefined : encoding,
     projectId,
     events: ctx.events,
+    // An exporter is answered once its spans are stored; summaries follow (ClickHouse: writer.ts).
+    summaries: 'later',
   }, true);
   // Log records that arrived before their spans may find them now.
   await logJoiner(ctx).retryPending();

@@ -65,6 +65,11 @@ export const StoreHealthView = z.object({
   writes: z.object({
     failures: z.number().int(),
     last_failure: z.object({ at: z.string(), kind: z.string(), message: z.string() }).nullable(),
+    /**
+     * Batches whose spans are stored and whose summaries (lists, agents, group-by rollups) are still
+     * being written: a ClickHouse store answers imports and OTLP posts before it (0 on SQLite).
+     */
+    summarizing: z.number().int(),
   }),
   /** The server thread's event-loop delay since the previous health read (then reset): the longest wait a request could have had. */
   event_loop: z.object({ max_ms: z.number(), p99_ms: z.number() }),

@@ -84,6 +84,16 @@ export class BodyIngester {
     await this.tail;
   }
 
+  /** `data.changed` for these projects once the store has written the summaries it owed (body answered before). */
+  private async announceSummaries(projects: string[], opts: ImportBufferOptions): Promise<void> {
+    try {
+      await this.store.settled?.();
+    } catch {
+      return; // the store retries them (writer.ts); nothing new to show yet
+    }
+    for (const p of projects.sort()) opts.events?.emit({ type: 'data.changed', project_id: p, tables: ['spans'] });
+  }
+
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const { file, entry } = workerLaunch(new URL('./ingest-worker.ts', import.meta.url), 'ingest-worker.js');
@@ -132,8 +142,10 @@ export class BodyIngester {
             await stored.writeEncoded(msg.batch, msg.lines);
             ackLater(slots);
           } else if (msg.type === 'done') {
-            await written(stored, channel);
+            await written(stored, channel, opts.summaries);
             if (!over) finish(() => resolve(completeReport(msg.report, stored, opts.events)));
+            // Answered before the store's summaries were written: views refresh again once they are.
+            if (opts.summaries === 'later' && this.store.settled) void this.announceSummaries([...stored.projects], opts);
           } else {
             await written(stored, channel);
             if (!over) finish(() => reject(msg.status === null ? new Error(detailText(msg.detail)) : new ServiceError(msg.status, msg.detail)));

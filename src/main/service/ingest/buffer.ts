@@ -21,6 +21,12 @@ export interface ImportBufferOptions {
   contentEncoding?: string;
   projectId?: string;
   events?: EventBus;
+  /**
+   * 'later': answer once the spans are stored, while a store that writes summaries in the background
+   * (ClickHouse) is still writing them (an OTLP exporter waits for nothing more); `data.changed` is
+   * announced again when they are written. Default: answer once the summaries are written too.
+   */
+  summaries?: 'wait' | 'later';
 }
 
 type Hint = 'json' | 'jsonl' | 'proto' | 'sniff';

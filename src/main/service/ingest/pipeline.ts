@@ -144,7 +144,8 @@ export function importFileInWorker(store: TraceStore, job: FileJob, opts: Import
  * Waits until every batch the worker posted is written (it posted `end` to the channel before
  * reporting), and adds the channel's counts to the import's.
  */
-export async function written(stored: StoreWriter, channel: BatchChannel | null): Promise<void> {
+export async function written(stored: StoreWriter, channel: BatchChannel | null, summaries: 'wait' | 'later' = 'wait'): Promise<void> {
   if (channel) stored.absorb(await channel.written);
   await stored.settled();
+  if (summaries === 'wait') await stored.summarized();
 }

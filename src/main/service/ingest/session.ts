@@ -128,6 +128,14 @@ export class StoreWriter implements BatchWriter {
     if (this.failure) throw this.failure;
   }
 
+  /**
+   * Resolves when the store has also written the summaries of every batch written (a store that
+   * writes them in the background after answering `writeEncoded`: ports.ts `settled`).
+   */
+  async summarized(): Promise<void> {
+    await this.store.settled?.();
+  }
+
   private enqueue(run: () => Promise<void>): void {
     this.tail = this.tail.then(async () => {
       if (this.failure) return;

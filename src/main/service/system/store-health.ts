@@ -77,13 +77,13 @@ export class StoreHealth {
 }
 
 /** GET /app/health (contract system.health). */
-export function healthView(ctx: { health?: StoreHealth; dataDir: string }) {
+export function healthView(ctx: { health?: StoreHealth; dataDir: string; traces?: { summarizing?(): number } }) {
   const health = ctx.health ?? new StoreHealth(ctx.dataDir);
   const blocker = health.writeBlocker();
   return {
     database: { ok: blocker === null, read_only: health.readOnlyReason !== null, reason: blocker, last_check: health.lastCheck },
     disk: health.disk(),
-    writes: { failures: health.writeFailures, last_failure: health.lastWriteFailure },
+    writes: { failures: health.writeFailures, last_failure: health.lastWriteFailure, summarizing: ctx.traces?.summarizing?.() ?? 0 },
     event_loop: health.takeLoopDelay(),
   };
 }

@@ -124,15 +124,25 @@ export class ClickHouseTraceStore implements TraceStore {
     this.writer.retryForMs = ms;
   }
 
+  /** Answers once the batch's summaries are written too (small writes: tests, the demo, small imports). */
   writeSpans(spans: SpanRecord[]): Promise<WriteResult> {
     this.checkWritable();
-    return this.writer.write(encodeSpans(spans));
+    return this.writer.write(encodeSpans(spans), 'summarized');
   }
 
+  /** Answers once the batch's spans are stored; its summaries follow in the background (`settled`). */
   writeEncoded(batch: EncodedBatch): Promise<WriteResult> {
     this.checkWritable();
     if (batch.adapter !== ADAPTER) throw new StoreError(`a batch encoded for the ${batch.adapter} store was given to the ClickHouse store`);
-    return this.writer.write(batch.payload as EncodedSpans);
+    return this.writer.write(batch.payload as EncodedSpans, 'stored');
+  }
+
+  settled(): Promise<void> {
+    return this.writer.settled();
+  }
+
+  summarizing(): number {
+    return this.writer.pendingSummaries();
   }
 
   async traceSpans(projectId: string, traceId: string, opts: ReadOptions = {}) {
@@ -202,7 +212,8 @@ export class ClickHouseTraceStore implements TraceStore {
 
   deleteSpans(sel: DeleteSelection) {
     this.checkWritable();
-    return deleteSpans(this.ch, this.writer, sel);
+    // After the summaries of what was stored before, and alone: a delete recomputes summaries too.
+    return this.writer.exclusive(() => deleteSpans(this.ch, this.writer, sel));
   }
 
   /** Migrations present (quick); summaries agreeing with the spans they derive from (full): verify.ts. */
@@ -274,6 +285,8 @@ export class ClickHouseTraceStore implements TraceStore {
     if (this.closed) return;
     this.closed = true;
     if (this.cleaning) clearTimeout(this.cleaning);
+    // Summaries of stored batches are finished first (a failure leaves them to repair at next open).
+    await this.writer.settled().catch(() => {});
     await this.ch.close();
   }
 }

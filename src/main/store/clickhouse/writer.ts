@@ -18,18 +18,30 @@
  * writer's own small-granule tables (trace_keys, conversation_keys: migration 0004), never in the read
  * summaries, whose 8,192-row granules made every random id cost a granule of every part.
  *
+ * Summaries are written in the background (issue 19: a 30 MB OTLP post is acknowledged once its
+ * spans are stored, not after a dozen more statements). A write goes through two stages: the insert
+ * (journal row, spans, payloads: the batch is stored and cannot be lost) and the summaries. The
+ * caller of `write(batch, 'stored')` is answered after the first; `write(batch, 'summarized')` (the
+ * port's writeSpans) and `settled()` wait for the second. One summary round runs at a time per writer,
+ * and it takes every batch stored meanwhile (up to ROUND_SPANS), so a writer that stores faster than
+ * it summarizes makes fewer, larger summary rounds; the insert stage waits while more than
+ * BACKLOG_SPANS are stored but not summarized, so `settled()` stays a few seconds away. A trace's
+ * "before" (trace_keys: its days, the conversations and agents it fed) is read when its round starts:
+ * trace_keys change only when summaries are written, so it is what the summaries say now.
+ *
  * A failure part-way (the server gone) leaves spans stored and summaries possibly stale. The writer
- * retries the batch while the server is unreachable (up to `retryForMs`), and every batch is recorded
+ * retries each stage while the server is unreachable (up to `retryForMs`), and every batch is recorded
  * in write_journal until its summaries are written: a batch left unfinished (retries exhausted, the
- * writer killed) is recomputed by the next write of this writer, or by `repair` when any writer opens
- * the store. Concurrent batches of one process are coalesced into one write (a burst of small OTLP
- * requests becomes one insert per table).
+ * writer killed between answering and summarizing) is recomputed by this writer's next summary round,
+ * or by `repair` when any writer opens the store. Concurrent batches of one process are coalesced into
+ * one insert (a burst of small OTLP requests becomes one insert per table).
  */
 import type { WriteResult } from '../ports.js';
 import type { ClickHouse } from './connection.js';
 import type { EncodedSpans } from './encode.js';
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../ports.js';
+import { asError } from '../../../shared/errors.js';
 import { summarizeConversation, summarizeTrace, type LightSpan, type Recount, type TurnContributionRow } from './summaries.js';
 import { date, i64, ident, join, raw, sql, str, strs, u64, type Sql } from './sql.js';
 import { ROLLUP_HEAD, ROLLUP_MID, ROLLUP_TAIL } from './rollups.js';
@@ -97,29 +109,95 @@ const inList = (column: 'trace_id' | 'conversation_id' | 'unit_id', ids: Iterabl
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** A stored batch waiting for its summaries: its journal entries (one per project) and size. */
+interface Stored {
+  seq: number;
+  entries: JournalEntry[];
+  spans: number;
+}
+
+/** Spans of stored batches one summary round takes at most (its read-back holds their light rows). */
+const ROUND_SPANS = 65_536;
+/** The insert stage waits while this many spans are stored and not yet summarized. */
+const BACKLOG_SPANS = 65_536;
+
+/** What a write waits for: its spans stored (summaries follow), or its summaries written too. */
+export type WriteWait = 'stored' | 'summarized';
+
 export class Writer {
-  private queue: { batch: EncodedSpans; resolve: (r: WriteResult) => void; reject: (e: unknown) => void }[] = [];
+  private queue: { batch: EncodedSpans; wait: WriteWait; resolve: (r: WriteResult) => void; reject: (e: unknown) => void }[] = [];
   private running = false;
   /** Resource ids this process has stored (a resource is inserted once; ReplacingMergeTree absorbs repeats anyway). */
   private resources = new Set<string>();
-  /** Batches of this writer whose summaries failed part-way: recomputed before its next write. */
+  /** Batches of this writer whose summaries failed part-way: recomputed by the next summary round. */
   private unfinished: JournalEntry[] = [];
+  /** Why the last summary round failed, while batches are left unfinished (settled() rejects with it). */
+  private summaryFailure: Error | null = null;
+  /** Stored batches whose summary round has not started, oldest first; and the round's own. */
+  private backlog: Stored[] = [];
+  private inRound: Stored[] = [];
+  /** Batches numbered as stored; every batch up to `summarizedSeq` has had its summary round. */
+  private storedSeq = 0;
+  private summarizedSeq = 0;
+  private waiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  /** Resolved at the end of every summary round (the insert stage waits on it for room). */
+  private roundEnded: { promise: Promise<void>; resolve: () => void } = deferred();
+  /**
+   * Summary rounds, repairs and deletes run one after another through this chain: two recomputations
+   * of one batch racing each other were seen leaving a conversation's rollup row empty (CI, stop 25).
+   */
+  private lane: Promise<unknown> = Promise.resolve();
+  private summarizing = false;
   /** How long a batch is retried while the server is unreachable before its write fails. */
   retryForMs = Number(process.env.LOUPE_CLICKHOUSE_RETRY_MS ?? 60_000);
 
   constructor(private readonly ch: ClickHouse) {}
 
-  write(batch: EncodedSpans): Promise<WriteResult> {
+  /** Stores a batch; answers once it is stored (`wait` 'stored') or once its summaries are written too. */
+  write(batch: EncodedSpans, wait: WriteWait = 'summarized'): Promise<WriteResult> {
     if (!batch.keys.length) return Promise.resolve({ inserted: 0, replaced: 0, touched: [] });
     return new Promise((resolve, reject) => {
-      this.queue.push({ batch, resolve, reject });
+      this.queue.push({ batch, wait, resolve, reject });
       if (!this.running) void this.drain();
     });
+  }
+
+  /**
+   * Resolves when every batch stored so far has its summaries written; rejects with the failure when
+   * a summary round gave up (those batches are retried by the next round, or repaired at open).
+   */
+  settled(): Promise<void> {
+    return this.settledAt(this.storedSeq);
+  }
+
+  /** Batches whose spans are stored and whose summaries are not written yet (health). */
+  pendingSummaries(): number {
+    return this.storedSeq - this.summarizedSeq + this.unfinished.length;
+  }
+
+  /** Runs `task` alone: no summary round, repair or other task of this writer runs beside it. */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.lane.then(task);
+    this.lane = run.catch(() => undefined);
+    return run;
+  }
+
+  private settledAt(seq: number): Promise<void> {
+    if (seq <= this.summarizedSeq) return this.summaryFailure && this.unfinished.length ? Promise.reject(this.summaryFailure) : Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
   }
 
   private async drain(): Promise<void> {
     this.running = true;
     while (this.queue.length) {
+      // Room first: a writer storing faster than it summarizes waits here, so summaries stay close.
+      while (this.backlog.reduce((n, b) => n + b.spans, 0) >= BACKLOG_SPANS) await this.roundEnded.promise;
       const jobs = this.queue.splice(0, this.queue.length);
       const merged: EncodedSpans = { spans: [], payloads: [], resources: [], keys: [] };
       for (const j of jobs) {
@@ -129,10 +207,16 @@ export class Writer {
         merged.keys.push(...j.batch.keys);
       }
       try {
-        await this.finishUnfinished();
-        const result = await this.writeNow(merged);
+        const { result, entries, spans } = await this.store(merged);
+        const seq = ++this.storedSeq;
+        this.backlog.push({ seq, entries, spans });
+        this.startRounds();
         // Each caller learns about its own spans: counts are split by key, touched traces by batch.
-        for (const j of jobs) j.resolve(splitResult(result, j.batch));
+        for (const j of jobs) {
+          const own = splitResult(result, j.batch);
+          if (j.wait === 'stored') j.resolve(own);
+          else this.settledAt(seq).then(() => j.resolve(own), j.reject);
+        }
       } catch (e) {
         for (const j of jobs) j.reject(e);
       }
@@ -156,7 +240,22 @@ export class Writer {
     }
   }
 
-  private async writeNow(all: EncodedSpans): Promise<WriteResult & { replacedKeys: Set<string> }> {
+  /** Traces of this writer's batches stored and not summarized yet, with their batches' days (by project, trace). */
+  private storedNotSummarized(): Map<string, Set<string>> {
+    const out = new Map<string, Set<string>>();
+    for (const e of [...this.inRound, ...this.backlog].flatMap((b) => b.entries).concat(this.unfinished)) {
+      for (const t of e.trace_ids) {
+        const k = `${e.project_id}\u0000${t}`;
+        let days = out.get(k);
+        if (!days) out.set(k, (days = new Set()));
+        e.days.forEach((d) => days.add(d));
+      }
+    }
+    return out;
+  }
+
+  /** The insert stage: journal row, spans, payloads. Returns the counts and the batch's journal entries. */
+  private async store(all: EncodedSpans): Promise<{ result: WriteResult & { replacedKeys: Set<string> }; entries: JournalEntry[]; spans: number }> {
     const b = lastOfEachSpan(all);
     // Traces per project, with the days the batch puts their spans in.
     const projects = new Map<string, Map<string, Set<string>>>();
@@ -170,14 +269,19 @@ export class Writer {
     const old = new Map<string, Map<string, OldTrace>>();
     const existing = new Set<string>();
     const journal: JournalEntry[] = [];
+    // Traces this writer stored whose summaries (so trace_keys) are still to come hold spans too.
+    const pending = this.storedNotSummarized();
     await this.retrying(async () => {
       for (const [p, traces] of projects) {
         const o = await this.oldTraces(p, [...traces.keys()]);
         old.set(p, o);
-        // Only traces already summarized can hold stored spans of this batch (for the inserted/replaced report).
-        const known = [...traces.keys()].filter((t) => o.has(t));
+        // Only traces already summarized, or stored by this writer, can hold stored spans of this batch (for the inserted/replaced report).
+        const known = [...traces.keys()].filter((t) => o.has(t) || pending.has(`${p}\u0000${t}`));
         if (known.length) {
-          const days = known.flatMap((t) => [...traces.get(t)!, ...daysBetween(o.get(t)!.first_day, o.get(t)!.last_day)]);
+          const days = known.flatMap((t) => {
+            const before = o.get(t);
+            return [...traces.get(t)!, ...(before ? daysBetween(before.first_day, before.last_day) : []), ...(pending.get(`${p}\u0000${t}`) ?? [])];
+          });
           const rows = await this.ch.rows<{ trace_id: string; span_id: string }>(
             sql`SELECT trace_id, span_id FROM spans FINAL WHERE project_id = ${str(p)} AND ${inDays(days)} AND ${inList('trace_id', known)} AND deleted = 0${FINAL_SETTINGS}`,
           );
@@ -216,18 +320,6 @@ export class Writer {
     });
     for (const r of fresh) this.resources.add(`${r.project_id}\u0000${r.resource_id}`);
 
-    for (const entry of journal) {
-      try {
-        await this.retrying(async () => {
-          await this.summarize(entry.project_id, projects.get(entry.project_id)!, old.get(entry.project_id)!);
-          await this.journal([entry], 1);
-        });
-      } catch (e) {
-        this.unfinished.push(entry);
-        throw e;
-      }
-    }
-
     let inserted = 0;
     let replaced = 0;
     const replacedKeys = new Set<string>();
@@ -242,7 +334,91 @@ export class Writer {
       } else inserted++;
     }
     const touched = [...projects].flatMap(([p, traces]) => [...traces.keys()].map((t) => ({ project_id: p, trace_id: t })));
-    return { inserted, replaced, touched, replacedKeys };
+    return { result: { inserted, replaced, touched, replacedKeys }, entries: journal, spans: b.keys.length };
+  }
+
+  /** Starts summary rounds (in the lane) unless they run already; they run until the backlog is empty. */
+  private startRounds(): void {
+    if (this.summarizing) return;
+    this.summarizing = true;
+    void this.exclusive(async () => {
+      try {
+        while (this.backlog.length) await this.round();
+      } finally {
+        this.summarizing = false;
+      }
+    });
+  }
+
+  /**
+   * One summary round: the batches left unfinished by an earlier round, then every stored batch up to
+   * ROUND_SPANS, per project in one recomputation; then their journal rows marked done.
+   */
+  private async round(): Promise<void> {
+    let spans = 0;
+    while (this.backlog.length && (spans === 0 || spans + this.backlog[0]!.spans <= ROUND_SPANS)) {
+      const b = this.backlog.shift()!;
+      spans += b.spans;
+      this.inRound.push(b);
+    }
+    const seq = this.inRound[this.inRound.length - 1]!.seq;
+    const entries = this.inRound.flatMap((b) => b.entries);
+    this.roundEnded.resolve();
+    this.roundEnded = deferred();
+    try {
+      await this.finishUnfinished();
+      const byProject = new Map<string, JournalEntry[]>();
+      for (const e of entries) byProject.set(e.project_id, [...(byProject.get(e.project_id) ?? []), e]);
+      for (const [p, list] of byProject) {
+        const traces = new Map<string, Set<string>>();
+        for (const e of list) {
+          for (const t of e.trace_ids) {
+            let days = traces.get(t);
+            if (!days) traces.set(t, (days = new Set()));
+            e.days.forEach((d) => days.add(d));
+          }
+        }
+        try {
+          // What the summaries say before this round, read once: a retry after a part-way failure
+          // must not see trace_keys this round already rewrote.
+          const old = await this.retrying(() => this.oldTraces(p, [...traces.keys()]));
+          await this.retrying(async () => {
+            await this.summarize(p, traces, old);
+            await this.journal(list, 1);
+          });
+        } catch (e) {
+          this.unfinished.push(...list);
+          throw e;
+        } finally {
+          entries.splice(0, entries.length, ...entries.filter((x) => !list.includes(x)));
+        }
+      }
+      this.summaryFailure = null;
+    } catch (e) {
+      // Given up (the server gone longer than the retries): this round's batches not yet handed to
+      // `unfinished` and every stored batch waiting go there, and their waiters learn why.
+      this.unfinished.push(...entries, ...this.backlog.flatMap((b) => b.entries));
+      this.backlog = [];
+      this.summaryFailure = asError(e);
+      this.inRound = [];
+      this.finishRound(this.storedSeq, this.summaryFailure);
+      return;
+    }
+    this.inRound = [];
+    this.finishRound(seq, null);
+  }
+
+  /** Every batch up to `seq` had its round: its waiters are answered. */
+  private finishRound(seq: number, failure: Error | null): void {
+    this.summarizedSeq = Math.max(this.summarizedSeq, seq);
+    const due = this.waiters.filter((w) => w.seq <= this.summarizedSeq);
+    this.waiters = this.waiters.filter((w) => w.seq > this.summarizedSeq);
+    for (const w of due) {
+      if (failure) w.reject(failure);
+      else w.resolve();
+    }
+    this.roundEnded.resolve();
+    this.roundEnded = deferred();
   }
 
   /** Records batches as started (done = 0) or with every summary written (done = 1). */
@@ -262,6 +438,7 @@ export class Writer {
       await this.retrying(() => this.redo(this.unfinished[0]!));
       this.unfinished.shift();
     }
+    this.summaryFailure = null;
   }
 
   /** Recomputes one journal entry's traces and conversations from the stored spans, then marks it done. */
@@ -284,21 +461,20 @@ export class Writer {
    * older than two days in which every batch is done. Returns the number of batches repaired.
    */
   repair(olderThanMs = 60_000): Promise<number> {
-    // One repair at a time per writer: the store's own repair at open (a timer) and one asked for by
-    // hand could otherwise redo the same batch side by side, and two recomputations of one batch racing
-    // each other were seen leaving a conversation's rollup row empty (CI, stop 25; cause not pinned down).
-    const run = this.repairing.then(() => this.repairNow(olderThanMs));
-    this.repairing = run.catch(() => 0);
-    return run;
+    // In the lane: the store's own repair at open (a timer) and one asked for by hand, or a summary
+    // round, would otherwise redo the same batch side by side.
+    return this.exclusive(() => this.repairNow(olderThanMs));
   }
 
-  private repairing: Promise<unknown> = Promise.resolve();
-
   private async repairNow(olderThanMs: number): Promise<number> {
-    const rows = await this.ch.rows<JournalEntry & { written_text: string }>(
-      sql`SELECT project_id, batch_id, trace_ids, days, conversation_ids, toString(written) AS written_text FROM write_journal FINAL
+    // This writer's own batches waiting for their round are not left unfinished: the round does them.
+    const mine = new Set(this.backlog.flatMap((b) => b.entries.map((e) => e.batch_id)));
+    const rows = (
+      await this.ch.rows<JournalEntry & { written_text: string }>(
+        sql`SELECT project_id, batch_id, trace_ids, days, conversation_ids, toString(written) AS written_text FROM write_journal FINAL
           WHERE done = 0 AND written < now() - ${u64(Math.floor(olderThanMs / 1000))}${FINAL_SETTINGS}`,
-    );
+      )
+    ).filter((r) => !mine.has(r.batch_id));
     for (const { written_text, ...r } of rows) await this.redo({ ...r, written: written_text });
     const old = await this.ch.rows<{ d: string }>(
       raw('SELECT toString(toDate(written)) AS d FROM write_journal FINAL GROUP BY d HAVING min(done) = 1 AND toDate(d) < today() - 1 SETTINGS optimize_move_to_prewhere = 0'),
