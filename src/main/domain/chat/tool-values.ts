@@ -3,7 +3,8 @@
  * what the emitter wrote; the chat view reads through the wrappers some emitters put around them:
  * - LangChain tool callbacks (OpenInference, OpenLLMetry, Langfuse handlers) record the result as
  *   a serialized ToolMessage (`{lc: 1, id: [..., 'ToolMessage'], kwargs: {content, tool_call_id,
- *   name}}`, sometimes under `{output: ...}`): the result is its content, and it names the call id
+ *   name}}`, sometimes under `{output: ...}`; Langfuse's Python handler its pydantic dump `{type: 'tool',
+ *   content, tool_call_id, name, ...}`): the result is its content, and it names the call id
  *   and the tool (OpenLLMetry names the span after the tool's class, `DynamicStructuredTool`);
  * - Strands / Bedrock content blocks (`[{text}]`, `[{json}]`, `{json: {$value}}`): their text / value;
  * - a string result serialized as JSON (Koog: `"rainy, 57°F"`): the string;
@@ -28,8 +29,13 @@ function parse(text: string | null): unknown {
 
 const jsonText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
-/** LangChain message serialized by `toJSON()`, with its class name. */
+/**
+ * LangChain message serialized by `toJSON()`, with its class name; or dumped as a pydantic model (Python
+ * `model_dump()`: its fields, `type: 'tool'` for a ToolMessage), as Langfuse's Python serializer writes it
+ * (langfuse-python langfuse/_utils/serializer.py: a BaseModel is dumped before LangChain's own to_json).
+ */
 function langChainMessage(v: unknown): { cls: string; kwargs: Obj } | null {
+  if (isObj(v) && v.type === 'tool' && typeof v.tool_call_id === 'string' && 'content' in v) return { cls: 'ToolMessage', kwargs: v };
   if (!isObj(v) || v.lc === undefined || !Array.isArray(v.id) || !isObj(v.kwargs)) return null;
   return { cls: String(v.id[v.id.length - 1] ?? ''), kwargs: v.kwargs };
 }

@@ -85,6 +85,24 @@ export function outputText(output: readonly SpanMessage[]): string {
   return output.filter((m) => !isUser(m) && !isTool(m)).map(messageText).filter(Boolean).join('\n\n');
 }
 
+/**
+ * Ids of the tool calls a model call's own output also answers (call and result in the same output): tools
+ * the provider ran inside the call (OpenAI Responses `web_search_call`, Anthropic server tools, Pydantic AI
+ * built-in tools). Client-side calls are answered by a later request, never in the output that asks for them.
+ */
+function providerRun(s: ChatSpan): Set<string> {
+  const calls = new Set<string>();
+  const answered = new Set<string>();
+  for (const m of s.output_messages) {
+    for (const p of Array.isArray(m.parts) ? m.parts : []) {
+      if (typeof p.id !== 'string' || !p.id) continue;
+      if (p.type === 'tool_call') calls.add(p.id);
+      else if (p.type === 'tool_call_response') answered.add(p.id);
+    }
+  }
+  return new Set([...calls].filter((id) => answered.has(id)));
+}
+
 /** JSON text in one spelling (key order kept, spacing dropped); other text as it is. */
 const canonical = (t: string | null): string | null => {
   if (t == null) return null;
@@ -290,11 +308,19 @@ export function walkMessages(
     return true;
   };
 
-  /** Tool calls (and stray tool results) a model call produced that no tool span shows. */
-  const emitModelToolCalls = (s: ChatSpan, ctx: Ctx) => {
+  /**
+   * Tool calls (and stray tool results) a model call produced that no tool span shows. `ranInside`: only
+   * the calls the provider ran inside the call (their results are in the same output: OpenAI's
+   * `web_search_call`, Anthropic's server tools), shown before the answer they fed; else only the others.
+   */
+  const emitModelToolCalls = (s: ChatSpan, ctx: Ctx, ranInside = false) => {
+    const inside = providerRun(s);
+    if (ranInside && !inside.size) return;
     let afterSpanCall = false;
     for (const m of s.output_messages) {
       for (const p of Array.isArray(m.parts) ? m.parts : []) {
+        if (p.type === 'tool_call' && ranInside !== (typeof p.id === 'string' && inside.has(p.id))) continue;
+        if (ranInside && p.type !== 'tool_call') continue;
         const covered = p.type === 'tool_call' && tools.covers(p);
         if (covered) afterSpanCall = true;
         const call = p.type === 'tool_call' && !covered;
@@ -517,6 +543,7 @@ export function walkMessages(
     if (model || here.from || !userShown) emitUser(s, userText, here);
     // A model call whose children are its tools / sub-agents (Google ADK nests them) spoke before they ran.
     if (model && !(tree.children.get(s.span_id) ?? []).some((c) => MODEL_OPS.has(opOf(c)))) {
+      emitModelToolCalls(s, here, true);
       emitAssistant(s, here, null, true);
       emitModelToolCalls(s, here);
       walkChildren(s, here, depth);
@@ -526,6 +553,7 @@ export function walkMessages(
     walkChildren(s, here, depth);
     if (model) {
       // Decision (docs/chat.md): a call repeating the answer just shown inside it is the same message.
+      emitModelToolCalls(s, here, true);
       if (!(assistants > before && outputText(s.output_messages) === lastAssistantText)) emitAssistant(s, here, null);
       emitModelToolCalls(s, here);
       return;

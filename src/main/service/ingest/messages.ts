@@ -4,7 +4,8 @@
  * parts shape (`text`, `tool_call`, `tool_call_response`, `reasoning`, `blob`/`uri`/`file` as sent)
  * for the chat view. Accepted message shapes (docs/ingest.md has a sample of each):
  * - OTel GenAI parts (`{role, parts}`), OpenAI chat (`content` + `tool_calls`, `tool_call_id`,
- *   `function_call`), OpenAI Responses items (`function_call`, `function_call_output`, `message`);
+ *   `function_call`), OpenAI Responses items (`function_call`, `function_call_output`, `message`, and
+ *   the provider's own tool items such as `web_search_call`: see responsesToolItem);
  * - Vercel AI SDK content arrays (`tool-call`, `tool-result` with `output: {type, value}`);
  * - Anthropic blocks (`tool_use`, `tool_result`, `thinking`), Bedrock/Strands blocks (`toolUse`,
  *   `toolResult`, `reasoningContent`), Google GenAI / ADK (`{role: 'model', parts: [{text},
@@ -103,7 +104,13 @@ function part(p: unknown): MessagePart | null {
       return toolCall(p.toolCallId, p.toolName, p.args ?? p.input);
     case 'tool_use':
     case 'server_tool_use':
+    case 'mcp_tool_use':
       return toolCall(p.id, p.name, p.input);
+    // LangChain v1 standard blocks for a tool the provider ran (`server_tool_call` / `server_tool_result`).
+    case 'server_tool_call':
+      return toolCall(p.id, p.name, p.args ?? p.arguments);
+    case 'server_tool_result':
+      return toolResponse(p.tool_call_id, p.output ?? p.status);
     case 'function':
       return isObj(p.function) ? toolCall(p.id, p.function.name, p.function.arguments) : null;
     case 'function_call':
@@ -116,12 +123,51 @@ function part(p: unknown): MessagePart | null {
       return toolResponse(p.toolCallId, unwrapOutput(p.result ?? p.output), p.toolName);
     case 'tool_result':
       return toolResponse(p.tool_use_id, blockContent(p.content));
+    case 'refusal':
+      return { type: 'text', content: toText(p.refusal ?? p.content) };
     case 'reasoning':
     case 'thinking':
       return { type: 'reasoning', content: toText(p.content ?? p.text ?? p.thinking ?? (Array.isArray(p.summary) ? blockContent(p.summary) : undefined)) };
     default:
+      // Anthropic's results of its server tools (`web_search_tool_result`, `code_execution_tool_result`, ...).
+      if (t.endsWith('_tool_result') && typeof p.tool_use_id === 'string') return toolResponse(p.tool_use_id, blockContent(p.content));
+      // OpenAI Responses items answering a call the client ran (`computer_call_output`, `custom_tool_call_output`, ...).
+      if (t.endsWith('_call_output') && typeof p.call_id === 'string') return toolResponse(p.call_id, p.output);
       return { ...p, type: t };
   }
+}
+
+/** Part types ending in `_call` that are not Responses tool items (read by `part`). */
+const NOT_ITEMS = new Set(['function_call', 'tool_call', 'server_tool_call']);
+
+/** Keys of a Responses tool item that are not its arguments (its identity, state and results). */
+const ITEM_KEYS = new Set(['id', 'type', 'status', 'call_id', 'name', 'server_label', 'results', 'outputs', 'output', 'result', 'error', 'index']);
+
+/**
+ * OpenAI Responses tool items other than `function_call` (`web_search_call`, `file_search_call`,
+ * `code_interpreter_call`, `mcp_call`, `image_generation_call`, `computer_call`, `custom_tool_call`, ...),
+ * as sent in a response's `output` or kept by LangChain in `content` / `additional_kwargs.tool_outputs`.
+ * An item with a `call_id` asks the client to run a tool (its result comes later, as a `*_call_output`
+ * item): a tool call. An item without one is a tool the provider ran inside the model call: the call and
+ * its result (results, outputs, output, error, else the status), both named by the item's id. Null for other items.
+ */
+function responsesToolItem(p: Obj): MessagePart[] | null {
+  const t = p.type;
+  if (typeof t !== 'string' || !t.endsWith('_call') || NOT_ITEMS.has(t)) return null;
+  const rest = Object.fromEntries(Object.entries(p).filter(([k]) => !ITEM_KEYS.has(k)));
+  const args = 'arguments' in p ? p.arguments : 'action' in p ? p.action : 'input' in p ? p.input : Object.keys(rest).length ? rest : null;
+  const name = str(p.name) ?? t.slice(0, -'_call'.length);
+  if (typeof p.call_id === 'string' && p.call_id) return [toolCall(p.call_id, name, args)];
+  const result = p.error != null ? { error: p.error } : (p.results ?? p.outputs ?? p.output ?? p.status ?? null);
+  return [toolCall(p.id, name, args), toolResponse(p.id, result, name)];
+}
+
+/** The parts one content item of any dialect stands for (a provider-run tool item is two: its call and its result). */
+function partsOf(p: unknown): MessagePart[] {
+  const item = isObj(p) ? responsesToolItem(p) : null;
+  if (item) return item;
+  const one = part(p);
+  return one ? [one] : [];
 }
 
 /** Renders parts as the row's `content`: texts joined by newline, tool calls / results as JSON. */
@@ -152,12 +198,14 @@ function roleOf(inner: Obj, defaultRole: string): string {
 export function normalizeMessage(m: unknown, defaultRole: string): SpanMessage | null {
   if (typeof m === 'string') return { role: normalizeRole(defaultRole) ?? defaultRole, content: m, finish_reason: '', parts: [{ type: 'text', content: m }] };
   if (!isObj(m)) return null;
-  // OpenAI Responses input/output items that are not messages.
-  if (m.type === 'function_call' || m.type === 'function_call_output' || m.type === 'reasoning') {
-    const p = part(m);
-    if (!p) return null;
-    const role = m.type === 'function_call_output' ? 'tool' : 'assistant';
-    return { role, content: contentOf([p]), finish_reason: '', parts: [p] };
+  // OpenAI Responses input/output items that are not messages (function calls and their outputs, the
+  // provider's own tool items, reasoning).
+  const t = typeof m.type === 'string' ? m.type : '';
+  if (t === 'function_call' || t === 'function_call_output' || t === 'reasoning' || (m.role === undefined && /_call(_output)?$/.test(t))) {
+    const ps = partsOf(m);
+    if (!ps.length) return null;
+    const role = ps.every((p) => p.type === 'tool_call_response') ? 'tool' : 'assistant';
+    return { role, content: contentOf(ps), finish_reason: '', parts: ps };
   }
   // gen_ai.choice events and chat-completion choices wrap the message.
   const inner = unwrapLangChain(isObj(m.message) ? m.message : m);
@@ -165,10 +213,7 @@ export function normalizeMessage(m: unknown, defaultRole: string): SpanMessage |
   const parts: MessagePart[] = [];
   const c = inner.parts ?? inner.content ?? inner.contents ?? (typeof inner.text === 'string' ? inner.text : undefined);
   if (Array.isArray(c)) {
-    for (const x of c) {
-      const p = part(isObj(x) && isObj(x.message_content) ? x.message_content : x);
-      if (p) parts.push(p);
-    }
+    for (const x of c) parts.push(...partsOf(isObj(x) && isObj(x.message_content) ? x.message_content : x));
   } else if (c !== undefined && c !== null && c !== '') {
     // One content object (Google GenAI parts, MCP content) rather than a list of them.
     parts.push((isObj(c) && role !== 'tool' ? part(c) : null) ?? { type: 'text', content: toText(c) });
@@ -183,6 +228,10 @@ export function normalizeMessage(m: unknown, defaultRole: string): SpanMessage |
     }
   }
   if (isObj(inner.function_call)) parts.push(toolCall(null, inner.function_call.name, inner.function_call.arguments));
+  // LangChain's ChatOpenAI (`output_version` v0) keeps the provider's tool items of a Responses answer in
+  // `additional_kwargs.tool_outputs`; serializers that keep additional_kwargs (Langfuse's Python handler) send them there.
+  const hosted = isObj(inner.additional_kwargs) ? inner.additional_kwargs.tool_outputs : undefined;
+  if (Array.isArray(hosted)) for (const x of hosted) parts.push(...partsOf(x));
   // A tool-role message carrying plain content is the tool's result.
   const toolCallId = str(inner.tool_call_id ?? inner.toolCallId ?? (role === 'tool' ? inner.id : undefined));
   if (role === 'tool' && parts.length === 1 && parts[0]!.type === 'text') {
