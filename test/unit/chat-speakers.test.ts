@@ -134,8 +134,14 @@ describe('the user is the user', () => {
  * span, events named in snake_case (`partial_update`, `tool_success`); the agent's `tool_start` / `tool_success`
  * carry no data (the serializer has no branch for them), the agent's `update` events carry `thought`, `tool.name`,
  * `tool.parameters` and `output.value` (the tool's output, or the final answer), every agent event is of kind AGENT;
- * the main span's output is `str()` of a dict. The tool runs' own events are left out here (their names come only
- * from the tool's namespace, which the sources read do not show).
+ * the main span's output is `str()` of a dict. The first test leaves the tool runs' own events out; the second has
+ * them as the sources write them: each event of the tool's run is a child of the agent's latest event when the run
+ * starts (utils/id_name_manager.py: parent = the last event of the parent run), named `tool.<namespace>.<event>`
+ * (`start`, `success` with `output.value` = `str(output)`, `error` with `exception.message` / `.type` /
+ * `.stacktrace`, `finish`), status OK whatever happened (utils/create_span.py); a ReAct agent emits no
+ * `tool_start` (i-am-bee/beeai-framework python/beeai_framework/agents/react/agent.py @ 06f0d53add03) and feeds a
+ * failed tool's error back to the model as the tool's output, rendered by its `tool_error` template
+ * (agents/react/runners/default/runner.py @ 07876be1e103), reported in `partial_update` / `update`.
  */
 describe('every step (issue 18 item 3)', () => {
   it('Python BeeAI ReAct: both tools shown once with their input and output, no `partial_update` agent, the answer as text', async () => {
@@ -177,5 +183,39 @@ describe('every step (issue 18 item 3)', () => {
     expect(m.filter((x) => x[0] === 'agent_handoff' || x[1] === 'partial_update' || x[1] === 'update')).toEqual([]);
     expect(m[0]).toEqual(['user_message', 'User', 'Who was Ada Lovelace, and what is the weather in London?']);
     expect(m.at(-1)).toEqual(['assistant_message', 'ReActAgent', 'Ada Lovelace wrote the first published program.\nLondon: 12°C, light rain.']);
+  });
+
+  it('Python BeeAI ReAct with the tool runs\' own events: a failed tool is a failed call with its error, each call once', async () => {
+    const FAILED = 'The function has failed; the error log is shown below. If the function cannot accomplish what you want, use a different function or explain why you can\'t use it.\n\nWikipedia is unreachable (503)';
+    const m = await chat((t) => {
+      const main = t.span('beeai-framework-main', { durationMs: 3000, attributes: OI('AGENT', { source: 'ReActAgent', 'beeai.version': '0.1.17', 'input.value': 'Who was Ada Lovelace, and what is the weather in London?' }) });
+      const ev = (parent: SpanHandle, target: string, at: number, extra: Record<string, string> = {}) =>
+        t.span(`${target}-${at}`, { parent, at, durationMs: 0, status: 'OK', attributes: { target, name: target.split('.').at(-1)!, traceId: 'beeai-run-2', ...extra } });
+      const step = (i: number, at: number, tool: { name: string; ns: string; input: string; output: string; error?: string } | null, answer?: string) => {
+        const group = t.span(`iteration-${i}`, { parent: main, at, durationMs: 900, attributes: { target: 'groupId', name: `iteration-${i}`, traceId: 'beeai-run-2', 'openinference.span.kind': 'CHAIN' } });
+        const said = tool ? `Thought: I need ${tool.name}.\nFunction Name: ${tool.name}\nFunction Input: ${tool.input}\n` : `Thought: I can answer.\nFinal Answer: ${answer}`;
+        const start = ev(group, 'agent.react.start', at + 1, { 'openinference.span.kind': 'AGENT', iteration: String(i) });
+        ev(start, 'backend.ollama.chat.start', at + 2, { 'openinference.span.kind': 'LLM', 'llm.model_name': 'granite3.3:8b', 'input.value': JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'Message: Who was Ada Lovelace, and what is the weather in London?' }] }]) });
+        ev(start, 'backend.ollama.chat.success', at + 100, { 'openinference.span.kind': 'LLM', 'llm.model_name': 'granite3.3:8b', 'output.value': JSON.stringify([{ role: 'assistant', content: [{ type: 'text', text: said }] }]) });
+        if (!tool) return void ev(group, 'agent.react.update', at + 101, { 'openinference.span.kind': 'AGENT', thought: 'I can answer.', 'output.value': answer! });
+        const asked = ev(group, 'agent.react.update', at + 101, { 'openinference.span.kind': 'AGENT', thought: `I need ${tool.name}.`, 'tool.name': tool.name, 'tool.parameters': tool.input });
+        ev(asked, `tool.${tool.ns}.start`, at + 102, { 'openinference.span.kind': 'TOOL', 'tool.parameters': JSON.stringify(JSON.parse(tool.input)) });
+        if (tool.error) ev(asked, `tool.${tool.ns}.error`, at + 290, { 'openinference.span.kind': 'TOOL', 'tool.parameters': JSON.stringify(JSON.parse(tool.input)), 'exception.message': tool.error, 'exception.type': 'ToolError', 'exception.stacktrace': '' });
+        else ev(asked, `tool.${tool.ns}.success`, at + 290, { 'openinference.span.kind': 'TOOL', 'tool.parameters': JSON.stringify(JSON.parse(tool.input)), 'output.value': tool.output });
+        ev(asked, `tool.${tool.ns}.finish`, at + 291, { 'openinference.span.kind': 'TOOL' });
+        for (const [e, d] of [['partial_update', 300], ['update', 301]] as const) {
+          ev(group, `agent.react.${e}`, at + d, { 'openinference.span.kind': 'AGENT', thought: `I need ${tool.name}.`, 'tool.name': tool.name, 'tool.parameters': tool.input, 'output.value': tool.output });
+        }
+      };
+      step(1, 10, { name: 'Wikipedia', ns: 'search.wikipedia', input: '{"query": "Ada Lovelace"}', output: FAILED, error: 'Wikipedia is unreachable (503)' });
+      step(2, 1000, { name: 'OpenMeteoTool', ns: 'weather.openmeteo', input: '{"location_name": "London"}', output: '{"temperature_2m": 12, "rain": 0.4}' });
+      step(3, 2000, null, 'I could not reach Wikipedia. London: 12°C, light rain.');
+    });
+    expect(m.filter((x) => x[0] === 'tool_call')).toEqual([['tool_call', 'ReActAgent', 'Wikipedia'], ['tool_call', 'ReActAgent', 'OpenMeteoTool']]);
+    expect(last.filter((x) => x.type === 'tool_call').map((x) => [JSON.parse(x.tool_call.tool_arguments), x.tool_call.tool_result, x.tool_call.status, x.tool_call.error_type, x.tool_call.error_message])).toEqual([
+      [{ query: 'Ada Lovelace' }, FAILED, 'ERROR', 'ToolError', 'Wikipedia is unreachable (503)'],
+      [{ location_name: 'London' }, '{"temperature_2m": 12, "rain": 0.4}', 'OK', null, null],
+    ]);
+    expect(m.at(-1)).toEqual(['assistant_message', 'ReActAgent', 'I could not reach Wikipedia. London: 12°C, light rain.']);
   });
 });

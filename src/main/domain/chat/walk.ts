@@ -103,6 +103,16 @@ function providerRun(s: ChatSpan): Set<string> {
   return new Set([...calls].filter((id) => answered.has(id)));
 }
 
+/**
+ * Two names of one tool: the same letters and digits whatever the case and separators, or one the start of
+ * the other (an emitter namespace `openmeteo` for the tool `OpenMeteoTool`, `getWeather` for `get_weather`).
+ */
+function sameTool(a: string | null, b: string | null): boolean {
+  const n = (x: string | null) => (x ?? '').toLowerCase().replace(/[^a-z0-9]/g, '');
+  const [x, y] = [n(a), n(b)];
+  return !!x && !!y && (x.startsWith(y) || y.startsWith(x));
+}
+
 /** JSON text in one spelling (key order kept, spacing dropped); other text as it is. */
 const canonical = (t: string | null): string | null => {
   if (t == null) return null;
@@ -242,7 +252,7 @@ export function walkMessages(
   }
   let assistants = 0;
   /** The last tool call shown (emitTool), and how many assistant bubbles were out then. */
-  let lastTool: { key: string; assistants: number } | null = null;
+  let lastTool: { key: string; assistants: number; agent: string | null; callId: string | null; name: string | null; args: string | null; result: string | null; msg: ChatMessage } | null = null;
   /** Agents a tool passed control to (`gen_ai.transfer.mode` pass_control) → the agent that passed it. */
   const handedOver = new Map<string, string | null>();
   let lastAssistantText: string | null = null;
@@ -370,13 +380,26 @@ export function walkMessages(
     const own = argumentsAreOwn(s.tool_call_arguments);
     // One call reported twice in a row (BeeAI's `toolSuccess` and `update` events): the same agent, tool, call id
     // (or none), arguments and result, with no model call between, is shown once.
-    const same = JSON.stringify([here.agent, name, s.tool_call_id ?? res.callId ?? null, canonical(s.tool_call_arguments), canonical(res.text)]);
+    const callId = s.tool_call_id ?? res.callId ?? null;
+    const same = JSON.stringify([here.agent, name, callId, canonical(s.tool_call_arguments), canonical(res.text)]);
     if (lastTool?.key === same && lastTool.assistants === assistants) return;
-    lastTool = { key: same, assistants };
-    const model = tools.claim(s.tool_call_id ?? res.callId, name, !own);
-    const args = !own && model && model.arguments != null ? jsonText(model.arguments) : s.tool_call_arguments;
     const failed = failureOf(s);
-    out.push(message('tool_call', head(s, here.agent, here.version), {
+    // The same call reported by the tool's own run and then by the agent that ran it, named two ways (BeeAI:
+    // `tool.search.wikipedia.error` and the ReAct agent's `Wikipedia`): one call, named as the agent names it,
+    // with the result either report has, failed when either report failed.
+    const prev = lastTool;
+    if (prev && prev.assistants === assistants && prev.agent === here.agent && prev.callId === callId && prev.args === canonical(s.tool_call_arguments)
+      && sameTool(prev.name, name) && (prev.result === null || res.text === null || prev.result === canonical(res.text))) {
+      const p = prev.msg.tool_call!;
+      if (name) p.tool_name = name;
+      p.tool_result ??= res.text;
+      if (failed.status_code === 'ERROR' && p.status !== 'ERROR') Object.assign(p, { status: failed.status_code, ...errorOf(failed) });
+      Object.assign(prev, { key: same, name, result: canonical(p.tool_result) });
+      return;
+    }
+    const model = tools.claim(callId, name, !own);
+    const args = !own && model && model.arguments != null ? jsonText(model.arguments) : s.tool_call_arguments;
+    const msg = message('tool_call', head(s, here.agent, here.version), {
       tool_name: name,
       tool_arguments: args,
       tool_result: res.text,
@@ -384,7 +407,9 @@ export function walkMessages(
       status: failed.status_code,
       content_refs: s.content_refs ?? [],
       ...errorOf(failed),
-    }));
+    });
+    out.push(msg);
+    lastTool = { key: same, assistants, agent: here.agent, callId, name, args: canonical(s.tool_call_arguments), result: canonical(res.text), msg };
     flushDeferred();
   };
 

@@ -16,7 +16,8 @@
  *   `Function Input:` / `Final Answer:`): read as reasoning, a tool call and the answer text.
  *   Python BeeAI writes the same spans with snake_case event names (`partial_update`, `tool_success`); its
  *   agent's `tool_success` carries no data, so a ReAct tool call is read from the agent's `update` event
- *   that holds the tool's name, input and output.
+ *   that holds the tool's name, input and output, and from the tool's own run (`tool.<namespace>.success` /
+ *   `.error`: input, output, and the failure as `exception.*` attributes on an OK span).
  * - VoltAgent (`@voltagent/core` observability): `span.type` llm / tool, agent spans with
  *   `entity.type = agent`; plain `input` / `output`, `llm.messages`, `llm.usage.*`.
  * - Claude Code session tracing (`com.anthropic.claude_code.tracing`, what the Claude Agent SDK
@@ -56,6 +57,14 @@ function unwrapResult(v: unknown): unknown {
 }
 
 function beeai(a: Obj): Obj {
+  // Python BeeAI records an event's failure as `exception.*` attributes on a span whose status is OK: the
+  // span failed (the OTel status as attributes, `otel.status_code`, read by normalize.ts).
+  const failure = str(a['exception.message']);
+  const out = beeaiEvent(a);
+  return failure ? set(out, { 'otel.status_code': 'ERROR', 'otel.status_description': failure }) : out;
+}
+
+function beeaiEvent(a: Obj): Obj {
   if (a['beeai.version'] != null) return set(a, { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': str(a.source) });
   const target = a.target as string;
   if (target === 'groupId') return set(a, { 'gen_ai.operation.name': 'chain' });
@@ -87,7 +96,6 @@ function beeai(a: Obj): Obj {
   if (kind === 'tool' && (event === 'success' || event === 'error')) {
     const meta = jsonish(a.metadata);
     const call = isObj(meta) && isObj(meta.toolCallMsg) ? meta.toolCallMsg : null;
-    // Without the model's call (ReAct runs tools itself and reports them as agent events) this is one of those events.
     if (call) {
       return set(a, {
         'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': str(call.toolName), 'gen_ai.tool.call.id': str(call.toolCallId),
@@ -95,6 +103,14 @@ function beeai(a: Obj): Obj {
         'gen_ai.tool.call.result': event === 'success' ? unwrapResult(a['output.value']) : undefined,
       });
     }
+    // Without the model's call (a ReAct agent runs the tool itself): the tool's own run, the only record of a
+    // failed Python ReAct tool (its `error` event holds the exception). Named by its emitter namespace
+    // (`tool.search.wikipedia.error` → `wikipedia`); the agent reports the same call next under the tool's
+    // declared name, and the walk shows the two as one call (docs/chat.md "One call reported twice").
+    return set(a, {
+      'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': path.split('.').at(-1),
+      'gen_ai.tool.call.arguments': a['tool.parameters'], 'gen_ai.tool.call.result': event === 'success' ? unwrapResult(a['output.value']) : undefined,
+    });
   }
   return set(a, { 'gen_ai.operation.name': 'event' });
 }

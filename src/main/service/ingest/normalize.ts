@@ -222,6 +222,11 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   let statusCode = readEnum(status.code, 'STATUS_CODE_', CODES, 'UNSET');
   // Emitters that mark failure outside the OTel status: Langfuse's level, Logfire's level number (17 = error).
   if (statusCode === 'UNSET' && ((str(a['langfuse.observation.level']) ?? '').toUpperCase() === 'ERROR' || (num(a['logfire.level_num']) ?? 0) >= 17)) statusCode = 'ERROR';
+  // The OTel spec's status as attributes (`otel.status_code` / `otel.status_description`, for formats without a
+  // status field: Zipkin, Jaeger), which a dialect also sets for an emitter that records failure in attributes
+  // of its own (BeeAI Python's `exception.*` on an OK span).
+  const tagged = (str(a['otel.status_code']) ?? '').toUpperCase() === 'ERROR';
+  if (tagged) statusCode = 'ERROR';
   const rawFinish = pick(a, 'finish_reasons');
   const finish_reasons = rawFinish !== null ? strList(rawFinish) : content.output.map((m) => m.finish_reason).filter(Boolean);
 
@@ -235,7 +240,7 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     start_ns,
     end_ns,
     status_code: statusCode,
-    status_message: str(status.message) ?? failure.message,
+    status_message: str(status.message) ?? failure.message ?? (tagged ? str(a['otel.status_description']) : null),
     service_name: ctx.service_name,
     scope_name: ctx.scope_name,
     scope_version: ctx.scope_version,
