@@ -136,6 +136,34 @@ describe('format detection and bad input', () => {
     expect((await importBuffer(store.traces, Buffer.alloc(0), { contentType: 'application/x-protobuf' })).spans_imported).toBe(0);
   });
 
+  it('JSONL read in 1 MiB chunks: characters cut by a chunk edge, CRLF, a line over several chunks and no final newline are read exactly', async () => {
+    const names: string[] = [];
+    const lines: string[] = [];
+    for (let i = 0; i < 1500; i++) {
+      // Mostly 3-byte and 4-byte characters, so the chunk edges fall inside characters.
+      const name = `${i} ${'日本語のスパン🙂é'.repeat(10 + (i % 37))}`;
+      const t = traceBuilder({ seed: `chunk-${i}`, start: 1_790_000_000_000 + i });
+      // One line of ~2.5 MiB: it spans three chunks.
+      t.span(name, { attributes: { 'gen_ai.operation.name': 'chat', ...(i === 700 ? { 'big.value': 'ü'.repeat(1_300_000) } : {}) } });
+      names.push(name);
+      lines.push(JSON.stringify(t.request()));
+    }
+    const text = lines.map((l, i) => (i % 3 === 0 ? `${l}\r\n` : i === lines.length - 1 ? l : `${l}\n`)).join('');
+    const bytes = Buffer.from(text, 'utf8');
+    // The test's own premise: some chunk edges (every MiB) cut a character (UTF-8 continuation byte there).
+    const cut = [1, 2, 3, 4, 5, 6].filter((k) => k << 20 < bytes.length && (bytes[k << 20]! & 0xc0) === 0x80);
+    expect(cut.length).toBeGreaterThan(0);
+    const store = await freshStore();
+    expect(await importFile(store.traces, write('chunks.jsonl', bytes), { thread: 'inline' })).toMatchObject({ spans_imported: 1500, error_count: 0 });
+    const db = new Database(store.file, { readonly: true });
+    try {
+      const stored = (db.prepare('SELECT span_name FROM spans').pluck().all() as string[]).sort();
+      expect(stored).toEqual([...names].sort());
+    } finally {
+      db.close();
+    }
+  });
+
   it('files: top-level array, pretty-printed JSON, length-prefixed protobuf and gzip of it', async () => {
     const reqs = readdirSync(samples).filter((f) => f.endsWith('.in.json')).sort().map((f) => JSON.parse(readFileSync(path.join(samples, f), 'utf8')));
     expect(await importFile((await freshStore()).traces, write('arr.json', JSON.stringify(reqs)))).toMatchObject({ format: 'otlp-json-array', spans_imported: 11 });

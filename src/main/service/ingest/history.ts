@@ -29,6 +29,13 @@ import { normalizeMessage, normalizeMessages } from './messages.js';
 export const MAX_CONTINUATION_DEPTH = 32;
 /** Conversations remembered per import (least recently continued forgotten first). */
 const MAX_SCOPES = 1024;
+/**
+ * …and at most this many characters of their texts (their parsed messages take about as much again):
+ * a conversation's last input grows with the conversation, so a count alone let 1,024 long ones keep
+ * ~50 MB alive on the history workload. Agents mostly send one conversation's calls close together,
+ * so the conversations still being continued are the recent ones.
+ */
+const MAX_KEPT_CHARS = 8 << 20;
 
 interface Last {
   raw: string;
@@ -51,6 +58,7 @@ export interface HistoryRead {
 
 export class InputHistory {
   private readonly last = new Map<string, Last>();
+  private chars = 0;
 
   /**
    * The messages of `text` (a `gen_ai.input.messages` value) of span `self`, in `scope` (project,
@@ -62,10 +70,20 @@ export class InputHistory {
     let depth = 0;
     if (out?.continues) depth = prev!.depth + 1;
     out ??= whole(text);
-    if (prev) this.last.delete(scope);
-    else if (this.last.size >= MAX_SCOPES) this.last.delete(this.last.keys().next().value!);
+    if (prev) this.forget(scope, prev);
     this.last.set(scope, { raw: text, messages: out.messages, trace_id: self.trace_id, span_id: self.span_id, depth, exact: out.exact });
+    this.chars += text.length;
+    // The least recently continued first (a Map iterates in insertion order); the newest always stays.
+    while (this.last.size > 1 && (this.last.size > MAX_SCOPES || this.chars > MAX_KEPT_CHARS)) {
+      const [oldest, kept] = this.last.entries().next().value!;
+      this.forget(oldest, kept);
+    }
     return out;
+  }
+
+  private forget(scope: string, kept: Last): void {
+    this.last.delete(scope);
+    this.chars -= kept.raw.length;
   }
 }
 

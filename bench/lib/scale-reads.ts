@@ -1,0 +1,58 @@
+/**
+ * Issue 19's reads (bench/lib/ui-requests.ts scaleReads + filteredGroupBys: common-word search, threads
+ * by a percentile, the filtered group-bys) timed on a store that exists already, e.g. a copy of the
+ * shared 1M store — without importing anything:
+ *
+ *   cp -a /path/to/store-1m /tmp/copy && tsx bench/lib/scale-reads.ts /tmp/copy [runs]
+ *
+ * Opening a store writes to it (WAL, maintenance at open): give it a COPY, never a store someone else
+ * reads. Prints per request p50 / p95 wall and p50 CPU (ms; CPU of every thread of this process, the
+ * read workers included, so it holds under load), the rows it answered, and the load average.
+ */
+import { openStores } from '../../src/main/store/index.js';
+import { EventBus } from '../../src/main/service/events.js';
+import { dispatch } from '../../src/main/transport/dispatch.js';
+import type { ServiceContext } from '../../src/main/service/context.js';
+import { filteredGroupBys, groupByAgent, scaleReads } from './ui-requests.js';
+import { loadAverage, timeOp } from './timing.js';
+
+const PROJECT = 'bench/genai';
+
+/** Two instants at 35 % and 70 % of the project's time range (as the group-by section takes them). */
+async function windowOf(ctx: ServiceContext): Promise<[string, string]> {
+  const r = (await dispatch('spans.query', groupByAgent(PROJECT), ctx)) as { groups: { first_seen: string; last_seen: string }[] };
+  const first = Math.min(...r.groups.map((g) => Date.parse(g.first_seen)));
+  const last = Math.max(...r.groups.map((g) => Date.parse(g.last_seen)));
+  const at = (share: number) => new Date(first + Math.round((last - first) * share)).toISOString();
+  return [at(0.35), at(0.7)];
+}
+
+const rowsOf = (r: unknown): string => {
+  const o = r as { rows?: unknown[]; groups?: unknown[]; conversations?: unknown[]; threads?: unknown[]; total_count?: number; total_count_exact?: boolean };
+  const list = o.groups ?? o.conversations ?? o.threads ?? o.rows;
+  if (!list) return 'answered';
+  const total = o.total_count === undefined ? '' : ` of ${o.total_count}${o.total_count_exact === false ? ' (a lower bound)' : ''}`;
+  return `${list.length} rows${total}`;
+};
+
+async function main(): Promise<void> {
+  const [dataDir, runsArg] = process.argv.slice(2);
+  if (!dataDir) throw new Error('usage: tsx bench/lib/scale-reads.ts <data dir (a copy)> [runs]');
+  const runs = Number(runsArg ?? 10);
+  const store = await openStores(dataDir);
+  const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
+  try {
+    console.log(`load average (1, 5, 15 min) before: ${loadAverage()}`);
+    const reads = [...scaleReads(PROJECT).filter((r) => r.op !== 'spans.query'), ...filteredGroupBys(PROJECT, await windowOf(ctx))];
+    for (const r of reads) {
+      const t = await timeOp(ctx, r.op, r.input, runs);
+      const answer = rowsOf(await dispatch(r.op, r.input, ctx, { trusted: true }));
+      console.log(`${r.name}: p50 ${t.p50.toFixed(1)} · p95 ${t.p95.toFixed(1)} · CPU p50 ${t.cpuP50.toFixed(1)} ms (${runs} runs; ${answer}; load ${loadAverage().split(' ')[0]})`);
+    }
+    console.log(`load average (1, 5, 15 min) after: ${loadAverage()}`);
+  } finally {
+    await store.close();
+  }
+}
+
+await main();
