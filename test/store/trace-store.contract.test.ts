@@ -15,6 +15,7 @@ import { COUNTS_COST, COUNTS_USAGE, countedSpans } from '../../src/main/domain/c
 import { spansOfConversation, turnHeader } from '../../src/main/domain/chat/header.js';
 import { isoFromNs } from '../../src/main/domain/time.js';
 import { creditSpans } from '../../src/main/domain/accounting.js';
+import { turnFacts } from '../../src/main/domain/evals/turn-facts.js';
 import { ADAPTERS, type OpenedAdapter } from './adapters.js';
 import { OTHER, P, blank, fixture, ofProject, traceIds } from './fixture.js';
 
@@ -131,7 +132,7 @@ describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
       );
     });
 
-    it('conversationsTurnIds + turnsSpans: the turns of many conversations and the spans of many turns in one read each', async () => {
+    it('conversationsTurnIds + turnsSpans + turnsFacts: the turns of many conversations and the spans of many turns in one read each', async () => {
       const convs = ['c1', 'c2', 'nope'];
       const answer = await traces.conversationsTurnIds(P, convs);
       expect(answer.map((c) => c.conversation_id)).toEqual(['c1', 'c2']);
@@ -163,6 +164,9 @@ describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
       }
       expect(spans.at(-1)).toEqual([]);
       expect(await traces.turnsSpans(P, [])).toEqual([]);
+      // The turns' facts, computed beside the read: turnFacts of those spans, null where there are none.
+      expect(await traces.turnsFacts(P, refs)).toEqual(refs.map((r, i) => (spans[i]!.length ? turnFacts(spans[i]!, r.conversation_id) : null)));
+      expect(await traces.turnsFacts(P, [])).toEqual([]);
     });
   });
 

@@ -21,6 +21,7 @@ import type { ConversationTotals } from '../../shared/contract/chat.js';
 import type { TimelineColumns } from '../../shared/contract/timeline.js';
 import type { SpanRecord } from '../domain/span.js';
 import type { ChatSpan } from '../domain/chat/span.js';
+import type { TurnFacts } from '../domain/evals/turn-facts.js';
 import type { TraceChatPage } from '../domain/chat/page.js';
 import type { TargetKind } from '../domain/refs.js';
 import type { AgentsPlan, ConversationRow, ConversationsPlan, SpansGroupPlan, SpansListPlan, ThreadsPlan } from '../domain/plans.js';
@@ -372,6 +373,13 @@ export interface TraceStore {
    * (conversation_id null, as traceSpans). Unknown traces are [].
    */
   turnsSpans(projectId: string, turns: readonly TurnRef[], opts?: ReadOptions): Promise<ChatSpan[][]>;
+  /**
+   * What scorers and failure signatures read of many turns (domain/evals/turn-facts.ts), for each ref in
+   * the order asked: turnFacts of turnsSpans' answer, null for a ref without spans. Computed beside the
+   * read (SQLite: in the read worker), so a turn's spans — its messages, most of their bytes history —
+   * never cross a thread: a rule scorer's run pays the read and the walk, not their copy.
+   */
+  turnsFacts(projectId: string, turns: readonly TurnRef[], opts?: ReadOptions): Promise<(TurnFacts | null)[]>;
 
   // ---- lists and analytics (plans are validated by the service; adapters only compile them)
 

@@ -4,6 +4,7 @@
  * spans of its trace credited to its conversation (§4.1), a bare trace (conversation null) all of them.
  */
 import type { ChatSpan } from '../domain/chat/span.js';
+import { turnFacts, type TurnFacts } from '../domain/evals/turn-facts.js';
 import type { ConversationTurnIds, TurnRef } from './ports.js';
 
 export function groupTurns<R>(turns: readonly TurnRef[], rows: Iterable<R>, of: (row: R) => { trace_id: string; conversation_id: string | null; span: ChatSpan }): ChatSpan[][] {
@@ -29,4 +30,9 @@ export function turnIdsOf(conversationIds: readonly string[], rows: Iterable<{ c
     else by.set(r.conversation_id, [r.trace_id]);
   }
   return [...new Set(conversationIds)].filter((c) => by.has(c)).map((c) => ({ conversation_id: c, trace_ids: by.get(c)! }));
+}
+
+/** TraceStore.turnsFacts from turnsSpans' answer: each turn's facts, null for a ref with no span (deleted, unknown). */
+export function factsOfTurns(turns: readonly TurnRef[], spans: readonly ChatSpan[][]): (TurnFacts | null)[] {
+  return turns.map((t, i) => (spans[i]!.length ? turnFacts(spans[i]!, t.conversation_id) : null));
 }

@@ -80,6 +80,18 @@ function lastUserText(input: readonly SpanMessage[]): string | null {
   return null;
 }
 
+/**
+ * Whether the last messages of an input (a tail of it, e.g. without the earlier turns' history) give
+ * what the walk reads of a span's input for its text: the whole trailing run of user messages (a
+ * non-user message precedes it in the tail) and the last user message with text. Tool-call parts
+ * before the tail are not in it (turn facts are the turn's own; see TraceStore.turnsFacts).
+ */
+export function inputTailSuffices(tail: readonly SpanMessage[]): boolean {
+  let i = tail.length - 1;
+  while (i >= 0 && isUser(tail[i]!)) i--;
+  return i >= 0 && lastUserText(tail) !== null;
+}
+
 /** Assistant text of a span: its assistant-side output messages' texts joined by a blank line (tool calls and results excluded). */
 export function outputText(output: readonly SpanMessage[]): string {
   return output.filter((m) => !isUser(m) && !isTool(m)).map(messageText).filter(Boolean).join('\n\n');

@@ -15,12 +15,11 @@ import type { Cluster } from '../../../shared/contract/clusters.js';
 import type { Judge } from '../../../shared/contract/scorers.js';
 import type { FeedbackRecord } from '../../../shared/contract/common.js';
 import { notFound, invalid } from '../../../shared/errors.js';
-import { turnFacts } from '../../domain/evals/turn-facts.js';
 import { signaturesOf, type SignatureKind } from '../../domain/evals/signatures.js';
 import { scoreIdOf, type ScoreRecord } from '../../domain/scores.js';
 import { isoFromNs, nsFromIso } from '../../domain/time.js';
-import { selectedTurns, type SelectedTurn, type SelectionIn } from './turns.js';
-import { allScores } from './score-pages.js';
+import { selectedTurnChunks, turnKey, type SelectedTurn, type SelectionIn } from './turns.js';
+import { scoredTurns } from './score-pages.js';
 import { getScorer, launchRun, type RunOut } from './scorers.js';
 import { judgeTurn } from './judge.js';
 
@@ -45,13 +44,6 @@ export function isNegative(f: FeedbackRecord): boolean {
   return false;
 }
 
-/** The signed turns (trace|conversation) of the project. */
-async function signedTurns(ctx: ServiceContext, projectId: string): Promise<Set<string>> {
-  const done = new Set<string>();
-  for await (const r of allScores(ctx, projectId, FAILURES, 'rule')) if (r.scorer_version === SIGNER_VERSION) done.add(`${r.trace_id}|${r.conversation_id ?? ''}`);
-  return done;
-}
-
 const SIGNING_KEY = (projectId: string) => `evals.signing:${projectId}`;
 
 /** Whether new turns of the project are signed as they arrive (on once its signatures were computed). */
@@ -63,10 +55,11 @@ export async function signingOn(ctx: ServiceContext, projectId: string): Promise
 export async function computeSignatures(ctx: ServiceContext, projectId: string, sel: SelectionIn, wait: boolean): Promise<RunOut> {
   if (!(await signingOn(ctx, projectId))) await ctx.app.settings.set({ [SIGNING_KEY(projectId)]: 'on' });
   return launchRun(projectId, SIGNER, SIGNER_VERSION, null, wait, async (state, controller) => {
-    const done = await signedTurns(ctx, projectId);
     const previous = new Map<string, string | null>();
     let batch: SelectedTurn[] = [];
     const sign = async (turns: SelectedTurn[]) => {
+      // Every turn is read (a signed turn's question is the next one's `previous`); signed ones are not signed again.
+      const done = await scoredTurns(ctx, projectId, FAILURES, 'rule', turns, (r) => r.scorer === SIGNER && r.scorer_version === SIGNER_VERSION);
       const traceIds = turns.map((t) => t.trace_id);
       const convIds = [...new Set(turns.map((t) => t.conversation_id).filter((c): c is string => c != null))];
       const [byTrace, byConv] = await Promise.all([
@@ -75,11 +68,11 @@ export async function computeSignatures(ctx: ServiceContext, projectId: string, 
       ]);
       const rows: ScoreRecord[] = [];
       for (const t of turns) {
-        const f = turnFacts(t.spans, t.conversation_id);
+        const f = t.facts!;
         const key = t.conversation_id ?? `trace:${t.trace_id}`;
         const prev = previous.get(key) ?? null;
         previous.set(key, f.question);
-        if (done.has(`${t.trace_id}|${t.conversation_id ?? ''}`)) {
+        if (done.has(turnKey(t))) {
           state.skipped += 1;
           continue;
         }
@@ -105,19 +98,21 @@ export async function computeSignatures(ctx: ServiceContext, projectId: string, 
       if (rows.length) await ctx.traces.writeScores(rows);
     };
     let lastConv: string | null = null;
-    for await (const t of selectedTurns(ctx, projectId, sel)) {
+    for await (const chunk of selectedTurnChunks(ctx, projectId, sel)) {
       if (controller.signal.aborted) break;
-      state.turns += 1;
-      // The previous turn of a conversation was its last one when a new conversation starts.
-      const conv = t.conversation_id ?? `trace:${t.trace_id}`;
-      if (batch.length && lastConv !== conv) batch[batch.length - 1]!.isLast = true;
-      lastConv = conv;
-      batch.push(t);
-      if (batch.length >= BATCH) {
-        // Keep the last turn: whether it is its conversation's last is known with the next one.
-        const keep = batch.pop()!;
-        await sign(batch);
-        batch = [keep];
+      for (const t of chunk) {
+        state.turns += 1;
+        // The previous turn of a conversation was its last one when a new conversation starts.
+        const conv = t.conversation_id ?? `trace:${t.trace_id}`;
+        if (batch.length && lastConv !== conv) batch[batch.length - 1]!.isLast = true;
+        lastConv = conv;
+        batch.push(t);
+        if (batch.length >= BATCH) {
+          // Keep the last turn: whether it is its conversation's last is known with the next one.
+          const keep = batch.pop()!;
+          await sign(batch);
+          batch = [keep];
+        }
       }
     }
     if (batch.length) batch[batch.length - 1]!.isLast = true;

@@ -1,16 +1,31 @@
-/** Every score of a project (optionally of one name and source), newest first, read 1,000 at a time. */
+/** Scores of a project read 1,000 at a time, and which turns of a chunk a scorer already scored. */
 import type { ServiceContext } from '../context.js';
 import type { ScoreRecord, ScoreSource } from '../../domain/scores.js';
+import type { TurnRef } from '../../store/ports.js';
 
 const PAGE = 1000;
 
-export async function* allScores(ctx: ServiceContext, projectId: string, name: string | null, source: ScoreSource | null = null): AsyncGenerator<ScoreRecord> {
+/** Every score of a project (optionally of one name and source, of some conversations-list rows), newest first. */
+export async function* allScores(ctx: ServiceContext, projectId: string, name: string | null, source: ScoreSource | null = null, convKeys: string[] | null = null): AsyncGenerator<ScoreRecord> {
   let after: { created_at_ns: bigint; score_id: string } | null = null;
   for (;;) {
-    const page = await ctx.traces.queryScores({ project_id: projectId, name, trace_id: null, conversation_id: null, span_id: null, source, conv_keys: null, limit: PAGE, after });
+    const page = await ctx.traces.queryScores({ project_id: projectId, name, trace_id: null, conversation_id: null, span_id: null, source, conv_keys: convKeys, limit: PAGE, after });
     yield* page;
     if (page.length < PAGE) return;
     const last = page[page.length - 1]!;
     after = { created_at_ns: last.created_at_ns, score_id: last.score_id };
   }
+}
+
+/**
+ * The turns of `turns` (keys `trace|conversation`) carrying a score of this name and source that `mine`
+ * accepts (a scorer version's own): one indexed read of the chunk's conversations, so a run's check
+ * costs what its chunk holds, never what the project holds.
+ */
+export async function scoredTurns(ctx: ServiceContext, projectId: string, name: string, source: ScoreSource, turns: readonly TurnRef[], mine: (r: ScoreRecord) => boolean): Promise<Set<string>> {
+  const done = new Set<string>();
+  if (!turns.length) return done;
+  const convKeys = [...new Set(turns.map((t) => t.conversation_id ?? t.trace_id))];
+  for await (const r of allScores(ctx, projectId, name, source, convKeys)) if (r.target === 'turn' && mine(r)) done.add(`${r.trace_id}|${r.conversation_id ?? ''}`);
+  return done;
 }

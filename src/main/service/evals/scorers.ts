@@ -3,9 +3,11 @@
  * `evals.scorers:<project_id>` (decision 0024: a judge names a key in this user's secrets file), and
  * the runs that score a selection's turns with one of them.
  *
- * A run writes scores in batches through the TraceStore. Before scoring it reads which turns already
- * carry this scorer version's score and skips them: a run stopped half-way (closed app, crash,
- * cancelled) resumes where it stopped when started again, and re-running a scorer is free.
+ * A run reads the selection's turns in chunks (turns.ts) and writes scores in transactions of
+ * WRITE_BATCH rows, one write in flight while the next chunks are read. Before reading a chunk it asks
+ * which of its turns already carry this scorer version's score (one indexed read of the chunk's
+ * conversations) and skips them unread: a run stopped half-way (closed app, crash, cancelled) resumes
+ * where it stopped when started again, and re-running a scorer is nearly free.
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
@@ -13,10 +15,11 @@ import type { ServiceContext } from '../context.js';
 import type { Judge, Rule, Scorer, ScorerInput, ScorerRun } from '../../../shared/contract/scorers.js';
 import { invalid, notFound } from '../../../shared/errors.js';
 import { compileRule } from '../../domain/evals/rules.js';
-import { turnFacts, type TurnFacts } from '../../domain/evals/turn-facts.js';
+import type { TurnFacts } from '../../domain/evals/turn-facts.js';
 import { scoreIdOf, type ScoreRecord } from '../../domain/scores.js';
-import { selectedTurns, type SelectionIn } from './turns.js';
-import { allScores } from './score-pages.js';
+import { selectedTurnChunks, type SelectionIn } from './turns.js';
+import { scoredTurns } from './score-pages.js';
+import type { TurnRef } from '../../store/ports.js';
 import { judgeProject, judgeTurn, judgeCost, renderPrompt, roughTokens } from './judge.js';
 import { importBuffer } from '../ingest/index.js';
 
@@ -25,7 +28,8 @@ type ScorerIn = z.output<typeof ScorerInput>;
 export type RunOut = z.output<typeof ScorerRun>;
 
 const KEY = (projectId: string) => `evals.scorers:${projectId}`;
-const WRITE_BATCH = 500;
+/** Scores written in one transaction (the writer's cost is per transaction more than per row). */
+const WRITE_BATCH = 5000;
 
 export async function listScorers(ctx: ServiceContext, projectId: string): Promise<ScorerDef[]> {
   const text = await ctx.app.settings.get(KEY(projectId));
@@ -81,12 +85,9 @@ export async function getScorer(ctx: ServiceContext, projectId: string, scorerId
 
 const versionOf = (s: ScorerDef) => `v${s.version}`;
 
-/** Target keys (trace|conversation) this scorer version already scored in the project. */
-async function alreadyScored(ctx: ServiceContext, projectId: string, s: ScorerDef): Promise<Set<string>> {
-  const done = new Set<string>();
-  for await (const r of allScores(ctx, projectId, s.name, s.kind)) if (r.scorer === s.scorer_id && r.scorer_version === versionOf(s)) done.add(`${r.trace_id}|${r.conversation_id ?? ''}`);
-  return done;
-}
+/** The turns of a chunk this scorer version already scored. */
+const alreadyScored = (ctx: ServiceContext, projectId: string, s: ScorerDef) => (turns: readonly TurnRef[]) =>
+  scoredTurns(ctx, projectId, s.name, s.kind, turns, (r) => r.scorer === s.scorer_id && r.scorer_version === versionOf(s));
 
 function scoreRow(projectId: string, s: ScorerDef, f: TurnFacts, v: { value: number | boolean | null; label: string | null; explanation: string | null }, now: bigint): ScoreRecord {
   const base = {
@@ -128,19 +129,20 @@ export function listRuns(projectId: string): RunOut[] {
 
 export async function estimateRun(ctx: ServiceContext, projectId: string, scorerId: string, sel: SelectionIn, clusterRows?: (id: string) => Promise<string[]>) {
   const s = await getScorer(ctx, projectId, scorerId);
-  const done = await alreadyScored(ctx, projectId, s);
   let turns = 0;
   let toScore = 0;
   let input = 0;
   let output = 0;
   const judge = s.judge as z.output<typeof Judge> | null;
-  for await (const t of selectedTurns(ctx, projectId, sel, clusterRows)) {
-    turns += 1;
-    if (done.has(`${t.trace_id}|${t.conversation_id ?? ''}`)) continue;
-    toScore += 1;
-    if (judge) {
-      input += roughTokens(renderPrompt(judge.prompt, turnFacts(t.spans, t.conversation_id))) + 60;
-      output += Math.min(judge.max_tokens, 80);
+  for await (const chunk of selectedTurnChunks(ctx, projectId, sel, { clusterRows, skip: alreadyScored(ctx, projectId, s) })) {
+    for (const t of chunk) {
+      turns += 1;
+      if (!t.facts) continue;
+      toScore += 1;
+      if (judge) {
+        input += roughTokens(renderPrompt(judge.prompt, t.facts)) + 60;
+        output += Math.min(judge.max_tokens, 80);
+      }
     }
   }
   return { turns, to_score: toScore, already_scored: turns - toScore, est_input_tokens: input, est_output_tokens: output, est_cost_usd: judge ? judgeCost(judge, input, output) : 0 };
@@ -154,53 +156,59 @@ export async function startRun(ctx: ServiceContext, projectId: string, scorerId:
   if (judge?.api_key_secret && !apiKey) throw invalid(['body', 'scorer_id'], `the judge's key '${judge.api_key_secret}' is not in the secrets file: POST /app/scorers/secret first`);
   const rule = s.rule ? compileRule(s.rule as z.output<typeof Rule>) : null;
   return launchRun(projectId, s.scorer_id, versionOf(s), judge ? 0 : null, wait, async (state, controller) => {
-    const done = await alreadyScored(ctx, projectId, s);
     let pending: ScoreRecord[] = [];
     const traced: Record<string, unknown>[] = [];
+    // One write in flight while the next chunks are read; a failed write fails the run at the next flush or the end.
+    let writing: Promise<void> = Promise.resolve();
     const flush = async (force = false) => {
       if (pending.length && (force || pending.length >= WRITE_BATCH)) {
         const rows = pending;
         pending = [];
-        await ctx.traces.writeScores(rows);
-        ctx.events.emit({ type: 'data.changed', project_id: projectId, tables: ['scores'] });
+        await writing;
+        writing = ctx.traces.writeScores(rows).then(() => ctx.events.emit({ type: 'data.changed', project_id: projectId, tables: ['scores'] }));
+        writing.catch(() => {});
       }
       if (traced.length && (force || traced.length >= 50)) {
         const lines = traced.splice(0).map((r) => JSON.stringify(r)).join('\n');
         await importBuffer(ctx.traces, Buffer.from(lines), { projectId: judgeProject(projectId) });
         ctx.events.emit({ type: 'data.changed', project_id: judgeProject(projectId), tables: ['spans'] });
       }
+      if (force) await writing;
     };
-    const now = () => BigInt(Date.now()) * 1_000_000n;
+    const now = BigInt(Date.now()) * 1_000_000n;
     const inflight = new Set<Promise<void>>();
     const limit = judge?.concurrency ?? 1;
-    for await (const t of selectedTurns(ctx, projectId, sel, clusterRows)) {
+    for await (const chunk of selectedTurnChunks(ctx, projectId, sel, { clusterRows, skip: alreadyScored(ctx, projectId, s) })) {
       if (controller.signal.aborted) break;
-      state.turns += 1;
-      if (done.has(`${t.trace_id}|${t.conversation_id ?? ''}`)) {
-        state.skipped += 1;
-        continue;
-      }
-      const f = turnFacts(t.spans, t.conversation_id);
-      if (rule) {
-        const r = rule(f);
-        pending.push(scoreRow(projectId, s, f, { value: r.pass, label: null, explanation: r.explanation }, now()));
-        state.scored += 1;
-        await flush();
-        continue;
-      }
-      const call = judgeTurn(judge!, apiKey, f, { project_id: projectId, scorer_id: s.scorer_id }, (req) => traced.push(req), controller.signal)
-        .then((v) => {
-          pending.push(scoreRow(projectId, s, f, v, now()));
+      for (const t of chunk) {
+        if (controller.signal.aborted) break;
+        state.turns += 1;
+        const f = t.facts;
+        if (!f) {
+          state.skipped += 1;
+          continue;
+        }
+        if (rule) {
+          const r = rule(f);
+          pending.push(scoreRow(projectId, s, f, { value: r.pass, label: null, explanation: r.explanation }, now));
           state.scored += 1;
-          if (v.cost_usd == null) state.cost_usd = null;
-          else if (state.cost_usd != null) state.cost_usd += v.cost_usd;
-        })
-        .catch(() => {
-          state.failed += 1;
-        });
-      const tracked: Promise<void> = call.finally(() => inflight.delete(tracked));
-      inflight.add(tracked);
-      if (inflight.size >= limit) await Promise.race(inflight);
+          continue;
+        }
+        const call = judgeTurn(judge!, apiKey, f, { project_id: projectId, scorer_id: s.scorer_id }, (req) => traced.push(req), controller.signal)
+          .then((v) => {
+            pending.push(scoreRow(projectId, s, f, v, BigInt(Date.now()) * 1_000_000n));
+            state.scored += 1;
+            if (v.cost_usd == null) state.cost_usd = null;
+            else if (state.cost_usd != null) state.cost_usd += v.cost_usd;
+          })
+          .catch(() => {
+            state.failed += 1;
+          });
+        const tracked: Promise<void> = call.finally(() => inflight.delete(tracked));
+        inflight.add(tracked);
+        if (inflight.size >= limit) await Promise.race(inflight);
+        await flush();
+      }
       await flush();
     }
     await Promise.all(inflight);

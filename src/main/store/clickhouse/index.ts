@@ -20,6 +20,7 @@ import { agents } from './reads/agents.js';
 import { threads } from './reads/threads.js';
 import { conversations, facets } from './reads/conversations.js';
 import { conversationTurns, conversationsTurnIds, spansOfTraces, turnsSpans } from './reads/chat.js';
+import { factsOfTurns } from '../turn-spans.js';
 import { timeline } from './reads/timeline.js';
 import { exportTraceIds, exportTraceSpans } from './reads/export.js';
 import { search } from './reads/search.js';
@@ -168,6 +169,10 @@ export class ClickHouseTraceStore implements TraceStore {
 
   turnsSpans(projectId: string, turns: readonly TurnRef[], opts: ReadOptions = {}) {
     return turnsSpans(this.ch, projectId, turns, opts);
+  }
+
+  async turnsFacts(projectId: string, turns: readonly TurnRef[], opts: ReadOptions = {}) {
+    return factsOfTurns(turns, await turnsSpans(this.ch, projectId, turns, opts));
   }
 
   conversations(plan: ConversationsPlan, opts: ReadOptions = {}) {

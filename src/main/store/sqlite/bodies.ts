@@ -121,6 +121,17 @@ export function registerBodyFunctions(db: Db, file: string, nativeBinding?: stri
   });
 }
 
+/**
+ * Some fields of stored bodies decoded in JS on a connection's own decoder (dictionaries it knows, or
+ * reads), for a read that selects `dict_id, body` itself: one blob per row handed over, no SQL
+ * function call per field, and the fields it does not ask for never made into strings.
+ */
+export function bodyFields(db: Db): (dict: number, blob: Buffer, only: ReadonlySet<BodyField>) => Partial<SpanBody> {
+  const state = connections.get(db);
+  if (!state) throw new Error('bodyFields: the connection has no body functions (openDatabase / openReadConnection register them)');
+  return (dict, blob, only) => state.decoder.decodeFields(dict, blob, only);
+}
+
 /** Tells a connection about a dictionary it stored (its transaction may not be visible elsewhere yet). */
 export function rememberDictionary(db: Db, id: number, bytes: Buffer): void {
   connections.get(db)?.known.set(id, bytes);

@@ -187,16 +187,22 @@ function packInto(body: SpanBody): Buffer {
 }
 
 export function unpackBody(buf: Buffer): SpanBody {
-  const body = {} as SpanBody;
+  return unpackFields(buf, null) as SpanBody;
+}
+
+/** Some fields of a packed body (`only`; null: all): the others are stepped over, never made into strings. */
+export function unpackFields(buf: Buffer, only: ReadonlySet<BodyField> | null): Partial<SpanBody> {
+  const body: Partial<SpanBody> = {};
   let at = 0;
   for (const f of BODY_FIELDS) {
     if (at + 4 > buf.length) throw new Error(`span body cut short before its ${f} field`);
     const n = buf.readUInt32LE(at);
     at += 4;
-    if (n === NULL_LENGTH) body[f] = null;
-    else {
+    if (n === NULL_LENGTH) {
+      if (!only || only.has(f)) body[f] = null;
+    } else {
       if (at + n > buf.length) throw new Error(`span body cut short inside its ${f} field`);
-      body[f] = buf.toString('utf8', at, at + n);
+      if (!only || only.has(f)) body[f] = buf.toString('utf8', at, at + n);
       at += n;
     }
   }
@@ -254,6 +260,13 @@ export class BodyDecoder {
   /** `dictionary(id)`: the bytes of a stored dictionary (null: the store has no such dictionary). */
   constructor(private readonly dictionary: (id: number) => Buffer | null) {}
   decode(dictId: number, blob: Buffer): SpanBody {
+    return unpackBody(this.decompress(dictId, blob));
+  }
+  /** Some fields of a body (the others are not made into strings). */
+  decodeFields(dictId: number, blob: Buffer, only: ReadonlySet<BodyField>): Partial<SpanBody> {
+    return unpackFields(this.decompress(dictId, blob), only);
+  }
+  private decompress(dictId: number, blob: Buffer): Buffer {
     let d = this.decoders.get(dictId);
     if (!d) {
       const bytes = dictId === 0 ? null : this.dictionary(dictId);
@@ -262,6 +275,6 @@ export class BodyDecoder {
       if (bytes) d.loadDictionary(bytes);
       this.decoders.set(dictId, d);
     }
-    return unpackBody(d.decompress(blob));
+    return d.decompress(blob);
   }
 }

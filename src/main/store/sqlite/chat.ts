@@ -6,6 +6,9 @@ import { groupTurns, turnIdsOf } from '../turn-spans.js';
 import { INHERITED_AGENT, INHERITED_CONVERSATION, wallMs } from '../../domain/accounting.js';
 import { isoFromNs } from '../../domain/time.js';
 import { HANDOFF_PREFIXES, handoffAttrs } from '../../domain/chat/transfer.js';
+import { inputTailSuffices } from '../../domain/chat/walk.js';
+import { bodyFields } from './bodies.js';
+import type { BodyField } from './body-codec.js';
 
 /**
  * The span's custom string map only when it may hold handoff attributes (domain/chat/transfer.ts): most
@@ -42,6 +45,12 @@ export const SQL = {
   // to, grouped and filtered by the caller (spans of a trace are few; the traces are many).
   spansOfTraces: `SELECT ${spanColumns()}, s.conversation_id AS credited_conversation_id FROM spans s JOIN span_details d ON d.span_rowid = s.id
     WHERE s.project_id = @project_id AND s.trace_id IN (SELECT value FROM json_each(@trace_ids))`,
+  // The same for the turns' facts (evals): each span's stored body (decoded in JS, only the fields the walk
+  // reads) with its base's row id — its input holds its own messages after its base's (migration 0021).
+  spansOfTracesForFacts: `SELECT ${lightColumns()}, s.id AS rid, s.conversation_id AS credited_conversation_id, b.input_base, b.dict_id, b.body
+    FROM spans s JOIN span_bodies b ON b.span_rowid = s.id
+    WHERE s.project_id = @project_id AND s.trace_id IN (SELECT value FROM json_each(@trace_ids))`,
+  baseBody: `SELECT dict_id, body, input_base FROM span_bodies WHERE span_rowid = ?`,
   // The turns of many conversations, oldest first (the reverse of pageTurns' order).
   turnIdsOf: `SELECT conversation_id, trace_id FROM conversation_turns
     WHERE project_id = @project_id AND conversation_id IN (SELECT value FROM json_each(@conversation_ids))
@@ -116,6 +125,47 @@ function toSpan({ handoff_attrs, ...r }: Row): ChatSpan {
 }
 
 type HeavyRow = Pick<Row, (typeof HEAVY)[number]>;
+
+const FACT_FIELDS: ReadonlySet<BodyField> = new Set(HEAVY);
+/** Columns of the facts read that are not copied onto the span as they are. */
+const FACT_OWN = new Set(['rid', 'credited_conversation_id', 'input_base', 'dict_id', 'body', 'handoff_attrs', 'start_ns', 'end_ns', 'content_refs']);
+
+/** The facts read's raw rows (columns `names`, SQL.spansOfTracesForFacts) as spans, and the columns the caller reads. */
+function factSpans(names: string[], fields: ReturnType<typeof bodyFields>) {
+  const at = (n: string) => {
+    const i = names.indexOf(n);
+    if (i < 0) throw new Error(`the facts read has no column ${n}`);
+    return i;
+  };
+  const col = { rid: at('rid'), base: at('input_base'), credited: at('credited_conversation_id'), dict: at('dict_id'), body: at('body'), handoff: at('handoff_attrs'), start: at('start_ns'), end: at('end_ns'), refs: at('content_refs') };
+  const copied = names.map((n, i) => [n, i] as const).filter(([n]) => !FACT_OWN.has(n));
+  /**
+   * A raw row → a ChatSpan (every span the same shape; heavy fields decoded from its body in JS): its
+   * input is its own messages (after its base's) until the caller extends it.
+   */
+  const spanOf = (row: unknown[]): ChatSpan => {
+    const span: Record<string, unknown> = {};
+    for (const [n, i] of copied) span[n] = row[i];
+    const start = row[col.start] as string | null;
+    const end = row[col.end] as string | null;
+    span.start_ns = start == null ? null : BigInt(start);
+    span.end_ns = end == null ? null : BigInt(end);
+    const refs = row[col.refs] as string | null;
+    span.content_refs = refs === '[]' || refs == null ? [] : jsonArray<string>(refs);
+    span.custom_attrs_string = handoffOf(row[col.handoff]);
+    const body = row[col.body];
+    const h = Buffer.isBuffer(body) ? fields(row[col.dict] as number, body, FACT_FIELDS) : {};
+    span.system_instructions = jsonArray<string>(h.system_instructions ?? null).map(String);
+    span.tool_definitions = h.tool_definitions ?? null;
+    span.tool_call_arguments = h.tool_call_arguments ?? null;
+    span.tool_call_result = h.tool_call_result ?? null;
+    span.input_messages = jsonArray<SpanMessage>(h.input_messages ?? null);
+    span.output_messages = jsonArray<SpanMessage>(h.output_messages ?? null);
+    return span as unknown as ChatSpan;
+  };
+  return { col, spanOf };
+}
+const INPUT: ReadonlySet<BodyField> = new Set(['input_messages']);
 
 /**
  * A span of a light read: the light columns as own fields, the heavy ones (messages, tool arguments
@@ -210,6 +260,13 @@ export interface ChatRepo {
   conversationsTurnIds(projectId: string, conversationIds: readonly string[]): ConversationTurnIds[];
   /** TraceStore.turnsSpans: the spans of many turns (or whole traces) in one read. */
   turnsSpans(projectId: string, turns: readonly TurnRef[]): ChatSpan[][];
+  /**
+   * turnsSpans for the turns' facts (TraceStore.turnsFacts): each input only as far back as the walk
+   * reads it (inputTailSuffices): a call's own messages after its base's, extended base by base until
+   * the question is in — not the conversation's whole history, which is most of the bytes and was
+   * read, copied and parsed again for every call.
+   */
+  turnsSpansForFacts(projectId: string, turns: readonly TurnRef[]): ChatSpan[][];
 }
 
 export function createChatRepo(db: Db): ChatRepo {
@@ -223,6 +280,10 @@ export function createChatRepo(db: Db): ChatRepo {
   const lightNames = light.columns().map((c) => c.name);
   const details = db.prepare<[number], HeavyRow>(SQL.details);
   const manySpans = db.prepare<{ project_id: string; trace_ids: string }, Row & { credited_conversation_id: string | null }>(SQL.spansOfTraces);
+  const factRows = db.prepare<{ project_id: string; trace_ids: string }, unknown[]>(SQL.spansOfTracesForFacts).raw(true);
+  const baseBody = db.prepare<[number], { dict_id: number; body: Buffer | null; input_base: number | null }>(SQL.baseBody);
+  const fields = bodyFields(db);
+  const facts = factSpans(factRows.columns().map((c) => c.name), fields);
   const turnIds = db.prepare<{ project_id: string; conversation_ids: string }, { conversation_id: string; trace_id: string }>(SQL.turnIdsOf);
   const hints = db.prepare<{ project_id: string; trace_id: string }, { span_id: string; user_input: number; tool_parts: number }>(SQL.messageHints);
   return {
@@ -246,6 +307,37 @@ export function createChatRepo(db: Db): ChatRepo {
       if (!turns.length) return [];
       const rows = manySpans.all({ project_id, trace_ids: JSON.stringify([...new Set(turns.map((t) => t.trace_id))]) });
       return groupTurns(turns, rows, ({ credited_conversation_id: c, ...r }) => ({ trace_id: r.trace_id, conversation_id: c, span: toSpan(r) }));
+    },
+    turnsSpansForFacts: (project_id, turns) => {
+      if (!turns.length) return [];
+      const rows = factRows.all({ project_id, trace_ids: JSON.stringify([...new Set(turns.map((t) => t.trace_id))]) });
+      // Own input messages by row id, parsed once: bases are mostly spans of this read (the turn's earlier
+      // call, the previous turn's last), else read one by one.
+      const own = new Map<number, { messages: SpanMessage[]; base: number | null }>();
+      const ownOf = (rid: number) => {
+        let o = own.get(rid);
+        if (!o) {
+          const b = baseBody.get(rid);
+          const text = b && Buffer.isBuffer(b.body) ? fields(b.dict_id, b.body, INPUT).input_messages : null;
+          own.set(rid, (o = { messages: jsonArray<SpanMessage>(text ?? null), base: b?.input_base ?? null }));
+        }
+        return o;
+      };
+      const spans = rows.map((row) => {
+        const span = facts.spanOf(row);
+        own.set(row[facts.col.rid] as number, { messages: span.input_messages, base: row[facts.col.base] as number | null });
+        return { row, span };
+      });
+      return groupTurns(turns, spans, ({ row, span }) => {
+        let messages = span.input_messages;
+        for (let base = row[facts.col.base] as number | null; base != null && !inputTailSuffices(messages); ) {
+          const b = ownOf(base);
+          messages = b.messages.concat(messages);
+          base = b.base;
+        }
+        span.input_messages = messages;
+        return { trace_id: span.trace_id, conversation_id: row[facts.col.credited] as string | null, span };
+      });
     },
   };
 }

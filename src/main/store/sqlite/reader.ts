@@ -7,7 +7,8 @@
 import type { Db } from './open.js';
 import { isoFromNs } from '../../domain/time.js';
 import type { AgentsPlan, ConversationsPlan, SpansGroupPlan, SpansListPlan, ThreadsPlan } from '../../domain/plans.js';
-import type { SearchQuery, SearchHit, ProjectRow, ExportSelection } from '../ports.js';
+import type { SearchQuery, SearchHit, ProjectRow, ExportSelection, TurnRef } from '../ports.js';
+import { factsOfTurns } from '../turn-spans.js';
 import { createChatRepo } from './chat.js';
 import { chatPage } from '../../domain/chat/page.js';
 import { createExportRepo } from './export.js';
@@ -41,6 +42,8 @@ export function createReader(db: Db) {
     conversationTurnSpans: chat.conversationTurnSpans,
     conversationsTurnIds: chat.conversationsTurnIds,
     turnsSpans: chat.turnsSpans,
+    // The walk runs here too: only the facts (a few hundred bytes a turn) go back to the caller.
+    turnsFacts: (projectId: string, turns: readonly TurnRef[]) => factsOfTurns(turns, chat.turnsSpansForFacts(projectId, turns)),
     conversations: (plan: ConversationsPlan) => conversations.list(plan),
     conversationFacets: (projectId: string) => conversations.facets(projectId),
     agents: (plan: AgentsPlan) => queryAgents(prep, plan),

@@ -112,7 +112,10 @@ export function createScoresReader(db: Db) {
       for (const k of ['name', 'trace_id', 'conversation_id', 'span_id', 'source'] as const) w.when(q[k], `${k} = ?`, q[k]);
       w.when(q.conv_keys, 'conv_key IN (SELECT value FROM json_each(?))', JSON.stringify(q.conv_keys));
       if (q.after) w.add('(created_at_ns < ? OR (created_at_ns = ? AND score_id < ?))', q.after.created_at_ns, q.after.created_at_ns, q.after.score_id);
-      const sql = `SELECT * FROM scores WHERE ${w.sql} ORDER BY created_at_ns DESC, score_id DESC LIMIT ?`;
+      // Some rows' scores (a scorer run's chunk, a page of badges): through the row index, whatever the planner
+      // guesses without statistics (it took the newest-first index and walked the whole project's scores).
+      const from = q.conv_keys ? 'scores INDEXED BY scores_conv' : 'scores';
+      const sql = `SELECT * FROM ${from} WHERE ${w.sql} ORDER BY created_at_ns DESC, score_id DESC LIMIT ?`;
       return (prep(sql).safeIntegers(true).all(...w.params, q.limit) as Row[]).map(toRecord);
     },
     scoreStats(q: { project_id: string; by: ScoreStatsBy; keys: string[] | null; names: string[] | null }): ScoreStat[] {

@@ -90,6 +90,7 @@ export function createSqliteTraceStore(writer: Writer, file: string, opts: Sqlit
     conversationTurnSpans: (projectId, conversationId, traceIds, o) => read('conversationTurnSpans', [projectId, conversationId, traceIds], o),
     conversationsTurnIds: (projectId, conversationIds, o) => read('conversationsTurnIds', [projectId, conversationIds], o),
     turnsSpans: (projectId, turns, o) => read('turnsSpans', [projectId, turns], o),
+    turnsFacts: (projectId, turns, o) => read('turnsFacts', [projectId, turns], o),
     conversations: (plan, o) => read('conversations', [plan], o),
     conversationFacets: (projectId, o) => read('conversationFacets', [projectId], o),
     agents: (plan, o) => read('agents', [plan], o),
