@@ -105,9 +105,9 @@ function userRunLines(): string {
   ].join('\n');
 }
 
-const user = (text: string): SpanMessage => ({ role: 'user', parts: [{ type: 'text', content: text }] });
-const assistant = (text: string): SpanMessage => ({ role: 'assistant', parts: [{ type: 'text', content: text }] });
-const tool: SpanMessage = { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: 'ok' }] };
+const user = (text: string): SpanMessage => ({ role: 'user', parts: [{ type: 'text', content: text }], content: '', finish_reason: '' });
+const assistant = (text: string): SpanMessage => ({ role: 'assistant', parts: [{ type: 'text', content: text }], content: '', finish_reason: '' });
+const tool: SpanMessage = { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: 'ok' }], content: '', finish_reason: '' };
 
 describe('turn facts read from input tails (SQLite continued inputs)', () => {
   it('a tail suffices once it holds the whole trailing user run and a user text', () => {
