@@ -5,27 +5,10 @@
  */
 import { expect, test } from 'vitest';
 import { ToolCallConstraint } from '../../src/main/training/json-constraint.js';
-import { seededRandom } from '../../src/shared/seeded-random.js';
+import { walk } from '../helpers/constraint-walk.js';
 
-const END = 256;
-
-/** Samples uniformly among allowed tokens (bytes 0–255 and END) until END or the budget is spent. */
-function sample(names: string[], budget: number, seed: number): { text: string; ended: boolean } {
-  const rand = seededRandom(seed);
-  const c = new ToolCallConstraint(names);
-  const bytes: number[] = [];
-  for (let left = budget; left > 0; left--) {
-    const a = c.allowed(left);
-    const options = [...Array(256).keys()].filter((b) => a.bytes(b));
-    if (a.end) options.push(END, END, END); // lean towards ending, as a model would after a call
-    expect(options.length, `nothing allowed after ${Buffer.from(bytes).toString()}`).toBeGreaterThan(0);
-    const pick = options[Math.floor(rand() * options.length)]!;
-    if (pick === END) return { text: Buffer.from(bytes).toString('utf8'), ended: true };
-    bytes.push(pick);
-    c.push(pick);
-  }
-  return { text: Buffer.from(bytes).toString('utf8'), ended: false };
-}
+/** The schema-less grammar: any object as arguments. */
+const sample = (names: string[], budget: number, seed: number) => walk(new ToolCallConstraint(names), budget, seed);
 
 test('random sampling under the constraint always gives valid calls of the named functions', () => {
   const names = ['get_weather', 'send_mail', 'get'];

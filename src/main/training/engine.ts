@@ -33,6 +33,8 @@ export interface GeneratedChoice {
  */
 export interface ToolConstraint {
   names: string[];
+  /** Each function's JSON Schema (`parameters`) by name: the arguments generated validate against it. */
+  parameters?: Record<string, unknown>;
 }
 
 export interface CompletionRequest {

@@ -62,7 +62,7 @@ export async function generate(
     seq: [...prompt],
     ids: [] as number[],
     tracker: new TextTracker(args.tools ? [] : (args.stop ?? [])),
-    constraint: args.tools ? new ToolCallConstraint(args.tools.names) : null,
+    constraint: args.tools ? new ToolCallConstraint(args.tools.names, args.tools.parameters) : null,
     finish: null as 'stop' | 'length' | null,
   }));
   const V = cfg.vocabSize;

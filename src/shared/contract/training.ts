@@ -31,7 +31,7 @@ const ChoiceIn = z.looseObject({
 
 const MessageOrChoice = z.union([ChoiceIn, ChatMessageIn]);
 
-/** A function tool as chat completions declare it (parameters accepted, not enforced). */
+/** A function tool as chat completions declare it (`parameters`, a JSON Schema, constrains the arguments of a forced call). */
 const ToolIn = z.looseObject({
   type: z.literal('function'),
   function: z.looseObject({ name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'function names hold letters, digits, "_", "." and "-" (1–64)') }),

@@ -10,17 +10,18 @@ import { ServiceError, badRequest, errorMessage, notFound } from '../../../share
 import type { OpParsedInput } from '../../../shared/contract/index.js';
 import type { ServiceContext } from '../context.js';
 import type { CheckpointRow, ModelRow } from '../../store/ports.js';
-import type { ChatMessage, CompletionRequest, GeneratedChoice, TokenLogprob } from '../../training/engine.js';
+import type { ChatMessage, CompletionRequest, GeneratedChoice, TokenLogprob, ToolConstraint } from '../../training/engine.js';
 import { BASE_MODELS } from '../../training/config.js';
 import { encodeChat } from '../../training/tokenizer.js';
 import { checkpointDir, newId, runtimeOf } from './util.js';
-import { recordCompletion, recordingOn } from './record.js';
+import { newSpanRef, recordCompletion, recordingOn } from './record.js';
 import { parseToolCalls, toolMode, type ToolCall, type ToolMode } from './tools.js';
 import { ToolCallConstraint } from '../../training/json-constraint.js';
 import { fingerprint, modelHeaders } from './substitution.js';
 import type { CallOptions } from '../handler-types.js';
 
 type Input = OpParsedInput<'training.chatCompletions'>;
+type SpanRef = { trace_id: string; span_id: string };
 
 const modelNotFound = (msg: string): ServiceError => {
   const e = notFound(msg);
@@ -57,7 +58,8 @@ interface Completion {
   created: number;
   model: string;
   system_fingerprint: string;
-  choices: { index: number; message: Message; logprobs: { content: TokenLogprob[]; refusal: null }; finish_reason: string }[];
+  /** `loupe` names the span the completion is recorded as (absent when recording is off). */
+  choices: { index: number; message: Message; logprobs: { content: TokenLogprob[]; refusal: null }; finish_reason: string; loupe?: SpanRef }[];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
@@ -97,6 +99,7 @@ export async function chatCompletions(input: Input, ctx: ServiceContext, call: C
   const { model, checkpoint } = await resolveModelRef(ctx, input.model);
   const mode = toolMode(input);
   const recording = await recordingOn(ctx);
+  const ref = recording ? newSpanRef() : undefined;
   const started = process.hrtime.bigint();
   const startNs = BigInt(Date.now()) * 1_000_000n;
   const runtime = model.runtime_model ?? model.base_model;
@@ -111,7 +114,7 @@ export async function chatCompletions(input: Input, ctx: ServiceContext, call: C
     const completion: Completion = {
       ...base,
       object: 'chat.completion',
-      choices: choices.map((c, index) => ({ index, ...toMessage(c, mode), logprobs: { content: c.logprobs, refusal: null } })),
+      choices: choices.map((c, index) => ({ index, ...toMessage(c, mode), logprobs: { content: c.logprobs, refusal: null }, ...(ref ? { loupe: ref } : {}) })),
       usage: usage ?? {
         prompt_tokens: promptTokens,
         completion_tokens: choices.reduce((a, c) => a + c.token_ids.length, 0),
@@ -119,7 +122,7 @@ export async function chatCompletions(input: Input, ctx: ServiceContext, call: C
       },
     };
     const endNs = startNs + (process.hrtime.bigint() - started);
-    if (recording) await recordCompletion(ctx, model, checkpoint, input, completion, startNs, endNs);
+    if (ref) await recordCompletion(ctx, ref, model, checkpoint, input, completion, startNs, endNs);
     return completion;
   };
 
@@ -127,15 +130,17 @@ export async function chatCompletions(input: Input, ctx: ServiceContext, call: C
     // Forwarded to the backend by name and step (the remote model has the same entity/project/name).
     const remoteRef = `${model.entity}/${model.project}/${model.name}:step${checkpoint.step}`;
     const r = await rt.remote.call<Completion>(model.backend, 'POST', '/v1/chat/completions', { ...input, model: remoteRef, stream: false });
-    const done: Completion = { ...r, ...base, object: 'chat.completion' };
-    if (recording) await recordCompletion(ctx, model, checkpoint, input, done, startNs, startNs + (process.hrtime.bigint() - started));
+    // The remote's own span names (its choices' `loupe`) are replaced by this server's: the span here is the one recorded.
+    const choicesHere = r.choices.map(({ loupe: _remote, ...c }) => (ref ? { ...c, loupe: ref } : c));
+    const done: Completion = { ...r, ...base, object: 'chat.completion', choices: choicesHere };
+    if (ref) await recordCompletion(ctx, ref, model, checkpoint, input, done, startNs, startNs + (process.hrtime.bigint() - started));
     return input.stream ? chunksOf(done) : done;
   }
 
   const context = BASE_MODELS[runtime]?.contextLength;
   if (context === undefined) throw new ServiceError(500, `model ${model.id} runs on an unknown base model "${runtime}"`);
   const maxTokens = budget(input, promptTokens, context);
-  if (mode.kind === 'constrained') leastForToolCall(mode.constraint.names, maxTokens, input.tool_choice === 'required');
+  if (mode.kind === 'constrained') leastForToolCall(mode.constraint, maxTokens, input.tool_choice === 'required');
   const req: CompletionRequest = {
     checkpointDir: checkpointDir(ctx.dataDir, model.id, checkpoint.step),
     messages,
@@ -153,15 +158,16 @@ export async function chatCompletions(input: Input, ctx: ServiceContext, call: C
 }
 
 /**
- * A constrained tool call needs room for its shortest form (`{"name":"<shortest>","arguments":{}}`
- * and the end token); a smaller budget is the caller's error (400 naming max_tokens, issue 22.13),
- * where sampling would otherwise find no allowed token and fail the request with a 500.
+ * A constrained tool call needs room for its shortest valid form (`{"name":"<f>","arguments":{…}}`
+ * with every required field at its shortest value, and the end token); a smaller budget is the
+ * caller's error (400 naming max_tokens, issue 22.13), where sampling would otherwise find no allowed
+ * token and fail the request with a 500.
  */
-function leastForToolCall(names: string[], maxTokens: number, required: boolean): void {
-  const least = new ToolCallConstraint(names).cost();
+function leastForToolCall(tools: ToolConstraint, maxTokens: number, required: boolean): void {
+  const least = new ToolCallConstraint(tools.names, tools.parameters).cost();
   if (maxTokens >= least) return;
   const e = badRequest(
-    `max_tokens ${maxTokens} cannot hold a tool call: tool_choice ${required ? '"required"' : 'naming a function'} needs at least ${least} tokens here (the shortest call with empty arguments and the end token; the built-in model writes one byte per token)`,
+    `max_tokens ${maxTokens} cannot hold a tool call: tool_choice ${required ? '"required"' : 'naming a function'} needs at least ${least} tokens here (the shortest call whose arguments hold every required field, and the end token; the built-in model writes one byte per token)`,
   );
   e.param = 'max_tokens';
   e.code = 'max_tokens_too_small';

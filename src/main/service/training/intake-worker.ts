@@ -9,7 +9,7 @@ import { contract } from '../../../shared/contract/index.js';
 import { toValidationIssues } from '../../../shared/validation.js';
 import { errorMessage, type ValidationIssue } from '../../../shared/errors.js';
 import { rlSummary, writePayload } from './payload.js';
-import { buildRollouts, type RolloutModel } from './rollouts.js';
+import { buildRollouts, type LinkedRollout, type RolloutModel } from './rollouts.js';
 import { forEachLine, openRegularFile, parseSftLine } from '../../training/sft-file.js';
 
 const port = parentPort;
@@ -61,7 +61,7 @@ function rlBody(args: { body: ArrayBuffer; dataDir: string; payloadRel: string }
 }
 
 export type LogIntakeResult =
-  | { ok: true; request: ArrayBuffer | null; rewards: { trace_id: string; reward: number }[]; metrics: Record<string, number> }
+  | { ok: true; request: ArrayBuffer | null; linked: LinkedRollout[]; rewards: { trace_id: string; reward: number }[]; metrics: Record<string, number> }
   | { ok: false; issues: ValidationIssue[] };
 
 /** A /log body (the path's model_id wins over the body's): checked, then its rollout spans built as an OTLP request. */
@@ -74,7 +74,7 @@ function logBody(args: { body: ArrayBuffer; model: RolloutModel; step: number; m
   const r = buildRollouts(args.model, parsed.data.split, args.step, parsed.data.trajectory_groups, args.t0);
   const request = r.request ? Buffer.from(JSON.stringify(r.request)) : null;
   const ab = request ? request.buffer.slice(request.byteOffset, request.byteOffset + request.length) : null;
-  return { value: { ok: true, request: ab, rewards: r.rewards, metrics: r.metrics }, transfer: ab ? [ab] : [] };
+  return { value: { ok: true, request: ab, linked: r.linked, rewards: r.rewards, metrics: r.metrics }, transfer: ab ? [ab] : [] };
 }
 
 /** An uploaded dataset: every line must be an SFT example; answers the line count or the first error. */

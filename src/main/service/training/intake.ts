@@ -6,7 +6,7 @@
 import { ServiceError } from '../../../shared/errors.js';
 import { WorkerRpc } from '../../worker-rpc.js';
 import type { IntakeResult, LogIntakeResult } from './intake-worker.js';
-import type { RolloutModel } from './rollouts.js';
+import type { LinkedRollout, RolloutModel } from './rollouts.js';
 
 /** The body's bytes as an ArrayBuffer to transfer (not copy) to the worker: unusable here afterwards. */
 function transferable(body: Buffer): ArrayBuffer {
@@ -35,11 +35,11 @@ export class TrainingIntake {
     step: number,
     modelId: string,
     t0: bigint,
-  ): Promise<{ request: Buffer | null; rewards: { trace_id: string; reward: number }[]; metrics: Record<string, number> }> {
+  ): Promise<{ request: Buffer | null; linked: LinkedRollout[]; rewards: { trace_id: string; reward: number }[]; metrics: Record<string, number> }> {
     const ab = transferable(body);
     const r = (await this.rpc.call('log-body', { body: ab, model, step, modelId, t0 }, { transfer: [ab] })) as LogIntakeResult;
     if (!r.ok) throw new ServiceError(422, r.issues);
-    return { request: r.request ? Buffer.from(r.request) : null, rewards: r.rewards, metrics: r.metrics };
+    return { request: r.request ? Buffer.from(r.request) : null, linked: r.linked, rewards: r.rewards, metrics: r.metrics };
   }
 
   /** Checks an SFT JSONL file line by line; returns its line count or throws the first error (without file content). */

@@ -14,6 +14,7 @@ import { getModelOr404 } from './models.js';
 import { buildRollouts, type Rollouts } from './rollouts.js';
 import { importSpans } from './import-spans.js';
 import { RawBody } from './remote.js';
+import { storeLinkedRollouts } from './rollout-join.js';
 import { projectOf, runtimeOf } from './util.js';
 
 /** What a /log stores once its input is known, whichever thread built it. */
@@ -22,6 +23,7 @@ async function store(ctx: ServiceContext, model: ModelRow, latest: { id: string;
   // Spans first, then metrics and rewards together (decision 0002): a retried /log rewrites the
   // spans idempotently, so no reward is ever stored for spans that are not.
   if (r.request) await importSpans(ctx, project_id, r.request);
+  await storeLinkedRollouts(ctx, project_id, r.linked, (req) => importSpans(ctx, project_id, req));
   await ctx.app.training.recordRollouts({
     checkpoint: latest ? { id: latest.id, metrics: { ...latest.metrics, ...r.metrics } } : null,
     feedback: r.rewards.map((x) => ({ project_id, target_kind: 'trace', target_id: x.trace_id, feedback_type: 'reward', payload: { reward: x.reward }, creator: 'loupe-training' })),

@@ -21,9 +21,17 @@ interface DoneCompletion {
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 
+/**
+ * The ids of the span a completion is recorded as, chosen before the answer is built: each choice
+ * carries them (`loupe: {trace_id, span_id}`), and the Python and JS OpenAI clients keep unknown
+ * fields, so a `/log` trajectory holding the choice names its span (rollout-join.ts).
+ */
+export const newSpanRef = (): { trace_id: string; span_id: string } => ({ trace_id: traceId(), span_id: spanId() });
+
 /** Stores the completion's span; the caller checked `recordingOn` (settled before the answer is built). */
 export async function recordCompletion(
   ctx: ServiceContext,
+  ref: { trace_id: string; span_id: string },
   model: ModelRow,
   checkpoint: CheckpointRow,
   input: OpParsedInput<'training.chatCompletions'>,
@@ -36,8 +44,8 @@ export async function recordCompletion(
   const project = projectOf(model);
   const request = spansRequest(project, [
     {
-      traceId: traceId(),
-      spanId: spanId(),
+      traceId: ref.trace_id,
+      spanId: ref.span_id,
       name: `chat ${model.name}`,
       kind: KIND.client,
       startNs,

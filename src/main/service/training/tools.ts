@@ -31,14 +31,16 @@ export function toolMode(input: Input): ToolMode {
     throw e;
   }
   if (choice === 'auto') return { kind: 'auto', names };
-  if (choice === 'required') return { kind: 'constrained', constraint: { names } };
+  // The functions' JSON Schemas: a forced call's arguments are generated to validate against them.
+  const parameters = Object.fromEntries((input.tools ?? []).map((t) => [t.function.name, (t.function as { parameters?: unknown }).parameters ?? {}]));
+  if (choice === 'required') return { kind: 'constrained', constraint: { names, parameters } };
   const name = choice.function.name;
   if (!names.includes(name)) {
     const e = badRequest(`tool_choice names function "${name}", which is not in tools (${names.join(', ')})`);
     e.param = 'tool_choice';
     throw e;
   }
-  return { kind: 'constrained', constraint: { names: [name] } };
+  return { kind: 'constrained', constraint: { names: [name], parameters } };
 }
 
 const callId = () => `call_${randomBytes(12).toString('base64url')}`;
