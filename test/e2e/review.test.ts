@@ -3,7 +3,8 @@
  * demo data: ten turns walked with u / d / a label key / s, one answer corrected (c, typed, Ctrl+Enter)
  * and shown as a word diff beside the original, a note, going back; every label is a `human` score
  * named `review` by the reviewer (POST /app/scores/query answers them), progress survives a reload,
- * and a score condition narrows the queue to the turns carrying it.
+ * and a score condition narrows the queue to the turns carrying it. "Make SFT dataset" writes the
+ * corrected and good turns as a dataset version in one step, which a training job accepts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VIEWPORTS, openPage, startE2E, type E2E } from './fixture.js';
@@ -87,8 +88,29 @@ describe('review queue', () => {
     // A reload resumes where the walk was.
     await page.reload();
     await progress.filter({ hasText: /^turn 10 of \d+ · 9 reviewed$/ }).waitFor();
+
+    // One step to an SFT dataset: the corrected turn (the reviewer's answer) and the turns labelled good.
+    await page.getByTestId('review-make-dataset').click();
+    const made = page.getByTestId('review-dataset-made');
+    await made.waitFor();
+    const good = [...want.values()].filter((w) => w.value === true).length;
+    expect(await made.innerText()).toMatch(new RegExp(`:v\\d+ · ${good} examples \\(1 corrected, ${good - 1} good\\)`));
+    const url = await page.getByTestId('review-dataset-url').innerText();
+    expect(url).toMatch(/^wandb-artifact:\/\/\/.+:v\d+$/);
+    expect(await page.getByTestId('review-dataset-train').getAttribute('href')).toContain('/training');
+    await screenshotBoth(page, 'review-dataset');
+    // A training job takes the dataset as it is (the built-in trainer, the training API's own key).
+    const v1 = async (path: string, body: unknown) => {
+      const r = await fetch(`${e.loupe.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${e.loupe.ctx.apiKey}` }, body: JSON.stringify(body) });
+      const text = await r.text();
+      expect(r.status, text).toBe(200);
+      return JSON.parse(text) as { id: string; training_data_url?: string };
+    };
+    const model = await v1('/v1/preview/models', { project: 'review', name: 'fixer', base_model: 'loupe-test-bytes' });
+    const job = await v1('/v1/preview/sft-training-jobs', { model_id: model.id, training_data_url: url, config: { batch_size: 1 } });
+    expect(job.id).toBeTruthy();
     await page.context().close();
-  }, 180_000);
+  }, 240_000);
 
   it('a score condition narrows the queue to the turns carrying it', async () => {
     const page = await openPage(e, VIEWPORTS[1]);

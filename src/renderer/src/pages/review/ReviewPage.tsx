@@ -5,17 +5,19 @@
  * kept beside the original and shown as a word diff; Ctrl+Enter saves), skip (s), next / back (j / k).
  * A label is one `human` score named `review` per reviewer and turn (value: thumbs, label, explanation:
  * the note, correction), so two people on one ClickHouse store see each other's labels; re-labelling
- * replaces. Where the walk is, is kept per selection (a reload resumes).
+ * replaces. Where the walk is, is kept per selection (a reload resumes). "Make SFT dataset" writes, in
+ * one step, every corrected turn (the reviewer's answer in place of the original) and every turn
+ * labelled good as an SFT dataset version (datasets.fromReviews) a training job takes as is.
  */
 import { diffWordsWithSpace } from 'diff';
 import { useMemo, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import { useOp, useOpMutation } from '../../api/query';
 import { TurnView } from '../../chat/TurnView';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNote } from '../../components/ErrorNote';
 import { useKey } from '../../hooks/keys';
-import { useProject } from '../../hooks/project';
+import { projectPath, useProject } from '../../hooks/project';
 import { scoreCondFromParam } from '../conversations/listQuery';
 import { ScoreFilter } from '../../scores/ScoreFilter';
 import type { Score } from '../../scores/format';
@@ -62,6 +64,7 @@ export function ReviewPage() {
         <label className="muted">reviewer <input value={reviewer} onChange={(e) => setReviewer(e.target.value)} size={10} aria-label="Reviewer" /></label>
         <label className="muted">labels <input defaultValue={labels.join(', ')} onBlur={(e) => setLabels(project, e.target.value.split(',').map((l) => l.trim()).filter(Boolean))} size={28} aria-label="Label set" /></label>
       </div>
+      <ReviewDataset project={project} />
       <ErrorNote error={q.error} what="the queue" />
       {!q.isPending && queue.length === 0 ? (
         <EmptyState title="Nothing to review in this selection" actions={false}>Choose another score condition, or clear it to review every turn.</EmptyState>
@@ -69,6 +72,27 @@ export function ReviewPage() {
         <ReviewTurn key={traceId} project={project} traceId={traceId} reviewer={reviewer} labels={labels} mine={(mine.data?.scores ?? []).find((s) => s.trace_id === traceId && s.creator === reviewer) ?? null} onNext={() => go(at + 1)} onBack={() => go(at - 1)} />
       ) : null}
       <p className="faint review-keys">Keys: <kbd>u</kbd>/<kbd>d</kbd> good/bad · <kbd>1</kbd>–<kbd>9</kbd> label · <kbd>n</kbd> note · <kbd>c</kbd> correct (<kbd>Ctrl</kbd>+<kbd>Enter</kbd> saves) · <kbd>s</kbd> skip · <kbd>j</kbd>/<kbd>k</kbd> next/back</p>
+    </div>
+  );
+}
+
+/** The project's corrections and good turns as an SFT dataset version, in one step, with a way on to Training. */
+function ReviewDataset({ project }: { project: string }) {
+  const make = useOpMutation('datasets.fromReviews');
+  const d = make.data;
+  return (
+    <div className="review-dataset toolbar" data-testid="review-dataset">
+      <button onClick={() => make.mutate({ project_id: project, corrections: true, good: { name: REVIEW, min: 1, source: 'human' } })} disabled={make.isPending} data-testid="review-make-dataset"
+        title="Every corrected turn (your answer in place of the original) and every turn labelled good, as an SFT dataset version">
+        {make.isPending ? 'Writing dataset…' : 'Make SFT dataset'}
+      </button>
+      {d && (
+        <span className="muted" data-testid="review-dataset-made">
+          <strong>{d.dataset.name}:{d.dataset.version}</strong> · {d.lines} examples ({d.corrected} corrected, {d.good} good{d.skipped.length ? `, ${d.skipped.length} skipped` : ''}) · <code className="mono" data-testid="review-dataset-url">{d.url}</code>{' '}
+          <Link to={projectPath(project, 'training')} data-testid="review-dataset-train">Train on it ↗</Link>
+        </span>
+      )}
+      {make.error && <span className="error-text" role="alert">Not written: {make.error.message}</span>}
     </div>
   );
 }
