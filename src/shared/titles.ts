@@ -68,3 +68,22 @@ export function conversationTitle(c: { name?: string | null; firstMessage?: stri
   if (first && !isJsonDocument(first)) return first;
   return c.agents?.find((a) => a.trim()) ?? c.id;
 }
+
+/**
+ * The title of a Conversations-list row, as the page shows it and the API returns it (`title`, set in
+ * domain/conversation-row.ts for both stores): a conversation by `conversationTitle`; a trace without
+ * a conversation id by its root span's "service: operation" (`traceTitle`), else "trace <id>".
+ */
+export function listRowTitle(r: {
+  kind: 'conversation' | 'trace';
+  conversation_id: string;
+  conversation_name: string | null;
+  first_message: { text: string } | null;
+  agent_names: readonly string[];
+  trace_root: { service_name: string | null; span_name: string | null } | null;
+}): string {
+  if (r.kind === 'conversation') return conversationTitle({ name: r.conversation_name, firstMessage: r.first_message?.text, agents: r.agent_names, id: r.conversation_id });
+  const root = r.trace_root;
+  const text = root ? traceTitleText(traceTitle({ service: root.service_name, root: root.span_name, agent: r.agent_names[0] })) : null;
+  return text ?? `trace ${r.conversation_id}`;
+}

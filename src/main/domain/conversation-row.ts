@@ -9,6 +9,7 @@ import { snippetOf } from './search-text.js';
 import type { ConversationTotals } from './summaries/turns.js';
 import { pickRoot } from './chat/header.js';
 import { durationMs } from './chat/span.js';
+import { listRowTitle } from '../../shared/titles.js';
 
 /** A stored conversation summary, as each adapter reads it back. */
 export interface ConversationSummary extends ConversationTotals {
@@ -48,11 +49,15 @@ export function traceRoot(spans: readonly RootCandidate[]): TraceRoot | null {
 }
 
 export function conversationRow(r: ConversationSummary, snippet: Snippet, root: TraceRoot | null = null): ConversationRow {
+  const first_message = r.first_text == null ? null : { role: 'user_message' as const, text: r.first_text };
+  const trace_root = r.kind === 'trace' ? root : null;
   return {
     kind: r.kind,
     conversation_id: r.conversation_id,
     conversation_name: r.conversation_name,
-    first_message: r.first_text == null ? null : { role: 'user_message', text: r.first_text },
+    // The page's title, computed here once for both stores (the page and MCP read it from the row).
+    title: listRowTitle({ kind: r.kind, conversation_id: r.conversation_id, conversation_name: r.conversation_name, first_message, agent_names: r.agent_names, trace_root }),
+    first_message,
     last_message: r.last_text == null ? null : { role: 'assistant_message', text: r.last_text },
     turn_count: r.turn_count,
     span_count: r.span_count,
@@ -66,6 +71,6 @@ export function conversationRow(r: ConversationSummary, snippet: Snippet, root: 
     first_activity: r.first_ns == null ? null : isoFromNs(r.first_ns),
     last_activity: r.last_ns == null ? null : isoFromNs(r.last_ns),
     snippet,
-    trace_root: r.kind === 'trace' ? root : null,
+    trace_root,
   };
 }

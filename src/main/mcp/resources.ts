@@ -40,7 +40,7 @@ export function registerResources(server: McpServer, caller: Caller): void {
         return {
           resources: page.conversations.map((c) => ({
             uri: `loupe://conversation/${encodeURIComponent(c.conversation_id)}`,
-            name: c.conversation_name ?? c.first_message?.text.slice(0, 80) ?? c.conversation_id,
+            name: c.title.slice(0, 80),
             description: `${c.turn_count} turns, ${c.error_count} errors, last activity ${c.last_activity ?? '–'} (project ${project})`,
             mimeType: 'text/plain',
           })),

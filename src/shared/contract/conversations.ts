@@ -25,6 +25,13 @@ export const ConversationRow = z.object({
   /** The conversation id; for kind 'trace', the trace id. */
   conversation_id: z.string(),
   conversation_name: z.string().nullable(),
+  /**
+   * Extension (issue 18): the row's title as the Conversations page shows it (src/shared/titles.ts
+   * listRowTitle): the conversation's name, else its first user message unless that is a JSON
+   * document, else its agent, else its id; a bare trace: "service: root operation" (never
+   * `unknown_service` alone or an unformatted template), else its agent or root operation.
+   */
+  title: z.string(),
   first_message: MessagePreview.nullable(),
   last_message: MessagePreview.nullable(),
   turn_count: z.number().int(),

@@ -103,7 +103,7 @@ export const searchConversations = tool({
     const rows: Conv[] = page.conversations.map((c) => ({
       id: c.conversation_id,
       kind: c.kind,
-      title: cutOrNull(c.conversation_name, 160),
+      title: cutOrNull(c.title, 160),
       first_user_text: cutOrNull(c.first_message?.role === 'user_message' ? c.first_message.text : null, 400),
       last_answer: cutOrNull(c.last_message?.role === 'assistant_message' ? c.last_message.text : null, 400),
       agents: c.agent_names.slice(0, 20),

@@ -25,7 +25,7 @@ import { summaryIsBad, summaryText } from '../../scores/format';
 import { useScoreNames } from '../../scores/useScores';
 import { ListFilterBar } from './ListFilterBar';
 import { ErrorNote } from '../../components/ErrorNote';
-import { conversationTitle, traceTitle, traceTitleText } from '../../../../shared/titles';
+import { traceTitle, traceTitleText } from '../../../../shared/titles';
 
 /** Rows per request (the contract allows up to 1,000; 200 fill a tall screen several times over). */
 const PAGE = 200;
@@ -143,7 +143,8 @@ function ScoreCell({ scores }: { scores: ListRow['scores'] }) {
 function Preview({ row, search }: { row: ListRow; search: string }) {
   if (row.kind === 'trace') return <TracePreview row={row} />;
   if (search && row.snippet) return <SnippetLines id={row.id} first={row.first_message?.text} snippet={row.snippet} />;
-  return <PreviewLines id={row.id} first={conversationTitle({ name: row.conversation_name, firstMessage: row.first_message?.text, agents: row.agent_names, id: row.id })} last={row.last_message?.text} />;
+  // The row's title comes with it (shared/titles.ts listRowTitle, computed where the row is built).
+  return <PreviewLines id={row.id} first={row.title} last={row.last_message?.text} />;
 }
 
 function PreviewLines({ id, first, last }: { id: string; first?: string | null; last?: string }) {
