@@ -78,6 +78,15 @@ describe('POST /agents/conversations/chat over HTTP', () => {
     expect(past.body).toMatchObject({ turns: [], total_turns: 3, has_more: false, offset: 5 });
   });
 
+  it('the conversation\'s title is its list row\'s (issue 18: one rule, both stores); an unknown one has none', async () => {
+    const list = await post('/app/conversations', { project_id: P, limit: 10 });
+    const row = list.body.conversations.find((c: any) => c.conversation_id === 'conv-h');
+    expect(row.title).toBe('question 0');
+    const r = await post('/agents/conversations/chat', { project_id: P, conversation_id: 'conv-h', limit: 1 });
+    expect(r.body.title).toBe(row.title);
+    expect((await post('/agents/conversations/chat', { project_id: P, conversation_id: 'nope' })).body.title).toBeNull();
+  });
+
   it('a turn: root wall clock, leaf token sums, the untagged tool span kept, timestamps with microseconds', async () => {
     const r = await post('/agents/conversations/chat', { project_id: P, conversation_id: 'conv-h', limit: 1 });
     const t = r.body.turns[0];

@@ -2,7 +2,9 @@
  * Titles in the API (issue 18 item 4, left open: the page computed a title the API did not return):
  * every conversations-list row carries `title`, computed where the row is built
  * (domain/conversation-row.ts, both stores) by the rule the page shows (shared/titles.ts
- * listRowTitle), and the MCP tool search_conversations answers the same title. On the emitter corpus
+ * listRowTitle), and the MCP tool search_conversations answers the same title; so do the chat's
+ * conversation read (`chat.conversation` `title`), MCP get_conversation and get_trace (the same rule over
+ * the same stored row / the trace's root span). On the emitter corpus
  * (test/fixtures/emitters: real traces with `unknown_service:*` services, Logfire message templates
  * and raw JSON inputs) and on the demo data: no title is an SDK placeholder, an unformatted template
  * or a JSON document.
@@ -93,4 +95,36 @@ describe('titles in the API', () => {
       for (const [i, r] of got.entries()) expect(r.title.slice(0, 160), `${project} ${r.id}`).toBe(listed[i]!.title.slice(0, 160));
     }
   });
+
+  it('the chat of a conversation, get_conversation and get_trace carry the list row\'s title', async () => {
+    let conversations = 0;
+    let traces = 0;
+    for (const project of projects) {
+      const rows = (await postJson(app.url, '/app/conversations', { project_id: project, limit: 100 })).body.conversations as Row[];
+      for (const r of rows) {
+        const where = `${project} ${r.kind} ${r.conversation_id}`;
+        if (r.kind === 'conversation') {
+          conversations += 1;
+          const { body: chat } = await postJson(app.url, '/agents/conversations/chat', { project_id: project, conversation_id: r.conversation_id, limit: 1 });
+          expect(chat.title, where).toBe(r.title);
+          if (conversations % 4 === 1) {
+            const a = await call(c, 'get_conversation', { project, conversation_id: r.conversation_id, limit: 1 });
+            expect(a.isError, a.text).toBe(false);
+            expect(a.structured.title, where).toBe(r.title);
+            expect(a.text.split('\n')[0], where).toContain(`"${r.title}"`);
+          }
+        } else {
+          traces += 1;
+          const a = await call(c, 'get_trace', { project, trace_id: r.conversation_id, limit: 5 });
+          expect(a.isError, a.text).toBe(false);
+          expect(a.structured.title, where).toBe(r.title);
+          expect(a.text.split('\n')[0], where).toContain(r.title);
+        }
+      }
+    }
+    expect(conversations).toBeGreaterThanOrEqual(10);
+    expect(traces).toBeGreaterThanOrEqual(10);
+    // An unknown conversation has no title (an empty chat, not an error).
+    expect((await postJson(app.url, '/agents/conversations/chat', { project_id: 'local/demo', conversation_id: 'no-such-conversation' })).body.title).toBeNull();
+  }, 300_000);
 });

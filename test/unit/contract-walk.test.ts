@@ -105,6 +105,8 @@ const CONVERSATION: Table = {
   conversation_id: 's', turns: 'a', total_turns: 'i', has_more: 'b', limit: 'i', offset: 'i', total_cost_usd: 'n?', feedback: 'a?',
   // Extension (issue 18): the chat header's totals, summed from the same rows as the list row.
   totals: 'o?',
+  // Extension (issue 18): the list row's title (shared/titles.ts), null for an unknown conversation.
+  title: 's?',
 };
 const AGENT = ['agent_name', 'error_count', 'first_seen', 'invocation_count', 'last_seen', 'project_id', 'span_count', 'total_duration_ms',
   'total_input_tokens', 'total_output_tokens', 'total_cost_usd'];

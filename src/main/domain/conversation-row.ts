@@ -48,6 +48,12 @@ export function traceRoot(spans: readonly RootCandidate[]): TraceRoot | null {
   return root ? { service_name: root.service_name, span_name: root.span_name, duration_ms: durationMs(root.start_ns, root.end_ns) } : null;
 }
 
+/** The title a stored conversation row is listed under (the list's `title`, chat.conversation's `title`). */
+export function rowTitle(r: Pick<ConversationSummary, 'kind' | 'conversation_id' | 'conversation_name' | 'first_text' | 'agent_names'>, root: TraceRoot | null = null): string {
+  const first_message = r.first_text == null ? null : { text: r.first_text };
+  return listRowTitle({ kind: r.kind, conversation_id: r.conversation_id, conversation_name: r.conversation_name, first_message, agent_names: r.agent_names, trace_root: r.kind === 'trace' ? root : null });
+}
+
 export function conversationRow(r: ConversationSummary, snippet: Snippet, root: TraceRoot | null = null): ConversationRow {
   const first_message = r.first_text == null ? null : { role: 'user_message' as const, text: r.first_text };
   const trace_root = r.kind === 'trace' ? root : null;
@@ -56,7 +62,7 @@ export function conversationRow(r: ConversationSummary, snippet: Snippet, root: 
     conversation_id: r.conversation_id,
     conversation_name: r.conversation_name,
     // The page's title, computed here once for both stores (the page and MCP read it from the row).
-    title: listRowTitle({ kind: r.kind, conversation_id: r.conversation_id, conversation_name: r.conversation_name, first_message, agent_names: r.agent_names, trace_root }),
+    title: rowTitle(r, trace_root),
     first_message,
     last_message: r.last_text == null ? null : { role: 'assistant_message', text: r.last_text },
     turn_count: r.turn_count,

@@ -195,6 +195,8 @@ export interface TurnPage {
   total_cost_usd: number | null;
   /** The whole conversation's totals: its conversations-list row (null for an unknown conversation). */
   totals: z.output<typeof ConversationTotals> | null;
+  /** The title of that row (domain/conversation-row.ts rowTitle, as the list gives it); null for an unknown conversation. */
+  title: string | null;
 }
 
 /** Which traces `POST /export` writes. */

@@ -139,6 +139,11 @@ export const ConversationChat = z.object({
   offset: Int.default(0),
   total_cost_usd: z.number().nullable(),
   totals: ConversationTotals.nullable(),
+  /**
+   * Extension (issue 18): the conversation's title, the same as its conversations-list row's `title`
+   * (src/shared/titles.ts listRowTitle over the same stored row); null for an unknown conversation.
+   */
+  title: z.string().nullable(),
   feedback: z.array(FeedbackRecord).nullable(),
 });
 export type ConversationChat = z.infer<typeof ConversationChat>;

@@ -32,6 +32,7 @@ const output = z.object({
   project: z.string(),
   conversation_id: z.string(),
   kind: z.enum(['conversation', 'trace']),
+  title: z.string().nullable().describe('the conversation\'s title, as search_conversations lists it (null for a trace without conversation)'),
   total_turns: z.number().int(),
   turns: z.array(TurnSchema),
   next: z
@@ -53,12 +54,12 @@ const input = z.object({
   limit: z.number().int().min(1).max(20).default(3).describe('turns to read, 1–20 (default 3)'),
 });
 
-type Found = { kind: 'conversation'; total: number } | { kind: 'trace'; total: 1; page: OpResult<'chat.tracePage'> };
+type Found = { kind: 'conversation'; total: number; title: string | null } | { kind: 'trace'; total: 1; page: OpResult<'chat.tracePage'> };
 
 /** A conversation with this id, else a trace with it (read at once: its first page is the answer). */
 async function probe(env: ToolEnv, project: string, id: string, stepFrom: number): Promise<Found | null> {
   const conv = await env.caller.call('chat.conversation', { project_id: project, conversation_id: id, limit: 0 }, env.signal);
-  if (conv.total_turns > 0) return { kind: 'conversation', total: conv.total_turns };
+  if (conv.total_turns > 0) return { kind: 'conversation', total: conv.total_turns, title: conv.title };
   const page = await env.caller.call('chat.tracePage', { project_id: project, trace_id: id, offset: stepFrom, limit: TRACE_PAGE }, env.signal);
   return page.messages.length || page.turn.started_at ? { kind: 'trace', total: 1, page } : null;
 }
@@ -129,8 +130,9 @@ export const getConversation = tool({
       const last = turns.at(-1)?.head.turn ?? args.turn_from;
       if (!next && last + 1 < found.total) next = { turn_from: last + 1, step_from: 0 };
       const cut = k < total;
-      const structured = { project, conversation_id: id, kind: found.kind, total_turns: found.total, turns: shown, next, cut };
-      const head = `${found.kind === 'trace' ? 'Trace' : 'Conversation'} ${id} in project ${project}: ${found.total} turn${found.total === 1 ? '' : 's'}`;
+      const title = found.kind === 'conversation' ? found.title : null;
+      const structured = { project, conversation_id: id, kind: found.kind, title, total_turns: found.total, turns: shown, next, cut };
+      const head = `${found.kind === 'trace' ? 'Trace' : 'Conversation'} ${id}${title ? ` "${title}"` : ''} in project ${project}: ${found.total} turn${found.total === 1 ? '' : 's'}`;
       const tail = next ? `\nMore: get_conversation with turn_from=${next.turn_from}, step_from=${next.step_from}${cut ? ` (the rest was left out to stay within ${BUDGET / KB} KB)` : ''}.` : '\n(end of the conversation)';
       return { structured, text: `${head}\n${shown.map(turnText).join('\n')}${tail}` };
     };

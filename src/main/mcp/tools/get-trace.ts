@@ -12,6 +12,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { findInProjects } from '../projects.js';
 import { tool, type ToolEnv } from '../tool.js';
 import { fmtCost, fmtMs, fmtTokens } from '../text.js';
+import { listRowTitle } from '../../../shared/titles.js';
 
 const SpanRowSchema = z.object({
   span_id: z.string(),
@@ -34,6 +35,7 @@ type SpanRowOut = z.infer<typeof SpanRowSchema>;
 const output = z.object({
   project: z.string(),
   trace_id: z.string(),
+  title: z.string().describe('the trace\'s title, by the rule of the conversations list (service: root operation, never unknown_service alone or a message template)'),
   root: z.string().nullable(),
   service: z.string().nullable(),
   started_at: z.string().nullable(),
@@ -187,9 +189,12 @@ export const getTrace = tool({
       if (e != null && (last == null || e > last)) last = e;
     }
     const rootIdx = order.find((o) => o.depth === 0)?.index ?? 0;
+    const agent = order.map((o) => c.agent_name[o.index]).find((a) => a) ?? null;
+    const trace_root = { service_name: c.service_name[rootIdx] ?? null, span_name: c.span_name[rootIdx] ?? null };
     const facts = {
       project,
       trace_id: id,
+      title: listRowTitle({ kind: 'trace', conversation_id: id, conversation_name: null, first_message: null, agent_names: agent ? [agent] : [], trace_root }),
       root: c.span_name[rootIdx] ?? null,
       service: c.service_name[rootIdx] ?? null,
       started_at: timeline.origin,
@@ -206,7 +211,7 @@ export const getTrace = tool({
       const next = end < order.length && k > 0 ? encodeCursor('get_trace', scope, end) : null;
       const structured = { ...facts, from, spans: page.slice(0, k), next_cursor: next };
       const head =
-        `Trace ${id} in project ${project}: ${facts.service ? `${facts.service}: ` : ''}${facts.root ?? '?'} · ${facts.span_count.toLocaleString('en-US')} spans · ` +
+        `Trace ${id} in project ${project}: ${facts.title} · ${facts.span_count.toLocaleString('en-US')} spans · ` +
         `${errors} failed · ${fmtMs(facts.duration_ms)} · ${fmtTokens(facts.input_tokens)}→${fmtTokens(facts.output_tokens)} tokens · ${fmtCost(facts.cost_usd)} · started ${facts.started_at ?? '–'}`;
       const range = k ? `Rows ${from + 1}–${end} of ${order.length}${args.errors_first ? ' (failed spans first)' : ''}:` : `No rows from position ${from} (the walk has ${order.length}).`;
       const tail = next ? `\nMore: get_trace with the same arguments and cursor "${next}".` : '\n(end of the trace)';

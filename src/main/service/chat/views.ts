@@ -78,6 +78,7 @@ export async function conversationChat(
     offset,
     total_cost_usd: page.total_cost_usd,
     totals: page.totals,
+    title: page.title,
     feedback: fb ? (fb[2].get(conversation_id) ?? []) : null,
   };
 }

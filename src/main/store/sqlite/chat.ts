@@ -9,6 +9,7 @@ import { HANDOFF_PREFIXES, handoffAttrs } from '../../domain/chat/transfer.js';
 import { inputTailSuffices } from '../../domain/chat/walk.js';
 import { bodyFields } from './bodies.js';
 import type { BodyField } from './body-codec.js';
+import { rowTitle } from '../../domain/conversation-row.js';
 
 /**
  * The span's custom string map only when it may hold handoff attributes (domain/chat/transfer.ts): most
@@ -74,6 +75,7 @@ export const SQL = {
   // The conversation's list row (issue 18): the chat header shows exactly what the list shows.
   // Wall time from the turn rows: the first turn's start to the latest end among the turns' spans.
   conversationTotals: `SELECT c.span_count, c.error_count, c.input_tokens, c.output_tokens, c.usage_spans, c.cost_usd, c.first_ns, c.last_ns,
+      c.conversation_name, c.first_text, c.agent_names,
       (SELECT MAX(t.root_end_ns) FROM conversation_turns t WHERE t.project_id = c.project_id AND t.conversation_id = c.conversation_id) AS end_ns
     FROM conversation_summaries c WHERE c.project_id = @project_id AND c.conversation_id = @conversation_id AND c.kind = 'conversation'`,
 } as const;
@@ -224,6 +226,7 @@ function toLazySpans(names: string[], rows: unknown[][], load: (rid: number) => 
 interface TotalsRow {
   span_count: bigint; error_count: bigint; input_tokens: bigint; output_tokens: bigint; usage_spans: bigint;
   cost_usd: number | null; first_ns: bigint | null; last_ns: bigint | null; end_ns: bigint | null;
+  conversation_name: string | null; first_text: string | null; agent_names: string;
 }
 
 /** A conversation's totals from its list row: wall time from its first span's start to its last span's end. */
@@ -297,7 +300,10 @@ export function createChatRepo(db: Db): ChatRepo {
       const total = countTurns.get({ project_id, conversation_id })?.n ?? 0;
       const ids = limit > 0 && offset < total ? pageTurns.all({ project_id, conversation_id, limit, offset }).map((r) => r.trace_id) : [];
       const t = conversationTotals.get({ project_id, conversation_id });
-      return { trace_ids: ids, total_turns: total, total_cost_usd: conversationCost.get({ project_id, conversation_id })?.cost ?? null, totals: t ? totalsOf(t) : null };
+      return {
+        trace_ids: ids, total_turns: total, total_cost_usd: conversationCost.get({ project_id, conversation_id })?.cost ?? null, totals: t ? totalsOf(t) : null,
+        title: t ? rowTitle({ kind: 'conversation', conversation_id, conversation_name: t.conversation_name, first_text: t.first_text, agent_names: JSON.parse(t.agent_names) as string[] }) : null,
+      };
     },
     conversationTurnSpans: (project_id, conversation_id, traceIds) =>
       traceIds.map((trace_id) => convSpans.all({ project_id, trace_id, conversation_id }).map(toSpan)),

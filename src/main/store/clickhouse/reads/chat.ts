@@ -16,6 +16,7 @@ import { HANDOFF_KEYS } from '../../../domain/chat/transfer.js';
 import { traceIn } from './keys.js';
 import { inDays } from '../writer.js';
 import { FINAL_SETTINGS } from './scope.js';
+import { rowTitle } from '../../../domain/conversation-row.js';
 
 /** More days than this are not written out: the read goes to every partition instead (a seek in each). */
 const MAX_DAYS = 64;
@@ -192,8 +193,8 @@ export async function conversationTurns(
     ),
   ]);
   // The conversation's list row (issue 18): the chat header shows exactly what the list shows.
-  const row = await ch.rows<Record<string, string | number | null>>(
-    sql`SELECT span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd, first_ns, last_ns FROM conversation_summaries FINAL
+  const row = await ch.rows<Record<string, string | number | string[] | null>>(
+    sql`SELECT span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd, first_ns, last_ns, conversation_name, first_text, agent_names FROM conversation_summaries FINAL
         WHERE project_id = ${str(q.project_id)} AND conversation_id = ${str(q.conversation_id)} AND kind = 'conversation' AND deleted = 0${FINAL_SETTINGS}`,
     opts,
   );
@@ -204,9 +205,10 @@ export async function conversationTurns(
       ? {
           span_count: Number(t.span_count), error_count: Number(t.error_count), total_input_tokens: Number(t.input_tokens),
           total_output_tokens: Number(t.output_tokens), usage_known: Number(t.usage_spans) > 0, total_cost_usd: (t.cost_usd as number | null) ?? null,
-          first_activity: t.first_ns == null ? null : isoFromNs(BigInt(t.first_ns)), last_activity: t.last_ns == null ? null : isoFromNs(BigInt(t.last_ns)),
+          first_activity: t.first_ns == null ? null : isoFromNs(BigInt(t.first_ns as string)), last_activity: t.last_ns == null ? null : isoFromNs(BigInt(t.last_ns as string)),
           duration_ms: wallMs(big(t.first_ns as string | null), big(totals[0]?.end_ns ?? null)),
         }
       : null,
+    title: t ? rowTitle({ kind: 'conversation', conversation_id: q.conversation_id, conversation_name: t.conversation_name as string | null, first_text: t.first_text as string | null, agent_names: t.agent_names as string[] }) : null,
   };
 }
