@@ -109,3 +109,26 @@ describe('handoff attributes of the GenAI conventions', () => {
     }
   });
 });
+
+/**
+ * The conventions' workflow span (`span.gen_ai.invoke_workflow.internal`: operation `invoke_workflow`, span name
+ * `invoke_workflow {gen_ai.workflow.name}`, kind INTERNAL, opt-in `gen_ai.input.messages` / `gen_ai.output.messages`,
+ * and `gen_ai.conversation.id` since open-telemetry/semantic-conventions-genai PR #410) around in-process agents
+ * (`span.gen_ai.invoke_agent.internal`: `invoke_agent`, kind INTERNAL). The issue's `handle_conversation_turn` and
+ * `gen_ai.invocation.internal` are no ids of the conventions; these are the published ones (docs/chat.md).
+ */
+describe('workflow and in-process agent spans of the GenAI conventions', () => {
+  it('a workflow turn: the user speaks once, the agents answer, the workflow\'s own output (the last answer) is not said twice', async () => {
+    const m = await chat((t) => {
+      const wf = t.span('invoke_workflow travel_planner', { kind: 'INTERNAL', durationMs: 2000, attributes: {
+        'gen_ai.operation.name': 'invoke_workflow', 'gen_ai.workflow.name': 'travel_planner', 'gen_ai.conversation.id': 'conv_abc',
+        'gen_ai.input.messages': user('Find flights to Paris'), 'gen_ai.output.messages': said('I found three options.'),
+      } });
+      const search = t.span('invoke_agent flight_search', { parent: wf, kind: 'INTERNAL', at: 10, durationMs: 1500, attributes: agentAttrs('flight_search', { 'gen_ai.input.messages': user('Find flights to Paris') }) });
+      t.span('chat gpt-4o-mini', { parent: search, at: 20, durationMs: 1000, attributes: model('Find flights to Paris', 'I found three options.') });
+    });
+    expect(m.filter((x) => x[0] === 'user_message')).toEqual([['user_message', 'User', 'Find flights to Paris']]);
+    expect(m.filter((x) => x[0] === 'assistant_message')).toEqual([['assistant_message', 'flight_search', 'I found three options.']]);
+    expect(m.filter((x) => x[0] === 'agent_handoff')).toEqual([]);
+  });
+});
