@@ -121,7 +121,7 @@ describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
       expect(page.total_turns).toBe(3);
       expect(page.total_cost_usd).toBeCloseTo(cost, 12);
       expect((await traces.conversationTurns({ project_id: P, conversation_id: 'c1', limit: 2, offset: 2 })).trace_ids).toEqual(newest.slice(2));
-      expect(await traces.conversationTurns({ project_id: P, conversation_id: 'nope', limit: 2, offset: 0 })).toEqual({ trace_ids: [], total_turns: 0, total_cost_usd: null, totals: null });
+      expect(await traces.conversationTurns({ project_id: P, conversation_id: 'nope', limit: 2, offset: 0 })).toEqual({ trace_ids: [], total_turns: 0, total_cost_usd: null, totals: null, title: null });
     });
 
     it('conversationTurnSpans: the spans of several turns in one call, in the order asked', async () => {

@@ -75,7 +75,7 @@ describe('POST /agents/conversations/chat (semantics §4.1)', () => {
 
   it('unknown conversation → empty view, not an error', async () => {
     expect(await conv({ conversation_id: 'nope' })).toEqual({
-      conversation_id: 'nope', turns: [], total_turns: 0, has_more: false, limit: 50, offset: 0, total_cost_usd: null, totals: null, feedback: null,
+      conversation_id: 'nope', turns: [], total_turns: 0, has_more: false, limit: 50, offset: 0, total_cost_usd: null, totals: null, title: null, feedback: null,
     });
   });
 
