@@ -142,4 +142,17 @@ describe('failure clusters', () => {
     const missing = await post('/app/clusters/name', { project_id: P, cluster_id: 'sig-nope', name: 'x' });
     expect(missing.status).toBe(404);
   }, 120_000);
+
+  it('a low-score cluster counts turns, not score rows', async () => {
+    // Two reviewers score one turn low, one reviewer another, a span of the first turn is scored low too;
+    // a third turn is scored high: the cluster holds 2 turns.
+    const [a, b, c] = turns.slice(0, 3);
+    const score = (t: (typeof turns)[number], creator: string, value: number, span?: string) =>
+      ({ target: span ? 'span' : 'turn', trace_id: t.traceId, ...(span ? { span_id: span } : {}), name: 'helpfulness', value, source: 'human', creator });
+    const made = await post('/app/scores/create', { project_id: P, scores: [score(a!, 'ana', 0.2), score(a!, 'bo', 0.1), score(b!, 'ana', 0.3), score(c!, 'ana', 0.9), score(a!, 'ana', 0, String(a!.spans()[0]!.spanId))] });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const low = (await post('/app/clusters', { project_id: P })).body.clusters.find((x: ClusterOut) => x.kind === 'low_score' && x.signature.includes('helpfulness'));
+    expect(low.count).toBe(2);
+    expect(low.trend.reduce((n: number, d: { count: number }) => n + d.count, 0)).toBe(2);
+  }, 60_000);
 });

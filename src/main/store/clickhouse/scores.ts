@@ -118,6 +118,9 @@ export async function scoreValues(ch: ClickHouse, projectId: string, name: strin
   return rows.map((r) => ({ value: r.value == null ? null : Number(r.value), label: r.label }));
 }
 
+/** A score's turn (its trace, or its conversation for a conversation score): groups count turns, not score rows. */
+const TURN = raw("if(trace_id = '', concat('c:', conv_key), trace_id)");
+
 export async function scoreGroups(ch: ClickHouse, q: ScoreGroupsQuery, opts: ReadOptions = {}): Promise<ScoreGroup[]> {
   const and: Sql[] = [sql`project_id = ${str(q.project_id)}`, raw('deleted = 0')];
   if (q.name != null) and.push(sql`name = ${str(q.name)}`);
@@ -130,13 +133,13 @@ export async function scoreGroups(ch: ClickHouse, q: ScoreGroupsQuery, opts: Rea
   const key = q.by === 'label' ? raw('assumeNotNull(label)') : raw('name');
   const n = raw(String(Math.max(1, Math.min(100, Math.trunc(q.examples)))) as '20');
   const rows = await ch.rows<{ key: string; n: string; first_ns: string; last_ns: string; agents: string[]; traces: string[] }>(
-    sql`SELECT ${key} AS key, count() AS n, toString(min(created_at_ns)) AS first_ns, toString(max(created_at_ns)) AS last_ns,
+    sql`SELECT ${key} AS key, uniqExact(${TURN}) AS n, toString(min(created_at_ns)) AS first_ns, toString(max(created_at_ns)) AS last_ns,
         groupUniqArray(agent_name) AS agents, groupArray(${n})(trace_id) AS traces
       FROM scores FINAL WHERE ${where} GROUP BY key`,
     opts,
   );
   const days = await ch.rows<{ key: string; d: string; n: string }>(
-    sql`SELECT ${key} AS key, toString(intDiv(created_at_ns, 86400000000000)) AS d, count() AS n FROM scores FINAL WHERE ${where} GROUP BY key, d ORDER BY d`,
+    sql`SELECT ${key} AS key, toString(intDiv(created_at_ns, 86400000000000)) AS d, uniqExact(${TURN}) AS n FROM scores FINAL WHERE ${where} GROUP BY key, d ORDER BY d`,
     opts,
   );
   return rows.map((g) => ({

@@ -137,12 +137,14 @@ export function createScoresReader(db: Db) {
       const where = w.sql;
       const params = w.params;
       const key = q.by === 'label' ? 'label' : 'name';
-      const groups = prep(`SELECT ${key} AS key, COUNT(*) AS n, MIN(created_at_ns) AS first_ns, MAX(created_at_ns) AS last_ns,
+      // Turns, not score rows: two reviewers' scores (or a turn's and its spans') on one turn count it once.
+      const turn = `COALESCE(trace_id, 'c:' || conv_key)`;
+      const groups = prep(`SELECT ${key} AS key, COUNT(DISTINCT ${turn}) AS n, MIN(created_at_ns) AS first_ns, MAX(created_at_ns) AS last_ns,
           json_group_array(DISTINCT agent_name) FILTER (WHERE agent_name IS NOT NULL) AS agents
         FROM scores WHERE ${where} GROUP BY ${key}`).safeIntegers(true).all(...params) as { key: string; n: bigint; first_ns: bigint; last_ns: bigint; agents: string }[];
       const examples = prep(`SELECT key, trace_id FROM (SELECT ${key} AS key, trace_id, ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY created_at_ns DESC, score_id) AS rn
         FROM scores WHERE ${where} AND trace_id IS NOT NULL) WHERE rn <= ?`).all(...params, q.examples) as { key: string; trace_id: string }[];
-      const days = prep(`SELECT ${key} AS key, created_at_ns / 86400000000000 AS d, COUNT(*) AS n FROM scores WHERE ${where} GROUP BY ${key}, d ORDER BY d`).all(...params) as { key: string; d: number; n: number }[];
+      const days = prep(`SELECT ${key} AS key, created_at_ns / 86400000000000 AS d, COUNT(DISTINCT ${turn}) AS n FROM scores WHERE ${where} GROUP BY ${key}, d ORDER BY d`).all(...params) as { key: string; d: number; n: number }[];
       return groups.map((g) => ({
         key: g.key,
         count: Number(g.n),
