@@ -16,6 +16,7 @@ import { spansOfConversation, turnHeader } from '../../src/main/domain/chat/head
 import { isoFromNs } from '../../src/main/domain/time.js';
 import { creditSpans } from '../../src/main/domain/accounting.js';
 import { turnFacts } from '../../src/main/domain/evals/turn-facts.js';
+import { scoreIdOf, type ScoreRecord } from '../../src/main/domain/scores.js';
 import { ADAPTERS, type OpenedAdapter } from './adapters.js';
 import { OTHER, P, blank, fixture, ofProject, traceIds } from './fixture.js';
 
@@ -167,6 +168,25 @@ describe.each(ADAPTERS)('TraceStore contract: $name', (adapter) => {
       // The turns' facts, computed beside the read: turnFacts of those spans, null where there are none.
       expect(await traces.turnsFacts(P, refs)).toEqual(refs.map((r, i) => (spans[i]!.length ? turnFacts(spans[i]!, r.conversation_id) : null)));
       expect(await traces.turnsFacts(P, [])).toEqual([]);
+    });
+  });
+
+  describe('scores', () => {
+    it('queryScores with_correction answers only the scores carrying a correction', async () => {
+      const traceId = traceIds(mine)[0]!;
+      const row = (creator: string, correction: string | null): ScoreRecord => {
+        const base = { project_id: P, target: 'turn' as const, trace_id: traceId, span_id: null, conversation_id: null, conv_key: traceId, agent_name: null,
+          name: 'review-contract', value: 0, label: null, value_type: 'number' as const, explanation: null, source: 'human' as const, scorer: null,
+          scorer_version: null, creator, correction, created_at_ns: 1_790_000_000_000_000_000n };
+        return { ...base, score_id: scoreIdOf(base) };
+      };
+      const rows = [row('ana', 'The refund takes 5 days.'), row('bo', null), row('cy', null)];
+      await traces.writeScores(rows);
+      const q = { project_id: P, name: 'review-contract', trace_id: null, conversation_id: null, span_id: null, source: null, conv_keys: null, limit: 100, after: null };
+      expect((await traces.queryScores(q)).length).toBe(3);
+      const corrected = await traces.queryScores({ ...q, with_correction: true });
+      expect(corrected.map((r) => [r.creator, r.correction])).toEqual([['ana', 'The refund takes 5 days.']]);
+      expect(await traces.deleteScores(P, rows.map((r) => r.score_id))).toBe(3);
     });
   });
 

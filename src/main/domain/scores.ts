@@ -83,6 +83,8 @@ export interface ScoresQuery {
   limit: number;
   /** Exclusive: the last row of the previous page (newest first: created_at desc, score_id desc). */
   after: { created_at_ns: bigint; score_id: string } | null;
+  /** Only scores carrying a reviewer's correction (an SFT dataset from reviews reads no other). */
+  with_correction?: boolean;
 }
 
 /** Per-group summary of one score name: how many, the mean of numbers / booleans, and label counts. */

@@ -6,10 +6,12 @@ import type { TurnRef } from '../../store/ports.js';
 const PAGE = 1000;
 
 /** Every score of a project (optionally of one name and source, of some conversations-list rows), newest first. */
-export async function* allScores(ctx: ServiceContext, projectId: string, name: string | null, source: ScoreSource | null = null, convKeys: string[] | null = null): AsyncGenerator<ScoreRecord> {
+export async function* allScores(
+  ctx: ServiceContext, projectId: string, name: string | null, source: ScoreSource | null = null, convKeys: string[] | null = null, withCorrection = false,
+): AsyncGenerator<ScoreRecord> {
   let after: { created_at_ns: bigint; score_id: string } | null = null;
   for (;;) {
-    const page = await ctx.traces.queryScores({ project_id: projectId, name, trace_id: null, conversation_id: null, span_id: null, source, conv_keys: convKeys, limit: PAGE, after });
+    const page = await ctx.traces.queryScores({ project_id: projectId, name, trace_id: null, conversation_id: null, span_id: null, source, conv_keys: convKeys, limit: PAGE, after, with_correction: withCorrection });
     yield* page;
     if (page.length < PAGE) return;
     const last = page[page.length - 1]!;

@@ -35,7 +35,8 @@ export async function datasetFromReviews(input: In, ctx: ServiceContext): Promis
   const picked = new Map<string, Reviewed>();
   // Newest first: the first correction seen for a turn is its newest.
   if (input.corrections) {
-    for await (const r of allScores(ctx, p, null)) {
+    // Only the corrected rows cross (of the chosen conversations' rows when named), a page at a time.
+    for await (const r of allScores(ctx, p, null, null, input.conversation_ids ?? null, true)) {
       if (r.correction != null && inScope(r) && !picked.has(keyOf(r))) picked.set(keyOf(r), { trace_id: r.trace_id, conversation_id: r.conversation_id, correction: r.correction });
     }
   }
@@ -46,7 +47,7 @@ export async function datasetFromReviews(input: In, ctx: ServiceContext): Promis
       (c.min == null || (r.value != null && r.value >= c.min)) &&
       (c.max == null || (r.value != null && r.value <= c.max)) &&
       (c.labels == null || (r.label != null && c.labels.includes(r.label)));
-    for await (const r of allScores(ctx, p, c.name)) {
+    for await (const r of allScores(ctx, p, c.name, c.source ?? null, input.conversation_ids ?? null)) {
       if (matches(r) && inScope(r) && !picked.has(keyOf(r))) picked.set(keyOf(r), { trace_id: r.trace_id, conversation_id: r.conversation_id, correction: null });
     }
   }

@@ -80,6 +80,7 @@ export async function queryScores(ch: ClickHouse, q: ScoresQuery, opts: ReadOpti
   if (q.span_id != null) and.push(sql`span_id = ${str(q.span_id)}`);
   if (q.source != null) and.push(sql`source = ${str(q.source)}`);
   if (q.conv_keys) and.push(sql`has(${strs(q.conv_keys)}, conv_key)`);
+  if (q.with_correction) and.push(raw('isNotNull(correction)'));
   if (q.after) {
     const at = i64(q.after.created_at_ns);
     and.push(sql`(created_at_ns < ${at} OR (created_at_ns = ${at} AND score_id < ${str(q.after.score_id)}))`);

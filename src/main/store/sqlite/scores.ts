@@ -111,6 +111,7 @@ export function createScoresReader(db: Db) {
       const w = new Where('project_id = ?', q.project_id);
       for (const k of ['name', 'trace_id', 'conversation_id', 'span_id', 'source'] as const) w.when(q[k], `${k} = ?`, q[k]);
       w.when(q.conv_keys, 'conv_key IN (SELECT value FROM json_each(?))', JSON.stringify(q.conv_keys));
+      w.when(q.with_correction || null, 'correction IS NOT NULL');
       if (q.after) w.add('(created_at_ns < ? OR (created_at_ns = ? AND score_id < ?))', q.after.created_at_ns, q.after.created_at_ns, q.after.score_id);
       // Some rows' scores (a scorer run's chunk, a page of badges): through the row index, whatever the planner
       // guesses without statistics (it took the newest-first index and walked the whole project's scores).
