@@ -467,12 +467,13 @@ export class Writer {
   }
 
   private async repairNow(olderThanMs: number): Promise<number> {
+    // `written` has whole seconds: `<=` so that repair(0) also takes a batch answered this very second.
     // This writer's own batches waiting for their round are not left unfinished: the round does them.
     const mine = new Set(this.backlog.flatMap((b) => b.entries.map((e) => e.batch_id)));
     const rows = (
       await this.ch.rows<JournalEntry & { written_text: string }>(
         sql`SELECT project_id, batch_id, trace_ids, days, conversation_ids, toString(written) AS written_text FROM write_journal FINAL
-          WHERE done = 0 AND written < now() - ${u64(Math.floor(olderThanMs / 1000))}${FINAL_SETTINGS}`,
+          WHERE done = 0 AND written <= now() - ${u64(Math.floor(olderThanMs / 1000))}${FINAL_SETTINGS}`,
       )
     ).filter((r) => !mine.has(r.batch_id));
     for (const { written_text, ...r } of rows) await this.redo({ ...r, written: written_text });
