@@ -50,6 +50,8 @@ describe('trace header and span panel', () => {
       await page.goto(`${e.loupe.url}/${hash(P, 'traces', TRACE)}?span=${'3'.padStart(16, '0')}`);
       const header = page.getByTestId('trace-header');
       await header.getByText('1.2k → 80 tok').waitFor();
+      // The title comes from the span tree, the tokens from the chat's first page: two requests, either first.
+      await page.getByTestId('trace-title').filter({ hasText: 'POST /refunds' }).waitFor();
       expect(await page.getByTestId('trace-title').innerText()).toBe('billing-api: POST /refunds');
       expect(await page.getByTestId('trace-status').innerText()).toBe('2 failed spans');
       expect(await page.getByTestId('trace-span-count').innerText()).toBe('3 spans');
