@@ -99,7 +99,7 @@ describe('review queue', () => {
     expect(url).toMatch(/^wandb-artifact:\/\/\/.+:v\d+$/);
     expect(await page.getByTestId('review-dataset-train').getAttribute('href')).toContain('/training');
     await screenshotBoth(page, 'review-dataset');
-    // A training job takes the dataset as it is (the built-in trainer, the training API's own key).
+    // "Train on it" opens Training's SFT form with the dataset filled in; a job starts on it (the built-in trainer).
     const v1 = async (path: string, body: unknown) => {
       const r = await fetch(`${e.loupe.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${e.loupe.ctx.apiKey}` }, body: JSON.stringify(body) });
       const text = await r.text();
@@ -107,8 +107,19 @@ describe('review queue', () => {
       return JSON.parse(text) as { id: string; training_data_url?: string };
     };
     const model = await v1('/v1/preview/models', { project: 'review', name: 'fixer', base_model: 'loupe-test-bytes' });
-    const job = await v1('/v1/preview/sft-training-jobs', { model_id: model.id, training_data_url: url, config: { batch_size: 1 } });
-    expect(job.id).toBeTruthy();
+    await page.getByTestId('review-dataset-train').click();
+    const data = page.getByTestId('sft-data-url');
+    await data.waitFor();
+    expect(await data.inputValue()).toBe(url);
+    await page.getByTestId('dataset-note').waitFor();
+    await page.getByTestId('start-sft').click();
+    const item = page.getByTestId('job-item').first();
+    await item.waitFor();
+    const job = await fetch(`${e.loupe.url}/v1/preview/training-jobs/${await item.getAttribute('data-job-id')}`, { headers: { authorization: `Bearer ${e.loupe.ctx.apiKey}` } });
+    expect(job.status).toBe(200);
+    const body = (await job.json()) as { model_id: string };
+    expect(body.model_id).toBe(model.id);
+    expect(JSON.stringify(body)).toContain(url);
     await page.context().close();
   }, 240_000);
 

@@ -142,32 +142,3 @@ export function foldStats(rows: readonly ScoreStatRow[]): ScoreStat[] {
     .sort((a, b) => (a.key ?? '').localeCompare(b.key ?? '') || a.name.localeCompare(b.name));
 }
 
-/**
- * Scores grouped for the Clusters view: by label (the failure signatures, one score name) or by
- * name (low scores: value at most `max_value`), within a time window of `created_at_ns`.
- */
-export interface ScoreGroupsQuery {
-  project_id: string;
-  by: 'label' | 'name';
-  /** Only this name (by label). */
-  name: string | null;
-  /** Every name but this one (by name). */
-  exclude_name: string | null;
-  /** Only scores with a value at most this (by name: low scores). */
-  max_value: number | null;
-  since_ns: bigint | null;
-  until_ns: bigint | null;
-  /** Example trace ids per group. */
-  examples: number;
-}
-
-export interface ScoreGroup {
-  key: string;
-  count: number;
-  first_ns: bigint;
-  last_ns: bigint;
-  agent_names: string[];
-  trace_ids: string[];
-  /** Per UTC day (YYYY-MM-DD), ascending. */
-  days: { day: string; count: number }[];
-}

@@ -26,7 +26,8 @@ import type { TraceChatPage } from '../domain/chat/page.js';
 import type { TargetKind } from '../domain/refs.js';
 import type { AgentsPlan, ConversationRow, ConversationsPlan, SpansGroupPlan, SpansListPlan, ThreadsPlan } from '../domain/plans.js';
 import type { ConversationKey } from '../domain/conversation-order.js';
-import type { ScoreGroup, ScoreGroupsQuery, ScoreRecord, ScoresQuery, ScoreStat, ScoreStatsBy } from '../domain/scores.js';
+import type { ScoreRecord, ScoresQuery, ScoreStat, ScoreStatsBy } from '../domain/scores.js';
+import type { ScoreGroup, ScoreGroupsQuery } from '../domain/score-groups.js';
 
 export interface ReadOptions {
   /** Fires when the caller no longer wants the answer (HTTP client gone, IPC call cancelled). */
@@ -428,7 +429,10 @@ export interface TraceStore {
   scoreStats(q: { project_id: string; by: ScoreStatsBy; keys: string[] | null; names: string[] | null }, opts?: ReadOptions): Promise<ScoreStat[]>;
   /** The distinct (value, label) pairs of one score name, ordered, at most `limit` (group-by on a score). */
   scoreValues(projectId: string, name: string, limit: number, opts?: ReadOptions): Promise<{ value: number | null; label: string | null }[]>;
-  /** Scores grouped by label or name with counts, time span, agents, example traces and a per-day trend (the Clusters view). */
+  /**
+   * The Clusters view: failure signatures and low scores grouped (domain/score-groups.ts) with turn counts, time span,
+   * agents, newest example traces and a per-day trend, from the summary kept with the scores (never every score row).
+   */
   scoreGroups(q: ScoreGroupsQuery, opts?: ReadOptions): Promise<ScoreGroup[]>;
 
   // ---- retention and housekeeping

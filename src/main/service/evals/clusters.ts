@@ -5,7 +5,8 @@
  * 0 for a turn without failure, so a later pass knows the turn is signed (resumable, incremental).
  * A score's time is the turn's start, so first/last seen and the trend are turn times.
  *
- * The Clusters view is then one grouped read of the scores table (scoreGroups): signatures by label,
+ * The Clusters view is then one read of the score-group summary both stores keep beside the scores
+ * (domain/score-groups.ts, TraceStore.scoreGroups): signatures by label,
  * and low scores (any other score at most LOW) by name.
  */
 import { createHash } from 'node:crypto';
@@ -17,17 +18,15 @@ import type { FeedbackRecord } from '../../../shared/contract/common.js';
 import { notFound, invalid } from '../../../shared/errors.js';
 import { signaturesOf, type SignatureKind } from '../../domain/evals/signatures.js';
 import { scoreIdOf, type ScoreRecord } from '../../domain/scores.js';
+import { FAILURES, LOW, LOW_MAX } from '../../domain/score-groups.js';
 import { isoFromNs, nsFromIso } from '../../domain/time.js';
 import { selectedTurnChunks, turnKey, type SelectedTurn, type SelectionIn } from './turns.js';
 import { scoredTurns } from './score-pages.js';
 import { getScorer, launchRun, type RunOut } from './scorers.js';
 import { judgeTurn } from './judge.js';
 
-export const FAILURES = 'failures';
 const SIGNER = 'signatures';
 const SIGNER_VERSION = 'v1';
-/** A score at most this is low (numbers 0–1 by convention; false = 0). */
-export const LOW = 0.5;
 const BATCH = 256;
 
 type ClusterOut = z.output<typeof Cluster>;
@@ -134,33 +133,20 @@ async function clusterNames(ctx: ServiceContext, projectId: string): Promise<Rec
   return text ? (JSON.parse(text) as Record<string, string>) : {};
 }
 
-/** The Clusters view: signature clusters and low-score clusters, largest first. */
+/** The Clusters view: signature clusters and low-score clusters, largest first (one read of the score-group summary). */
 export async function listClusters(ctx: ServiceContext, projectId: string, since: string | undefined, until: string | undefined, signal?: AbortSignal): Promise<ClusterOut[]> {
-  const window = { since_ns: since ? nsFromIso(since) : null, until_ns: until ? nsFromIso(until) : null, examples: 20 };
-  const [sigs, lows, names] = await Promise.all([
-    ctx.traces.scoreGroups({ project_id: projectId, by: 'label', name: FAILURES, exclude_name: null, max_value: null, ...window }, { signal }),
-    ctx.traces.scoreGroups({ project_id: projectId, by: 'name', name: null, exclude_name: FAILURES, max_value: LOW - 1e-9, ...window }, { signal }),
-    clusterNames(ctx, projectId),
-  ]);
-  const out: ClusterOut[] = [
-    ...sigs.map((g) => {
-      const cluster_id = hashId('sig', g.key);
-      return {
-        cluster_id, title: names[cluster_id] ?? g.key, signature: g.key, kind: kindOf(g.key), count: g.count,
-        first_seen: isoFromNs(g.first_ns), last_seen: isoFromNs(g.last_ns), agent_names: g.agent_names, trace_ids: g.trace_ids,
-        trend: g.days, filter: { name: FAILURES, label: g.key },
-      } satisfies ClusterOut;
-    }),
-    ...lows.map((g) => {
-      const cluster_id = hashId('low', g.key);
-      const signature = `low score · ${g.key} < ${LOW}`;
-      return {
-        cluster_id, title: names[cluster_id] ?? signature, signature, kind: 'low_score' as const, count: g.count,
-        first_seen: isoFromNs(g.first_ns), last_seen: isoFromNs(g.last_ns), agent_names: g.agent_names, trace_ids: g.trace_ids,
-        trend: g.days, filter: { name: g.key, max: LOW - 1e-9 },
-      } satisfies ClusterOut;
-    }),
-  ];
+  const window = { project_id: projectId, since_ns: since ? nsFromIso(since) : null, until_ns: until ? nsFromIso(until) : null, examples: 20 };
+  const [groups, names] = await Promise.all([ctx.traces.scoreGroups(window, { signal }), clusterNames(ctx, projectId)]);
+  const out = groups.map((g): ClusterOut => {
+    const low = g.kind === 'low';
+    const cluster_id = hashId(low ? 'low' : 'sig', g.key);
+    const signature = low ? `low score · ${g.key} < ${LOW}` : g.key;
+    return {
+      cluster_id, title: names[cluster_id] ?? signature, signature, kind: low ? 'low_score' : kindOf(g.key), count: g.count,
+      first_seen: isoFromNs(g.first_ns), last_seen: isoFromNs(g.last_ns), agent_names: g.agent_names, trace_ids: g.trace_ids,
+      trend: g.days, filter: low ? { name: g.key, max: LOW_MAX } : { name: FAILURES, label: g.key },
+    };
+  });
   return out.sort((a, b) => b.count - a.count || a.signature.localeCompare(b.signature));
 }
 

@@ -30,7 +30,8 @@ import { verifyStore } from './verify.js';
 import { chatPage } from '../../domain/chat/page.js';
 import { queryScores, scoreGroups, scoreStats, scoreValues } from './scores.js';
 import { deleteScores, writeScores } from './scores-write.js';
-import type { ScoreGroupsQuery, ScoreRecord, ScoresQuery, ScoreStatsBy } from '../../domain/scores.js';
+import type { ScoreRecord, ScoresQuery, ScoreStatsBy } from '../../domain/scores.js';
+import type { ScoreGroupsQuery } from '../../domain/score-groups.js';
 
 export const ADAPTER = 'clickhouse';
 /** A day written to within this long is left unmerged (it will likely be written again). */

@@ -25,7 +25,7 @@ import { nextStamp, type Writer } from './writer.js';
 
 const SPAN_TABLES = ['spans', 'span_payloads'] as const;
 const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'trace_keys', 'conversation_keys'] as const;
-const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, 'span_rollups', 'resources', 'write_journal', 'scores'] as const;
+const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, 'span_rollups', 'resources', 'write_journal', 'scores', 'score_group_turns'] as const;
 const CHUNK = 2_000;
 
 export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSelection): Promise<DeleteResult> {
@@ -100,6 +100,11 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
       await ch.command(
         sql`INSERT INTO scores (project_id, score_id, version, deleted)
             SELECT project_id, score_id, ${version}, 1 FROM scores FINAL WHERE ${where}`,
+      );
+      // ... and so do their turns' places in the score groups (migration 0008; conversation scores stay).
+      await ch.command(
+        sql`INSERT INTO score_group_turns (project_id, kind, key, turn, trace_id, version, deleted)
+            SELECT project_id, kind, key, turn, trace_id, ${version}, 1 FROM score_group_turns FINAL WHERE ${where}`,
       );
       for (const t of ['trace_summaries', 'trace_keys'] as const) {
         await ch.command(

@@ -6,7 +6,8 @@
  */
 import type { ClickHouse } from './connection.js';
 import { f64, join, limit, raw, sql, str, strs, i64, type Sql } from './sql.js';
-import { foldStats, type ScoreGroup, type ScoreGroupsQuery, type ScoreCond, type ScoreRecord, type ScoresQuery, type ScoreStat, type ScoreStatRow, type ScoreStatsBy } from '../../domain/scores.js';
+import { foldGroups, groupId, type GroupKind, type ScoreGroup, type ScoreGroupsQuery } from '../../domain/score-groups.js';
+import { foldStats, type ScoreCond, type ScoreRecord, type ScoresQuery, type ScoreStat, type ScoreStatRow, type ScoreStatsBy } from '../../domain/scores.js';
 import type { ReadOptions } from '../ports.js';
 
 /** Current scores of a project meeting a condition (an expression over `scores`). */
@@ -119,37 +120,31 @@ export async function scoreValues(ch: ClickHouse, projectId: string, name: strin
   return rows.map((r) => ({ value: r.value == null ? null : Number(r.value), label: r.label }));
 }
 
-/** A score's turn (its trace, or its conversation for a conversation score): groups count turns, not score rows. */
-const TURN = raw("if(trace_id = '', concat('c:', conv_key), trace_id)");
-
+/**
+ * The Clusters view: the score-group members (migration 0008) of the window summed per (group, day),
+ * and each group's newest example traces.
+ */
 export async function scoreGroups(ch: ClickHouse, q: ScoreGroupsQuery, opts: ReadOptions = {}): Promise<ScoreGroup[]> {
   const and: Sql[] = [sql`project_id = ${str(q.project_id)}`, raw('deleted = 0')];
-  if (q.name != null) and.push(sql`name = ${str(q.name)}`);
-  if (q.exclude_name != null) and.push(sql`name != ${str(q.exclude_name)}`);
-  if (q.max_value != null) and.push(sql`ifNull(value <= ${f64(q.max_value)}, 0)`);
-  if (q.by === 'label') and.push(raw('isNotNull(label)'));
-  if (q.since_ns != null) and.push(sql`created_at_ns >= ${i64(q.since_ns)}`);
-  if (q.until_ns != null) and.push(sql`created_at_ns < ${i64(q.until_ns)}`);
+  if (q.since_ns != null) and.push(sql`at_ns >= ${i64(q.since_ns)}`);
+  if (q.until_ns != null) and.push(sql`at_ns < ${i64(q.until_ns)}`);
   const where = join(and, ' AND ');
-  const key = q.by === 'label' ? raw('assumeNotNull(label)') : raw('name');
   const n = raw(String(Math.max(1, Math.min(100, Math.trunc(q.examples)))) as '20');
-  const rows = await ch.rows<{ key: string; n: string; first_ns: string; last_ns: string; agents: string[]; traces: string[] }>(
-    sql`SELECT ${key} AS key, uniqExact(${TURN}) AS n, toString(min(created_at_ns)) AS first_ns, toString(max(created_at_ns)) AS last_ns,
-        groupUniqArray(agent_name) AS agents, groupArray(${n})(trace_id) AS traces
-      FROM scores FINAL WHERE ${where} GROUP BY key`,
-    opts,
-  );
-  const days = await ch.rows<{ key: string; d: string; n: string }>(
-    sql`SELECT ${key} AS key, toString(intDiv(created_at_ns, 86400000000000)) AS d, uniqExact(${TURN}) AS n FROM scores FINAL WHERE ${where} GROUP BY key, d ORDER BY d`,
-    opts,
-  );
-  return rows.map((g) => ({
-    key: g.key,
-    count: Number(g.n),
-    first_ns: BigInt(g.first_ns),
-    last_ns: BigInt(g.last_ns),
-    agent_names: g.agents.filter((a) => a !== '').sort(),
-    trace_ids: g.traces.filter((t) => t !== ''),
-    days: days.filter((d) => d.key === g.key).map((d) => ({ day: new Date(Number(d.d) * 86_400_000).toISOString().slice(0, 10), count: Number(d.n) })),
-  }));
+  const [buckets, examples] = await Promise.all([
+    ch.rows<{ kind: GroupKind; key: string; day: string; agents: string[]; turns: string; first_ns: string; last_ns: string }>(
+      sql`SELECT kind, key, toString(intDiv(at_ns, 86400000000000)) AS day, groupUniqArray(agent_name) AS agents, toString(count()) AS turns,
+          toString(min(at_ns)) AS first_ns, toString(max(at_ns)) AS last_ns
+        FROM score_group_turns FINAL WHERE ${where} GROUP BY kind, key, day`,
+      opts,
+    ),
+    ch.rows<{ kind: GroupKind; key: string; trace_id: string }>(
+      sql`SELECT kind, key, trace_id FROM score_group_turns FINAL WHERE ${where} AND trace_id != ''
+        ORDER BY kind, key, at_ns DESC, turn DESC LIMIT ${n} BY kind, key`,
+      opts,
+    ),
+  ]);
+  const folded = foldGroups(buckets.map((b) => ({ ...b, day: Number(b.day), turns: Number(b.turns), first_ns: BigInt(b.first_ns), last_ns: BigInt(b.last_ns) })));
+  const byGroup = new Map<string, string[]>();
+  for (const e of examples) byGroup.set(groupId(e), [...(byGroup.get(groupId(e)) ?? []), e.trace_id]);
+  return folded.map((g) => ({ ...g, trace_ids: byGroup.get(groupId(g)) ?? [] }));
 }

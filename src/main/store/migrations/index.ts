@@ -35,6 +35,8 @@ import creditedAccounting from './0019_credited_accounting.js';
 import keyedRollups from './0020_keyed_rollups.js';
 import continuedInputs from './0021_continued_inputs.js';
 import scores from './0022_scores.js';
+import scoreGroups from './0023_score_groups.js';
+import scoresCorrected from './0024_scores_corrected.js';
 
 export interface Migration {
   version: number;
@@ -65,4 +67,6 @@ export const migrations: Migration[] = [
   { version: 20, name: 'keyed_rollups', sql: keyedRollups },
   { version: 21, name: 'continued_inputs', sql: continuedInputs },
   { version: 22, name: 'scores', sql: scores },
+  { version: 23, name: 'score_groups', sql: scoreGroups },
+  { version: 24, name: 'scores_corrected', sql: scoresCorrected },
 ];

@@ -5,7 +5,8 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './open.js';
-import type { ScoreCond, ScoreGroup, ScoreGroupsQuery, ScoreRecord, ScoresQuery, ScoreStat, ScoreStatRow, ScoreStatsBy } from '../../domain/scores.js';
+import type { ScoreCond, ScoreRecord, ScoresQuery, ScoreStat, ScoreStatRow, ScoreStatsBy } from '../../domain/scores.js';
+import { DAY_NS, foldGroups, windowParts, type GroupBucket, type ScoreGroup, type ScoreGroupsQuery } from '../../domain/score-groups.js';
 import { foldStats } from '../../domain/scores.js';
 
 export interface Sql {
@@ -42,7 +43,9 @@ const COLUMNS = [
 ] as const;
 
 export const SCORES_SQL = {
-  upsert: `INSERT OR REPLACE INTO scores (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
+  // An update, not a REPLACE: the score-group triggers (migration 0023) see the old row go.
+  upsert: `INSERT INTO scores (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})
+    ON CONFLICT (project_id, score_id) DO UPDATE SET ${COLUMNS.filter((c) => c !== 'project_id' && c !== 'score_id').map((c) => `${c} = excluded.${c}`).join(', ')}`,
   remove: `DELETE FROM scores WHERE project_id = ? AND score_id IN (SELECT value FROM json_each(?))`,
   removeProject: `DELETE FROM scores WHERE project_id = ?`,
 } as const;
@@ -81,6 +84,23 @@ export function conversationScoreSql(projectId: string, conds: readonly ScoreCon
   };
 }
 
+/** A page of `POST /app/scores/query`, newest first (its own function so a test can read its plan). */
+export function scoresPageSql(q: ScoresQuery): Sql {
+  const w = new Where('project_id = ?', q.project_id);
+  for (const k of ['name', 'trace_id', 'conversation_id', 'span_id', 'source'] as const) w.when(q[k], `${k} = ?`, q[k]);
+  w.when(q.conv_keys, 'conv_key IN (SELECT value FROM json_each(?))', JSON.stringify(q.conv_keys));
+  w.when(q.with_correction || null, 'correction IS NOT NULL');
+  if (q.after) w.add('(created_at_ns < ? OR (created_at_ns = ? AND score_id < ?))', q.after.created_at_ns, q.after.created_at_ns, q.after.score_id);
+  // Some rows' scores (a scorer run's chunk, a page of badges): through the row index, whatever the planner
+  // guesses without statistics (it took the newest-first index and walked the whole project's scores).
+  const from = q.conv_keys ? 'scores INDEXED BY scores_conv' : 'scores';
+  const sql = `SELECT * FROM ${from} WHERE ${w.sql} ORDER BY created_at_ns DESC, score_id DESC LIMIT ?`;
+  return { sql, params: [...w.params, q.limit] };
+}
+
+const MIN_NS = -(2n ** 63n);
+const MAX_NS = 2n ** 63n - 1n;
+
 type Row = Omit<ScoreRecord, 'created_at_ns'> & { created_at_ns: number | bigint };
 
 const toRecord = (r: Row): ScoreRecord => ({ ...r, value: r.value == null ? null : Number(r.value), created_at_ns: BigInt(r.created_at_ns) });
@@ -108,16 +128,8 @@ export function createScoresReader(db: Db) {
   };
   return {
     queryScores(q: ScoresQuery): ScoreRecord[] {
-      const w = new Where('project_id = ?', q.project_id);
-      for (const k of ['name', 'trace_id', 'conversation_id', 'span_id', 'source'] as const) w.when(q[k], `${k} = ?`, q[k]);
-      w.when(q.conv_keys, 'conv_key IN (SELECT value FROM json_each(?))', JSON.stringify(q.conv_keys));
-      w.when(q.with_correction || null, 'correction IS NOT NULL');
-      if (q.after) w.add('(created_at_ns < ? OR (created_at_ns = ? AND score_id < ?))', q.after.created_at_ns, q.after.created_at_ns, q.after.score_id);
-      // Some rows' scores (a scorer run's chunk, a page of badges): through the row index, whatever the planner
-      // guesses without statistics (it took the newest-first index and walked the whole project's scores).
-      const from = q.conv_keys ? 'scores INDEXED BY scores_conv' : 'scores';
-      const sql = `SELECT * FROM ${from} WHERE ${w.sql} ORDER BY created_at_ns DESC, score_id DESC LIMIT ?`;
-      return (prep(sql).safeIntegers(true).all(...w.params, q.limit) as Row[]).map(toRecord);
+      const { sql, params } = scoresPageSql(q);
+      return (prep(sql).safeIntegers(true).all(...params) as Row[]).map(toRecord);
     },
     scoreStats(q: { project_id: string; by: ScoreStatsBy; keys: string[] | null; names: string[] | null }): ScoreStat[] {
       const w = new Where('project_id = ?', q.project_id)
@@ -127,34 +139,35 @@ export function createScoresReader(db: Db) {
         WHERE ${w.sql} GROUP BY ${q.by}, name, label`;
       return foldStats(prep(sql).all(...w.params) as ScoreStatRow[]);
     },
+    /**
+     * The Clusters view from the score-group summary (migration 0023): whole days of the window from
+     * score_group_days, its partial days from the members by time, examples by the members' time index.
+     */
     scoreGroups(q: ScoreGroupsQuery): ScoreGroup[] {
-      const w = new Where('project_id = ?', q.project_id)
-        .when(q.name, 'name = ?', q.name)
-        .when(q.exclude_name, 'name != ?', q.exclude_name)
-        .when(q.max_value, 'value <= ?', q.max_value)
-        .when(q.by === 'label' || null, 'label IS NOT NULL')
-        .when(q.since_ns, 'created_at_ns >= ?', q.since_ns)
-        .when(q.until_ns, 'created_at_ns < ?', q.until_ns);
-      const where = w.sql;
-      const params = w.params;
-      const key = q.by === 'label' ? 'label' : 'name';
-      // Turns, not score rows: two reviewers' scores (or a turn's and its spans') on one turn count it once.
-      const turn = `COALESCE(trace_id, 'c:' || conv_key)`;
-      const groups = prep(`SELECT ${key} AS key, COUNT(DISTINCT ${turn}) AS n, MIN(created_at_ns) AS first_ns, MAX(created_at_ns) AS last_ns,
-          json_group_array(DISTINCT agent_name) FILTER (WHERE agent_name IS NOT NULL) AS agents
-        FROM scores WHERE ${where} GROUP BY ${key}`).safeIntegers(true).all(...params) as { key: string; n: bigint; first_ns: bigint; last_ns: bigint; agents: string }[];
-      const examples = prep(`SELECT key, trace_id FROM (SELECT ${key} AS key, trace_id, ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY created_at_ns DESC, score_id) AS rn
-        FROM scores WHERE ${where} AND trace_id IS NOT NULL) WHERE rn <= ?`).all(...params, q.examples) as { key: string; trace_id: string }[];
-      const days = prep(`SELECT ${key} AS key, created_at_ns / 86400000000000 AS d, COUNT(DISTINCT ${turn}) AS n FROM scores WHERE ${where} GROUP BY ${key}, d ORDER BY d`).all(...params) as { key: string; d: number; n: number }[];
-      return groups.map((g) => ({
-        key: g.key,
-        count: Number(g.n),
-        first_ns: g.first_ns,
-        last_ns: g.last_ns,
-        agent_names: (JSON.parse(g.agents) as string[]).sort(),
-        trace_ids: examples.filter((e) => e.key === g.key).map((e) => e.trace_id),
-        days: days.filter((d) => d.key === g.key).map((d) => ({ day: new Date(Number(d.d) * 86_400_000).toISOString().slice(0, 10), count: Number(d.n) })),
-      }));
+      const { days, edges } = windowParts(q.since_ns, q.until_ns);
+      // Per (group, day) across agents: a few rows per group and day, whatever the number of agents.
+      const bucket = (b: { kind: GroupBucket['kind']; key: string; day: bigint | number; turns: bigint; first_ns: bigint; last_ns: bigint; agents: string }): GroupBucket => ({
+        ...b, day: Number(b.day), turns: Number(b.turns), agents: JSON.parse(b.agents) as string[],
+      });
+      const buckets = (prep(`SELECT kind, key, day, SUM(turns) AS turns, MIN(first_ns) AS first_ns, MAX(last_ns) AS last_ns, json_group_array(DISTINCT agent_name) AS agents
+          FROM score_group_days WHERE project_id = ? AND day >= ? AND day < ? GROUP BY kind, key, day`)
+        .safeIntegers(true)
+        .all(q.project_id, days[0], days[1]) as Parameters<typeof bucket>[0][]).map(bucket);
+      if (edges.length) {
+        const groups = prep(`SELECT DISTINCT kind, key FROM score_group_days WHERE project_id = ?`).all(q.project_id) as Pick<GroupBucket, 'kind' | 'key'>[];
+        const edge = prep(`SELECT COUNT(*) AS turns, MIN(at_ns) AS first_ns, MAX(at_ns) AS last_ns, json_group_array(DISTINCT agent_name) AS agents FROM score_group_turns
+          WHERE project_id = ? AND kind = ? AND key = ? AND at_ns >= ? AND at_ns < ?`).safeIntegers(true);
+        for (const g of groups)
+          for (const [from, to] of edges) {
+            const b = edge.get(q.project_id, g.kind, g.key, from, to) as Omit<Parameters<typeof bucket>[0], 'kind' | 'key' | 'day'>;
+            if (Number(b.turns) > 0) buckets.push(bucket({ ...b, ...g, day: from / DAY_NS }));
+          }
+      }
+      const examples = prep(`SELECT trace_id FROM score_group_turns WHERE project_id = ? AND kind = ? AND key = ? AND at_ns >= ? AND at_ns < ?
+        AND trace_id IS NOT NULL ORDER BY at_ns DESC, turn DESC LIMIT ?`).pluck();
+      const since = q.since_ns ?? MIN_NS;
+      const until = q.until_ns ?? MAX_NS;
+      return foldGroups(buckets).map((g) => ({ ...g, trace_ids: examples.all(q.project_id, g.kind, g.key, since, until, q.examples) as string[] }));
     },
     scoreValues(projectId: string, name: string, limit: number): { value: number | null; label: string | null }[] {
       return prep(`SELECT DISTINCT value, label FROM scores WHERE project_id = ? AND name = ? ORDER BY value, label LIMIT ?`).all(projectId, name, limit) as {

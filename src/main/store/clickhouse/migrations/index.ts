@@ -11,6 +11,7 @@ import writerKeys from './0004_writer_keys.js';
 import creditedAccounting from './0005_credited_accounting.js';
 import keyedRollups from './0006_keyed_rollups.js';
 import scores from './0007_scores.js';
+import scoreGroups from './0008_score_groups.js';
 
 export interface ChMigration {
   version: number;
@@ -26,4 +27,5 @@ export const chMigrations: ChMigration[] = [
   { version: 5, name: 'credited_accounting', statements: creditedAccounting },
   { version: 6, name: 'keyed_rollups', statements: keyedRollups },
   { version: 7, name: 'scores', statements: scores },
+  { version: 8, name: 'score_groups', statements: scoreGroups },
 ];

@@ -89,7 +89,7 @@ function ReviewDataset({ project }: { project: string }) {
       {d && (
         <span className="muted" data-testid="review-dataset-made">
           <strong>{d.dataset.name}:{d.dataset.version}</strong> · {d.lines} examples ({d.corrected} corrected, {d.good} good{d.skipped.length ? `, ${d.skipped.length} skipped` : ''}) · <code className="mono" data-testid="review-dataset-url">{d.url}</code>{' '}
-          <Link to={projectPath(project, 'training')} data-testid="review-dataset-train">Train on it ↗</Link>
+          <Link to={`${projectPath(project, 'training')}?tab=jobs&dataset=${encodeURIComponent(d.url)}`} data-testid="review-dataset-train" title="The Training page's SFT form, with this dataset filled in">Train on it ↗</Link>
         </span>
       )}
       {make.error && <span className="error-text" role="alert">Not written: {make.error.message}</span>}

@@ -3,6 +3,7 @@
  * from the server, start SFT from a file or from chosen conversations, status, live events, loss
  * chart) and a playground to chat with any checkpoint. The selected model, job and tab live in the
  * URL (?model=&job=&tab=) so each view is a deep link; nothing else is kept in the browser.
+ * `?dataset=<url>` (the Review page's "Train on it" link) fills the SFT form's training data.
  */
 import { useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
@@ -30,8 +31,9 @@ export function TrainingPage() {
   const jobId = params.get('job') ?? jobs[0]?.id ?? null;
   // Status changes move jobs between states and add checkpoints: refetch the lists.
   useEvents((e) => { if (e.type === 'job.status') refreshTrainingLists(); });
-  const [dataUrl, setDataUrl] = useState('');
-  const [datasetNote, setDatasetNote] = useState<string | null>(null);
+  const linked = params.get('dataset');
+  const [dataUrl, setDataUrl] = useState(linked ?? '');
+  const [datasetNote, setDatasetNote] = useState<string | null>(linked ? 'The dataset you linked here' : null);
 
   const go = (patch: Record<string, string | null>) => {
     const next = new URLSearchParams(params);
@@ -101,7 +103,7 @@ export function TrainingPage() {
                   <summary>Train on these conversations…</summary>
                   <FromConversations onDataset={(url, lines) => { setDataUrl(url); setDatasetNote(`${lines} examples ready`); }} />
                 </details>
-                {datasetNote && <div className="muted">{datasetNote}: the data URL is filled in above.</div>}
+                {datasetNote && <div className="muted" data-testid="dataset-note">{datasetNote}: the data URL is filled in above.</div>}
               </>
             )}
             <div className="panel-head"><strong>{model ? `Jobs of ${model.name}` : 'Jobs'}</strong></div>

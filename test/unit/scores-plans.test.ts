@@ -1,0 +1,27 @@
+/**
+ * Query plans of the scores reads that must not walk a project's every score row (issue 20): the
+ * corrected scores an SFT dataset from reviews reads go through the partial index of migration 0024.
+ */
+import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStores } from '../../src/main/store/index.js';
+import { scoresPageSql } from '../../src/main/store/sqlite/scores.js';
+
+describe('scores query plans (SQLite)', () => {
+  it('the corrected scores of a project are read through scores_corrected, newest first without sorting', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'loupe-plan-')), 'loupe.db');
+    await (await openStores(file)).close();
+    const db = new Database(file, { readonly: true });
+    const q = { project_id: 'p', name: null, trace_id: null, conversation_id: null, span_id: null, source: null, conv_keys: null, limit: 1000, after: null, with_correction: true };
+    for (const page of [q, { ...q, after: { created_at_ns: 5n, score_id: 'x' } }]) {
+      const { sql, params } = scoresPageSql(page);
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n');
+      expect(plan).toMatch(/USING (COVERING )?INDEX scores_corrected/);
+      expect(plan).not.toMatch(/TEMP B-TREE/);
+    }
+    db.close();
+  });
+});
