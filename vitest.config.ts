@@ -24,6 +24,7 @@ export const CLICKHOUSE_CONFORMANCE = [
   'test/http/scorers-http.test.ts',
   'test/http/clusters-http.test.ts',
   'test/http/judge-http.test.ts',
+  'test/http/otlp-spool.test.ts',
 ];
 
 // Two cores here: run test files in two forked workers. Slow suites (training, e2e) set their own

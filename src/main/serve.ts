@@ -24,6 +24,8 @@ import { StoreHealth } from './service/system/store-health.js';
 import { classifyStoreFailure } from './store/failures.js';
 import { runIntegrityCheck } from './service/system/integrity.js';
 import { errorMessage } from '../shared/errors.js';
+import { Spool, spoolConfigFromEnv, type SpoolConfig } from './service/ingest/spool.js';
+import { logJoiner } from './service/ingest/log-join.js';
 
 export interface StartOptions {
   dataDir: string;
@@ -49,6 +51,8 @@ export interface StartOptions {
   store?: string;
   /** Electron's safeStorage in the desktop app: secrets of the settings are then encrypted with the OS keychain. */
   encrypter?: Encrypter;
+  /** The OTLP spool (service/ingest/spool.ts): over $LOUPE_SPOOL_*, null = off (every body stored before it is answered). */
+  spool?: Partial<SpoolConfig> | null;
 }
 
 export interface RunningLoupe {
@@ -92,6 +96,11 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
   try {
     ctx.training = await startTrainingRuntime(ctx);
     startReplays(ctx);
+    const spoolConfig = opts.spool === null ? null : spoolConfigFromEnv();
+    if (spoolConfig) {
+      // Bodies a previous run acknowledged and did not import are drained from here on.
+      ctx.spool = new Spool(opts.dataDir, ctx.traces, { ...spoolConfig, ...opts.spool }, { events: ctx.events, afterImport: () => logJoiner(ctx).retryPending() }).start();
+    }
     const rendererDir = opts.rendererDir === undefined ? defaultRendererDir() : opts.rendererDir;
     const http = buildHttpServer(ctx, { rendererDir, version: appInfo().version, log: opts.log });
     const port = await http.listen(opts.port ?? (await preferredPort(ctx, opts.log)) ?? DEFAULT_PORT);
@@ -117,6 +126,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
           stopWatching();
           await stopScoring();
           await http.app.close();
+          await ctx.spool?.close();
           await ctx.replays?.close();
           await ctx.training?.close();
           await checked.catch(() => undefined);
@@ -126,6 +136,7 @@ export async function startLoupe(opts: StartOptions): Promise<RunningLoupe> {
         })()),
     };
   } catch (err) {
+    await ctx.spool?.close();
     await ctx.replays?.close();
     await ctx.training?.close();
     await store.close();

@@ -28,6 +28,8 @@ export interface ServiceContext extends ServiceExtensions {
   login?: import('../settings/login-codes.js').LoginCodes;
   /** Secrets of the settings, kept out of the database (settings/secrets.ts); set by startLoupe. */
   secrets?: import('../settings/secrets.js').SecretStore;
+  /** Large OTLP bodies kept on disk until imported (ingest/spool.ts); set by startLoupe unless turned off. */
+  spool?: import('./ingest/spool.js').Spool;
   /** This server's loopback URL once it listens. */
   baseUrl?: string;
 }

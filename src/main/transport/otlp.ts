@@ -86,18 +86,28 @@ async function receiveLogs(request: FastifyRequest, reply: FastifyReply, ctx: Se
 
 async function receiveTraces(request: FastifyRequest, reply: FastifyReply, ctx: ServiceContext) {
   const { proto, raw, encoding, projectId } = otlpBody(request, '/v1/traces');
+  const contentType = proto ? 'application/x-protobuf' : 'application/json';
+  const contentEncoding = encoding === 'identity' ? undefined : encoding;
+  const spool = ctx.spool;
+  spool?.admit(raw.length); // a full spool is a 503 before the body is parsed
   // Decompressed (capped at 64 MiB: a gzip bomb is a 413), parsed and normalized off this thread when
   // large (service/ingest/body-ingest.ts); 429 + Retry-After when too much is already waiting.
-  const report = await bodyIngester(ctx).import(raw, {
-    contentType: proto ? 'application/x-protobuf' : 'application/json',
-    contentEncoding: encoding === 'identity' ? undefined : encoding,
+  // A body of the spool's size is only checked there, then kept on disk and answered (ingest/spool.ts).
+  const out = await bodyIngester(ctx).importOrCheck(raw, {
+    contentType,
+    contentEncoding,
     projectId,
     events: ctx.events,
     // An exporter is answered once its spans are stored; summaries follow (ClickHouse: writer.ts).
     summaries: 'later',
-  }, true);
-  // Log records that arrived before their spans may find them now.
-  await logJoiner(ctx).retryPending();
+  }, true, spool?.threshold);
+  if ('checked' in out) {
+    await spool!.put(out.body, { contentType, contentEncoding, projectId }, out.spans);
+  } else {
+    // Log records that arrived before their spans may find them now.
+    await logJoiner(ctx).retryPending();
+  }
+  const report = 'checked' in out ? out.checked : out;
   const rejected = report.spans_skipped;
   const message = report.errors.map((e) => (e.line == null ? e.message : `line ${e.line}: ${e.message}`)).join('; ');
   if (proto) {

@@ -52,6 +52,23 @@ const IntegrityCheck = z.object({
   ms: z.number().int(),
 });
 
+/** Large OTLP bodies acknowledged and not yet imported (docs/ingest.md "The OTLP spool"). */
+export const SpoolView = z.object({
+  bodies: z.number().int(),
+  spans: z.number().int(),
+  bytes: z.number().int(),
+  /** Age of the oldest body waiting, null when none. */
+  oldest_age_s: z.number().nullable(),
+  /** Spans of the body being imported now (0 when none). */
+  importing_spans: z.number().int(),
+  /** Bodies the import refused for what they hold (kept in spool/failed/ with the reason). */
+  failed: z.number().int(),
+  /** The last drain failure, kept until a body imports; null when none. */
+  last_error: z.string().nullable(),
+  /** Draining is off (LOUPE_SPOOL_DRAIN=0): bodies wait for a start with it on. */
+  held: z.boolean(),
+});
+
 export const StoreHealthView = z.object({
   database: z.object({
     /** Writes are accepted now (not read-only, disk not full, no recent failure for lack of space). */
@@ -73,6 +90,8 @@ export const StoreHealthView = z.object({
   }),
   /** The server thread's event-loop delay since the previous health read (then reset): the longest wait a request could have had. */
   event_loop: z.object({ max_ms: z.number(), p99_ms: z.number() }),
+  /** The OTLP spool's backlog; null when the server spools nothing (LOUPE_SPOOL=off). */
+  spooled: SpoolView.nullable(),
 });
 
 export const systemOps = {
@@ -107,6 +126,14 @@ export const systemOps = {
     summary: 'The store: read-only mode and why, the last database check, disk space of the data folder, failed writes',
     input: z.strictObject({}),
     output: StoreHealthView,
+  }),
+  'system.spoolDrained': op({
+    method: 'POST',
+    path: '/app/spool/drained',
+    auth: 'none',
+    summary: 'Wait (up to timeout_ms) until every spooled OTLP body is imported and the store has written its summaries; answers the backlog either way',
+    input: z.strictObject({ timeout_ms: z.number().int().min(0).max(600_000).default(60_000) }),
+    output: z.object({ drained: z.boolean(), spooled: SpoolView.nullable() }),
   }),
   'system.checkIntegrity': op({
     method: 'POST',

@@ -16,11 +16,11 @@ import zlib from 'node:zlib';
 import type { TraceStore } from '../../store/ports.js';
 import type { ImportReport } from '../../../shared/contract/import-report.js';
 import { ServiceError, detailText, errorMessage, tooManyRequests } from '../../../shared/errors.js';
-import { StoreWriter, completeReport } from './session.js';
+import { StoreWriter, completeReport, type ParseReport } from './session.js';
 import { checkEncoding, importBuffer, type ImportBufferOptions } from './buffer.js';
 import { ACKED, CANCELLED, ackLater, openChannel, written } from './pipeline.js';
 import { isGzip } from './document.js';
-import type { BodyJob, BodyReply } from './body-worker.js';
+import type { BodyJob, BodyReply, SpoolThreshold } from './body-worker.js';
 import { workerLaunch } from '../../worker-launch.js';
 
 /** Bodies up to this size are parsed in-thread (a few ms); larger ones go to the worker. */
@@ -35,6 +35,13 @@ export const INLINE_MAX_GZIP_BYTES = 16 * 1024;
 export const BODY_BATCH_SPANS = 1024;
 /** Bodies waiting or in work beyond this → 429. Two 64 MiB bodies fit; a flood does not. */
 export const MAX_QUEUED_BYTES = 160 * 1024 * 1024;
+
+/** A body checked, not imported (importOrCheck): its parse report, span count and bytes as received. */
+export interface BodyChecked {
+  checked: ParseReport;
+  spans: number;
+  body: Buffer;
+}
 
 export class BodyIngester {
   private worker: Worker | null = null;
@@ -54,6 +61,17 @@ export class BodyIngester {
    * of being copied — a 60 MiB request costs 60 MiB, not 120.
    */
   async import(body: Buffer, opts: ImportBufferOptions, handOver = false): Promise<ImportReport> {
+    const out = await this.importOrCheck(body, opts, handOver);
+    if ('checked' in out) throw new Error('a body checked for the spool without a spool threshold'); // unreachable: no spoolAt
+    return out;
+  }
+
+  /**
+   * As `import`, except that a body of at least `spoolAt` spans or decompressed bytes that goes to the
+   * worker is only checked there (parsed and normalized, nothing written: 400/413 as an import) and
+   * comes back with the parse report, to be spooled (spool.ts). Inline bodies are always imported.
+   */
+  async importOrCheck(body: Buffer, opts: ImportBufferOptions, handOver = false, spoolAt?: SpoolThreshold): Promise<ImportReport | BodyChecked> {
     // gzip can hide 64 MiB in a few KB: a compressed body stays on this thread only when it is small
     // once decompressed too (decompressed here no further than that), else it goes to the worker.
     const zipped = /gzip/i.test(opts.contentEncoding ?? '') || isGzip(body);
@@ -66,7 +84,7 @@ export class BodyIngester {
     }
     const size = body.length; // a handed-over body is detached once it runs
     this.queuedBytes += size;
-    const run = this.tail.then(() => this.run(body, opts, handOver));
+    const run = this.tail.then(() => this.run(body, opts, handOver, spoolAt));
     this.tail = run.catch(() => undefined);
     try {
       return await run;
@@ -106,7 +124,7 @@ export class BodyIngester {
     return (this.worker = worker);
   }
 
-  private run(body: Buffer, opts: ImportBufferOptions, handOver: boolean): Promise<ImportReport> {
+  private run(body: Buffer, opts: ImportBufferOptions, handOver: boolean, spoolAt?: SpoolThreshold): Promise<ImportReport | BodyChecked> {
     if (this.closed) return Promise.reject(new ServiceError(503, 'The server is shutting down'));
     const worker = this.ensureWorker();
     const id = this.nextId++;
@@ -117,7 +135,7 @@ export class BodyIngester {
     // copy (a view into a larger pooled buffer, or a buffer the caller keeps).
     const owns = handOver && body.byteOffset === 0 && body.length === body.buffer.byteLength && !(body.buffer instanceof SharedArrayBuffer);
     const copy = (owns ? body.buffer : body.buffer.slice(body.byteOffset, body.byteOffset + body.length)) as ArrayBuffer;
-    return new Promise<ImportReport>((resolve, reject) => {
+    return new Promise<ImportReport | BodyChecked>((resolve, reject) => {
       let over = false;
       const finish = (fn: () => void) => {
         over = true;
@@ -141,6 +159,9 @@ export class BodyIngester {
           if (msg.type === 'batch') {
             await stored.writeEncoded(msg.batch, msg.lines);
             ackLater(slots);
+          } else if (msg.type === 'checked') {
+            await written(stored, channel, 'later'); // nothing was sent: closes the channel's side
+            if (!over) finish(() => resolve({ checked: msg.report, spans: msg.spans, body: Buffer.from(msg.body) }));
           } else if (msg.type === 'done') {
             await written(stored, channel, opts.summaries);
             if (!over) finish(() => resolve(completeReport(msg.report, stored, opts.events)));
@@ -171,6 +192,7 @@ export class BodyIngester {
         batchSpans: this.store.writeBatchSpans ?? BODY_BATCH_SPANS,
         adapter: this.store.adapter,
         channel: channel?.handle,
+        spoolAt,
       };
       worker.postMessage(job, [copy, ...(channel?.handle.transfer ?? [])]);
     });

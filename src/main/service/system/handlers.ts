@@ -20,6 +20,7 @@ export const systemHandlers = {
     return { url: loginUrl(ctx.baseUrl, ctx.login.issue()) };
   },
   'system.health': (_input, ctx) => healthView(ctx),
+  'system.spoolDrained': async (input, ctx) => ({ drained: ctx.spool ? await ctx.spool.drained(input.timeout_ms) : true, spooled: ctx.spool?.status() ?? null }),
   'system.checkIntegrity': async (input, ctx) => ({ ...(await runIntegrityCheck(ctx, { full: input.full })), read_only: !!ctx.health?.readOnlyReason }),
   'system.projects': async (_input, ctx, call) => ({ projects: await ctx.traces.projects(call) }),
   'system.import': (input, ctx) => runImport(input, ctx),

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { errorMessage } from '../../../shared/errors.js';
+import type { SpoolView } from '../ingest/spool.js';
 
 /** Below this much free space the disk counts as full for health (SQLite needs room for WAL and checkpoints). */
 export const LOW_DISK_BYTES = 64 * 1024 * 1024;
@@ -77,7 +78,7 @@ export class StoreHealth {
 }
 
 /** GET /app/health (contract system.health). */
-export function healthView(ctx: { health?: StoreHealth; dataDir: string; traces?: { summarizing?(): number } }) {
+export function healthView(ctx: { health?: StoreHealth; dataDir: string; traces?: { summarizing?(): number }; spool?: { status(): SpoolView } }) {
   const health = ctx.health ?? new StoreHealth(ctx.dataDir);
   const blocker = health.writeBlocker();
   return {
@@ -85,5 +86,6 @@ export function healthView(ctx: { health?: StoreHealth; dataDir: string; traces?
     disk: health.disk(),
     writes: { failures: health.writeFailures, last_failure: health.lastWriteFailure, summarizing: ctx.traces?.summarizing?.() ?? 0 },
     event_loop: health.takeLoopDelay(),
+    spooled: ctx.spool?.status() ?? null,
   };
 }
