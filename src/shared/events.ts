@@ -7,6 +7,8 @@ export type LoupeEvent =
   /** `project_id: null`: another process changed the data folder and which project is unknown (refresh all). */
   | { type: 'data.changed'; project_id: string | null; tables: string[] }
   | { type: 'import.progress'; import_id: string; file: string; bytes: number; total_bytes: number | null; spans: number; done: boolean }
+  /** The OTLP spool's backlog changed (a large body kept, or imported): what the status line shows. */
+  | { type: 'spool.status'; bodies: number; spans: number; held: boolean }
   | { type: 'job.event'; job_id: string; model_id: string; event: { id: string; type: string; data: Record<string, unknown>; created_at: string } }
   | { type: 'job.status'; job_id: string; model_id: string; status: string }
   /**

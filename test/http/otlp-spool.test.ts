@@ -77,6 +77,8 @@ describe('OTLP spool', () => {
     const store = await testStoreOption();
     const dataDir = tempDir('loupe-spool-');
     const held = await startTestServer({ dataDir, store, spool: { minSpans: SPOOL_AT, drain: false } });
+    const announced: unknown[] = [];
+    held.ctx.events.on((e) => e.type === 'spool.status' && announced.push(e));
     try {
       const res = await post(held.port, big, 'spool/a');
       expect(res.status).toBe(200);
@@ -95,6 +97,7 @@ describe('OTLP spool', () => {
       expect(h.spooled).toMatchObject({ bodies: 2, spans: 4 * TRACES, held: true });
       expect(h.spooled!.bytes).toBeGreaterThan(big.length);
       expect(h.spooled!.oldest_age_s).toBeGreaterThanOrEqual(0);
+      expect(announced.at(-1)).toEqual({ type: 'spool.status', bodies: 2, spans: 4 * TRACES, held: true }); // the sidebar's status line
       const waited = await postJson(held.url, '/app/spool/drained', { timeout_ms: 50 });
       expect(waited.body).toMatchObject({ drained: false, spooled: { bodies: 2 } });
     } finally {

@@ -251,13 +251,25 @@ export class Spool {
     while (i > 0 && this.entries[i - 1]!.name > e.name) i--;
     this.entries.splice(i, 0, e);
     this.bytes += e.bytes;
+    this.announce();
+  }
+
+  /** The status line's event (events.ts `spool.status`). */
+  private announce(): void {
+    const { bodies, spans, held } = this.status();
+    this.hooks.events?.emit({ type: 'spool.status', bodies, spans, held });
   }
 
   private remove(e: Entry): void {
     const i = this.entries.indexOf(e);
     if (i >= 0) this.entries.splice(i, 1);
     this.bytes -= e.bytes;
-    if (!this.entries.length) for (const f of [...this.idle]) (this.idle.delete(f), f());
+    this.announce();
+    if (this.entries.length) return;
+    for (const f of [...this.idle]) {
+      this.idle.delete(f);
+      f();
+    }
   }
 
   private kick(): void {

@@ -1,6 +1,6 @@
 /**
- * Sidebar — navigation built from routes.tsx, the project switcher ('system.projects') and the
- * theme toggle. Links keep the current project in the URL.
+ * Sidebar — navigation built from routes.tsx, the project switcher ('system.projects'), the OTLP
+ * spool's status line and the theme toggle. Links keep the current project in the URL.
  */
 import { Icon } from '../components/Icon';
 import { NavLink, useLocation, useNavigate } from 'react-router-dom';
@@ -9,6 +9,7 @@ import { useOp } from '../api/query';
 import { projectPath, useProject } from '../hooks/project';
 import { resolveTheme, useUi } from '../stores/ui';
 import { useAppActions } from '../components/EmptyState';
+import { SpoolStatus } from './SpoolStatus';
 
 export function Sidebar(props: { onHelp(): void }) {
   const project = useProject();
@@ -24,6 +25,7 @@ export function Sidebar(props: { onHelp(): void }) {
         ))}
       </nav>
       <div className="spacer" />
+      <SpoolStatus />
       <SidebarFoot onHelp={props.onHelp} />
     </aside>
   );
