@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** Starts `loupe serve --data-dir D --port 0 [args]` from the sources; resolves once it listens. */
-export async function serve(dataDir: string, args: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
+/** Starts `loupe serve --data-dir D --port 0 [args]` from the sources (with `env` over this process's); resolves once it listens. */
+export async function serve(dataDir: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ url: string; stop(): Promise<void> }> {
   const tsx = path.resolve(here, '../../node_modules/.bin/tsx');
-  const child = spawn(tsx, [path.resolve(here, '../../src/main/cli.ts'), 'serve', '--data-dir', dataDir, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(tsx, [path.resolve(here, '../../src/main/cli.ts'), 'serve', '--data-dir', dataDir, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';

@@ -6,7 +6,8 @@
  * import spans/s and per-batch write time (flat from the first million to the last when a write's
  * cost does not grow with the store), the store's bytes per span, and every request a UI page sends
  * when it opens (bench/lib/ui-requests.ts) p50 / p95. Then: a 30 MB OTLP post to `loupe serve
- * --store` (acknowledged in ≤ 5 s), and one importer against two at once (≥ 1.7×).
+ * --store` (acknowledged in ≤ 5 s: spooled, bench/lib/big-post.ts; then its drain), and one importer
+ * against two at once (≥ 1.7×).
  * The database is kept and reused while the generator and the ClickHouse schema are unchanged.
  *
  * Runs only when named: `npm run bench -- scale clickhouse` (or `-- clickhouse`). A 10M fill takes
@@ -25,6 +26,7 @@ import { loadAverage, timeOp } from '../lib/timing.js';
 import { uiRequests, type UiIds } from '../lib/ui-requests.js';
 import { generateJsonl } from '../lib/generate.js';
 import { serve } from '../lib/serve.js';
+import { bigPostBody, timeBigPost } from '../lib/big-post.js';
 import { startClickHouse, stopClickHouse, type ClickHouseServer } from '../../test/helpers/clickhouse-server.js';
 import { chMigrations } from '../../src/main/store/clickhouse/migrations/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
@@ -242,34 +244,12 @@ async function twoImporters(file: string, url: string, print: BenchContext['prin
   print('two importers / one', (twoRate / oneRate).toFixed(2), '≥ 1.7');
 }
 
-/** A 30 MB OTLP JSON post to `loupe serve --store`: time until the answer (the spans stored), then until its summaries are written. */
+/** A 30 MB OTLP JSON post to `loupe serve --store`: time to its answer (spooled: decision 0025), then until drained and summarized. */
 async function bigPost(file: string, url: string, print: BenchContext['print']): Promise<void> {
-  // Whole requests of the workload until 30 MB, as one request.
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  const resourceSpans: unknown[] = [];
-  let bytes = 0;
-  for (const l of lines) {
-    if (bytes >= 30 * 1024 * 1024) break;
-    bytes += l.length;
-    resourceSpans.push(...(JSON.parse(l) as { resourceSpans: unknown[] }).resourceSpans);
-  }
-  const body = JSON.stringify({ resourceSpans });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-bench-ch-serve-'));
   const loupe = await serve(dataDir, ['--store', url]);
   try {
-    const load = loadAverage();
-    const t = performance.now();
-    const res = await fetch(`${loupe.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-project-id': `bench/post-${Date.now().toString(36)}` }, body });
-    await res.arrayBuffer();
-    const ms = performance.now() - t;
-    print(`OTLP post of ${(body.length / 1e6).toFixed(1)} MB (status ${res.status}), load ${load}: acknowledged in (s)`, (ms / 1000).toFixed(2), '≤ 5');
-    // Answered once stored: its summaries follow (health says how many batches are still being summarized).
-    for (;;) {
-      const health = (await (await fetch(`${loupe.url}/app/health`)).json()) as { writes: { summarizing: number } };
-      if (health.writes.summarizing === 0) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    print('  its summaries written after (s, from the post)', ((performance.now() - t) / 1000).toFixed(2));
+    await timeBigPost(loupe.url, bigPostBody(file), 'ClickHouse store', print);
   } finally {
     await loupe.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
