@@ -3,7 +3,11 @@
  * by a percentile, the filtered group-bys) timed on a store that exists already, e.g. a copy of the
  * shared 1M store — without importing anything:
  *
- *   cp -a /path/to/store-1m /tmp/copy && tsx bench/lib/scale-reads.ts /tmp/copy [runs]
+ *   cp -a /path/to/store-1m /tmp/copy && tsx bench/lib/scale-reads.ts /tmp/copy [runs] [indexes]
+ *
+ * With `indexes`: instead, the pages whose reads the spans indexes serve (the spans list page, the spans
+ * of one agent with and without a time window, the spans of one conversation), to compare a layout
+ * change before and after (migration 0025 dropped spans_project_agent).
  *
  * Opening a store writes to it (WAL, maintenance at open): give it a COPY, never a store someone else
  * reads. Prints per request p50 / p95 wall and p50 CPU (ms; CPU of every thread of this process, the
@@ -13,7 +17,7 @@ import { openStores } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
-import { filteredGroupBys, groupByAgent, scaleReads } from './ui-requests.js';
+import { filteredGroupBys, groupByAgent, scaleReads, uiRequests } from './ui-requests.js';
 import { loadAverage, timeOp } from './timing.js';
 
 const PROJECT = 'bench/genai';
@@ -28,22 +32,39 @@ async function windowOf(ctx: ServiceContext): Promise<[string, string]> {
 }
 
 const rowsOf = (r: unknown): string => {
-  const o = r as { rows?: unknown[]; groups?: unknown[]; conversations?: unknown[]; threads?: unknown[]; total_count?: number; total_count_exact?: boolean };
-  const list = o.groups ?? o.conversations ?? o.threads ?? o.rows;
+  const o = r as { rows?: unknown[]; groups?: unknown[]; spans?: unknown[]; conversations?: unknown[]; threads?: unknown[]; total_count?: number; total_count_exact?: boolean };
+  const list = o.groups?.length ? o.groups : (o.spans ?? o.groups ?? o.conversations ?? o.threads ?? o.rows);
   if (!list) return 'answered';
   const total = o.total_count === undefined ? '' : ` of ${o.total_count}${o.total_count_exact === false ? ' (a lower bound)' : ''}`;
   return `${list.length} rows${total}`;
 };
 
+/** The pages the spans indexes serve, for one agent and one conversation of the bench project. */
+async function indexReads(ctx: ServiceContext): Promise<{ name: string; op: string; input: Record<string, unknown> }[]> {
+  const conv = (await dispatch('conversations.list', { project_id: PROJECT, limit: 1, offset: 0 }, ctx)) as { conversations: { conversation_id: string }[] };
+  const conversation = conv.conversations[0]!.conversation_id;
+  const ui = uiRequests({ project: PROJECT, conversation, trace: '', agent: 'agent-07' });
+  const pick = (name: string) => ui.find((r) => r.name === name)!;
+  const agentSpans = pick('spans of one agent');
+  const [from, to] = await windowOf(ctx);
+  const eq = (key: string, value: string) => ({ $expr: { $eq: [{ $getField: key }, { $literal: value }] } });
+  return [
+    pick('spans list page'),
+    agentSpans,
+    { name: 'spans of one agent, a time window', op: 'spans.query', input: { ...agentSpans.input, started_after: from, started_before: to } },
+    { name: 'spans of one conversation', op: 'spans.query', input: { ...agentSpans.input, query: eq('gen_ai.conversation.id', conversation) } },
+  ];
+}
+
 async function main(): Promise<void> {
-  const [dataDir, runsArg] = process.argv.slice(2);
+  const [dataDir, runsArg, mode] = process.argv.slice(2);
   if (!dataDir) throw new Error('usage: tsx bench/lib/scale-reads.ts <data dir (a copy)> [runs]');
   const runs = Number(runsArg ?? 10);
   const store = await openStores(dataDir);
   const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
   try {
     console.log(`load average (1, 5, 15 min) before: ${loadAverage()}`);
-    const reads = [...scaleReads(PROJECT).filter((r) => r.op !== 'spans.query'), ...filteredGroupBys(PROJECT, await windowOf(ctx))];
+    const reads = mode === 'indexes' ? await indexReads(ctx) : [...scaleReads(PROJECT).filter((r) => r.op !== 'spans.query'), ...filteredGroupBys(PROJECT, await windowOf(ctx))];
     for (const r of reads) {
       const t = await timeOp(ctx, r.op, r.input, runs);
       const answer = rowsOf(await dispatch(r.op, r.input, ctx, { trusted: true }));

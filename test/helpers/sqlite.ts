@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { registerBodyFunctions } from '../../src/main/store/sqlite/bodies.js';
 import { registerSearchFunctions } from '../../src/main/store/sqlite/fts.js';
+import { JSON_COLUMNS } from '../../src/main/store/sqlite/ingest.js';
 
 /**
  * A connection to a store's file with the adapter's SQL functions, as every store connection has
@@ -12,4 +13,16 @@ export function openStoreFile(file: string, opts: Database.Options = {}): Databa
   registerBodyFunctions(db, file);
   registerSearchFunctions(db);
   return db;
+}
+
+/** The array and map columns of `spans` the writer stores NULL when empty since migration 0025. */
+export const NULLABLE_JSON_COLUMNS: readonly string[] = [...JSON_COLUMNS, 'custom_attrs_int'];
+
+/**
+ * A column of a fresh store's row as a writer before migration 0025 stored it (for building an older
+ * store from a fresh import): an empty array or map column of `spans` was '[]' / '{}', never NULL.
+ */
+export function asOlderWriter(table: string, column: string): string {
+  if (table !== 'spans' || !NULLABLE_JSON_COLUMNS.includes(column)) return column;
+  return `IFNULL(${column}, '${column.startsWith('custom_attrs_') ? '{}' : '[]'}')`;
 }

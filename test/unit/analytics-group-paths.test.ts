@@ -173,9 +173,11 @@ describe('fast paths of the spans query', () => {
     expect(countSource(prep, P, where(P, custom))).toBe('spans s NOT INDEXED');
     expect(countSource(prep, SMALL, where(SMALL, custom))).toBe('spans s');
     expect(countSource(prep, P, where(P))).toBe('spans s');
-    // A filter an index leads with (agent_name: spans_project_agent; conversation_id) is left to the planner.
+    // A filter an index leads with (conversation_id: spans_project_conversation) is left to the planner;
+    // agent_name has no index since 0025 (the count of one agent alone is its summary row), so a big
+    // project is read front to back.
     const agent = { $expr: { $and: [custom.$expr, { $eq: [{ $getField: 'gen_ai.agent.name' }, { $literal: 'coder' }] }] } };
-    expect(countSource(prep, P, where(P, agent))).toBe('spans s');
+    expect(countSource(prep, P, where(P, agent))).toBe('spans s NOT INDEXED');
     const conv = { $expr: { $and: [custom.$expr, { $eq: [{ $getField: 'gen_ai.conversation.id' }, { $literal: 'c1' }] }] } };
     expect(countSource(prep, P, where(P, conv))).toBe('spans s');
     for (const project_id of [P, SMALL]) {

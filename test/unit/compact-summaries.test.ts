@@ -18,7 +18,7 @@ import { importFile } from '../../src/main/service/ingest/index.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { openTestStores, tempStores, type TestStores } from '../helpers/temp-store.js';
-import { openStoreFile } from '../helpers/sqlite.js';
+import { asOlderWriter, openStoreFile } from '../helpers/sqlite.js';
 
 const P = 'bench/genai';
 const freshStore = tempStores('loupe-compact-');
@@ -63,7 +63,7 @@ describe('migration 0013: compact summaries', () => {
       const mine = cols(src, t).filter((c) => cols(old, t).includes(c));
       const names = [...mine, ...Object.keys(extra)];
       const ins = old.prepare(`INSERT INTO ${t} (${names.join(', ')}) SELECT ${names.map(() => '?').join(', ')}`);
-      const rows = src.prepare(`SELECT ${[...mine, ...Object.values(extra)].join(', ')} FROM ${t}`).raw().safeIntegers(true).all();
+      const rows = src.prepare(`SELECT ${[...mine.map((c) => asOlderWriter(t, c)), ...Object.values(extra)].join(', ')} FROM ${t}`).raw().safeIntegers(true).all();
       old.transaction(() => rows.forEach((r) => ins.run(r)))();
       return rows.length;
     };

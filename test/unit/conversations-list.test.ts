@@ -23,7 +23,7 @@ import { chatAttributes, importRequest, otlpRequest, traceBuilder } from '../hel
 import { openTestStores, tempStores, type TestStores } from '../helpers/temp-store.js';
 import { openDatabase } from '../../src/main/store/sqlite/open.js';
 import { explainConversations } from '../../src/main/store/sqlite/explain.js';
-import { openStoreFile } from '../helpers/sqlite.js';
+import { asOlderWriter, openStoreFile } from '../helpers/sqlite.js';
 
 const freshStore = tempStores('loupe-conversations-');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-conversations-data-'));
@@ -160,7 +160,7 @@ describe('conversations.list', () => {
       old.transaction(() => {
         // Safe integers: nanosecond times are beyond 2^53.
         // The span's own agent and conversation, as that schema's writer stored them (today's columns hold the credited ones, 0018).
-        const own = (x: string) => (t !== 'spans' ? x : x === 'agent_name' ? 'CASE WHEN counted & 16 THEN NULL ELSE agent_name END' : x === 'conversation_id' ? 'CASE WHEN counted & 32 THEN NULL ELSE conversation_id END' : x);
+        const own = (x: string) => (t !== 'spans' ? x : x === 'agent_name' ? 'CASE WHEN counted & 16 THEN NULL ELSE agent_name END' : x === 'conversation_id' ? 'CASE WHEN counted & 32 THEN NULL ELSE conversation_id END' : asOlderWriter(t, x));
         for (const r of src.prepare(`SELECT ${c.map(own).join(', ')} FROM ${t}`).raw().safeIntegers(true).all()) ins.run(r);
       })();
     }

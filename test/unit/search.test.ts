@@ -23,7 +23,7 @@ import { FTS_SQL, ftsQuery, registerSearchFunctions, searchSql, storedTexts, typ
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { tempStores } from '../helpers/temp-store.js';
-import { openStoreFile } from '../helpers/sqlite.js';
+import { asOlderWriter, openStoreFile } from '../helpers/sqlite.js';
 
 const freshStore = tempStores('loupe-search-');
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-search-data-'));
@@ -219,7 +219,7 @@ describe('full-text search', () => {
       const c = src.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[];
       const ins = old.prepare(`INSERT INTO ${t} (${c.join(', ')}) VALUES (${c.map(() => '?').join(', ')})`);
       old.transaction(() => {
-        for (const r of src.prepare(`SELECT ${c.join(', ')} FROM ${t}`).raw().safeIntegers(true).all()) ins.run(r);
+        for (const r of src.prepare(`SELECT ${c.map((x) => asOlderWriter(t, x)).join(', ')} FROM ${t}`).raw().safeIntegers(true).all()) ins.run(r);
       })();
     }
     const details = src.prepare('SELECT * FROM span_details ORDER BY span_rowid').all();
@@ -259,7 +259,7 @@ describe('full-text search', () => {
       const c = (src.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]).filter((n) => has.has(n));
       const ins = old.prepare(`INSERT INTO ${t} (${c.join(', ')}) VALUES (${c.map(() => '?').join(', ')})`);
       old.transaction(() => {
-        for (const r of src.prepare(`SELECT ${c.join(', ')} FROM ${t}`).raw().safeIntegers(true).all()) ins.run(r);
+        for (const r of src.prepare(`SELECT ${c.map((x) => asOlderWriter(t, x)).join(', ')} FROM ${t}`).raw().safeIntegers(true).all()) ins.run(r);
       })();
     }
     registerSearchFunctions(old);

@@ -11,7 +11,7 @@
  *   0014 span keys out of bodies (layout) · 0015 search documents per conversation (layout) ·
  *   0016 spans of one agent index (layout) · 0017 trace conversations (layout) · 0018 thread statistics (query) ·
  *   0019 credited accounting (query) · 0020 span rollups keyed by agent, operation, status, model and provider (layout) · 0021 continued inputs
- *   (layout, ingest)
+ *   (layout, ingest) · 0022 scores · 0023–0024 score groups · 0025 lean spans rows (layout)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -37,11 +37,19 @@ import continuedInputs from './0021_continued_inputs.js';
 import scores from './0022_scores.js';
 import scoreGroups from './0023_score_groups.js';
 import scoresCorrected from './0024_scores_corrected.js';
+import leanSpans, { check as leanSpansCheck } from './0025_lean_spans.js';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * The SQL edits a table's definition in sqlite_schema (PRAGMA writable_schema): applied with
+   * SQLite's defensive mode off and the schema version bumped after it (sqlite/migrate.ts).
+   */
+  editsSchema?: true;
+  /** A query run after the SQL: a non-null first value names what did not take, and the migration is rolled back. */
+  check?: string;
 }
 
 export const migrations: Migration[] = [
@@ -69,4 +77,5 @@ export const migrations: Migration[] = [
   { version: 22, name: 'scores', sql: scores },
   { version: 23, name: 'score_groups', sql: scoreGroups },
   { version: 24, name: 'scores_corrected', sql: scoresCorrected },
+  { version: 25, name: 'lean_spans', sql: leanSpans, editsSchema: true, check: leanSpansCheck },
 ];

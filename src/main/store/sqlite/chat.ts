@@ -97,7 +97,7 @@ function spanColumns(): string {
 }
 
 type Row = Omit<ChatSpan, 'start_ns' | 'end_ns' | 'content_refs' | 'system_instructions' | 'input_messages' | 'output_messages' | 'status_code' | 'custom_attrs_string'> & {
-  start_ns: string | null; end_ns: string | null; status_code: string; content_refs: string; handoff_attrs: string | null;
+  start_ns: string | null; end_ns: string | null; status_code: string; content_refs: string | null; handoff_attrs: string | null;
   system_instructions: string; input_messages: string; output_messages: string;
 };
 

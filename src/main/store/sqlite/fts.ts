@@ -83,7 +83,8 @@ export interface StoredSearchRow extends Record<Exclude<(typeof SEARCHED_COLUMNS
   span_id: string;
   conversation_id: string | null;
   start_ns: bigint | number | null;
-  custom_attrs_string: string;
+  /** NULL: no string attributes (migration 0025). */
+  custom_attrs_string: string | null;
   input_messages: string;
   output_messages: string;
   system_instructions: string;
@@ -98,7 +99,7 @@ export function storedTexts(r: StoredSearchRow): string[] {
     input_messages: JSON.parse(r.input_messages) as SpanMessage[],
     output_messages: JSON.parse(r.output_messages) as SpanMessage[],
     system_instructions: JSON.parse(r.system_instructions) as unknown[],
-    custom_attrs_string: JSON.parse(r.custom_attrs_string) as Record<string, string>,
+    custom_attrs_string: r.custom_attrs_string == null ? {} : (JSON.parse(r.custom_attrs_string) as Record<string, string>),
   };
   return searchTexts(src);
 }

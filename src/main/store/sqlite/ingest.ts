@@ -39,7 +39,7 @@ export const SCALAR_COLUMNS = [
   'input_cost_usd', 'output_cost_usd', 'cache_creation_cost_usd', 'cache_read_cost_usd', 'total_cost_usd',
 ] as const satisfies readonly (keyof SpanRecord)[];
 
-/** Array / map columns of `spans`, stored as JSON text (never NULL). */
+/** Array / map columns of `spans`, stored as JSON text; an empty one as NULL (migration 0025). */
 export const JSON_COLUMNS = [
   'finish_reasons', 'request_stop_sequences', 'artifact_refs', 'content_refs', 'object_refs',
   'custom_attrs_bool', 'custom_attrs_float', 'custom_attrs_string',
@@ -93,8 +93,8 @@ export function prepareSpan(s: SpanRecord): PreparedSpan {
   const cont = s.input_continues ?? null;
   let i = 0;
   for (const c of SCALAR_COLUMNS) row[i++] = s[c];
-  for (const c of JSON_COLUMNS) row[i++] = jsonText(s[c]);
-  row[i++] = intMapJson(s.custom_attrs_int);
+  for (const c of JSON_COLUMNS) row[i++] = columnJson(s[c]);
+  row[i++] = intMapColumn(s.custom_attrs_int);
   row[i++] = (s.input_messages.length ? HAS_INPUT : 0) | (s.output_messages.length ? HAS_OUTPUT : 0);
   let res = resourceJson.get(s.resource_attributes);
   if (res === undefined) resourceJson.set(s.resource_attributes, (res = JSON.stringify(s.resource_attributes, bigintReplacer)));
@@ -181,6 +181,12 @@ RETURNING id, version`;
  * JSON text of an integer map. Values may be bigint (int64 attributes beyond 2^53): JSON.stringify
  * cannot write those, so the digits are written by hand and no precision is lost in the stored text.
  */
+/** An int map column's value: NULL when empty (0025), else its JSON. */
+function intMapColumn(m: Record<string, number | bigint>): string | null {
+  for (const _ in m) return intMapJson(m);
+  return null;
+}
+
 export function intMapJson(m: Record<string, number | bigint>): string {
   let out = '';
   for (const k in m) out += `${out ? ',' : ''}${JSON.stringify(k)}:${String(m[k])}`;
@@ -277,6 +283,13 @@ export function createIngestRepo(
 }
 
 /** JSON text of an array or map column; empty ones (most of them) skip the serializer. */
+/** An array or map column's value: NULL when empty (0025: 1 byte in the row, readers take it as empty). */
+function columnJson(v: unknown[] | Record<string, unknown>): string | null {
+  if (Array.isArray(v)) return v.length ? JSON.stringify(v) : null;
+  for (const _ in v) return JSON.stringify(v);
+  return null;
+}
+
 function jsonText(v: unknown[] | Record<string, unknown>): string {
   if (Array.isArray(v)) return v.length ? JSON.stringify(v) : '[]';
   for (const _ in v) return JSON.stringify(v);

@@ -29,9 +29,21 @@ export function migrate(db: Database.Database, list: Migration[] = registered): 
   }
   const insert = db.prepare('INSERT INTO schema_migrations (version, name, sha256, applied_at) VALUES (?, ?, ?, ?)');
   for (const m of list.slice(applied.length)) {
-    db.transaction(() => {
-      db.exec(m.sql);
-      insert.run(m.version, m.name, sha256(m.sql), new Date().toISOString());
-    })();
+    // Writing sqlite_schema needs SQLite's defensive mode off (better-sqlite3 turns it on), for this migration only.
+    if (m.editsSchema) db.unsafeMode(true);
+    try {
+      db.transaction(() => {
+        const version = db.pragma('schema_version', { simple: true }) as number;
+        db.exec(m.sql);
+        // The documented procedure's last step: a new schema version makes every connection (this
+        // one included) read the edited definitions again.
+        if (m.editsSchema) db.pragma(`schema_version = ${Math.max(version, db.pragma('schema_version', { simple: true }) as number) + 1}`);
+        const problem = m.check ? (db.prepare(m.check).pluck().get() as string | null) : null;
+        if (problem) throw new MigrationError(`migration ${m.version} (${m.name}) did not apply: ${problem}`);
+        insert.run(m.version, m.name, sha256(m.sql), new Date().toISOString());
+      })();
+    } finally {
+      if (m.editsSchema) db.unsafeMode(false);
+    }
   }
 }

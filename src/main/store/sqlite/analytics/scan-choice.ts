@@ -8,7 +8,7 @@
 import type { Statement } from 'better-sqlite3';
 
 /** Columns some spans index leads with after project_id: a filter reading them is left to the planner. */
-const INDEXED = /\bs\.(trace_id|span_id|start_ns|conversation_id|agent_name)\b/;
+const INDEXED = /\bs\.(trace_id|span_id|start_ns|conversation_id)\b/;
 
 /** A project holding at least this share of the table's rowid range is counted by a table scan. */
 const SCAN_SHARE = 0.25;

@@ -54,20 +54,37 @@ export function listSpans(prep: (sql: string) => Statement, req: SpansListPlan):
   const from = req.include_details ? 'spans s LEFT JOIN span_details d ON d.span_rowid = s.id' : 'spans s';
   const rows = prep(`SELECT ${cols.join(', ')} FROM ${from} WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
     .all(...where.params, ...order.params, req.limit, req.offset) as Record<string, unknown>[];
-  const total = prep(`SELECT COUNT(*) AS n FROM ${countSource(prep, req.project_id, where.sql)} WHERE ${where.sql}`).get(...where.params) as { n: number };
+  const agent = oneAgent(req);
+  const total =
+    agent !== null
+      ? { n: (prep('SELECT span_count FROM agent_summaries WHERE project_id = ? AND agent_name = ?').pluck().get(req.project_id, agent) as number | undefined) ?? 0 }
+      : (prep(`SELECT COUNT(*) AS n FROM ${countSource(prep, req.project_id, where.sql)} WHERE ${where.sql}`).get(...where.params) as { n: number });
   return { spans: rows.map((r) => toRow(r, custom, req)), total_count: total.n };
+}
+
+/**
+ * The agent name when the list is "the spans of one agent" (agent_name = a string, no time window,
+ * nothing else): its count is the agent's summary row, which counts the same spans (spans whose
+ * agent_name is that name; summaries/agents.ts), so no index of spans by agent is needed (0025).
+ */
+function oneAgent(req: SpansListPlan): string | null {
+  const w = req.where;
+  if (req.started_after_ns !== null || req.started_before_ns !== null || w?.kind !== 'compare' || w.op !== 'eq') return null;
+  const [col, lit] = w.left.kind === 'column' ? [w.left, w.right] : [w.right, w.left];
+  return col.kind === 'column' && col.column === 'agent_name' && lit.kind === 'literal' && typeof lit.value === 'string' ? lit.value : null;
 }
 
 function toRow(r: Record<string, unknown>, custom: Map<CustomSource, string[]>, req: SpansListPlan): SpanRowOut {
   const out: Record<string, unknown> = {};
-  for (const c of LIGHT) out[c] = JSON_ARRAYS.includes(c) ? JSON.parse(r[c] as string) : r[c];
+  // An empty array or map column is NULL since migration 0025 ('[]' / '{}' in older rows).
+  for (const c of LIGHT) out[c] = JSON_ARRAYS.includes(c) ? (r[c] == null ? [] : JSON.parse(r[c] as string)) : r[c];
   out.started_at = r.start_us == null ? null : isoFromUs(r.start_us as number);
   out.ended_at = r.end_us == null ? null : isoFromUs(r.end_us as number);
   for (const c of COSTS) out[c] = req.include_costs ? r[c] : null;
   for (const src of CUSTOM_SOURCES) {
     const keys = custom.get(src);
     const map: Record<string, unknown> = {};
-    if (keys) {
+    if (keys && r[src] != null) {
       const all = JSON.parse(r[src] as string) as Record<string, unknown>;
       for (const k of keys) if (Object.prototype.hasOwnProperty.call(all, k)) map[k] = all[k];
     }
