@@ -19,7 +19,8 @@ import { walkRequest } from '../../src/main/service/ingest/otlp.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
 import { openClickHouseTraceStore, type ClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
-import { encodeSpans } from '../../src/main/store/clickhouse/encode.js';
+import { encodeSpans, PAYLOAD_COLUMNS, SPAN_COLUMNS } from '../../src/main/store/clickhouse/encode.js';
+import { setVersion } from '../../src/main/store/clickhouse/row-binary.js';
 import { raw, sql, str } from '../../src/main/store/clickhouse/sql.js';
 import { startClickHouse, stopClickHouse, clickhouseMissing, type ClickHouseServer } from '../helpers/clickhouse-server.js';
 import { loupeBin, exited } from '../helpers/spawn-loupe.js';
@@ -133,8 +134,10 @@ describe('ClickHouse writes', () => {
       // store's own repair at open (a timer) takes a batch, so that one leaves it to this test.
       const written = new Date(Date.now() - 5000).toISOString().slice(0, 19).replace('T', ' ');
       await ch.insertJsonEachRow('write_journal', JSON.stringify({ project_id: P, batch_id: 'killed', written, trace_ids: traceIds, days, conversation_ids: [], done: 0, version }));
-      await ch.insertLines('spans', rest.spans, `{"version":${version},`);
-      await ch.insertLines('span_payloads', rest.payloads, `{"version":${version},`);
+      setVersion(rest.spans, version);
+      setVersion(rest.payloads, version);
+      await ch.insertRowBinary('spans', SPAN_COLUMNS, [rest.spans]);
+      await ch.insertRowBinary('span_payloads', PAYLOAD_COLUMNS, [rest.payloads]);
     });
     expect(await summariesSnapshot(store, P)).not.toEqual(expected);
     // Two repairs asked at once (the store's timer and a person, say) run one after the other: the

@@ -18,7 +18,8 @@ import type { SpanScope } from '../../src/main/domain/plans.js';
 import { openClickHouseTraceStore, type ClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
 import { raw } from '../../src/main/store/clickhouse/sql.js';
-import { encodeSpans } from '../../src/main/store/clickhouse/encode.js';
+import { encodeSpans, PAYLOAD_ROW, SPAN_COLUMNS, SPAN_ROW } from '../../src/main/store/clickhouse/encode.js';
+import { setVersion } from '../../src/main/store/clickhouse/row-binary.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
 import { loupeBin } from '../helpers/spawn-loupe.js';
 import { summariesSnapshot } from '../helpers/store-snapshot.js';
@@ -141,6 +142,52 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
     expect(await snapshot(store)).toEqual(expected);
   });
 
+  it('rows go in as RowBinary in the tables\' own column types, and every value comes back exactly as written', async () => {
+    const { url, store } = await fresh();
+    const ch = await ClickHouse.connect(parseStoreUrl(url));
+    try {
+      // The encoder's column list against the server's tables: a migration that changes a type or drops a column fails here.
+      for (const [table, row] of [['spans', SPAN_ROW], ['span_payloads', PAYLOAD_ROW]] as const) {
+        const described = new Map((await ch.rows<{ name: string; type: string }>(raw(`DESCRIBE TABLE ${table}`))).map((c) => [c.name, c.type]));
+        expect(row.map(([c]) => [c, described.get(c)])).toEqual(row.map(([c, t]) => [c, t]));
+      }
+      const base = (await benchSpans()).find((s) => s.operation_name === 'chat')!;
+      const long = 'ünïcødé 🦉 '.repeat(20); // multi-byte, over 128 bytes: a two-byte length
+      const edge: SpanRecord = {
+        ...base, trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16), parent_span_id: null,
+        span_name: 'x'.repeat(42), status_message: '🦉'.repeat(21), // 42 UTF-16 units, 84 bytes: the one-byte-length path at its edge
+        start_ns: -1_500_000_000n, end_ns: 9_007_199_254_740_993n, // before 1970; beyond 2^53
+        input_tokens: 2 ** 40 + 3, output_tokens: -7, server_port: null, request_temperature: 0.1 + 0.2, total_cost_usd: 0.001539 + 0.004215,
+        custom_attrs_int: { big: 9_223_372_036_854_775_807n as unknown as number, neg: -(2 ** 40) - 3, zero: 0 },
+        custom_attrs_float: { f: 1e-300, g: -0.5 }, custom_attrs_bool: { t: true, f: false }, custom_attrs_string: { long, empty: '' },
+        finish_reasons: ['stop', long], tool_call_result: long, events: [{ name: 'e', at: 12_345_678_901_234_567_890n }],
+      };
+      await store.writeSpans([edge]);
+      const [row] = await ch.rows<Record<string, unknown>>(
+        raw(`SELECT toUInt16(day) AS d, toUInt16(day) = toUInt16(toDate('1969-12-31')) AS as_text, span_name, status_message, start_ns, end_ns, input_tokens, output_tokens, server_port, request_temperature, total_cost_usd,
+          int_keys, int_values, float_keys, float_values, bool_keys, bool_values, str_keys, str_values, finish_reasons, tool_call_result, version > 0 AS versioned
+          FROM spans WHERE span_id = '${'b'.repeat(16)}'`),
+      );
+      expect(row).toEqual({
+        // d: before 1970, day 0, as the server stores such a day written as text
+        d: 0, as_text: 1, span_name: edge.span_name, status_message: edge.status_message, start_ns: '-1500000000', end_ns: '9007199254740993',
+        input_tokens: String(2 ** 40 + 3), output_tokens: '-7', server_port: null, request_temperature: 0.1 + 0.2, total_cost_usd: 0.001539 + 0.004215,
+        int_keys: ['big', 'neg', 'zero'], int_values: ['9223372036854775807', String(-(2 ** 40) - 3), '0'], float_keys: ['f', 'g'], float_values: [1e-300, -0.5],
+        bool_keys: ['t', 'f'], bool_values: [1, 0], str_keys: ['long', 'empty'], str_values: [long, ''], finish_reasons: ['stop', long], tool_call_result: long, versioned: 1,
+      });
+      const [payload] = await ch.rows<{ input_messages: string; events: string; raw_span: string }>(
+        raw(`SELECT input_messages, events, raw_span FROM span_payloads WHERE span_id = '${'b'.repeat(16)}'`),
+      );
+      expect(JSON.parse(payload!.input_messages)).toEqual(JSON.parse(JSON.stringify(edge.input_messages)));
+      expect(payload!.events).toBe('[{"name":"e","at":"12345678901234567890"}]');
+      expect(payload!.raw_span).toBe(edge.raw_span_dump);
+      // A fraction in an Int64 column is refused by the encoder, naming the column (it was a server parse error before).
+      expect(() => encodeSpans([{ ...edge, input_tokens: 1.5 }])).toThrow(/input_tokens: 1\.5 is not a whole number/);
+    } finally {
+      await ch.close();
+    }
+  });
+
   it('reads only the newest version of a changed span, also through filters on the changed column', async () => {
     const spans = await benchSpans();
     const { store } = await fresh();
@@ -176,7 +223,8 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
     const ch = await ClickHouse.connect(parseStoreUrl(url));
     try {
       const stray = encodeSpans([{ ...spans[0]!, trace_id: 'e'.repeat(32), span_id: 'e'.repeat(16) }]);
-      await ch.insertJsonEachRow('spans', stray.spans.map((r) => `{"version":1,${r}`).join('\n'));
+      setVersion(stray.spans, 1);
+      await ch.insertRowBinary('spans', SPAN_COLUMNS, [stray.spans]);
       const turn = (await ch.rows<{ conversation_id: string; trace_id: string }>(raw('SELECT conversation_id, trace_id FROM conversation_turns FINAL WHERE deleted = 0 ORDER BY conversation_id, trace_id LIMIT 1')))[0]!;
       await ch.insertJsonEachRow('conversation_turns', JSON.stringify({ project_id: P, ...turn, version: Date.now() * 1000 + 1e9, deleted: 1 }));
       const r = await store.verify({ full: true });

@@ -13,7 +13,7 @@ import { createSqliteAppStore } from './sqlite/app-store.js';
 import { inlineWriter, startWriterThread } from './sqlite/writer.js';
 import { ADAPTER as SQLITE, createSqliteTraceStore, encodeBatch as encodeSqlite, splitBatch as splitSqlite } from './sqlite/trace-store.js';
 // The encoder only (plain functions): the ingest worker loads no ClickHouse client.
-import { encodeSpans as encodeClickHouse } from './clickhouse/encode.js';
+import { encodeForClickHouse } from './clickhouse/encode.js';
 import { isClickHouseUrl, parseStoreUrl, redactStoreUrl } from './clickhouse/url.js';
 import { StoreError, StoreUnavailableError, type AppStore, type BatchSender, type ChannelHandle, type EncodedBatch, type Stores } from './ports.js';
 import { sqliteBatchSender } from './sqlite/channel-sender.js';
@@ -156,7 +156,7 @@ function firstAnswer(target: string, ms: number): Promise<true | string> {
  */
 export function batchEncoder(adapter: string): (spans: SpanRecord[]) => EncodedBatch {
   if (adapter === SQLITE) return encodeSqlite;
-  if (adapter === 'clickhouse') return (spans) => ({ adapter, count: spans.length, payload: encodeClickHouse(spans) });
+  if (adapter === 'clickhouse') return encodeForClickHouse;
   throw new StoreError(`no span encoder for the ${adapter} adapter`);
 }
 

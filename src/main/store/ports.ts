@@ -111,6 +111,8 @@ export interface EncodedBatch {
   readonly adapter: string;
   readonly count: number;
   readonly payload: unknown;
+  /** Buffers of `payload` that a thread posting the batch may transfer instead of copying (it must not use them after). */
+  readonly transfer?: readonly ArrayBuffer[];
 }
 
 /**

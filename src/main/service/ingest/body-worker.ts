@@ -57,7 +57,7 @@ export function serveBodies(port: MessagePort): void {
 }
 
 async function run(port: MessagePort, job: BodyJob): Promise<void> {
-  const post = (m: WorkerMessage) => port.postMessage({ ...m, id: job.id } satisfies BodyReply);
+  const post = (m: WorkerMessage, transfer: readonly ArrayBuffer[] = []) => port.postMessage({ ...m, id: job.id } satisfies BodyReply, [...transfer]);
   const body = Buffer.from(job.body);
   const target = batchTarget(post, job.control, job.channel);
   try {

@@ -18,7 +18,7 @@ const port = parentPort!;
 if ('bodies' in input) {
   serveBodies(port);
 } else {
-  const post = (m: WorkerMessage) => port.postMessage(m);
+  const post = (m: WorkerMessage, transfer: readonly ArrayBuffer[] = []) => port.postMessage(m, [...transfer]);
   const target = batchTarget(post, input.control, input.channel);
   let rawBytes = 0;
   try {

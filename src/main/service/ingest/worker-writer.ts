@@ -22,7 +22,7 @@ export interface BatchTarget {
 }
 
 /** The store's channel when the job has one, else the main thread (`post`, backpressure through `control`). */
-export function batchTarget(post: (m: WorkerMessage) => void, control: SharedArrayBuffer, channel: ChannelHandle | undefined): BatchTarget {
+export function batchTarget(post: (m: WorkerMessage, transfer?: readonly ArrayBuffer[]) => void, control: SharedArrayBuffer, channel: ChannelHandle | undefined): BatchTarget {
   if (channel) {
     const sender = openBatchSender(channel, MAX_IN_FLIGHT);
     return {
@@ -40,7 +40,8 @@ export function batchTarget(post: (m: WorkerMessage) => void, control: SharedArr
   let posted = 0;
   return {
     send(b) {
-      post({ type: 'batch', ...b });
+      // The batch's buffers move to the main thread (transferred, not copied: issue 19, ClickHouse rows).
+      post({ type: 'batch', ...b }, b.batch.transfer);
       posted++;
       for (;;) {
         const acked = Atomics.load(slots, ACKED);

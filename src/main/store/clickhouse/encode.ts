@@ -1,17 +1,18 @@
 /**
- * Spans in the ClickHouse adapter's storage form: one JSONEachRow line for the narrow `spans` table,
- * one for the `span_payloads` table, and the span's resource (stored once per distinct resource).
- * Runs on the ingest worker thread (EncodedBatch) or inline; the result is plain strings, cheap to
- * post between threads. The row version (the write's stamp) is added by the writer when it inserts.
- *
- * JSON is written by hand for the columns that carry 64-bit integers: nanosecond times and int
- * attributes may exceed 2^53 (bigint) and JSON.stringify cannot write those exactly.
+ * Spans in the ClickHouse adapter's storage form: one RowBinary row for the narrow `spans` table,
+ * one for the `span_payloads` table (row-binary.ts: each table's rows in one Buffer, which the ingest
+ * worker transfers to the writing thread without a copy), and the span's resource (stored once per
+ * distinct resource). Runs on the ingest worker thread (EncodedBatch) or inline. The row version
+ * (the write's stamp) is set by the writer when it inserts (the first 8 bytes of every row).
+ * 64-bit integers (nanosecond times, int attributes beyond 2^53 as bigint) are written exactly.
  */
 import { createHash } from 'node:crypto';
 import type { SpanMessage, SpanRecord } from '../../domain/span.js';
 import { messagesPreview } from '../../domain/previews.js';
 import { countedSpans } from '../../domain/chat/tree.js';
 import { creditSpans, type Credit } from '../../domain/accounting.js';
+import { RowBinaryWriter, rowsTransfer, type BinaryRows } from './row-binary.js';
+import type { EncodedBatch } from '../ports.js';
 
 /** Scalar columns of `spans` copied from the record as they are (strings, numbers, null). */
 export const SPAN_SCALARS = [
@@ -36,9 +37,9 @@ export interface EncodedResource {
 }
 
 export interface EncodedSpans {
-  /** JSONEachRow lines of `spans`, each starting right after its opening brace (the writer prepends the version). */
-  spans: string[];
-  payloads: string[];
+  /** RowBinary rows of `spans` (SPAN_ROW) and `span_payloads` (PAYLOAD_ROW); the writer sets their version. */
+  spans: BinaryRows;
+  payloads: BinaryRows;
   resources: EncodedResource[];
   /** Key and partition of each span, in batch order: [project_id, trace_id, span_id, day]. */
   keys: [string, string, string, string][];
@@ -47,14 +48,8 @@ export interface EncodedSpans {
 const DAY_NS = 86_400_000_000_000n;
 
 /** UTC day of a start time (spans without one go to 1970-01-01): the partition of both span tables. */
-export function dayOf(startNs: bigint | null): string {
-  if (startNs == null) return '1970-01-01';
-  const day = startNs >= 0n ? startNs / DAY_NS : (startNs - DAY_NS + 1n) / DAY_NS;
-  return new Date(Number(day) * 86_400_000).toISOString().slice(0, 10);
-}
+export const dayOf = (startNs: bigint | null): string => dayName(dayNumber(startNs));
 
-const q = JSON.stringify;
-const num = (v: number | bigint | null): string => (v == null ? 'null' : typeof v === 'bigint' ? v.toString() : Number.isFinite(v) ? String(v) : 'null');
 const bigintSafe = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
 
 /** First user text of a span's input (the conversation preview's candidate), cut like every preview. */
@@ -65,16 +60,6 @@ export function inputPreview(messages: SpanMessage[]): string | null {
 /** Non-user output texts joined by a blank line, cut; null when there is none. */
 export function outputPreview(messages: SpanMessage[]): string | null {
   return messagesPreview(messages, 'output');
-}
-
-function keysValues(m: Record<string, unknown>, write: (v: unknown) => string): [string, string] {
-  const keys: string[] = [];
-  const values: string[] = [];
-  for (const k in m) {
-    keys.push(q(k));
-    values.push(write(m[k]));
-  }
-  return [`[${keys.join(',')}]`, `[${values.join(',')}]`];
 }
 
 // All spans of one ResourceSpans share one attributes object: hash and serialize it once.
@@ -113,45 +98,169 @@ function countBatch(spans: readonly SpanRecord[]): { counted: Map<string, number
   return { counted: out, credit };
 }
 
+/** ClickHouse type of each scalar column of `spans` (RowBinary writes each type its own way). */
+const SCALAR_TYPES: Record<(typeof SPAN_SCALARS)[number], 'String' | 'Nullable(String)' | 'Nullable(Int64)' | 'Nullable(Float64)'> = Object.fromEntries(
+  SPAN_SCALARS.map((c) => [
+    c,
+    c === 'span_name' || c === 'span_kind' || c === 'status_code'
+      ? 'String'
+      : /^(server_port|compaction_items_(before|after)|svc_run_step(_end)?|request_(max_tokens|seed|choice_count)|(input|output|reasoning|cache_creation_input|cache_read_input)_tokens)$/.test(c)
+        ? 'Nullable(Int64)'
+        : /^request_(temperature|top_p|frequency_penalty|presence_penalty)$|_cost_usd$/.test(c)
+          ? 'Nullable(Float64)'
+          : 'Nullable(String)',
+  ]),
+) as never;
+
+/**
+ * Columns of `spans` as the encoder writes them (RowBinary, in this order) with their ClickHouse types;
+ * test/unit/clickhouse-writes.test.ts checks them against the server's table.
+ */
+export const SPAN_ROW: readonly (readonly [string, string])[] = [
+  ['version', 'UInt64'], ['day', 'Date'], ['project_id', 'String'], ['trace_id', 'String'], ['span_id', 'String'],
+  ['start_ns', 'Nullable(Int64)'], ['end_ns', 'Nullable(Int64)'], ['resource_id', 'String'],
+  ...SPAN_SCALARS.map((c) => [c, SCALAR_TYPES[c]] as const),
+  ...SPAN_ARRAYS.map((c) => [c, 'Array(String)'] as const),
+  ['str_keys', 'Array(String)'], ['str_values', 'Array(String)'], ['int_keys', 'Array(String)'], ['int_values', 'Array(Int64)'],
+  ['float_keys', 'Array(String)'], ['float_values', 'Array(Float64)'], ['bool_keys', 'Array(String)'], ['bool_values', 'Array(UInt8)'],
+  ['tool_definitions', 'Nullable(String)'], ['tool_call_arguments', 'Nullable(String)'], ['tool_call_result', 'Nullable(String)'],
+  ['counted', 'UInt8'], ['has_input', 'UInt8'], ['input_preview', 'Nullable(String)'], ['has_output', 'UInt8'], ['output_preview', 'Nullable(String)'],
+  ['deleted', 'UInt8'],
+];
+
+/** Columns of `span_payloads` as the encoder writes them. */
+export const PAYLOAD_ROW: readonly (readonly [string, string])[] = [
+  ['version', 'UInt64'], ['day', 'Date'], ['project_id', 'String'], ['trace_id', 'String'], ['span_id', 'String'],
+  ['system_instructions', 'String'], ['input_messages', 'String'], ['output_messages', 'String'], ['events', 'String'], ['links', 'String'],
+  ['raw_span', 'String'], ['deleted', 'UInt8'],
+];
+
+export const SPAN_COLUMNS = SPAN_ROW.map(([c]) => c);
+export const PAYLOAD_COLUMNS = PAYLOAD_ROW.map(([c]) => c);
+
+/**
+ * JSON text of a value that may hold bigints (as digits). JSON.stringify with a replacer calls it for
+ * every key; a bigint is rare, so the plain call comes first and the replacer only when it throws.
+ */
+function jsonText(v: unknown): string {
+  try {
+    return JSON.stringify(v);
+  } catch (e) {
+    if (e instanceof TypeError && /BigInt/i.test(e.message)) return JSON.stringify(v, bigintSafe);
+    throw e;
+  }
+}
+
+const DAY_MS = 86_400_000;
+/** Days since 1970-01-01 of a start time (spans without one: day 0), and its 'YYYY-MM-DD'. */
+export function dayNumber(startNs: bigint | null): number {
+  if (startNs == null) return 0;
+  return Number(startNs >= 0n ? startNs / DAY_NS : (startNs - DAY_NS + 1n) / DAY_NS);
+}
+const dayNames = new Map<number, string>();
+function dayName(day: number): string {
+  let s = dayNames.get(day);
+  if (s === undefined) {
+    s = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    if (dayNames.size < 4096) dayNames.set(day, s);
+  }
+  return s;
+}
+
+/**
+ * A day as the Date column holds it (UInt16 days since 1970): a day outside 1970–2149 is 0, as the
+ * server makes of such a date written as text (the keys keep the text; reads compare it the same way).
+ */
+const dateColumn = (day: number): number => (day >= 0 && day <= 0xffff ? day : 0);
+
+/** One span's row of `spans` (after the version the writer sets). */
+function writeSpanRow(w: RowBinaryWriter, s: SpanRecord, day: number, resourceId: string, credit: Credit, counted: number): void {
+  w.u16(dateColumn(day));
+  w.str(s.project_id);
+  w.str(s.trace_id);
+  w.str(s.span_id);
+  w.ni64(s.start_ns, 'start_ns');
+  w.ni64(s.end_ns, 'end_ns');
+  w.str(resourceId);
+  for (const col of SPAN_SCALARS) {
+    // The analytic agent / conversation columns hold the credited values (the span's own when it has one).
+    const v = col === 'agent_name' ? credit.agent : col === 'conversation_id' ? credit.conversation : s[col];
+    const type = SCALAR_TYPES[col];
+    if (type === 'Nullable(String)') w.nstr(v == null ? null : String(v));
+    else if (type === 'String') w.str(v == null ? '' : String(v));
+    else if (type === 'Nullable(Int64)') w.ni64(typeof v === 'string' ? wholeNumber(v, col) : v, col);
+    else w.nf64(typeof v === 'string' ? Number(v) : v);
+  }
+  for (const c of SPAN_ARRAYS) w.strs(s[c]);
+  // Custom attributes: per value type, the keys then the values (parallel arrays).
+  const attrs = <T>(m: Record<string, T>, value: (v: T, k: string) => void) => {
+    const keys = Object.keys(m);
+    w.strs(keys);
+    w.arrayLength(keys.length);
+    for (const k of keys) value(m[k]!, k);
+  };
+  attrs(s.custom_attrs_string, (v) => w.str(String(v)));
+  attrs(s.custom_attrs_int, (v, k) => w.i64(v, `int attribute ${k}`));
+  attrs(s.custom_attrs_float, (v) => w.f64(Number(v)));
+  attrs(s.custom_attrs_bool, (v) => w.u8(v ? 1 : 0));
+  w.nstr(s.tool_definitions);
+  w.nstr(s.tool_call_arguments);
+  w.nstr(s.tool_call_result);
+  w.u8(counted);
+  w.u8(s.input_messages.length ? 1 : 0);
+  w.nstr(inputPreview(s.input_messages));
+  w.u8(s.output_messages.length ? 1 : 0);
+  w.nstr(outputPreview(s.output_messages));
+  w.u8(0);
+}
+
+function wholeNumber(v: string, column: string): bigint {
+  if (!/^-?\d+$/.test(v.trim())) throw new TypeError(`${column}: ${JSON.stringify(v)} is not a whole number (an Int64 column)`);
+  return BigInt(v.trim());
+}
+
+/** One span's row of `span_payloads` (after the version). */
+function writePayloadRow(w: RowBinaryWriter, s: SpanRecord, day: number): void {
+  w.u16(dateColumn(day));
+  w.str(s.project_id);
+  w.str(s.trace_id);
+  w.str(s.span_id);
+  w.str(s.system_instructions.length ? jsonText(s.system_instructions) : '[]');
+  w.str(jsonText(s.input_messages));
+  w.str(jsonText(s.output_messages));
+  w.str(s.events.length ? jsonText(s.events) : '[]');
+  w.str(s.links.length ? jsonText(s.links) : '[]');
+  w.str(s.raw_span_dump);
+  w.u8(0);
+}
+
 export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
-  const out: EncodedSpans = { spans: [], payloads: [], resources: [], keys: [] };
+  const rows = new RowBinaryWriter(spans.length * 768);
+  const payloads = new RowBinaryWriter(spans.length * 3072);
+  const out = { resources: [] as EncodedResource[], keys: [] as [string, string, string, string][] };
   const seen = new Set<string>();
   const { counted, credit } = countBatch(spans);
   for (const s of spans) {
     const skey = `${s.project_id}\u0000${s.trace_id}\u0000${s.span_id}`;
     const c = credit.get(skey)!;
-    const day = dayOf(s.start_ns);
+    const day = dayNumber(s.start_ns);
     const res = resourceOf(s);
     const rk = `${res.project_id}\u0000${res.resource_id}`;
     if (!seen.has(rk)) {
       seen.add(rk);
       out.resources.push(res);
     }
-    const key = `"day":"${day}","project_id":${q(s.project_id)},"trace_id":${q(s.trace_id)},"span_id":${q(s.span_id)}`;
-    let row = `${key},"start_ns":${num(s.start_ns)},"end_ns":${num(s.end_ns)},"resource_id":"${res.resource_id}"`;
-    for (const col of SPAN_SCALARS) {
-      // The analytic agent / conversation columns hold the credited values (the span's own when it has one).
-      const v = col === 'agent_name' ? c.agent : col === 'conversation_id' ? c.conversation : s[col];
-      row += `,"${col}":${typeof v === 'string' ? q(v) : num(v)}`;
-    }
-    for (const c of SPAN_ARRAYS) row += `,"${c}":${s[c].length ? q(s[c]) : '[]'}`;
-    const [sk, sv] = keysValues(s.custom_attrs_string, (v) => q(v));
-    const [ik, iv] = keysValues(s.custom_attrs_int, (v) => num(v as number | bigint));
-    const [fk, fv] = keysValues(s.custom_attrs_float, (v) => num(v as number));
-    const [bk, bv] = keysValues(s.custom_attrs_bool, (v) => (v ? '1' : '0'));
-    row += `,"str_keys":${sk},"str_values":${sv},"int_keys":${ik},"int_values":${iv},"float_keys":${fk},"float_values":${fv},"bool_keys":${bk},"bool_values":${bv}`;
-    row += `,"tool_definitions":${q(s.tool_definitions)},"tool_call_arguments":${q(s.tool_call_arguments)},"tool_call_result":${q(s.tool_call_result)}`;
-    row += `,"counted":${(counted.get(skey) ?? 0) | c.bits},"has_input":${s.input_messages.length ? 1 : 0},"input_preview":${q(inputPreview(s.input_messages))}`;
-    row += `,"has_output":${s.output_messages.length ? 1 : 0},"output_preview":${q(outputPreview(s.output_messages))}`;
-    out.spans.push(`${row},"deleted":0}`);
-
-    out.payloads.push(
-      `${key},"system_instructions":${q(s.system_instructions.length ? q(s.system_instructions) : '[]')}` +
-        `,"input_messages":${q(q(s.input_messages, bigintSafe))},"output_messages":${q(q(s.output_messages, bigintSafe))}` +
-        `,"events":${q(s.events.length ? JSON.stringify(s.events, bigintSafe) : '[]')},"links":${q(s.links.length ? JSON.stringify(s.links, bigintSafe) : '[]')}` +
-        `,"raw_span":${q(s.raw_span_dump)},"deleted":0}`,
-    );
-    out.keys.push([s.project_id, s.trace_id, s.span_id, day]);
+    rows.rowWithVersion();
+    writeSpanRow(rows, s, day, res.resource_id, c, (counted.get(skey) ?? 0) | c.bits);
+    payloads.rowWithVersion();
+    writePayloadRow(payloads, s, day);
+    out.keys.push([s.project_id, s.trace_id, s.span_id, dayName(day)]);
   }
-  return out;
+  return { spans: rows.finish(), payloads: payloads.finish(), ...out };
+}
+
+/** Spans encoded for this adapter (on the ingest worker thread, or inline): see EncodedBatch. Its row buffers may be transferred. */
+export function encodeForClickHouse(spans: readonly SpanRecord[]): EncodedBatch {
+  const payload = encodeSpans(spans);
+  return { adapter: 'clickhouse', count: spans.length, payload, transfer: rowsTransfer(payload.spans, payload.payloads) };
 }

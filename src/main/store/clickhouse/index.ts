@@ -37,10 +37,7 @@ export const ADAPTER = 'clickhouse';
 /** A day written to within this long is left unmerged (it will likely be written again). */
 const CLEAN_AFTER_MS = 30_000;
 
-/** Spans encoded for this adapter (on the ingest worker thread): see EncodedBatch. */
-export function encodeForClickHouse(spans: readonly SpanRecord[]): EncodedBatch {
-  return { adapter: ADAPTER, count: spans.length, payload: encodeSpans(spans) };
-}
+export { encodeForClickHouse } from './encode.js';
 
 export { isClickHouseUrl } from './url.js';
 

@@ -38,7 +38,8 @@
  */
 import type { WriteResult } from '../ports.js';
 import type { ClickHouse } from './connection.js';
-import type { EncodedSpans } from './encode.js';
+import { PAYLOAD_COLUMNS, SPAN_COLUMNS, type EncodedSpans } from './encode.js';
+import { pickRows, setVersion, type BinaryRows } from './row-binary.js';
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../ports.js';
 import { asError } from '../../../shared/errors.js';
@@ -199,12 +200,12 @@ export class Writer {
       // Room first: a writer storing faster than it summarizes waits here, so summaries stay close.
       while (this.backlog.reduce((n, b) => n + b.spans, 0) >= BACKLOG_SPANS) await this.roundEnded.promise;
       const jobs = this.queue.splice(0, this.queue.length);
-      const merged: EncodedSpans = { spans: [], payloads: [], resources: [], keys: [] };
+      const merged: Merged = { spans: [], payloads: [], resources: [], keys: [] };
       for (const j of jobs) {
-        merged.spans.push(...j.batch.spans);
-        merged.payloads.push(...j.batch.payloads);
+        merged.spans.push(j.batch.spans);
+        merged.payloads.push(j.batch.payloads);
         merged.resources.push(...j.batch.resources);
-        merged.keys.push(...j.batch.keys);
+        for (const k of j.batch.keys) merged.keys.push(k);
       }
       try {
         const { result, entries, spans } = await this.store(merged);
@@ -255,7 +256,7 @@ export class Writer {
   }
 
   /** The insert stage: journal row, spans, payloads. Returns the counts and the batch's journal entries. */
-  private async store(all: EncodedSpans): Promise<{ result: WriteResult & { replacedKeys: Set<string> }; entries: JournalEntry[]; spans: number }> {
+  private async store(all: Merged): Promise<{ result: WriteResult & { replacedKeys: Set<string> }; entries: JournalEntry[]; spans: number }> {
     const b = lastOfEachSpan(all);
     // Traces per project, with the days the batch puts their spans in.
     const projects = new Map<string, Map<string, Set<string>>>();
@@ -305,7 +306,7 @@ export class Writer {
     }
 
     const version = nextStamp();
-    const prefix = `{"version":${version},`;
+    for (const rows of [...b.spans, ...b.payloads]) setVersion(rows, version);
     const fresh = b.resources.filter((r) => !this.resources.has(`${r.project_id}\u0000${r.resource_id}`));
     await this.retrying(async () => {
       await this.journal(journal, 0);
@@ -313,8 +314,8 @@ export class Writer {
       // (marked before the insert, so no read sees both versions without merging them).
       if (existing.size) await this.markDirty(b.keys.filter(([p, t, s]) => existing.has(`${p}\u0000${t}\u0000${s}`)).map((k) => k[3]));
       await Promise.all([
-        this.ch.insertLines('spans', b.spans, prefix),
-        this.ch.insertLines('span_payloads', b.payloads, prefix),
+        this.ch.insertRowBinary('spans', SPAN_COLUMNS, b.spans),
+        this.ch.insertRowBinary('span_payloads', PAYLOAD_COLUMNS, b.payloads),
         fresh.length ? this.ch.insertJsonEachRow('resources', fresh.map((r) => JSON.stringify(r)).join('\n')) : null,
       ]);
     });
@@ -761,16 +762,24 @@ const emptyTurn = { agent_names: [], request_models: [], span_count: 0, error_co
 const emptyAgent = { span_count: 0, invocation_count: 0, error_count: 0, duration_ns: 0, input_tokens: 0, output_tokens: 0 };
 const emptyConversation = { turn_count: 0, span_count: 0, agent_names: [], request_models: [], input_tokens: 0, output_tokens: 0, error_count: 0 };
 
+/** Batches written together: their rows as they came (nothing copied), keys and resources joined. */
+interface Merged {
+  spans: BinaryRows[];
+  payloads: BinaryRows[];
+  resources: EncodedSpans['resources'];
+  keys: EncodedSpans['keys'];
+}
+
 /** A batch with each span once (its last occurrence, as a later write replaces an earlier one). */
-function lastOfEachSpan(b: EncodedSpans): EncodedSpans {
+function lastOfEachSpan(b: Merged): Merged {
   const last = new Map<string, number>();
   b.keys.forEach(([p, t, s], i) => last.set(`${p}\u0000${t}\u0000${s}`, i));
   if (last.size === b.keys.length) return b;
   const keep = [...last.values()].sort((x, y) => x - y);
-  return { spans: keep.map((i) => b.spans[i]!), payloads: keep.map((i) => b.payloads[i]!), resources: b.resources, keys: keep.map((i) => b.keys[i]!) };
+  return { spans: [pickRows(b.spans, keep)], payloads: [pickRows(b.payloads, keep)], resources: b.resources, keys: keep.map((i) => b.keys[i]!) };
 }
 
-function splitResult(all: WriteResult & { replacedKeys: Set<string> }, b: EncodedSpans): WriteResult {
+function splitResult(all: WriteResult & { replacedKeys: Set<string> }, b: Pick<EncodedSpans, 'keys'>): WriteResult {
   let inserted = 0;
   let replaced = 0;
   const seen = new Set<string>();
