@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createBuiltinEngine } from '../../src/main/training/index.js';
+import { BASE_MODELS, createBuiltinEngine } from '../../src/main/training/index.js';
 import type { ChatMessage, RlSample } from '../../src/main/training/engine.js';
 import type { BenchContext, BenchSection } from '../lib/section.js';
 
@@ -42,7 +42,8 @@ async function measure(ctx: BenchContext, model: string, backend: 'wasm' | 'cpu'
       got = c!.token_ids.length;
     }
     ctx.print(`${tag} completion first token`, ms(first));
-    ctx.print(`${tag} completion ${got} tokens (full)`, ms(full));
+    ctx.print(`${tag} completion ${got} tokens (full)`, `${ms(full)} (${((got * 1000) / full).toFixed(0)} tokens/s)`);
+    if (BASE_MODELS[model]!.contextLength >= 2048) await game2048(ctx, engine, tag, ck0, dir, quick);
 
     const examples = Array.from({ length: quick ? 8 : 32 }, (_, i) => ({
       messages: [...user(`Question number ${i}: what is ${i} plus ${i}?`), { role: 'assistant' as const, content: `The answer is ${2 * i}.` }],
@@ -96,12 +97,54 @@ async function measure(ctx: BenchContext, model: string, backend: 'wasm' | 'cpu'
   }
 }
 
+/**
+ * The open client's 2048 example at the sizes it sends (issue 22.14): its first request (309 prompt
+ * tokens, max_completion_tokens 128), the same request 20 moves on (history of boards and moves), an
+ * RL step on 8 first moves, and one SFT step on a sequence as long as the context.
+ */
+async function game2048(ctx: BenchContext, engine: ReturnType<typeof createBuiltinEngine>, tag: string, ck0: string, dir: string, quick: boolean): Promise<void> {
+  const sys = `You are an excellent 2048 player. Always choose the move most likely to lead to combine cells to eventually reach the number 2048. Optional moves are 'left', 'right', 'up', 'down'. Return your move as an XML object with a single property 'move', like so: <move>left</move>`;
+  const board = '_|_|_|_\n_|2|_|_\n_|_|_|_\n_|_|2|_\n';
+  const board2 = ' 2| 4| _| _\n 8|16| _| 2\n _| 2| _| _\n 4| _| _| 2\n';
+  const first: ChatMessage[] = [{ role: 'system', content: sys }, { role: 'user', content: board }];
+  const later: ChatMessage[] = [...first];
+  for (let i = 0; i < 20; i++) later.push({ role: 'assistant', content: '<move>left</move>' }, { role: 'user', content: board2 });
+  for (const [label, messages] of [['first request (309 + 128 tokens)', first], ['move 21 (1,588 + 128 tokens)', later]] as const) {
+    // The seed whose answer runs the full 128 tokens, so the figure is for exactly what is asked.
+    for (let seed = 1; seed < 10; seed++) {
+      let firstTok = 0;
+      const t0 = performance.now();
+      const [c] = await engine.complete({ checkpointDir: ck0, messages: [...messages], maxTokens: 128, seed, onToken: () => (firstTok ||= performance.now() - t0) });
+      const total = performance.now() - t0;
+      if (c!.token_ids.length < 128 && seed < 9) continue;
+      const n = c!.token_ids.length;
+      ctx.print(`${tag} 2048 ${label}: first token / ${n} tokens`, `${ms(firstTok)} / ${ms(total)} (${((n * 1000) / total).toFixed(1)} tokens/s)`);
+      break;
+    }
+  }
+  const group = await engine.complete({ checkpointDir: ck0, messages: first, maxTokens: 128, n: 8, seed: 3 });
+  const samples: RlSample[] = group.map((g, i) => ({ prompt: first, completionTokenIds: g.token_ids, sampledLogprobs: g.logprobs.map((l) => l.logprob), advantage: i % 2 ? 1 : -1 }));
+  let t = performance.now();
+  await engine.rl({ baseCheckpointDir: ck0, outCheckpointDir: path.join(dir, '2048-rl'), samples, loss: 'cispo', onStep: () => {} });
+  const tokens = samples.reduce((a, s) => a + 309 + s.completionTokenIds.length, 0);
+  ctx.print(`${tag} 2048 RL step, 8 first moves (${tokens} tokens)`, `${ms(performance.now() - t)} (${((tokens * 1000) / (performance.now() - t)).toFixed(0)} tokens/s)`);
+  if (quick) return;
+  const long = [{ messages: [...later, ...later.slice(1, 10), { role: 'assistant' as const, content: '<move>up</move>' }] }];
+  const len = long[0]!.messages.reduce((a, m) => a + Buffer.byteLength(String(m.content)) + 2, 0);
+  t = performance.now();
+  await engine.sft({ baseCheckpointDir: ck0, outCheckpointDir: path.join(dir, '2048-sft'), examples: long, batchSize: 1, learningRate: 1e-3, onStep: () => {} });
+  ctx.print(`${tag} SFT step, one ${Math.min(len, 2048)}-token sequence`, ms(performance.now() - t));
+  const [mem] = await engine.memory();
+  ctx.print(`${tag} job worker peak RSS after it (process-wide)`, mib(mem!.maxRss));
+}
+
 const section: BenchSection = {
   title: 'Built-in trainer (TF.js in a worker thread)',
   async run(ctx) {
     const dir = path.join(ctx.workDir, 'trainer');
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
+    await measure(ctx, 'loupe-tiny-bytes-2k', 'wasm', dir, false);
     await measure(ctx, 'loupe-tiny-bytes', 'wasm', dir, false);
     await measure(ctx, 'loupe-test-bytes', 'wasm', dir, false);
     await measure(ctx, 'loupe-test-bytes', 'cpu', dir, true);

@@ -132,6 +132,6 @@ describe('training page', () => {
     expect(await job.getByTestId('events-elided').textContent()).toBe('52 earlier events not listed (252 in all)');
     expect(await job.locator('[data-testid=job-event]').last().getAttribute('data-type')).toBe('training_ended');
     await page.getByTestId('tab-models').click();
-    await page.locator(`[data-testid=model-item][data-model-id="${m.id}"]`).getByTestId('runtime-model').filter({ hasText: 'runs loupe-tiny-bytes' }).waitFor();
+    await page.locator(`[data-testid=model-item][data-model-id="${m.id}"]`).getByTestId('runtime-model').filter({ hasText: 'runs loupe-tiny-bytes-2k' }).waitFor();
   }, 120_000);
 });

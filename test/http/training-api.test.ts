@@ -285,7 +285,7 @@ describe('models and checkpoints', () => {
   test('any base_model name is accepted; one the built-in trainer lacks is served by the fallback, and runtime_model says which', async () => {
     const r = await s.req('POST', '/v1/preview/models', { project: 'api', name: 'qwen', base_model: 'OpenPipe/Qwen3-14B-Instruct' });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ base_model: 'OpenPipe/Qwen3-14B-Instruct', runtime_model: 'loupe-tiny-bytes' });
+    expect(r.body).toMatchObject({ base_model: 'OpenPipe/Qwen3-14B-Instruct', runtime_model: 'loupe-tiny-bytes-2k' });
     const own = await s.req('POST', '/v1/preview/models', { project: 'api', name: 'own', base_model: 'loupe-test-bytes' });
     expect(own.body.runtime_model).toBe('loupe-test-bytes');
     // The fallback is a setting (only built-in names).
@@ -293,13 +293,13 @@ describe('models and checkpoints', () => {
     expect((await s.req('POST', '/training/settings', { fallback_base_model: 'loupe-test-bytes' })).body.fallback_base_model).toBe('loupe-test-bytes');
     const small = await s.req('POST', '/v1/preview/models', { project: 'api', name: 'llama', base_model: 'meta-llama/Llama-3.1-8B-Instruct' });
     expect(small.body.runtime_model).toBe('loupe-test-bytes');
-    await s.req('POST', '/training/settings', { fallback_base_model: 'loupe-tiny-bytes' });
+    await s.req('POST', '/training/settings', { fallback_base_model: 'loupe-tiny-bytes-2k' });
     // The completion says which model runs in system_fingerprint.
     const c = await client.chat.completions.create({ model: 'local/api/llama', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
     expect(c.system_fingerprint).toBe('loupe-test-bytes-step0'); // one prefix (issue 22.15)
     // Listed models carry it too.
     const list = (await s.req('GET', '/v1/preview/models?project=api&limit=100')).body.data;
-    expect(list.find((m: { name: string }) => m.name === 'qwen').runtime_model).toBe('loupe-tiny-bytes');
+    expect(list.find((m: { name: string }) => m.name === 'qwen').runtime_model).toBe('loupe-tiny-bytes-2k');
   });
 
   test('unknown model or job → 404 on every model/job operation', async () => {

@@ -26,20 +26,20 @@ const post = (p: string, body: unknown) =>
 test('a substituted base model says so in headers of the model and of each completion (also streamed), and in the job event', async () => {
   const created = await post('/v1/preview/models', { project: 'says', name: 'qwen', base_model: 'OpenPipe/Qwen3-14B-Instruct' });
   expect(created.status).toBe(200);
-  expect(created.headers.get('x-loupe-runtime-model')).toBe('loupe-tiny-bytes');
-  expect(created.headers.get('x-loupe-substitution')).toBe('OpenPipe/Qwen3-14B-Instruct -> loupe-tiny-bytes');
+  expect(created.headers.get('x-loupe-runtime-model')).toBe('loupe-tiny-bytes-2k');
+  expect(created.headers.get('x-loupe-substitution')).toBe('OpenPipe/Qwen3-14B-Instruct -> loupe-tiny-bytes-2k');
   const own = await post('/v1/preview/models', { project: 'says', name: 'own', base_model: 'loupe-test-bytes' });
   expect(own.headers.get('x-loupe-runtime-model')).toBe('loupe-test-bytes');
   expect(own.headers.get('x-loupe-substitution')).toBeNull();
 
   const c = await post('/v1/chat/completions', { model: 'local/says/qwen', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
   expect(c.status).toBe(200);
-  expect(c.headers.get('x-loupe-substitution')).toBe('OpenPipe/Qwen3-14B-Instruct -> loupe-tiny-bytes');
-  expect(((await c.json()) as { system_fingerprint: string }).system_fingerprint).toBe('loupe-tiny-bytes-step0');
+  expect(c.headers.get('x-loupe-substitution')).toBe('OpenPipe/Qwen3-14B-Instruct -> loupe-tiny-bytes-2k');
+  expect(((await c.json()) as { system_fingerprint: string }).system_fingerprint).toBe('loupe-tiny-bytes-2k-step0');
   const streamed = await post('/v1/chat/completions', { model: 'local/says/qwen', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2, stream: true });
   expect(streamed.headers.get('content-type')).toMatch(/text\/event-stream/);
-  expect(streamed.headers.get('x-loupe-runtime-model')).toBe('loupe-tiny-bytes');
-  expect(streamed.headers.get('x-loupe-substitution')).toBe('OpenPipe/Qwen3-14B-Instruct -> loupe-tiny-bytes');
+  expect(streamed.headers.get('x-loupe-runtime-model')).toBe('loupe-tiny-bytes-2k');
+  expect(streamed.headers.get('x-loupe-substitution')).toBe('OpenPipe/Qwen3-14B-Instruct -> loupe-tiny-bytes-2k');
   await streamed.text();
 
   const model = (await created.json()) as { id: string };
@@ -53,8 +53,8 @@ test('a substituted base model says so in headers of the model and of each compl
   expect(job.status).toBe(200);
   const events = await waitForJob(s, job.body.id);
   const started = events.find((e) => e.type === 'training_started')!;
-  expect(started.data.model).toMatchObject({ base_model: 'OpenPipe/Qwen3-14B-Instruct', runtime_model: 'loupe-tiny-bytes', substituted: true });
-  expect(started.data.model.note).toContain('runs on the built-in loupe-tiny-bytes');
+  expect(started.data.model).toMatchObject({ base_model: 'OpenPipe/Qwen3-14B-Instruct', runtime_model: 'loupe-tiny-bytes-2k', substituted: true });
+  expect(started.data.model.note).toContain('runs on the built-in loupe-tiny-bytes-2k');
 }, 120_000);
 
 test('tool_choice "required" or a named function with too small a max_tokens is a 400 naming max_tokens (never a 500), streamed or not; enough room gives a call', async () => {

@@ -29,10 +29,18 @@ export interface ModelConfig {
 }
 
 /**
- * `loupe-tiny-bytes` is the default: small enough to train on two CPU cores in seconds per step,
- * big enough to memorise a few dozen short answers. `loupe-test-bytes` is smaller still, for tests.
+ * `loupe-tiny-bytes-2k` is the default (issue 22.14): `loupe-tiny-bytes`' layers with a 2,048-token
+ * context, sized from the open client's 2048 example (ART examples/2048): its first request is a
+ * 272-byte system prompt and a 32-byte board (309 prompt tokens here, one per byte plus role and end
+ * markers) asking `max_completion_tokens: 128`, 437 tokens in all; every move then adds the answer
+ * and the next board (54–86 tokens), so 2,048 holds the first request and 18–29 more moves. A whole
+ * game (58+ moves to 128) would need ~5 K: a 2,048-token sequence already costs ~1 min and ~3 GB to
+ * train on two cores (attention is quadratic), 4 K would cost 4× that. `loupe-tiny-bytes` (256, the
+ * default before) stays for its checkpoints: a context is the shape of the position embedding, so
+ * checkpoints of one cannot load as the other. `loupe-test-bytes` is smaller still, for tests.
  */
 export const BASE_MODELS: Record<string, ModelConfig> = {
+  'loupe-tiny-bytes-2k': { vocabSize: VOCAB_SIZE, contextLength: 2048, dModel: 128, nLayers: 4, nHeads: 4, dFF: 512, seed: 2048 },
   'loupe-tiny-bytes': { vocabSize: VOCAB_SIZE, contextLength: 256, dModel: 128, nLayers: 4, nHeads: 4, dFF: 512, seed: 1234 },
   'loupe-test-bytes': { vocabSize: VOCAB_SIZE, contextLength: 96, dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, seed: 42 },
 };
@@ -53,7 +61,7 @@ export const BUILTIN_SFT_LR = 3e-3;
 export const BUILTIN_SFT_MAX_LR = 4e-3;
 
 /** The base model that serves any name the built-in trainer does not have (e.g. `OpenPipe/Qwen3-14B-Instruct`). */
-export const DEFAULT_BASE_MODEL = 'loupe-tiny-bytes';
+export const DEFAULT_BASE_MODEL = 'loupe-tiny-bytes-2k';
 
 export function baseModelConfig(name: string): ModelConfig {
   const cfg = BASE_MODELS[name];

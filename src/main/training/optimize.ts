@@ -53,6 +53,34 @@ export interface StepGate {
 
 export class JobAborted extends Error {}
 
+/**
+ * How many attention scores (sequences × length², per head and layer) one forward/backward pass may
+ * hold. Attention's memory and time grow with the square of the length: a batch of 8 sequences of
+ * 256 tokens (every batch of the 256-token models) is one pass as before, longer sequences are split
+ * into passes whose gradients are summed (the same step: the loss is a mean over the whole batch),
+ * so a 2,048-token sequence runs alone (~3 GB at its peak; 8 together would need ~24 GB).
+ */
+export const ATTENTION_BUDGET = 8 * 256 * 256;
+
+/** Consecutive runs of the batch whose padded length² × count stays within the budget (at least one sequence each). */
+export function microBatches(seqs: TrainSeq[], budget = ATTENTION_BUDGET): TrainSeq[][] {
+  const out: TrainSeq[][] = [];
+  let cur: TrainSeq[] = [];
+  let longest = 0;
+  for (const s of seqs) {
+    const len = Math.max(longest, s.tokens.length - 1);
+    if (cur.length > 0 && (cur.length + 1) * len * len > budget) {
+      out.push(cur);
+      cur = [];
+      longest = 0;
+    }
+    cur.push(s);
+    longest = Math.max(longest, s.tokens.length - 1);
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}
+
 function checkAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new JobAborted(String(signal.reason ?? 'the job was cancelled'));
 }
@@ -66,6 +94,7 @@ export async function optimize(
   onStep: (m: StepMetrics) => void,
   state: AdamState | null,
   gate: StepGate = {},
+  attentionBudget = ATTENTION_BUDGET,
 ): Promise<{ weights: Weights; adam: AdamState }> {
   const names = Object.keys(base);
   const vars: Record<string, tf.Variable> = {};
@@ -89,15 +118,37 @@ export async function optimize(
       await gate.beforeStep?.();
       checkAborted(gate.signal);
       const lr = learningRates[i]!;
-      const b = makeBatch(batches[i]!);
-      const denom = Math.max(1, b.trainableTokens);
-      let entropy: tf.Tensor | null = null;
-      const { value, grads } = tf.variableGrads(() => {
-        const logp = tf.logSoftmax(forward(cfg, vars, b.x));
-        const tokLogp = logp.mul(tf.oneHot(b.y, cfg.vocabSize)).sum(-1);
-        entropy = tf.keep(logp.exp().mul(logp).sum(-1).mul(b.mask).sum().neg().div(denom));
-        return summedLoss(kind, tokLogp, b).div<tf.Scalar>(denom);
-      }, varList);
+      const seqs = batches[i]!;
+      // The loss is a mean over the whole batch's trainable tokens, whichever micro-batch they are in.
+      const trainable = seqs.reduce((a, s) => a + s.mask.reduce((x, y) => x + y, 0), 0);
+      const denom = Math.max(1, trainable);
+      let acc: { value: tf.Tensor; entropy: tf.Tensor; grads: Record<string, tf.Tensor> } | null = null;
+      // Gradients are summed over micro-batches (one when the batch is short: the usual case).
+      for (const part of microBatches(seqs, attentionBudget)) {
+        const b = makeBatch(part);
+        let entropy: tf.Tensor | null = null;
+        const r = tf.variableGrads(() => {
+          const logp = tf.logSoftmax(forward(cfg, vars, b.x));
+          const tokLogp = logp.mul(tf.oneHot(b.y, cfg.vocabSize)).sum(-1);
+          entropy = tf.keep(logp.exp().mul(logp).sum(-1).mul(b.mask).sum().neg().div(denom));
+          return summedLoss(kind, tokLogp, b).div<tf.Scalar>(denom);
+        }, varList);
+        b.dispose();
+        const one = { value: r.value as tf.Tensor, entropy: entropy as unknown as tf.Tensor, grads: r.grads as Record<string, tf.Tensor> };
+        if (acc === null) {
+          acc = one;
+          continue;
+        }
+        const prev: typeof one = acc;
+        acc = {
+          value: tf.add(prev.value, one.value),
+          entropy: tf.add(prev.entropy, one.entropy),
+          grads: Object.fromEntries(Object.keys(prev.grads).map((k) => [k, tf.add(prev.grads[k]!, one.grads[k]!)])),
+        };
+        tf.dispose([prev.value, prev.entropy, one.value, one.entropy, ...Object.values(prev.grads), ...Object.values(one.grads)]);
+      }
+      if (acc === null) throw new Error('an empty batch has nothing to train'); // batches are never empty (train.ts chunks)
+      const { value, entropy, grads } = acc;
       // variableGrads keys its result by the variables' (auto) names.
       const gradOf = (name: string) => grads[vars[name]!.name]!;
       const normT = tf.tidy(() => tf.addN(names.map((n) => gradOf(n).square().sum())).sqrt());
@@ -121,12 +172,11 @@ export async function optimize(
         loss: value.dataSync()[0]!,
         grad_norm: gradNorm,
         learning_rate: lr,
-        num_trainable_tokens: b.trainableTokens,
-        entropy: (entropy as tf.Tensor | null)?.dataSync()[0] ?? 0,
+        num_trainable_tokens: trainable,
+        entropy: entropy.dataSync()[0]!,
       };
-      tf.dispose([value, entropy as tf.Tensor | null].filter((x): x is tf.Tensor => x !== null));
+      tf.dispose([value, entropy]);
       tf.dispose(Object.values(grads));
-      b.dispose();
       onStep(metrics);
       // Yield so pings, cancels and completions sent to this worker are served between steps.
       await new Promise((r) => setImmediate(r));
