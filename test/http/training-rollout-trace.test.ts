@@ -126,3 +126,30 @@ test('the WAL stays within its cap during a training run (rollouts, /log, RL ste
   while (size() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
   expect(size()).toBe(0);
 }, 300_000);
+
+test('a streamed answer names its recorded span on each choice’s last chunk, as a non-streamed one does (none when recording is off)', async () => {
+  const sm = await art.register({ entity: null, project: 'streamed', name: 'agent', base_model: 'loupe-test-bytes' });
+  const stream = async () => {
+    const last = new Map<number, Record<string, unknown>>();
+    const req = { model: art.inferenceName(sm), messages: [system, { role: 'user', content: 'sky?' }] as never, max_completion_tokens: 4, n: 2, stream: true as const };
+    for await (const c of await art.openai.chat.completions.create(req)) {
+      for (const ch of c.choices) {
+        const raw = ch as unknown as Record<string, unknown>;
+        if (ch.finish_reason) last.set(ch.index, raw);
+        else expect(raw.loupe).toBeUndefined(); // only on the last chunk of a choice
+      }
+    }
+    return [0, 1].map((i) => last.get(i)!.loupe as { trace_id: string; span_id: string } | undefined);
+  };
+  const [a, b] = await stream();
+  expect(a).toMatchObject({ trace_id: expect.stringMatching(/^[0-9a-f]{32}$/), span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
+  expect(b).toEqual(a); // the two choices of one completion: one recorded span
+  const r = await s.req('POST', '/agents/spans/query', { project_id: 'local/streamed', limit: 10 });
+  expect(r.body.spans.map((x: Span) => [x.trace_id, x.span_id])).toEqual([[a!.trace_id, a!.span_id]]);
+  expect((await s.req('POST', '/training/settings', { record_completions: false })).status).toBe(200);
+  try {
+    expect(await stream()).toEqual([undefined, undefined]);
+  } finally {
+    await s.req('POST', '/training/settings', { record_completions: true });
+  }
+}, 120_000);

@@ -183,12 +183,14 @@ type Base = { id: string; created: number; model: string; system_fingerprint: st
 type Chunk = Base & { object: 'chat.completion.chunk'; choices: unknown[]; usage?: unknown };
 const chunk = (base: Base, choices: unknown[], extra: { usage?: unknown } = {}): Chunk => ({ ...base, object: 'chat.completion.chunk', choices, ...extra });
 const lp = (content: TokenLogprob[]) => ({ content, refusal: null });
+/** A streamed choice names its recorded span on its last chunk (the one with finish_reason), as a non-streamed choice does. */
+const link = (c: { loupe?: SpanRef }) => (c.loupe ? { loupe: c.loupe } : {});
 
 /** A finished completion as chunks (forwarded completions). */
 async function* chunksOf(c: Completion): AsyncGenerator<Chunk> {
   for (const ch of c.choices) {
     yield chunk(c, [{ index: ch.index, delta: { role: 'assistant', content: ch.message.content, ...(ch.message.tool_calls ? { tool_calls: indexed(ch.message.tool_calls) } : {}) }, logprobs: ch.logprobs, finish_reason: null }]);
-    yield chunk(c, [{ index: ch.index, delta: {}, logprobs: null, finish_reason: ch.finish_reason }]);
+    yield chunk(c, [{ index: ch.index, delta: {}, logprobs: null, finish_reason: ch.finish_reason, ...link(ch) }]);
   }
 }
 
@@ -244,7 +246,7 @@ async function* streamCompletion(
       const delta = c.message.tool_calls ? { content: c.message.content, tool_calls: indexed(c.message.tool_calls) } : { content: c.message.content };
       yield chunk(base, [{ index: c.index, delta, logprobs: c.logprobs, finish_reason: null }]);
     }
-    yield chunk(base, [{ index: c.index, delta: {}, logprobs: null, finish_reason: c.finish_reason }]);
+    yield chunk(base, [{ index: c.index, delta: {}, logprobs: null, finish_reason: c.finish_reason, ...link(c) }]);
   }
   if (usage) yield chunk(base, [], { usage: done.usage });
 }
