@@ -7,7 +7,8 @@ import { useState, type FormEvent } from 'react';
 import { useOp, useOpMutation } from '../../api/query';
 import { refreshTrainingLists, type KnownModel } from './trainingStore';
 
-const BASE_MODELS = ['loupe-tiny-bytes', 'loupe-test-bytes'];
+// The built-in base models, the default first; any other name runs on the fallback (Settings; the default unless changed).
+const BASE_MODELS = ['loupe-tiny-bytes-2k', 'loupe-tiny-bytes', 'loupe-test-bytes'];
 
 export function CreateModelForm({ onCreated }: { onCreated(modelId: string): void }) {
   const [entity, setEntity] = useState('local');
