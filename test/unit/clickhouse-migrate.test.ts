@@ -28,6 +28,7 @@ describe('ClickHouse migrations', () => {
     expect(tables.map((t) => t.name)).toEqual(
       [
         'agent_trace_stats', 'conversation_keys', 'conversation_summaries', 'conversation_turns', 'dirty_days', 'resources', 'schema_migrations', 'score_group_turns', 'scores',
+        'search_backfill', 'search_docs', 'search_input', 'search_input_docs', 'search_input_terms', 'search_terms',
         'span_payloads', 'span_rollups', 'spans', 'trace_keys', 'trace_summaries', 'write_journal',
       ],
     );

@@ -13,6 +13,7 @@ import { countedSpans } from '../../domain/chat/tree.js';
 import { creditSpans, type Credit } from '../../domain/accounting.js';
 import { RowBinaryWriter, rowsTransfer, type BinaryRows } from './row-binary.js';
 import type { EncodedBatch } from '../ports.js';
+import { searchLinesOfSpans } from './search-index.js';
 
 /** Scalar columns of `spans` copied from the record as they are (strings, numbers, null). */
 export const SPAN_SCALARS = [
@@ -43,6 +44,8 @@ export interface EncodedSpans {
   resources: EncodedResource[];
   /** Key and partition of each span, in batch order: [project_id, trace_id, span_id, day]. */
   keys: [string, string, string, string][];
+  /** JSONEachRow lines of `search_input`: the batch's documents of the term index (search-index.ts). */
+  search: string[];
 }
 
 const DAY_NS = 86_400_000_000_000n;
@@ -256,7 +259,7 @@ export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
     writePayloadRow(payloads, s, day);
     out.keys.push([s.project_id, s.trace_id, s.span_id, dayName(day)]);
   }
-  return { spans: rows.finish(), payloads: payloads.finish(), ...out };
+  return { spans: rows.finish(), payloads: payloads.finish(), ...out, search: searchLinesOfSpans(spans, (s) => dayOf(s.start_ns)) };
 }
 
 /** Spans encoded for this adapter (on the ingest worker thread, or inline): see EncodedBatch. Its row buffers may be transferred. */

@@ -24,6 +24,8 @@ import { factsOfTurns } from '../turn-spans.js';
 import { timeline } from './reads/timeline.js';
 import { exportTraceIds, exportTraceSpans } from './reads/export.js';
 import { search } from './reads/search.js';
+import { spanTexts } from './reads/matches.js';
+import { backfillSearchTerms } from './search-index.js';
 import { ping, projects, storageStats } from './reads/housekeeping.js';
 import { deleteSpans } from './retention.js';
 import { verifyStore } from './verify.js';
@@ -59,7 +61,7 @@ export async function openClickHouseTraceStore(url: string): Promise<ClickHouseT
   const store = new ClickHouseTraceStore(ch, redactStoreUrl(url));
   // Batches another writer left unfinished (killed mid-write) are recomputed in the background, once
   // the opener had its chance to make the store read-only (openStores does right after opening).
-  setTimeout(() => void store.repair().catch(() => {}), 1000).unref();
+  setTimeout(() => void store.repair().catch(() => {}).then(() => store.indexOldSpans()).catch(() => {}), 1000).unref();
   return store;
 }
 
@@ -117,6 +119,18 @@ export class ClickHouseTraceStore implements TraceStore {
     if (this.refusing || this.closed) return 0; // a read-only Loupe writes nothing, repairs included
     return this.writer.repair(olderThanMs);
   }
+
+  /**
+   * Indexes for search the spans stored before the term index existed (migration 0009; search-index.ts):
+   * once per store, resumed where it stopped. Runs after the repair at open; search scans until it is done.
+   */
+  indexOldSpans(): Promise<number> {
+    if (this.refusing || this.closed) return Promise.resolve(0);
+    // One at a time: a call while the backfill runs (the one at open) waits for it.
+    this.backfilling ??= backfillSearchTerms(this.ch, (p, ids) => spanTexts(this.ch, p, ids)).finally(() => (this.backfilling = null));
+    return this.backfilling;
+  }
+  private backfilling: Promise<number> | null = null;
 
   /** How long a write is retried while the server is unreachable (the writer's retryForMs). */
   set retryForMs(ms: number) {

@@ -20,12 +20,14 @@ import type { ClickHouse } from './connection.js';
 import { traceIn } from './reads/keys.js';
 import { FINAL_SETTINGS } from './reads/scope.js';
 import { storageStats } from './reads/housekeeping.js';
-import { date, i64, ident, join, raw, sql, str, type Sql } from './sql.js';
+import { date, i64, ident, join, raw, sql, str, u64, type Sql } from './sql.js';
 import { nextStamp, type Writer } from './writer.js';
 
 const SPAN_TABLES = ['spans', 'span_payloads'] as const;
 const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'trace_keys', 'conversation_keys'] as const;
-const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, 'span_rollups', 'resources', 'write_journal', 'scores', 'score_group_turns'] as const;
+/** The term index (migration 0009), partitioned by the spans' days like them. */
+const SEARCH_TABLES = ['search_terms', 'search_docs'] as const;
+const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, ...SEARCH_TABLES, 'span_rollups', 'resources', 'write_journal', 'scores', 'score_group_turns'] as const;
 const CHUNK = 2_000;
 
 export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSelection): Promise<DeleteResult> {
@@ -55,7 +57,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
   const dropped = new Set<string>();
   if (sel.kind !== 'traces' && (sel.kind === 'size_cap' || sel.project_id === null)) {
     for (const day of await droppableDays(ch, cond)) {
-      for (const t of SPAN_TABLES) await ch.command(sql`ALTER TABLE ${ident(t)} DROP PARTITION ${date(day)}`);
+      for (const t of [...SPAN_TABLES, ...SEARCH_TABLES]) await ch.command(sql`ALTER TABLE ${ident(t)} DROP PARTITION ${date(day)}`);
       dropped.add(day);
     }
   }
@@ -66,6 +68,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
     byProject.set(d.project_id, [...(byProject.get(d.project_id) ?? []), d]);
     for (const day of daysOf(d.first_day, d.last_day)) if (!dropped.has(day)) touchedDays.add(day);
   }
+  const docs: { project: string; doc: string }[] = [];
   for (const [project, list] of byProject) {
     for (let i = 0; i < list.length; i += CHUNK) {
       const chunk = list.slice(i, i + CHUNK);
@@ -96,6 +99,14 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
         sql`INSERT INTO conversation_keys (project_id, conversation_id, trace_id, first_day, last_day, version, deleted)
             SELECT project_id, conversation_id, trace_id, first_day, last_day, ${version}, 1 FROM conversation_keys FINAL WHERE ${where}${FINAL_SETTINGS}`,
       );
+      // The traces' documents of the term index; a document no trace maps any more loses its terms (purge).
+      for (const r of await ch.rows<{ d: string }>(sql`SELECT DISTINCT toString(doc) AS d FROM search_docs FINAL WHERE ${where}${FINAL_SETTINGS}`)) {
+        docs.push({ project, doc: r.d });
+      }
+      await ch.command(
+        sql`INSERT INTO search_docs (day, project_id, doc, trace_id, version, deleted)
+            SELECT day, project_id, doc, trace_id, ${version}, 1 FROM search_docs FINAL WHERE ${where}${FINAL_SETTINGS}`,
+      );
       // The traces' scores (issue 20): span and turn scores go with their trace.
       await ch.command(
         sql`INSERT INTO scores (project_id, score_id, version, deleted)
@@ -119,6 +130,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
     }
   }
   await purgeTombstones(ch, [...touchedDays]);
+  await dropOrphanTerms(ch, docs);
   await writer.cleanDirtyDays(0);
   return done();
 }
@@ -149,11 +161,31 @@ async function droppableDays(ch: ClickHouse, doomedCond: Sql): Promise<string[]>
 async function purgeTombstones(ch: ClickHouse, days: string[]): Promise<void> {
   for (const day of days.sort()) for (const t of SPAN_TABLES) await ch.command(sql`OPTIMIZE TABLE ${ident(t)} PARTITION ${date(day)} FINAL`);
   for (const t of SUMMARY_TABLES) await ch.command(sql`OPTIMIZE TABLE ${ident(t)} FINAL`);
-  for (const t of [...SPAN_TABLES, ...SUMMARY_TABLES]) await ch.command(sql`ALTER TABLE ${ident(t)} DELETE WHERE deleted = 1`);
+  await ch.command(raw('OPTIMIZE TABLE search_docs FINAL'));
+  for (const t of [...SPAN_TABLES, ...SUMMARY_TABLES, 'search_docs']) await ch.command(sql`ALTER TABLE ${ident(t)} DELETE WHERE deleted = 1`);
   // A rollup unit with no span left is an empty row (rollups.ts): merged to its newest row, dropped.
   await ch.command(raw('OPTIMIZE TABLE span_rollups FINAL'));
   await ch.command(raw('ALTER TABLE span_rollups DELETE WHERE empty(agent_name)'));
   await waitForMutations(ch);
+}
+
+/** Deletes the terms of the documents (of deleted traces) that no trace maps any more (after the purge). */
+async function dropOrphanTerms(ch: ClickHouse, docs: { project: string; doc: string }[]): Promise<void> {
+  const byProject = new Map<string, string[]>();
+  for (const d of docs) byProject.set(d.project, [...(byProject.get(d.project) ?? []), d.doc]);
+  for (const [project, all] of byProject) {
+    for (let i = 0; i < all.length; i += CHUNK) {
+      const list = join(all.slice(i, i + CHUNK).map((d) => sql`${u64(BigInt(d))}`), ', ');
+      const mapped = new Set(
+        (await ch.rows<{ d: string }>(sql`SELECT DISTINCT toString(doc) AS d FROM search_docs FINAL WHERE project_id = ${str(project)} AND doc IN (${list}) AND deleted = 0${FINAL_SETTINGS}`)).map((r) => r.d),
+      );
+      const orphans = all.slice(i, i + CHUNK).filter((d) => !mapped.has(d));
+      if (orphans.length) {
+        await ch.command(sql`ALTER TABLE search_terms DELETE WHERE project_id = ${str(project)} AND doc IN (${join(orphans.map((d) => sql`${u64(BigInt(d))}`), ', ')})`);
+      }
+    }
+  }
+  if (docs.length) await waitForMutations(ch);
 }
 
 /** The start time before which the oldest traces hold the excess over `maxBytes` (by average bytes per span). */

@@ -200,12 +200,13 @@ export class Writer {
       // Room first: a writer storing faster than it summarizes waits here, so summaries stay close.
       while (this.backlog.reduce((n, b) => n + b.spans, 0) >= BACKLOG_SPANS) await this.roundEnded.promise;
       const jobs = this.queue.splice(0, this.queue.length);
-      const merged: Merged = { spans: [], payloads: [], resources: [], keys: [] };
+      const merged: Merged = { spans: [], payloads: [], resources: [], keys: [], search: [] };
       for (const j of jobs) {
         merged.spans.push(j.batch.spans);
         merged.payloads.push(j.batch.payloads);
         merged.resources.push(...j.batch.resources);
         for (const k of j.batch.keys) merged.keys.push(k);
+        for (const l of j.batch.search) merged.search.push(l);
       }
       try {
         const { result, entries, spans } = await this.store(merged);
@@ -316,6 +317,7 @@ export class Writer {
       await Promise.all([
         this.ch.insertRowBinary('spans', SPAN_COLUMNS, b.spans),
         this.ch.insertRowBinary('span_payloads', PAYLOAD_COLUMNS, b.payloads),
+        this.ch.insertJsonEachRow('search_input', b.search.join('\n')),
         fresh.length ? this.ch.insertJsonEachRow('resources', fresh.map((r) => JSON.stringify(r)).join('\n')) : null,
       ]);
     });
@@ -768,6 +770,7 @@ interface Merged {
   payloads: BinaryRows[];
   resources: EncodedSpans['resources'];
   keys: EncodedSpans['keys'];
+  search: EncodedSpans['search'];
 }
 
 /** A batch with each span once (its last occurrence, as a later write replaces an earlier one). */
@@ -776,7 +779,7 @@ function lastOfEachSpan(b: Merged): Merged {
   b.keys.forEach(([p, t, s], i) => last.set(`${p}\u0000${t}\u0000${s}`, i));
   if (last.size === b.keys.length) return b;
   const keep = [...last.values()].sort((x, y) => x - y);
-  return { spans: [pickRows(b.spans, keep)], payloads: [pickRows(b.payloads, keep)], resources: b.resources, keys: keep.map((i) => b.keys[i]!) };
+  return { spans: [pickRows(b.spans, keep)], payloads: [pickRows(b.payloads, keep)], resources: b.resources, keys: keep.map((i) => b.keys[i]!), search: b.search };
 }
 
 function splitResult(all: WriteResult & { replacedKeys: Set<string> }, b: Pick<EncodedSpans, 'keys'>): WriteResult {

@@ -20,25 +20,17 @@
 import type { Database as Db } from 'better-sqlite3';
 import { SEARCHED_COLUMNS, firstMatch, searchTexts, snippetOf, type SearchSource } from '../../domain/search-text.js';
 import type { SpanMessage } from '../../domain/span.js';
+import { TERM_CHARS, TRACES_PER_DOCUMENT, needleTrigrams } from '../../domain/search-terms.js';
 
 /** Shortest query the trigram index answers. */
-export const MIN_INDEXED_CHARS = 3;
-/** Trigrams of a long query looked up (spread over it): each one narrows little once a few match. */
-const MAX_TRIGRAMS = 12;
-/** Traces of one conversation per document (the size / candidates trade-off measured above). */
-const TRACES_PER_DOCUMENT = 4;
+export const MIN_INDEXED_CHARS = TERM_CHARS;
 /** Candidate documents read at first (a page of results rarely needs more), growing ×4 per read. */
 const CANDIDATE_PAGE = 256;
 
-/** The FTS5 query of a needle: the AND of its trigrams, each a quoted string. */
+/** The FTS5 query of a needle: the AND of its trigrams (domain/search-terms.ts), each a quoted string. */
 export function ftsQuery(needle: string): string | null {
-  const chars = [...needle];
-  if (chars.length < MIN_INDEXED_CHARS) return null;
-  const all: string[] = [];
-  for (let i = 0; i + MIN_INDEXED_CHARS <= chars.length; i++) all.push(chars.slice(i, i + MIN_INDEXED_CHARS).join(''));
-  const picked =
-    all.length <= MAX_TRIGRAMS ? all : Array.from({ length: MAX_TRIGRAMS }, (_, k) => all[Math.round((k * (all.length - 1)) / (MAX_TRIGRAMS - 1))]!);
-  return [...new Set(picked)].map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ');
+  const picked = needleTrigrams(needle);
+  return picked && picked.map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ');
 }
 
 /** A trace's name in search_doc_traces: its first span's rowid (stable while the trace lives). */

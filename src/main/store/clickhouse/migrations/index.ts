@@ -12,6 +12,7 @@ import creditedAccounting from './0005_credited_accounting.js';
 import keyedRollups from './0006_keyed_rollups.js';
 import scores from './0007_scores.js';
 import scoreGroups from './0008_score_groups.js';
+import searchTerms from './0009_search_terms.js';
 
 export interface ChMigration {
   version: number;
@@ -28,4 +29,5 @@ export const chMigrations: ChMigration[] = [
   { version: 6, name: 'keyed_rollups', statements: keyedRollups },
   { version: 7, name: 'scores', statements: scores },
   { version: 8, name: 'score_groups', statements: scoreGroups },
+  { version: 9, name: 'search_terms', statements: searchTerms },
 ];

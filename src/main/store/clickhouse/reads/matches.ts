@@ -1,18 +1,25 @@
 /**
  * Spans whose searchable texts hold a needle, by the rule every adapter applies
  * (domain/search-text.ts: message texts, tool text, string columns and attributes, case-insensitive
- * substring): for `search` and the conversations list's search. ClickHouse 18.16 has no text index,
- * so candidates come from a scan: a case-insensitive substring of the stored texts (columns,
- * attributes, tool text in `spans`; the messages' and instructions' JSON in `span_payloads`, the
- * needle also JSON-escaped). That is a superset — message JSON also holds keys, roles and part types —
- * so each candidate is checked here against its texts, which also gives the snippet.
+ * substring): for `search` and the conversations list's search. Candidates are the spans of the
+ * traces the term index names (migration 0009, search-index.ts: the documents holding every term of
+ * the needle, domain/search-terms.ts) — a statement that reads the needle's terms' granules, the
+ * documents' and then the candidates' rows only. Each candidate is checked here against its texts,
+ * which also gives the snippet.
+ *
+ * Until the index covers the store (the backfill of a store written before it) and for needles it
+ * cannot look up (a lone surrogate), candidates come from a scan instead: a case-insensitive
+ * substring of the stored texts (columns, attributes, tool text in `spans`; the messages' and
+ * instructions' JSON in `span_payloads`, the needle also JSON-escaped), a superset checked the same way.
  */
 import type { ReadOptions } from '../../ports.js';
 import type { SpanMessage } from '../../../domain/span.js';
 import { SEARCHED_COLUMNS, firstMatch, searchTexts, snippetOf, type SearchSource } from '../../../domain/search-text.js';
 import type { ClickHouse } from '../connection.js';
-import { ident, join, sql, str } from '../sql.js';
+import { ident, join, sql, str, u64, type Sql } from '../sql.js';
 import { columnCandidates, payloadCandidates } from '../search-sql.js';
+import { needleTerms } from '../../../domain/search-terms.js';
+import { termIndexReady, type TermSource } from '../search-index.js';
 import { FINAL_SETTINGS, currentSpans } from './scope.js';
 
 export type Snippet = NonNullable<ReturnType<typeof snippetOf>>;
@@ -69,7 +76,18 @@ export function newestFirst(a: SpanHit, b: SpanHit): number {
   return a.trace_id < b.trace_id ? -1 : a.trace_id > b.trace_id ? 1 : a.span_id < b.span_id ? -1 : a.span_id > b.span_id ? 1 : 0;
 }
 
+/**
+ * Candidate traces beyond which a needle is common: the conversations list then walks its rows in the
+ * page's order and checks each row's candidate traces (conversations.ts), as SQLite does past its
+ * GATHER_DOCS, instead of checking every candidate (the cost of a page, not of the store).
+ */
+export const GATHER_DOCS = 1_000;
+
 export interface Matcher {
+  /** True when the index names more than GATHER_DOCS candidate documents (never when it cannot answer the needle). */
+  common(): Promise<boolean>;
+  /** Matching spans of these traces only, newest first (the walk's check). */
+  spansIn(traceIds: readonly string[]): Promise<SpanHit[]>;
   /**
    * Matching spans, newest first; at most `limit` of them (the candidates are checked newest first,
    * so a small limit reads few payloads).
@@ -77,6 +95,83 @@ export interface Matcher {
   spans(limit?: number): Promise<SpanHit[]>;
   /** The excerpt of a matching span: around the first match in its texts, in the rule's order. */
   snippets(hits: readonly SpanHit[]): Promise<Map<string, Snippet>>;
+}
+
+/** The columns of `spans` a candidate is checked by. */
+const CANDIDATE_COLUMNS = sql`trace_id, span_id, conversation_id, start_ns, ${join(SEARCHED_COLUMNS.map((c) => ident(c)), ', ')}, tool_call_arguments, tool_call_result, str_keys, str_values`;
+
+/** The documents holding every term (SQL): reads the terms' granules of `search_terms` only (its key starts with project and term). */
+const docsOf = (projectId: string, terms: readonly number[]): Sql =>
+  sql`SELECT doc FROM search_terms WHERE project_id = ${str(projectId)} AND term IN (${join(terms.map((t) => sql`${u64(t)}`), ', ')})
+      GROUP BY doc HAVING uniqExact(term) = ${u64(terms.length)}`;
+
+/** Up to `atMost` documents holding every term (their ids as text). */
+async function candidateDocs(ch: ClickHouse, projectId: string, terms: readonly number[], atMost: number, opts: ReadOptions): Promise<string[]> {
+  const rows = await ch.rows<{ d: string }>(sql`SELECT toString(doc) AS d FROM (${docsOf(projectId, terms)}) LIMIT ${u64(atMost)}`, opts);
+  return rows.map((r) => r.d);
+}
+
+/**
+ * The traces of documents (`search_docs`, keyed by document): of the listed ones, or of every document
+ * holding the terms (a subquery), optionally among some traces only.
+ */
+export async function candidateTraces(
+  ch: ClickHouse, projectId: string, docs: readonly string[] | { terms: readonly number[] }, opts: ReadOptions, within?: readonly string[],
+): Promise<string[]> {
+  const ofDocs = Array.isArray(docs) ? join((docs as readonly string[]).map((d) => sql`${u64(BigInt(d))}`), ', ') : docsOf(projectId, (docs as { terms: readonly number[] }).terms);
+  if (Array.isArray(docs) && !docs.length) return [];
+  const among = within ? sql` AND trace_id IN (${join(within.map((t) => sql`${str(t)}`), ', ')})` : sql``;
+  const rows = await ch.rows<{ trace_id: string }>(
+    sql`SELECT DISTINCT trace_id FROM search_docs FINAL WHERE project_id = ${str(projectId)} AND deleted = 0${among} AND doc IN (${ofDocs})${FINAL_SETTINGS}`,
+    opts,
+  );
+  return rows.map((r) => r.trace_id);
+}
+
+/** The candidates' order: start descending (none last), then trace and span id — the hits' order. */
+const byStartDesc = (a: CandidateRow, b: CandidateRow): number =>
+  newestFirst(
+    { ...a, start_ns: a.start_ns === null ? null : BigInt(a.start_ns) },
+    { ...b, start_ns: b.start_ns === null ? null : BigInt(b.start_ns) },
+  );
+
+/** Every span of candidate traces (their payloads are read when their columns do not match), newest first. */
+async function spansOfTraces(ch: ClickHouse, projectId: string, traces: readonly string[], opts: ReadOptions): Promise<CandidateRow[]> {
+  const found: CandidateRow[] = [];
+  for (let i = 0; i < traces.length; i += CHUNK) {
+    const where = sql`project_id = ${str(projectId)} AND deleted = 0 AND trace_id IN (${join(traces.slice(i, i + CHUNK).map((t) => sql`${str(t)}`), ', ')})`;
+    found.push(...(await ch.rows<CandidateRow>(sql`SELECT ${CANDIDATE_COLUMNS}, 1 AS payload FROM ${currentSpans(where)}${FINAL_SETTINGS}`, opts)));
+  }
+  return found.sort(byStartDesc);
+}
+
+/** Candidates by a scan of the stored texts (see the file's comment), newest first. */
+function scannedCandidates(ch: ClickHouse, projectId: string, needle: string, opts: ReadOptions): Promise<CandidateRow[]> {
+  const payload = payloadCandidates(projectId, needle);
+  return ch.rows<CandidateRow>(
+    sql`SELECT ${CANDIDATE_COLUMNS}, (trace_id, span_id) IN (${payload}) AS payload
+        FROM ${currentSpans(sql`project_id = ${str(projectId)} AND deleted = 0 AND (${columnCandidates(needle)} OR (trace_id, span_id) IN (${payload}))`)}
+        ORDER BY start_ns DESC NULLS LAST, trace_id, span_id${FINAL_SETTINGS}`,
+    opts,
+  );
+}
+
+/** Every span of these traces with its searchable texts (the term index's backfill). */
+export async function spanTexts(ch: ClickHouse, projectId: string, traceIds: readonly string[]): Promise<TermSource[]> {
+  if (!traceIds.length) return [];
+  const traces = join(traceIds.map((t) => sql`${str(t)}`), ', ');
+  const where = sql`project_id = ${str(projectId)} AND deleted = 0 AND trace_id IN (${traces})`;
+  const [rows, payloads] = await Promise.all([
+    ch.rows<CandidateRow & { day: string }>(sql`SELECT ${CANDIDATE_COLUMNS}, toString(day) AS day FROM ${currentSpans(where)}${FINAL_SETTINGS}`),
+    ch.rows<PayloadRow>(
+      sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages FROM span_payloads FINAL WHERE ${where}${FINAL_SETTINGS}`,
+    ),
+  ]);
+  const byKey = new Map(payloads.map((p) => [`${p.trace_id}/${p.span_id}`, p]));
+  return rows.map((r) => ({
+    project_id: projectId, trace_id: r.trace_id, conversation_id: r.conversation_id, day: r.day,
+    texts: searchTexts(source(r, byKey.get(`${r.trace_id}/${r.span_id}`) ?? null)),
+  }));
 }
 
 export function matcher(ch: ClickHouse, projectId: string, needle: string, opts: ReadOptions): Matcher {
@@ -100,32 +195,54 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
   };
   const texts = (k: string) => searchTexts(source(rows.get(k)!, payloads.get(k) ?? null));
 
-  return {
-    async spans(limit = Number.POSITIVE_INFINITY) {
-      const cols = [...SEARCHED_COLUMNS].map((c) => ident(c));
-      const found = await ch.rows<CandidateRow>(
-        sql`SELECT trace_id, span_id, conversation_id, start_ns, ${join(cols, ', ')}, tool_call_arguments, tool_call_result, str_keys, str_values,
-              (trace_id, span_id) IN (${payloadCandidates(projectId, needle)}) AS payload
-            FROM ${currentSpans(sql`project_id = ${str(projectId)} AND deleted = 0 AND (${columnCandidates(needle)}
-              OR (trace_id, span_id) IN (${payloadCandidates(projectId, needle)}))`)}
-            ORDER BY start_ns DESC NULLS LAST, trace_id, span_id${FINAL_SETTINGS}`,
-        opts,
-      );
-      const hits: SpanHit[] = [];
-      // Checked newest first, in chunks: the payloads of a chunk's message candidates are read together.
-      for (let i = 0; i < found.length && hits.length < limit; i += CHUNK) {
-        const chunk = found.slice(i, i + CHUNK);
-        for (const r of chunk) rows.set(key(r), r);
-        // A column match needs no payload; a message candidate is checked against its messages.
-        const needPayload = chunk.filter((r) => firstMatch(searchTexts(source(r, null)), needle) === null && Number(r.payload)).map(key);
-        await readPayloads(needPayload);
-        for (const r of chunk) {
-          if (firstMatch(texts(key(r)), needle) === null) continue;
-          hits.push({ trace_id: r.trace_id, span_id: r.span_id, conversation_id: r.conversation_id, start_ns: r.start_ns === null ? null : BigInt(r.start_ns) });
-          if (hits.length >= limit) break;
-        }
+  /** The needle's terms when the index answers it (null: candidates by a scan). */
+  let indexed: Promise<number[] | null> | null = null;
+  const termsOf = () => (indexed ??= (async () => {
+    const terms = needleTerms(needle);
+    return terms !== null && (await termIndexReady(ch, opts)) ? terms : null;
+  })());
+  /** Up to GATHER_DOCS + 1 candidate documents (all of them when there are no more). */
+  let gathered: Promise<string[] | null> | null = null;
+  const gather = () => (gathered ??= termsOf().then((terms) => (terms ? candidateDocs(ch, projectId, terms, GATHER_DOCS + 1, opts) : null)));
+
+  /** The hits among candidates (newest first), checked in chunks: the payloads of a chunk's message candidates are read together. */
+  const check = async (found: CandidateRow[], limit: number): Promise<SpanHit[]> => {
+    const hits: SpanHit[] = [];
+    for (let i = 0; i < found.length && hits.length < limit; i += CHUNK) {
+      const chunk = found.slice(i, i + CHUNK);
+      for (const r of chunk) rows.set(key(r), r);
+      // A column match needs no payload; a message candidate is checked against its messages.
+      const needPayload = chunk.filter((r) => firstMatch(searchTexts(source(r, null)), needle) === null && Number(r.payload)).map(key);
+      await readPayloads(needPayload);
+      for (const r of chunk) {
+        if (firstMatch(texts(key(r)), needle) === null) continue;
+        hits.push({ trace_id: r.trace_id, span_id: r.span_id, conversation_id: r.conversation_id, start_ns: r.start_ns === null ? null : BigInt(r.start_ns) });
+        if (hits.length >= limit) break;
       }
-      return hits;
+    }
+    return hits;
+  };
+
+  return {
+    async common() {
+      const g = await gather();
+      return g !== null && g.length > GATHER_DOCS;
+    },
+    async spansIn(traceIds) {
+      const terms = await termsOf();
+      if (!terms) throw new Error('spansIn needs the term index (common() was false)');
+      const traces = traceIds.length ? await candidateTraces(ch, projectId, { terms }, opts, traceIds) : [];
+      return check(await spansOfTraces(ch, projectId, traces, opts), Number.POSITIVE_INFINITY);
+    },
+    async spans(limit = Number.POSITIVE_INFINITY) {
+      const terms = await termsOf();
+      let found: CandidateRow[];
+      if (!terms) found = await scannedCandidates(ch, projectId, needle, opts);
+      else {
+        const g = (await gather())!;
+        found = await spansOfTraces(ch, projectId, await candidateTraces(ch, projectId, g.length > GATHER_DOCS ? { terms } : g, opts), opts);
+      }
+      return check(found, limit);
     },
     async snippets(hits) {
       await readPayloads(hits.map(key).filter((k) => rows.has(k)));

@@ -1,0 +1,223 @@
+/**
+ * The ClickHouse term index of the search of what was said (issue 19; migration 0009,
+ * store/clickhouse/search-index.ts, reads/matches.ts), on a private server of this file (its query log
+ * must hold this file's statements only):
+ *
+ *  - A search reads the granules of its needle's terms and its candidates' rows, never the payloads
+ *    or the spans of the store (system.query_log's read_rows per statement).
+ *  - A store written before the index (spans, no terms) answers by a scan until its backfill is done,
+ *    then through the index: the same conversations and hits either way.
+ *  - Deleting traces removes them from the index (their document rows, and the terms of documents no
+ *    trace maps any more); a retention that drops whole days drops the index's days too.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generateJsonl } from '../../bench/lib/generate.js';
+import { walkRequest } from '../../src/main/service/ingest/otlp.js';
+import type { SpanRecord } from '../../src/main/domain/span.js';
+import type { ConversationsPlan } from '../../src/main/domain/plans.js';
+import { openClickHouseTraceStore, type ClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
+import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
+import { encodeSpans, SPAN_COLUMNS } from '../../src/main/store/clickhouse/encode.js';
+import { setVersion } from '../../src/main/store/clickhouse/row-binary.js';
+import { migrateClickHouse } from '../../src/main/store/clickhouse/migrate.js';
+import { chMigrations } from '../../src/main/store/clickhouse/migrations/index.js';
+import { ident, raw, sql, str, type Sql } from '../../src/main/store/clickhouse/sql.js';
+import { startClickHouse, stopClickHouse, clickhouseMissing, type ClickHouseServer } from '../helpers/clickhouse-server.js';
+
+const P = 'bench/genai';
+const DAY_NS = 86_400_000_000_000n;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-chsearch-'));
+let server: ClickHouseServer;
+const background: SpanRecord[] = [];
+const opened: ClickHouseTraceStore[] = [];
+
+beforeAll(async () => {
+  const missing = clickhouseMissing();
+  if (missing) throw new Error(missing);
+  server = await startClickHouse({ dir: path.join(dir, 'server') });
+  const file = path.join(dir, 'background.jsonl');
+  await generateJsonl(file, { conversations: 150, agents: 4, minSpans: 3000, seed: 5 });
+  for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+    walkRequest(JSON.parse(line) as Record<string, unknown>, undefined, { span: (s) => background.push(s), skip: () => {} });
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close().catch(() => {})));
+  if (server) await stopClickHouse(server, { removeDir: true });
+  fs.rmSync(dir, { recursive: true, force: true });
+}, 300_000);
+
+const urlOf = (db: string) => `clickhouse://default@127.0.0.1:${server.httpPort}/${db}`;
+
+async function open(db: string): Promise<ClickHouseTraceStore> {
+  const s = await openClickHouseTraceStore(urlOf(db));
+  opened.push(s);
+  return s;
+}
+
+async function withConnection<T>(db: string, fn: (ch: ClickHouse) => Promise<T>): Promise<T> {
+  const ch = await ClickHouse.connect(parseStoreUrl(urlOf(db)));
+  try {
+    return await fn(ch);
+  } finally {
+    await ch.close();
+  }
+}
+
+async function writeAll(store: ClickHouseTraceStore, spans: SpanRecord[]): Promise<void> {
+  for (let i = 0; i < spans.length; i += 1500) await store.writeSpans(spans.slice(i, i + 1500));
+}
+
+const plan = (search: string): ConversationsPlan => ({
+  project_id: P, active_after_ns: null, active_before_ns: null, agent_names: null, models: null, status: 'all', search,
+  sort: [{ field: 'last_activity', direction: 'desc' }], limit: 200, offset: 0, after: null,
+});
+
+/** A conversation's answer and hits for a needle, as compared between the index and the scan. */
+async function answer(store: ClickHouseTraceStore, needle: string) {
+  const page = await store.conversations(plan(needle));
+  const hits = await store.search({ project_id: P, text: needle, limit: 50 });
+  return { total: page.total_count, rows: page.conversations.map((c) => [c.kind, c.conversation_id, c.snippet]), hits };
+}
+
+const said = (word: string) => `The parcel went by ${word} yesterday.`;
+
+/** The first turn of the background moved to a new conversation `days` later, one answer saying `word`. */
+function probe(word: string, days: bigint, tag: string): SpanRecord[] {
+  const first = background.filter((s) => s.trace_id === background[0]!.trace_id);
+  return first.map((s) => ({
+    ...s,
+    trace_id: `${tag}${s.trace_id.slice(tag.length)}`,
+    conversation_id: `${tag}-conversation`,
+    start_ns: s.start_ns! + days * DAY_NS,
+    end_ns: s.end_ns === null ? null : s.end_ns + days * DAY_NS,
+    output_messages: s.output_messages.length ? [{ role: 'assistant', content: said(word), finish_reason: 'stop', parts: [{ type: 'text', content: said(word) }] }] : s.output_messages,
+  }));
+}
+
+const backfillState = (ch: ClickHouse) => ch.rows<{ done: number }>(raw("SELECT done FROM search_backfill FINAL WHERE name = 'terms'"));
+const count = async (ch: ClickHouse, q: Sql) => Number((await ch.rows<{ n: string }>(q))[0]!.n);
+
+describe('ClickHouse search through the term index', () => {
+  it('a search reads its terms\' granules and its candidates, not the payloads or the spans of the store', async () => {
+    const store = await open('cost');
+    await writeAll(store, background);
+    const spans = probe('hovercraft', 40n, 'probe');
+    await writeAll(store, spans);
+    // One part per partition (a merged store), so each read's granules are known.
+    const parts = await withConnection('cost', async (ch) => {
+      for (const t of ['spans', 'span_payloads', 'search_terms', 'search_docs']) await ch.command(sql`OPTIMIZE TABLE ${ident(t)} FINAL`);
+      await ch.command(raw('SYSTEM FLUSH LOGS'));
+      expect(await backfillState(ch)).toEqual([{ done: 1 }]); // a new database has nothing to backfill
+      return {
+        spans: await count(ch, raw('SELECT count() AS n FROM spans')),
+        payloads: await count(ch, raw('SELECT count() AS n FROM span_payloads')),
+        terms: await count(ch, raw('SELECT count() AS n FROM search_terms')),
+        since: (await ch.rows<{ t: string }>(raw('SELECT toString(now()) AS t')))[0]!.t,
+      };
+    });
+    expect(parts.spans).toBeGreaterThan(3000);
+    await new Promise((r) => setTimeout(r, 1100)); // query_log's event_time has whole seconds
+    const got = await answer(store, 'HOVERCRAFT');
+    expect(got.rows.map((r) => r[1])).toEqual(['probe-conversation']);
+    expect(got.hits.length).toBeGreaterThan(0);
+    expect(new Set(got.hits.map((h) => h.trace_id))).toEqual(new Set([spans[0]!.trace_id]));
+    const statements = await withConnection('cost', async (ch) => {
+      await ch.command(raw('SYSTEM FLUSH LOGS'));
+      const rows = await ch.rows<{ query: string; read_rows: string }>(
+        sql`SELECT query, read_rows FROM system.query_log WHERE type = 2 AND event_time > toDateTime(${str(parts.since)})
+            AND query NOT LIKE '%system.%' AND query NOT LIKE 'SYSTEM%' ORDER BY event_time`,
+      );
+      return rows.map((r) => ({ statement: r.query.replace(/\s+/g, ' ').slice(0, 240), read_rows: Number(r.read_rows) }));
+    });
+    const all = JSON.stringify(statements);
+    // The list's and the search's lookups: documents by term, then their traces. (18.16 leaves an IN
+    // subquery's rows out of read_rows: each is its own statement.)
+    const termReads = statements.filter((s) => s.statement.includes('FROM search_terms'));
+    const docReads = statements.filter((s) => s.statement.includes('FROM search_docs'));
+    expect([termReads.length, docReads.length], all).toEqual([2, 2]);
+    // 'hovercraft' has 8 trigrams: at most a 1,024-row granule each in the one part of the store's
+    // days and the probe's; the store holds over five times that.
+    const termBound = 8 * 2 * 1024;
+    for (const s of termReads) expect(s.read_rows, all).toBeLessThanOrEqual(termBound);
+    expect(parts.terms).toBeGreaterThan(5 * termBound);
+    for (const s of docReads) expect(s.read_rows, all).toBeLessThanOrEqual(4 * 256);
+    // Payloads: the probe trace's granules (256 rows), never the store's.
+    const payloadReads = statements.filter((s) => s.statement.includes('span_payloads'));
+    expect(payloadReads.length, all).toBeGreaterThan(0);
+    for (const s of payloadReads) expect(s.read_rows, all).toBeLessThanOrEqual(4 * 256);
+    // Spans: the probe's partition and at most a 2,048-row granule of the store's day, per statement.
+    const spanReads = statements.filter((s) => /FROM spans\b/.test(s.statement) && !s.statement.includes('search_docs'));
+    for (const s of spanReads) expect(s.read_rows, all).toBeLessThanOrEqual(2 * 2048 + 2 * spans.length);
+    // Together, the two searches read under a quarter of the stored payloads (the scan read them all).
+    expect(payloadReads.reduce((a, s) => a + s.read_rows, 0), all).toBeLessThan(parts.payloads / 4);
+  }, 600_000);
+
+  it('a store written before the index answers the same by a scan, then through it once backfilled', async () => {
+    const store = await open('backfill');
+    await writeAll(store, background);
+    const needles = ['warehouse', 'lookup_order', 'declined delayed', 'ZZQX'];
+    const indexed = await Promise.all(needles.map((n) => answer(store, n)));
+    expect(indexed[0]!.total).toBeGreaterThan(10);
+    // As a store of the last build leaves it: spans, no terms, the backfill to do.
+    await withConnection('backfill', async (ch) => {
+      await ch.command(raw('TRUNCATE TABLE search_terms'));
+      await ch.command(raw('TRUNCATE TABLE search_docs'));
+      await ch.insertJsonEachRow('search_backfill', JSON.stringify({ name: 'terms', project_id: '', trace_id: '', done: 0, version: Date.now() * 1000 }));
+    });
+    const reopened = await open('backfill');
+    await reopened.refuseWrites(true); // its backfill at open does nothing: the answers below are the scan's
+    expect(await Promise.all(needles.map((n) => answer(reopened, n)))).toEqual(indexed);
+    await withConnection('backfill', async (ch) => expect(await backfillState(ch)).toEqual([{ done: 0 }]));
+    await reopened.refuseWrites(false);
+    const traces = new Set(background.map((s) => s.trace_id)).size;
+    expect(await reopened.indexOldSpans()).toBe(traces); // several steps of 200 traces
+    expect(await reopened.indexOldSpans()).toBe(0); // done once
+    await withConnection('backfill', async (ch) => {
+      expect(await backfillState(ch)).toEqual([{ done: 1 }]);
+      expect(await count(ch, raw('SELECT count() AS n FROM search_terms'))).toBeGreaterThan(0);
+    });
+    const after = await open('backfill');
+    expect(await Promise.all(needles.map((n) => answer(after, n)))).toEqual(indexed);
+  }, 600_000);
+
+  it('migration 0009 leaves a backfill to do on a database that holds spans', async () => {
+    await withConnection('default', async (ch) => ch.command(raw('CREATE DATABASE IF NOT EXISTS older')));
+    await withConnection('older', async (ch) => {
+      await migrateClickHouse(ch, chMigrations.slice(0, 8));
+      const e = encodeSpans(background.slice(0, 10));
+      setVersion(e.spans, 1);
+      await ch.insertRowBinary('spans', SPAN_COLUMNS, [e.spans]);
+      await migrateClickHouse(ch);
+      expect(await backfillState(ch)).toEqual([{ done: 0 }]);
+    });
+  }, 120_000);
+
+  it('deleting traces takes them out of the index; a retention that drops days drops the index\'s days', async () => {
+    const store = await open('deletes');
+    const kept = probe('zeppelin', 10n, 'kept');
+    const gone = probe('zeppelin', 20n, 'gone');
+    await writeAll(store, [...kept, ...gone]);
+    expect((await answer(store, 'zeppelin')).rows.map((r) => r[1]).sort()).toEqual(['gone-conversation', 'kept-conversation']);
+    const goneTrace = gone[0]!.trace_id;
+    await store.deleteSpans({ kind: 'traces', project_id: P, trace_ids: [goneTrace] });
+    expect((await answer(store, 'zeppelin')).rows.map((r) => r[1])).toEqual(['kept-conversation']);
+    await withConnection('deletes', async (ch) => {
+      expect(await count(ch, sql`SELECT count() AS n FROM search_docs WHERE trace_id = ${str(goneTrace)}`)).toBe(0);
+      // The deleted trace's document (its own: one conversation) has no terms left; the kept one has.
+      const days = await ch.rows<{ day: string; n: string }>(raw('SELECT toString(day) AS day, count() AS n FROM search_terms GROUP BY day ORDER BY day'));
+      expect(days.map((d) => d.day)).toHaveLength(1);
+    });
+    // Everything older than the far future: whole days go, the index's with the spans'.
+    await store.deleteSpans({ kind: 'older_than', project_id: null, before_ns: BigInt(Date.now() + 10 * 365 * 86_400_000) * 1_000_000n });
+    await withConnection('deletes', async (ch) => {
+      expect(await count(ch, raw('SELECT count() AS n FROM search_terms'))).toBe(0);
+      expect(await count(ch, raw('SELECT count() AS n FROM search_docs'))).toBe(0);
+    });
+    expect((await answer(store, 'zeppelin')).rows).toEqual([]);
+  }, 600_000);
+});
