@@ -11,7 +11,7 @@ import { openStores } from '../../src/main/store/index.js';
 import { scoresPageSql } from '../../src/main/store/sqlite/scores.js';
 
 describe('scores query plans (SQLite)', () => {
-  it('the corrected scores of a project are read through scores_corrected, newest first without sorting', async () => {
+  it('corrected scores are read through scores_corrected, newest first without sorting; a scorer\'s own ids by the primary key', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'loupe-plan-')), 'loupe.db');
     await (await openStores(file)).close();
     const db = new Database(file, { readonly: true });
@@ -22,6 +22,11 @@ describe('scores query plans (SQLite)', () => {
       expect(plan).toMatch(/USING (COVERING )?INDEX scores_corrected/);
       expect(plan).not.toMatch(/TEMP B-TREE/);
     }
+    // A scorer's already-scored check of a chunk: its own score ids, each found by the primary key.
+    const { sql, params } = scoresPageSql({ ...q, with_correction: false, score_ids: ['a', 'b'] });
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n');
+    expect(plan).toMatch(/SEARCH scores USING PRIMARY KEY \(project_id=\? AND score_id=\?\)/);
+    expect(plan).not.toMatch(/SCAN scores/);
     db.close();
   });
 });

@@ -85,6 +85,8 @@ export interface ScoresQuery {
   after: { created_at_ns: bigint; score_id: string } | null;
   /** Only scores carrying a reviewer's correction (an SFT dataset from reviews reads no other). */
   with_correction?: boolean;
+  /** Only these score ids (a scorer's own scores of a chunk of turns: read by key, never the chunk's other scores). */
+  score_ids?: readonly string[];
 }
 
 /** Per-group summary of one score name: how many, the mean of numbers / booleans, and label counts. */

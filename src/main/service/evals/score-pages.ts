@@ -31,3 +31,22 @@ export async function scoredTurns(ctx: ServiceContext, projectId: string, name: 
   for await (const r of allScores(ctx, projectId, name, source, convKeys)) if (r.target === 'turn' && mine(r)) done.add(`${r.trace_id}|${r.conversation_id ?? ''}`);
   return done;
 }
+
+/**
+ * The turns of `turns` that already carry the score whose id `idOf` gives (a scorer's one score per
+ * turn) and that `mine` accepts (its version): read by key — what the chunk's turns hold besides is
+ * never read (at 1M spans, reading the chunk's every score was a fifth of a run's reads).
+ */
+export async function scoredTurnsById(ctx: ServiceContext, projectId: string, turns: readonly TurnRef[], idOf: (t: TurnRef) => string, mine: (r: ScoreRecord) => boolean): Promise<Set<string>> {
+  const done = new Set<string>();
+  if (!turns.length) return done;
+  const byId = new Map(turns.map((t) => [idOf(t), t]));
+  const rows = await ctx.traces.queryScores({
+    project_id: projectId, name: null, trace_id: null, conversation_id: null, span_id: null, source: null, conv_keys: null, limit: byId.size, after: null, score_ids: [...byId.keys()],
+  });
+  for (const r of rows) {
+    const t = byId.get(r.score_id);
+    if (t && mine(r)) done.add(`${t.trace_id}|${t.conversation_id ?? ''}`);
+  }
+  return done;
+}

@@ -82,6 +82,7 @@ export async function queryScores(ch: ClickHouse, q: ScoresQuery, opts: ReadOpti
   if (q.source != null) and.push(sql`source = ${str(q.source)}`);
   if (q.conv_keys) and.push(sql`has(${strs(q.conv_keys)}, conv_key)`);
   if (q.with_correction) and.push(raw('isNotNull(correction)'));
+  if (q.score_ids) and.push(sql`has(${strs(q.score_ids)}, score_id)`);
   if (q.after) {
     const at = i64(q.after.created_at_ns);
     and.push(sql`(created_at_ns < ${at} OR (created_at_ns = ${at} AND score_id < ${str(q.after.score_id)}))`);

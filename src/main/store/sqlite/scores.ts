@@ -93,6 +93,14 @@ export function scoresPageSql(q: ScoresQuery): Sql {
   if (q.after) w.add('(created_at_ns < ? OR (created_at_ns = ? AND score_id < ?))', q.after.created_at_ns, q.after.created_at_ns, q.after.score_id);
   // Some rows' scores (a scorer run's chunk, a page of badges): through the row index, whatever the planner
   // guesses without statistics (it took the newest-first index and walked the whole project's scores).
+  if (q.score_ids) {
+    // A scorer's own scores of a chunk, by key: the ids drive (CROSS JOIN keeps that order), the few rows are sorted after.
+    return {
+      sql: `SELECT scores.* FROM json_each(?) ids CROSS JOIN scores ON scores.project_id = ? AND scores.score_id = ids.value
+        WHERE ${w.sql} ORDER BY created_at_ns DESC, score_id DESC LIMIT ?`,
+      params: [JSON.stringify(q.score_ids), q.project_id, ...w.params, q.limit],
+    };
+  }
   const from = q.conv_keys ? 'scores INDEXED BY scores_conv' : 'scores';
   const sql = `SELECT * FROM ${from} WHERE ${w.sql} ORDER BY created_at_ns DESC, score_id DESC LIMIT ?`;
   return { sql, params: [...w.params, q.limit] };
