@@ -24,6 +24,7 @@ const section: BenchSection = {
   title: 'OTLP spool: a 30 MB OTLP post answered once on disk, then drained (SQLite and ClickHouse)',
   explicitOnly: true,
   async run({ workDir, print }) {
+    fs.mkdirSync(workDir, { recursive: true });
     const file = path.join(workDir, 'spool-post.jsonl');
     if (!fs.existsSync(file)) await generateJsonl(file, { minSpans: 16_000, seed: 7 });
     const post = bigPostBody(file);

@@ -7,7 +7,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
+import { startLoupe, type RunningLoupe, type StartOptions } from '../../src/main/serve.js';
 import { buildRenderer } from './build-renderer.js';
 
 export const CHROMIUM = process.env.LOUPE_CHROMIUM ?? '/usr/bin/chromium';
@@ -116,11 +116,11 @@ export async function signedIn(context: BrowserContext, key: string): Promise<vo
  * `prepare(dataDir)` runs before the server starts (e.g. a big trace written straight into the store,
  * which is faster than posting it to a running server that keeps its write transactions short).
  */
-export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean; viewport?: Viewport; prepare?: (dataDir: string) => Promise<void> | void } = {}): Promise<E2E> {
+export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean; viewport?: Viewport; prepare?: (dataDir: string) => Promise<void> | void; spool?: StartOptions['spool'] } = {}): Promise<E2E> {
   await ensureRendererBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'loupe-e2e-'));
   await opts.prepare?.(dataDir);
-  const loupe = await startLoupe({ dataDir, port: 0, rendererDir: RENDERER_DIR, log: () => {} });
+  const loupe = await startLoupe({ dataDir, port: 0, rendererDir: RENDERER_DIR, log: () => {}, spool: opts.spool });
   if (opts.demo) await loadDemo(loupe.url);
   const browser = await launchBrowser();
   const context = await browser.newContext({ viewport: opts.viewport ?? VIEWPORTS[0], colorScheme: opts.theme ?? 'light' });

@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postJson, rawRequest, spanCount, startTestServer, tempDir, testStoreOption } from './server-harness.js';
-import { chatAttributes, traceBuilder } from '../helpers/otlp.js';
+import { agentRunsBody as body } from '../helpers/spool-body.js';
 import { exited, spawnServe } from '../helpers/spawn-loupe.js';
 import { INLINE_MAX_BYTES } from '../../src/main/service/ingest/body-ingest.js';
 
@@ -22,30 +22,6 @@ afterAll(() => {
 
 const TRACES = 300; // 600 spans, 10 input + 3 output tokens per trace
 const SPOOL_AT = 400; // spans: this body is "large" for these servers, a 100-span one is not
-
-/** `traces` traces of an agent run and its model call (2 spans, 13 tokens each), as one OTLP/JSON body. */
-function body(traces: number, seed = 's'): Buffer {
-  const resourceSpans: unknown[] = [];
-  for (let i = 0; i < traces; i++) {
-    const t = traceBuilder({ seed: `${seed}-${i}`, start: Date.UTC(2026, 10, 27, 10) + i * 1000 });
-    const root = t.span('invoke_agent spooler', { durationMs: 900, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'spooler' } });
-    t.span('chat gpt-4o-mini', {
-      parent: root,
-      at: 10,
-      durationMs: 300,
-      attributes: chatAttributes({
-        model: 'gpt-4o-mini',
-        conversationId: `conv-${seed}-${i}`,
-        input: [{ role: 'user', content: `question ${i}: ${'where is my parcel? '.repeat(12)}` }],
-        output: [{ role: 'assistant', content: `answer ${i}` }],
-        inputTokens: 10,
-        outputTokens: 3,
-      }),
-    });
-    resourceSpans.push(...(t.request() as { resourceSpans: unknown[] }).resourceSpans);
-  }
-  return Buffer.from(JSON.stringify({ resourceSpans }));
-}
 
 const post = (port: number, payload: Buffer | string, project: string, headers: Record<string, string> = {}) =>
   rawRequest(port, { method: 'POST', path: '/v1/traces', headers: { 'content-type': 'application/json', 'x-project-id': project, ...headers }, body: payload });
@@ -166,6 +142,9 @@ describe('OTLP spool', () => {
       expect(full.body.toString()).toMatch(/OTLP spool is full/);
       expect(spoolFiles(s.dataDir)).toHaveLength(1);
       expect((await health(s.url)).spooled).toMatchObject({ bodies: 1, spans: 2 * TRACES });
+      // A body below the spool's threshold is stored as ever, full spool or not.
+      expect((await post(s.port, body(50, 'small'), 'spool/d')).status).toBe(200);
+      expect(await spanCount(s.url, 'spool/d')).toBe(100);
     } finally {
       await s.close();
     }

@@ -89,7 +89,9 @@ async function receiveTraces(request: FastifyRequest, reply: FastifyReply, ctx: 
   const contentType = proto ? 'application/x-protobuf' : 'application/json';
   const contentEncoding = encoding === 'identity' ? undefined : encoding;
   const spool = ctx.spool;
-  spool?.admit(raw.length); // a full spool is a 503 before the body is parsed
+  // A full spool is a 503 before a body that will surely be spooled is parsed (others are checked when kept);
+  // a body that stays on the synchronous path is never refused for it.
+  if (spool && raw.length >= spool.config.minBytes) spool.admit(raw.length);
   // Decompressed (capped at 64 MiB: a gzip bomb is a 413), parsed and normalized off this thread when
   // large (service/ingest/body-ingest.ts); 429 + Retry-After when too much is already waiting.
   // A body of the spool's size is only checked there, then kept on disk and answered (ingest/spool.ts).
