@@ -5,9 +5,10 @@
  * or, for a store without one, to the main thread for writing. Jobs run one after
  * another; every message back carries the job's id.
  *
- * A job with `spoolAt` (spool.ts) is only checked when its body is that large: parsed and normalized
- * in full — the same errors and skipped spans as an import — but nothing is written; the body goes
- * back to the main thread with the parse report (`checked`) to be spooled.
+ * A job with `spoolAt` (spool.ts) is only checked when its body is that large: decoded and parsed in
+ * full (a body that is not trace data is refused as by an import) and each span checked for what
+ * makes it storable (ids, times: the import's skipped spans) without being normalized or written; the
+ * body goes back to the main thread with the parse report (`checked`) to be spooled.
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ChannelHandle } from '../../store/ports.js';
@@ -64,7 +65,7 @@ async function run(port: MessagePort, job: BodyJob): Promise<void> {
     const decoded = decodeBody(body, job);
     const at = job.spoolAt;
     if (at && (decoded.data.length >= at.bytes || countBodySpans(decoded) >= at.spans)) {
-      const checking = new ImportSession({ write: () => undefined }, job.projectId, undefined, job.batchSpans, job.adapter);
+      const checking = new ImportSession({ write: () => undefined }, job.projectId, undefined, job.batchSpans, job.adapter).checkOnly();
       parseBodyInto(checking, decoded);
       const report = await checking.finish();
       target.end();

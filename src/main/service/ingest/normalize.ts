@@ -128,7 +128,12 @@ function exceptionOf(events: SpanEvent[], a: Obj): { type: string | null; messag
 
 const suffixAfter = (name: string, prefix: string): string | null => (name.startsWith(prefix) ? name.slice(prefix.length).trim() || null : null);
 
-export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Normalized {
+/**
+ * What makes a span storable at all — its ids, its times in range — checked first by normalizeSpan,
+ * and alone by the OTLP spool's check of a large body (spool.ts: the answer's skipped spans without
+ * the cost of normalizing them).
+ */
+export function admitSpan(s: Obj): { ok: true; trace_id: string; span_id: string; start_ns: bigint | null; end_ns: bigint | null } | Extract<Normalized, { ok: false }> {
   const trace_id = readId(field(s, 'traceId', 'trace_id'), 16);
   if (!trace_id) return { ok: false, reason: 'missing or invalid trace_id' };
   const span_id = readId(field(s, 'spanId', 'span_id'), 8);
@@ -137,6 +142,13 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   const end_ns = readTimeNs(field(s, 'endTimeUnixNano', 'end_time_unix_nano'));
   if (!storable(start_ns)) return { ok: false, reject: true, reason: 'start_time_unix_nano out of range (at or after 2^63 ns, i.e. after 2262-04-11)' };
   if (!storable(end_ns)) return { ok: false, reject: true, reason: 'end_time_unix_nano out of range (at or after 2^63 ns, i.e. after 2262-04-11)' };
+  return { ok: true, trace_id, span_id, start_ns, end_ns };
+}
+
+export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Normalized {
+  const admitted = admitSpan(s);
+  if (!admitted.ok) return admitted;
+  const { trace_id, span_id, start_ns, end_ns } = admitted;
   const ev = events(s.events);
   const name = str(s.name) ?? '';
   // Emitters with keys of their own get the standard keys added first (dialects.ts).

@@ -5,7 +5,7 @@
  */
 import type { SpanRecord } from '../../domain/span.js';
 import { attributes, field, isObj, str, type Obj } from './lenient.js';
-import { DEFAULT_PROJECT, normalizeSpan, type Normalized, type SpanContext } from './normalize.js';
+import { DEFAULT_PROJECT, admitSpan, normalizeSpan, type Normalized, type SpanContext } from './normalize.js';
 import { errorMessage } from '../../../shared/errors.js';
 import type { InputHistory } from './history.js';
 
@@ -24,6 +24,11 @@ export interface WalkSink {
   skip(reason: string): void;
   /** A real span that cannot be stored (bad time, unreadable): counted and reported with its line. */
   reject?(s: Obj, reason: string): void;
+  /**
+   * Set: the walk only checks each span for what makes it storable (normalize.ts admitSpan) and calls
+   * this instead of `span` — the OTLP spool's check of a large body (spool.ts).
+   */
+  admitted?(): void;
 }
 
 /**
@@ -60,6 +65,13 @@ export function walkRequest(req: Obj, projectId: string | undefined, sink: WalkS
           continue;
         }
         // One span that cannot be read never costs the others of its request (issue 13.2).
+        if (sink.admitted) {
+          const a = admitSpan(s);
+          if (a.ok) sink.admitted();
+          else if (a.reject) reject(sink, s, a.reason);
+          else sink.skip(a.reason);
+          continue;
+        }
         let n: Normalized;
         try {
           n = normalizeSpan(s, ctx, rawDump?.(s));
