@@ -157,6 +157,28 @@ describe('ClickHouse search through the term index', () => {
     expect(payloadReads.reduce((a, s) => a + s.read_rows, 0), all).toBeLessThan(parts.payloads / 4);
   }, 600_000);
 
+  it('a common word is walked in the page\'s order: the same pages, the count a lower bound', async () => {
+    const store = await open('cost'); // the first test's store: the background and the probe
+    const walking = await open('cost');
+    walking.gatherDocs = 3; // more candidate documents than this: walked
+    for (const needle of ['warehouse', 'lookup_order']) {
+      let after: ConversationsPlan['after'] = null;
+      for (let page = 0; page < 3; page++) {
+        const p: ConversationsPlan = { ...plan(needle), limit: 7, after };
+        const gathered = await store.conversations(p);
+        const walked = await walking.conversations(p);
+        expect(gathered.total_exact).toBe(true);
+        expect(walked.total_exact).toBe(false);
+        expect(walked.conversations.map((c) => [c.conversation_id, c.snippet])).toEqual(gathered.conversations.map((c) => [c.conversation_id, c.snippet]));
+        expect(walked.next).toEqual(gathered.next);
+        expect(walked.total_count).toBeGreaterThanOrEqual(walked.conversations.length);
+        expect(walked.total_count).toBeLessThanOrEqual(gathered.total_count);
+        expect(gathered.conversations).toHaveLength(7);
+        after = gathered.next;
+      }
+    }
+  }, 600_000);
+
   it('a store written before the index answers the same by a scan, then through it once backfilled', async () => {
     const store = await open('backfill');
     await writeAll(store, background);

@@ -24,7 +24,7 @@ import { factsOfTurns } from '../turn-spans.js';
 import { timeline } from './reads/timeline.js';
 import { exportTraceIds, exportTraceSpans } from './reads/export.js';
 import { search } from './reads/search.js';
-import { spanTexts } from './reads/matches.js';
+import { GATHER_DOCS, spanTexts } from './reads/matches.js';
 import { backfillSearchTerms } from './search-index.js';
 import { ping, projects, storageStats } from './reads/housekeeping.js';
 import { deleteSpans } from './retention.js';
@@ -68,8 +68,9 @@ export async function openClickHouseTraceStore(url: string): Promise<ClickHouseT
 export class ClickHouseTraceStore implements TraceStore {
   readonly adapter = ADAPTER;
   readonly capabilities = {
-    // Every match is found (one scan) before the page is cut, so the count is always exact.
-    searchCounts: 'exact',
+    // A needle the term index finds in more than `gatherDocs` documents is walked in the page's order:
+    // its count is the rows walked that matched (reads/conversations.ts), as on SQLite.
+    searchCounts: 'lower_bound_when_common',
     // `$search` inside a condition is SQL over the messages' stored JSON (expr.ts): keys and roles match too.
     searchConditions: 'superset',
     // A read's signal kills its query on the server (connection.ts).
@@ -82,6 +83,8 @@ export class ClickHouseTraceStore implements TraceStore {
   readonly writeBatchSpans = batchSpansFromEnv(process.env.LOUPE_CLICKHOUSE_BATCH_SPANS) ?? 16_384;
   private readonly writer: Writer;
   private closed = false;
+  /** Candidate documents beyond which the conversations list walks a search (tests lower it to walk a small store). */
+  gatherDocs = GATHER_DOCS;
 
   private cleaning: NodeJS.Timeout | null = null;
 
@@ -188,7 +191,7 @@ export class ClickHouseTraceStore implements TraceStore {
   }
 
   conversations(plan: ConversationsPlan, opts: ReadOptions = {}) {
-    return conversations(this.ch, plan, opts);
+    return conversations(this.ch, plan, opts, this.gatherDocs);
   }
 
   conversationFacets(projectId: string, opts: ReadOptions = {}) {

@@ -20,7 +20,7 @@ import type { ClickHouse } from '../connection.js';
 import { i64, ident, join, limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans } from './scope.js';
 import { dir } from './spans-list.js';
-import { matcher, type Snippet, type SpanHit } from './matches.js';
+import { GATHER_DOCS, matcher, newestFirst, type Matcher, type Snippet, type SpanHit } from './matches.js';
 
 type Row = {
   kind: 'conversation' | 'trace'; conversation_id: string; conversation_name: string | null; turn_count: number; span_count: string;
@@ -92,8 +92,8 @@ const summaryOf = (r: Row): ConversationSummary => ({
   output_tokens: Number(r.output_tokens), usage_spans: Number(r.usage_spans), first_ns: r.first_ns == null ? null : BigInt(r.first_ns), last_ns: r.last_ns == null ? null : BigInt(r.last_ns),
 });
 
-export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opts: ReadOptions): Promise<ConversationsPage> {
-  if (plan.search && searchScope(plan.search) === 'everything') return searched(ch, plan, plan.search, opts);
+export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opts: ReadOptions, gatherDocs = GATHER_DOCS): Promise<ConversationsPage> {
+  if (plan.search && searchScope(plan.search) === 'everything') return searched(ch, plan, plan.search, opts, gatherDocs);
   const order = orderOf(plan.sort);
   const where = filtersOf(plan);
   if (plan.search) where.push(listedTexts(plan.search));
@@ -148,9 +148,72 @@ async function finish(
   return { conversations, total_count: total, total_exact: exact, next: more && last ? keyOf(last.row, orderOf(plan.sort)) : null };
 }
 
+/** Rows of the list's order a common search's walk reads per step. */
+const WALK_ROWS = 500;
+
+/**
+ * A common search (matches.ts GATHER_DOCS): the rows in the list's order (from the cursor), each
+ * checked against its candidate traces, until the page is full; the count is a lower bound (the rows
+ * walked that matched), as on SQLite. Each step reads a window of rows, their traces (conversation_keys),
+ * which of those the index names, and those traces' spans.
+ */
+async function walked(ch: ClickHouse, plan: ConversationsPlan, m: Matcher, opts: ReadOptions): Promise<ConversationsPage> {
+  const order = orderOf(plan.sort);
+  const where = filtersOf(plan);
+  const paged = plan.after ? [...where, afterSql(order, plan.after)] : where;
+  const orderBy = join(order.map((o) => sql`${ident(o.column)}${dir(o.direction)}`), ', ');
+  const found: { row: ConversationSummary; hit: SpanHit }[] = [];
+  let skip = plan.offset;
+  let matched = 0;
+  for (let at = 0; found.length <= plan.limit; at += WALK_ROWS) {
+    const keys = await ch.rows<{ kind: string; conversation_id: string }>(
+      sql`SELECT kind, conversation_id FROM conversation_summaries FINAL WHERE ${join(paged, ' AND ')}
+          ORDER BY ${orderBy}${limit(at, WALK_ROWS)}${FINAL_SETTINGS}`,
+      opts,
+    );
+    // Each row's traces: a conversation's turns, a trace row's own trace.
+    const conversationIds = keys.filter((k) => k.kind === 'conversation').map((k) => k.conversation_id);
+    const tracesOf = new Map<string, string[]>();
+    for (const part of chunks(conversationIds)) {
+      const turns = await ch.rows<{ conversation_id: string; trace_id: string }>(
+        sql`SELECT conversation_id, trace_id FROM conversation_keys FINAL WHERE project_id = ${str(plan.project_id)} AND deleted = 0
+            AND conversation_id IN (${inList(part)})${FINAL_SETTINGS}`,
+        opts,
+      );
+      for (const t of turns) tracesOf.set(t.conversation_id, [...(tracesOf.get(t.conversation_id) ?? []), t.trace_id]);
+    }
+    const traceIds = [...new Set([...tracesOf.values()].flat().concat(keys.filter((k) => k.kind === 'trace').map((k) => k.conversation_id)))];
+    const hits: SpanHit[] = [];
+    for (const part of chunks(traceIds)) hits.push(...(await m.spansIn(part)));
+    hits.sort(newestFirst);
+    const byTrace = new Map<string, SpanHit[]>();
+    for (const h of hits) byTrace.set(h.trace_id, [...(byTrace.get(h.trace_id) ?? []), h]);
+    // A row's newest matching span among its traces' (a span tagged with another conversation is not its own).
+    const hitOf = (kind: string, id: string): SpanHit | null => {
+      const own = kind === 'trace' ? (byTrace.get(id) ?? []) : (tracesOf.get(id) ?? []).flatMap((t) => (byTrace.get(t) ?? []).filter((h) => h.conversation_id === null || h.conversation_id === id));
+      return own.length ? own.reduce((a, b) => (newestFirst(a, b) <= 0 ? a : b)) : null;
+    };
+    const rows = new Map((await rowsOf(ch, plan.project_id, [...new Set(keys.map((k) => k.conversation_id))], opts)).map((r) => [`${r.kind}\u0000${r.conversation_id}`, r]));
+    for (const k of keys) {
+      const hit = hitOf(k.kind, k.conversation_id);
+      const row = rows.get(`${k.kind}\u0000${k.conversation_id}`);
+      if (!hit || !row) continue;
+      matched++;
+      if (skip > 0) skip--;
+      else if (found.push({ row, hit }) > plan.limit) break;
+    }
+    if (keys.length < WALK_ROWS) break;
+  }
+  const more = found.length > plan.limit;
+  const page = found.slice(0, plan.limit);
+  const snippets = await m.snippets(page.map((p) => p.hit));
+  return finish(ch, plan, page.map((p) => ({ row: p.row, snippet: snippets.get(`${p.hit.trace_id}/${p.hit.span_id}`) ?? null })), matched, false, more, opts);
+}
+
 /** A search of what was said (see the file's comment). */
-async function searched(ch: ClickHouse, plan: ConversationsPlan, needle: string, opts: ReadOptions): Promise<ConversationsPage> {
-  const m = matcher(ch, plan.project_id, needle, opts);
+async function searched(ch: ClickHouse, plan: ConversationsPlan, needle: string, opts: ReadOptions, gatherDocs: number): Promise<ConversationsPage> {
+  const m = matcher(ch, plan.project_id, needle, opts, gatherDocs);
+  if (await m.common()) return walked(ch, plan, m, opts);
   const hits = await m.spans();
   // The conversations of the matching spans' traces (their trace rows, written by the writer).
   const traceIds = [...new Set(hits.map((h) => h.trace_id))];

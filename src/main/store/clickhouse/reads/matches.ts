@@ -84,7 +84,7 @@ export function newestFirst(a: SpanHit, b: SpanHit): number {
 export const GATHER_DOCS = 1_000;
 
 export interface Matcher {
-  /** True when the index names more than GATHER_DOCS candidate documents (never when it cannot answer the needle). */
+  /** True when the index names more than `gatherDocs` candidate documents (never when it cannot answer the needle). */
   common(): Promise<boolean>;
   /** Matching spans of these traces only, newest first (the walk's check). */
   spansIn(traceIds: readonly string[]): Promise<SpanHit[]>;
@@ -174,7 +174,7 @@ export async function spanTexts(ch: ClickHouse, projectId: string, traceIds: rea
   }));
 }
 
-export function matcher(ch: ClickHouse, projectId: string, needle: string, opts: ReadOptions): Matcher {
+export function matcher(ch: ClickHouse, projectId: string, needle: string, opts: ReadOptions, gatherDocs = GATHER_DOCS): Matcher {
   const key = (h: { trace_id: string; span_id: string }) => `${h.trace_id}/${h.span_id}`;
   const rows = new Map<string, CandidateRow>();
   const payloads = new Map<string, PayloadRow | null>();
@@ -203,7 +203,7 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
   })());
   /** Up to GATHER_DOCS + 1 candidate documents (all of them when there are no more). */
   let gathered: Promise<string[] | null> | null = null;
-  const gather = () => (gathered ??= termsOf().then((terms) => (terms ? candidateDocs(ch, projectId, terms, GATHER_DOCS + 1, opts) : null)));
+  const gather = () => (gathered ??= termsOf().then((terms) => (terms ? candidateDocs(ch, projectId, terms, gatherDocs + 1, opts) : null)));
 
   /** The hits among candidates (newest first), checked in chunks: the payloads of a chunk's message candidates are read together. */
   const check = async (found: CandidateRow[], limit: number): Promise<SpanHit[]> => {
@@ -226,7 +226,7 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
   return {
     async common() {
       const g = await gather();
-      return g !== null && g.length > GATHER_DOCS;
+      return g !== null && g.length > gatherDocs;
     },
     async spansIn(traceIds) {
       const terms = await termsOf();
@@ -240,7 +240,7 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
       if (!terms) found = await scannedCandidates(ch, projectId, needle, opts);
       else {
         const g = (await gather())!;
-        found = await spansOfTraces(ch, projectId, await candidateTraces(ch, projectId, g.length > GATHER_DOCS ? { terms } : g, opts), opts);
+        found = await spansOfTraces(ch, projectId, await candidateTraces(ch, projectId, g.length > gatherDocs ? { terms } : g, opts), opts);
       }
       return check(found, limit);
     },
