@@ -187,7 +187,11 @@ describe('kill -9 during parallel OTLP posts', () => {
           }
         }
       };
+      const before = acknowledged.length;
       const clients = Array.from({ length: 4 }, client);
+      // Kill while posts are running: after this server has acknowledged one (its first answer pays
+      // the body worker's start, slower than the old 300 ms floor under load), then at a random point.
+      for (const t0 = Date.now(); acknowledged.length === before && Date.now() - t0 < 60_000; ) await sleep(20);
       await sleep(between(300, 1500));
       await kill9(s.child);
       stop = true;
