@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
 
 export const CLICKHOUSE_SERVER = process.env.LOUPE_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
 const CONFIG = process.env.LOUPE_CLICKHOUSE_CONFIG ?? '/etc/clickhouse-server/config.xml';
@@ -207,3 +208,14 @@ export function dataBytes(server: Pick<ClickHouseServer, 'dir'>, database: strin
   const out = execFileSync('du', ['-sb', path.join(server.dir, 'data', 'data', database)], { encoding: 'utf8' });
   return Number(out.split('\t')[0]);
 }
+
+/** Runs `fn` on a connection of its own to the store at `url`, closed after (tests that read system tables). */
+export async function withConnection<T>(url: string, fn: (ch: ClickHouse) => Promise<T>): Promise<T> {
+  const ch = await ClickHouse.connect(parseStoreUrl(url));
+  try {
+    return await fn(ch);
+  } finally {
+    await ch.close();
+  }
+}
+

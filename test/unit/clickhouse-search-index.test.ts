@@ -19,13 +19,13 @@ import { walkRequest } from '../../src/main/service/ingest/otlp.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
 import type { ConversationsPlan } from '../../src/main/domain/plans.js';
 import { openClickHouseTraceStore, type ClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
-import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
+import type { ClickHouse } from '../../src/main/store/clickhouse/connection.js';
 import { encodeSpans, SPAN_COLUMNS } from '../../src/main/store/clickhouse/encode.js';
 import { setVersion } from '../../src/main/store/clickhouse/row-binary.js';
 import { migrateClickHouse } from '../../src/main/store/clickhouse/migrate.js';
 import { chMigrations } from '../../src/main/store/clickhouse/migrations/index.js';
 import { ident, raw, sql, str, type Sql } from '../../src/main/store/clickhouse/sql.js';
-import { startClickHouse, stopClickHouse, clickhouseMissing, type ClickHouseServer } from '../helpers/clickhouse-server.js';
+import { startClickHouse, stopClickHouse, clickhouseMissing, type ClickHouseServer, withConnection as withConnectionTo } from '../helpers/clickhouse-server.js';
 
 const P = 'bench/genai';
 const DAY_NS = 86_400_000_000_000n;
@@ -59,14 +59,7 @@ async function open(db: string): Promise<ClickHouseTraceStore> {
   return s;
 }
 
-async function withConnection<T>(db: string, fn: (ch: ClickHouse) => Promise<T>): Promise<T> {
-  const ch = await ClickHouse.connect(parseStoreUrl(urlOf(db)));
-  try {
-    return await fn(ch);
-  } finally {
-    await ch.close();
-  }
-}
+const withConnection = <T>(db: string, fn: (ch: ClickHouse) => Promise<T>): Promise<T> => withConnectionTo(urlOf(db), fn);
 
 async function writeAll(store: ClickHouseTraceStore, spans: SpanRecord[]): Promise<void> {
   for (let i = 0; i < spans.length; i += 1500) await store.writeSpans(spans.slice(i, i + 1500));

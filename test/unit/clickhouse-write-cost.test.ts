@@ -18,11 +18,11 @@ import { generateJsonl } from '../../bench/lib/generate.js';
 import { walkRequest } from '../../src/main/service/ingest/otlp.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
 import { openClickHouseTraceStore, type ClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
-import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
+import type { ClickHouse } from '../../src/main/store/clickhouse/connection.js';
 import { encodeSpans, PAYLOAD_COLUMNS, SPAN_COLUMNS } from '../../src/main/store/clickhouse/encode.js';
 import { setVersion } from '../../src/main/store/clickhouse/row-binary.js';
 import { raw, sql, str } from '../../src/main/store/clickhouse/sql.js';
-import { startClickHouse, stopClickHouse, clickhouseMissing, type ClickHouseServer } from '../helpers/clickhouse-server.js';
+import { startClickHouse, stopClickHouse, clickhouseMissing, type ClickHouseServer, withConnection as withConnectionTo } from '../helpers/clickhouse-server.js';
 import { loupeBin, exited } from '../helpers/spawn-loupe.js';
 import { summariesSnapshot } from '../helpers/store-snapshot.js';
 
@@ -59,14 +59,7 @@ async function spansOf(file: string): Promise<SpanRecord[]> {
   return spans;
 }
 
-async function withConnection<T>(db: string, fn: (ch: ClickHouse) => Promise<T>): Promise<T> {
-  const ch = await ClickHouse.connect(parseStoreUrl(urlOf(db)));
-  try {
-    return await fn(ch);
-  } finally {
-    await ch.close();
-  }
-}
+const withConnection = <T>(db: string, fn: (ch: ClickHouse) => Promise<T>): Promise<T> => withConnectionTo(urlOf(db), fn);
 
 const DAY_NS = 86_400_000_000_000n;
 
