@@ -11,12 +11,14 @@ import { useEvents } from '../api/events';
 type Backlog = { bodies: number; spans: number; held: boolean };
 
 export function SpoolStatus() {
-  const { data } = useOp('system.health', {}, { staleTime: Infinity });
-  const [pushed, setPushed] = useState<Backlog | null>(null);
+  const { data, dataUpdatedAt } = useOp('system.health', {}, { staleTime: Infinity });
+  const [pushed, setPushed] = useState<{ at: number; backlog: Backlog } | null>(null);
   useEvents((e) => {
-    if (e.type === 'spool.status') setPushed({ bodies: e.bodies, spans: e.spans, held: e.held });
+    if (e.type === 'spool.status') setPushed({ at: Date.now(), backlog: { bodies: e.bodies, spans: e.spans, held: e.held } });
   });
-  const backlog = pushed ?? data?.spooled ?? null;
+  // The newer of the two wins: after a reconnect the refetched health replaces a pushed state whose
+  // later events this page missed while the server was away (it drained before the stream reopened).
+  const backlog = pushed && pushed.at >= dataUpdatedAt ? pushed.backlog : (data?.spooled ?? null);
   if (!backlog || backlog.bodies === 0) return null;
   const spans = `${backlog.spans.toLocaleString('en-US')} span${backlog.spans === 1 ? '' : 's'}`;
   return (
