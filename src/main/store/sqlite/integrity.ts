@@ -18,16 +18,20 @@ const CHECK = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 let db;
+let problems;
 try {
   db = new Database(workerData.file, { readonly: true, fileMustExist: true, nativeBinding: workerData.nativeBinding });
   db.pragma('busy_timeout = 10000');
   const rows = db.pragma(workerData.full ? 'integrity_check(100)' : 'quick_check(100)', { simple: false });
-  parentPort.postMessage({ problems: rows.map((r) => String(Object.values(r)[0])).filter((m) => m !== 'ok') });
+  problems = rows.map((r) => String(Object.values(r)[0])).filter((m) => m !== 'ok');
 } catch (e) {
-  parentPort.postMessage({ problems: [(e.code ? e.code + ': ' : '') + e.message] });
+  problems = [(e.code ? e.code + ': ' : '') + e.message];
 } finally {
   if (db) db.close();
-}`;
+}
+// Answered only once the connection is closed: a server that stops right after the answer closes its
+// own connection last, so SQLite removes the -shm (two closing at once can each leave it to the other).
+parentPort.postMessage({ problems });`;
 
 export function checkIntegrity(file: string, opts: { full?: boolean; nativeBinding?: string } = {}): Promise<IntegrityResult> {
   const started = performance.now();
