@@ -5,6 +5,9 @@
  *
  *   cp -a /path/to/store-1m /tmp/copy && tsx bench/lib/scale-reads.ts /tmp/copy [runs] [indexes]
  *
+ * With `pages`: instead, every request a page sends when it opens (ui-requests.ts `uiRequests`, the list the
+ * scale section times per million), for one conversation, its first trace and agent-00.
+ *
  * With `indexes`: instead, the pages whose reads the spans indexes serve (the spans list page, the spans
  * of one agent with and without a time window, the spans of one conversation), to compare a layout
  * change before and after (migration 0025 dropped spans_project_agent).
@@ -17,7 +20,10 @@ import { openStores } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import { dispatch } from '../../src/main/transport/dispatch.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
-import { filteredGroupBys, groupByAgent, scaleReads, uiRequests } from './ui-requests.js';
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { DB_FILE_NAME } from '../../src/main/store/index.js';
+import { filteredGroupBys, groupByAgent, scaleReads, uiRequests, type UiRequest } from './ui-requests.js';
 import { loadAverage, timeOp } from './timing.js';
 
 const PROJECT = 'bench/genai';
@@ -56,15 +62,28 @@ async function indexReads(ctx: ServiceContext): Promise<{ name: string; op: stri
   ];
 }
 
+/** Every page-open request, for the newest conversation of the bench project, its first trace and agent-00. */
+async function pageReads(ctx: ServiceContext, dataDir: string): Promise<UiRequest[]> {
+  const conv = (await dispatch('conversations.list', { project_id: PROJECT, limit: 1, offset: 0 }, ctx)) as { conversations: { conversation_id: string }[] };
+  const conversation = conv.conversations[0]!.conversation_id;
+  const db = new Database(path.join(dataDir, DB_FILE_NAME), { readonly: true });
+  try {
+    const trace = db.prepare('SELECT trace_id FROM conversation_turns WHERE project_id = ? AND conversation_id = ? LIMIT 1').pluck().get(PROJECT, conversation) as string;
+    return uiRequests({ project: PROJECT, conversation, trace, agent: 'agent-00' });
+  } finally {
+    db.close();
+  }
+}
+
 async function main(): Promise<void> {
   const [dataDir, runsArg, mode] = process.argv.slice(2);
-  if (!dataDir) throw new Error('usage: tsx bench/lib/scale-reads.ts <data dir (a copy)> [runs]');
+  if (!dataDir) throw new Error('usage: tsx bench/lib/scale-reads.ts <data dir (a copy)> [runs] [pages | indexes]');
   const runs = Number(runsArg ?? 10);
   const store = await openStores(dataDir);
   const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
   try {
     console.log(`load average (1, 5, 15 min) before: ${loadAverage()}`);
-    const reads = mode === 'indexes' ? await indexReads(ctx) : [...scaleReads(PROJECT).filter((r) => r.op !== 'spans.query'), ...filteredGroupBys(PROJECT, await windowOf(ctx))];
+    const reads = mode === 'indexes' ? await indexReads(ctx) : mode === 'pages' ? await pageReads(ctx, dataDir) : [...scaleReads(PROJECT).filter((r) => r.op !== 'spans.query'), ...filteredGroupBys(PROJECT, await windowOf(ctx))];
     for (const r of reads) {
       const t = await timeOp(ctx, r.op, r.input, runs);
       const answer = rowsOf(await dispatch(r.op, r.input, ctx, { trusted: true }));

@@ -26,3 +26,28 @@ export function asOlderWriter(table: string, column: string): string {
   if (table !== 'spans' || !NULLABLE_JSON_COLUMNS.includes(column)) return column;
   return `IFNULL(${column}, '${column.startsWith('custom_attrs_') ? '{}' : '[]'}')`;
 }
+
+/**
+ * The conversation rows' agent index and per-project counts (migration 0026, kept by triggers) compared
+ * with what conversation_summaries holds, recomputed here: one row per (row, agent of its agent_names),
+ * none dangling, and each project's count of rows. Returns the numbers compared (so a test can assert
+ * the premise: something was indexed).
+ */
+export function conversationIndexDiff(file: string): { kept: unknown; computed: unknown; agentRows: number } {
+  const db = new Database(file, { readonly: true });
+  try {
+    const kept = {
+      agents: db.prepare(`SELECT a.project_id, a.agent_name, c.conversation_id, c.kind FROM conversation_agents a
+        LEFT JOIN conversation_summaries c ON c.id = a.summary_id AND c.project_id = a.project_id ORDER BY 1, 2, 3, 4`).all(),
+      counts: db.prepare('SELECT project_id, rows FROM conversation_counts ORDER BY 1').all(),
+    };
+    const computed = {
+      agents: db.prepare(`SELECT DISTINCT c.project_id, j.value AS agent_name, c.conversation_id, c.kind FROM conversation_summaries c, json_each(c.agent_names) j
+        ORDER BY 1, 2, 3, 4`).all(),
+      counts: db.prepare('SELECT project_id, COUNT(*) AS rows FROM conversation_summaries GROUP BY project_id ORDER BY 1').all(),
+    };
+    return { kept, computed, agentRows: computed.agents.length };
+  } finally {
+    db.close();
+  }
+}

@@ -62,10 +62,14 @@ export function conversationsWhere(plan: IndexedPlan, paging = true): { sql: str
     and.push('c.last_ns < ?');
     params.push(plan.active_before_ns);
   }
-  for (const [col, values] of [['agent_names', plan.agent_names], ['request_models', plan.models]] as const) {
-    if (!values) continue;
-    and.push(`EXISTS (SELECT 1 FROM json_each(c.${col}) j WHERE j.value IN (${values.map(() => '?').join(', ') || 'NULL'}))`);
-    params.push(...values);
+  // Rows with one of the agents: a range of conversation_agents (migration 0026) per agent, not a test of every row's list.
+  if (plan.agent_names) {
+    and.push(`c.id IN (SELECT a.summary_id FROM conversation_agents a WHERE a.project_id = ? AND a.agent_name IN (${plan.agent_names.map(() => '?').join(', ') || 'NULL'}))`);
+    params.push(plan.project_id, ...plan.agent_names);
+  }
+  if (plan.models) {
+    and.push(`EXISTS (SELECT 1 FROM json_each(c.request_models) j WHERE j.value IN (${plan.models.map(() => '?').join(', ') || 'NULL'}))`);
+    params.push(...plan.models);
   }
   if (plan.status === 'error') and.push('c.error_count > 0');
   if (plan.status === 'ok') and.push('c.error_count = 0');
@@ -90,10 +94,16 @@ export const CONVERSATIONS_SQL = {
       FROM conversation_summaries c WHERE ${conversationsWhere(plan).sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
   },
   count: (plan: IndexedPlan) => `SELECT COUNT(*) FROM conversation_summaries c WHERE ${conversationsWhere(plan, false).sql}`,
+  // Every row of a project (nothing filters the list): kept by triggers (migration 0026), not counted.
+  projectCount: `SELECT rows FROM conversation_counts WHERE project_id = ?`,
   // Filter choices: agents from the agent summaries, models from project_values (migration 0008).
   agents: `SELECT agent_name FROM agent_summaries WHERE project_id = ? ORDER BY agent_name`,
   models: `SELECT value FROM project_values WHERE project_id = ? AND field = 'request_model' ORDER BY value`,
 };
+
+/** Whether a plan keeps every row of its project (its count is conversation_counts'). */
+const unfiltered = (p: IndexedPlan): boolean =>
+  p.active_after_ns == null && p.active_before_ns == null && !p.agent_names && !p.models && p.status === 'all' && !p.search && !p.ids && !p.scores?.length;
 
 /** A row as read: the summary with its rowid, names as JSON text. */
 type Row = Omit<ConversationSummary, 'agent_names' | 'request_models'> & { id: bigint; agent_names: string; request_models: string };
@@ -116,7 +126,10 @@ export function createConversationsRepo(db: Db, opts: { gatherDocs?: number } = 
     (ints(CONVERSATIONS_SQL.page(plan)).all(...conversationsWhere(plan).params, ...extra, limit, offset) as Record<string, unknown>[]).map(
       (r) => ({ ...r, turn_count: Number(r.turn_count), span_count: Number(r.span_count), error_count: Number(r.error_count), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens), usage_spans: Number(r.usage_spans) }) as Row,
     );
-  const count = (plan: IndexedPlan, extra: unknown[]) => Number(prep(CONVERSATIONS_SQL.count(plan)).pluck().get(...conversationsWhere(plan, false).params, ...extra));
+  const count = (plan: IndexedPlan, extra: unknown[]) =>
+    unfiltered(plan)
+      ? Number(prep(CONVERSATIONS_SQL.projectCount).pluck().get(plan.project_id) ?? 0)
+      : Number(prep(CONVERSATIONS_SQL.count(plan)).pluck().get(...conversationsWhere(plan, false).params, ...extra));
 
   /**
    * The answer from up to limit + 1 rows in the list's order (one more than the page tells whether

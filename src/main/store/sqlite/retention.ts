@@ -29,7 +29,9 @@ export const RETENTION_SQL = {
   deleteScores: `DELETE FROM scores WHERE project_id = ? AND trace_id = ?`,
   deleteProjectScores: `DELETE FROM scores WHERE project_id = ?`,
   totalSpans: `SELECT COUNT(*) FROM spans`,
-  perProject: `SELECT project_id, SUM(span_count) AS spans FROM trace_summaries GROUP BY project_id ORDER BY project_id`,
+  // Spans per project from the project rows (migration 0009, kept at ingest and after deletes): the Settings
+  // page asks on every open, and summing trace_summaries read a row per trace (0.5 s at 5M spans).
+  perProject: `SELECT project_id, span_count AS spans FROM project_summaries WHERE span_count > 0 ORDER BY project_id`,
   // Filter choices of a project that lost traces: rebuilt from its conversation rows (migration 0008).
   clearValues: `DELETE FROM project_values WHERE project_id = ? AND field = 'request_model'`,
   // The project row (migration 0009) of a project that lost traces.

@@ -55,12 +55,20 @@ export function listSpans(prep: (sql: string) => Statement, req: SpansListPlan):
   const rows = prep(`SELECT ${cols.join(', ')} FROM ${from} WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
     .all(...where.params, ...order.params, req.limit, req.offset) as Record<string, unknown>[];
   const agent = oneAgent(req);
-  const total =
-    agent !== null
+  const whole = req.where === null && req.started_after_ns === null && req.started_before_ns === null;
+  const total = whole
+    ? { n: (prep('SELECT span_count FROM project_summaries WHERE project_id = ?').pluck().get(req.project_id) as number | undefined) ?? 0 }
+    : agent !== null
       ? { n: (prep('SELECT span_count FROM agent_summaries WHERE project_id = ? AND agent_name = ?').pluck().get(req.project_id, agent) as number | undefined) ?? 0 }
       : (prep(`SELECT COUNT(*) AS n FROM ${countSource(prep, req.project_id, where.sql)} WHERE ${where.sql}`).get(...where.params) as { n: number });
   return { spans: rows.map((r) => toRow(r, custom, req)), total_count: total.n };
 }
+
+/*
+ * Counts that are kept rows rather than a pass over the spans: every span of the project (nothing filters
+ * the list: the Spans page's first page, 0.7–0.9 s of counting at 5M spans) is the project's row
+ * (project_summaries.span_count, migration 0009, kept at ingest and after deletes).
+ */
 
 /**
  * The agent name when the list is "the spans of one agent" (agent_name = a string, no time window,
