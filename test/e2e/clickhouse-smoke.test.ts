@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureRendererBuilt, launchBrowser, loadDemo, mkdtempSync, screenshot, signedIn } from './fixture.js';
+import { ensureRendererBuilt, releaseBrowser, sharedBrowser, loadDemo, mkdtempSync, screenshot, signedIn } from './fixture.js';
 import { hash } from './helpers.js';
 import { exited, spawnServe } from '../helpers/spawn-loupe.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
@@ -41,13 +41,13 @@ describe('the UI on ClickHouse', () => {
     url = served.url;
     expect(served.stderr()).toContain('spans in clickhouse://loupe:***@');
     await loadDemo(url);
-    browser = await launchBrowser();
+    browser = await sharedBrowser();
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
     await signedIn(context, fs.readFileSync(path.join(dataDir, 'training.key'), 'utf8').trim());
     page = await context.newPage();
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
+    await releaseBrowser(browser);
     if (child) {
       child.kill('SIGTERM');
       await exited(child);

@@ -61,7 +61,8 @@ function newestSource(): number {
   return newest;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** A new Chromium; test files get theirs from `sharedBrowser()`. */
+async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) — .ci/run does this`);
   }
@@ -69,6 +70,29 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
   });
+}
+
+/**
+ * The test worker's one Chromium, launched by the first file that asks and reused by the files after it
+ * in the same worker (vitest `isolate: false` keeps the process): each file opens its own contexts in
+ * it (separate storage, cookies, viewport) and `releaseBrowser` closes them at its end. A launch and
+ * close cost ~2 s of CPU and 6 s of wall time at load ~13 (5 launches against 1 launch with 5 contexts;
+ * issue 22.6). Playwright kills the browser when the worker process exits; a browser that died or was
+ * closed is replaced at the next call. Kept on globalThis so that a module graph evaluated again (an
+ * isolated run, LOUPE_TEST_ISOLATE=1) still finds it.
+ */
+export async function sharedBrowser(): Promise<Browser> {
+  const slot = globalThis as { loupeTestBrowser?: Promise<Browser> };
+  const current = slot.loupeTestBrowser && (await slot.loupeTestBrowser.catch(() => undefined));
+  if (current?.isConnected()) return current;
+  slot.loupeTestBrowser = launchBrowser();
+  return slot.loupeTestBrowser;
+}
+
+/** Ends what a test file opened in the shared browser (every context it made); the browser stays up. */
+export async function releaseBrowser(browser: Browser | undefined): Promise<void> {
+  if (!browser?.isConnected()) return;
+  await Promise.all(browser.contexts().map((c) => c.close()));
 }
 
 export interface E2E {
@@ -122,7 +146,7 @@ export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean;
   await opts.prepare?.(dataDir);
   const loupe = await startLoupe({ dataDir, port: 0, rendererDir: RENDERER_DIR, log: () => {}, spool: opts.spool });
   if (opts.demo) await loadDemo(loupe.url);
-  const browser = await launchBrowser();
+  const browser = await sharedBrowser();
   const context = await browser.newContext({ viewport: opts.viewport ?? VIEWPORTS[0], colorScheme: opts.theme ?? 'light' });
   await signedIn(context, loupe.ctx.apiKey);
   const page = await context.newPage();
@@ -133,7 +157,7 @@ export async function startE2E(opts: { theme?: 'light' | 'dark'; demo?: boolean;
     dataDir,
     // Closes the server the fixture holds now (a test may restart it on the same port).
     close: async () => {
-      await browser.close();
+      await releaseBrowser(browser);
       await e.loupe.close();
     },
   };

@@ -8,7 +8,7 @@
  */
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureRendererBuilt, launchBrowser, RENDERER_DIR, VIEWPORTS, vpName } from './fixture.js';
+import { ensureRendererBuilt, releaseBrowser, sharedBrowser, RENDERER_DIR, VIEWPORTS, vpName } from './fixture.js';
 import { startLoupe, type RunningLoupe } from '../../src/main/serve.js';
 import { tempDir } from '../http/server-harness.js';
 import type { Browser } from 'playwright-core';
@@ -22,10 +22,10 @@ describe('signing the served page in', () => {
   beforeAll(async () => {
     await ensureRendererBuilt();
     loupe = await startLoupe({ dataDir: tempDir('loupe-e2e-login-'), port: 0, rendererDir: RENDERER_DIR, log: () => {} });
-    browser = await launchBrowser();
+    browser = await sharedBrowser();
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
+    await releaseBrowser(browser);
     await loupe?.close();
   });
 
