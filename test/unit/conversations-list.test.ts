@@ -23,6 +23,7 @@ import { chatAttributes, importRequest, otlpRequest, traceBuilder } from '../hel
 import { openTestStores, tempStores, type TestStores } from '../helpers/temp-store.js';
 import { openDatabase } from '../../src/main/store/sqlite/open.js';
 import { explainConversations } from '../../src/main/store/sqlite/explain.js';
+import { createConversationsRepo } from '../../src/main/store/sqlite/conversations.js';
 import { asOlderWriter, openStoreFile } from '../helpers/sqlite.js';
 
 const freshStore = tempStores('loupe-conversations-');
@@ -129,6 +130,32 @@ describe('conversations.list', () => {
     const ok = await list(store, { filters: { status: 'ok' } });
     expect(errors.total_count + ok.total_count).toBe(all.length);
     expect(errors.conversations.every((r: { error_count: number }) => r.error_count > 0)).toBe(true);
+    // A status filter alone: the same rows in the same order whichever way it is read (statusWalks: the errors
+    // index for a page of every error row here, a walk of the sort's index for small pages of the ok rows).
+    const hasError = (r: Record<string, unknown>) => (r.error_count as number) > 0;
+    for (const field of ['turn_count', 'last_activity', 'total_cost_usd'] as const) {
+      const sorted = (await list(store, { sort_by: [{ field, direction: 'desc' }] })).conversations as Record<string, unknown>[];
+      for (const [status, want] of [['error', sorted.filter(hasError)], ['ok', sorted.filter((r) => !hasError(r))]] as const) {
+        expect((await list(store, { filters: { status }, sort_by: [{ field, direction: 'desc' }] })).conversations, `${status} by ${field}`).toEqual(want);
+        const paged = [];
+        for (let offset = 0; offset < want.length; offset += 2) paged.push(...(await list(store, { filters: { status }, sort_by: [{ field, direction: 'desc' }], limit: 2, offset })).conversations);
+        expect(paged, `${status} by ${field}, pages of 2`).toEqual(want);
+      }
+    }
+    const repoDb = openDatabase(store.file);
+    try {
+      const repo = createConversationsRepo(repoDb);
+      const okByTurns = conversationsPlan({ project_id: P, filters: { status: 'ok' }, sort_by: [{ field: 'turn_count', direction: 'desc' }], limit: 2, offset: 0 });
+      const read = repo.readPlan(okByTurns);
+      expect(read).toMatchObject({ statusTest: true });
+      // The page is a walk of the turns index, which holds the whole order (migration 0027): no sort.
+      const lines = explainConversations(repoDb, read).join('\n');
+      expect(lines).toMatch(/USING INDEX conversation_summaries_turns/);
+      expect(lines).not.toMatch(/TEMP B-TREE/);
+      expect(repo.readPlan({ ...okByTurns, status: 'error', limit: 1000 })).not.toHaveProperty('statusTest');
+    } finally {
+      repoDb.close();
+    }
     const model = await list(store, { filters: { models: ['gpt-4o'] } });
     expect(model.conversations.every((r: { request_models: string[] }) => r.request_models.includes('gpt-4o'))).toBe(true);
     expect(model.total_count).toBeGreaterThan(0);
