@@ -169,7 +169,7 @@ describe('a 20,000-span trace', () => {
   }, 180_000);
 
   for (const vp of VIEWPORTS) {
-    it(`the Chat tab shows its first message from one small page, virtualized, and pages to the end (${vpName(vp)})`, async () => {
+    it(`the Chat tab shows its first message from one small page, virtualized${vp === VIEWPORTS[0] ? ', and pages to the end' : ''} (${vpName(vp)})`, async () => {
       const page = await openPage(e, vp);
       // A deep link straight to the Chat tab: from navigation start (app boot included) to the first message.
       await page.goto(`${e.loupe.url}/${hash(PROJECT, 'traces', TRACE)}?tab=chat`);
@@ -194,7 +194,13 @@ describe('a 20,000-span trace', () => {
       await page.getByTestId('chat-progress').filter({ hasText: 'more as you scroll' }).waitFor();
       expect(await page.locator('[data-testid=chat-scroll] .vrow').count()).toBeLessThan(100);
 
-      // Scroll to the end: pages follow until the whole chat is there, the DOM stays small.
+      // Scroll to the end: pages follow until the whole chat is there, the DOM stays small. At the first
+      // size only: paging does not depend on the window (the bound on rows holds a fortiori in the
+      // smaller one), and the five growing pages of the 7,002 messages cost ~15 s of a loaded machine.
+      if (vp !== VIEWPORTS[0]) {
+        await page.context().close();
+        return;
+      }
       const whole = (await (await fetch(`${e.loupe.url}/agents/traces/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_id: PROJECT, trace_id: TRACE }) })).json()) as { messages: unknown[] };
       const total = whole.messages.length.toLocaleString('en-US');
       for (let i = 0; i < 200; i++) {
@@ -205,7 +211,7 @@ describe('a 20,000-span trace', () => {
       }
       expect(await page.getByTestId('chat-progress').innerText()).toBe(`${total} messages`);
       expect(await page.locator('[data-testid=chat-scroll] .vrow').count()).toBeLessThan(100);
-      if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'trace-chat-20k');
+      await screenshotBoth(page, 'trace-chat-20k');
       await page.context().close();
     }, 180_000);
 

@@ -1,7 +1,10 @@
 /**
  * The worker-thread import (service/ingest/pipeline.ts) must store exactly what the in-thread import
  * stores and report exactly the same: same rows, summaries, counts, errors by line number, and the
- * same errors for broken or non-trace files. Several batches, so the backpressure path runs.
+ * same errors for broken or non-trace files. Several batches, so the backpressure path runs: the worker
+ * imports write BATCH spans a transaction (the `batchSpans` option a server's import passes too), so a
+ * few thousand spans make eight batches — the default 1,024 needed 8,192 spans, imported twice and
+ * dumped, ~60 s of a loaded machine's test time (issue 22.6).
  */
 import { describe, expect, it } from 'vitest';
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +13,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { importFile, type ImportProgress } from '../../src/main/service/ingest/index.js';
-import { BATCH_SPANS } from '../../src/main/service/ingest/session.js';
 import { MAX_IN_FLIGHT } from '../../src/main/service/ingest/pipeline.js';
 import { ServiceError } from '../../src/shared/errors.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
@@ -19,6 +21,8 @@ import { openStoreFile } from '../helpers/sqlite.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'loupe-pipeline-'));
 const freshStore = tempStores('loupe-pipeline-');
+/** Spans per transaction of the worker imports (the in-thread ones write BATCH_SPANS, 2,048). */
+const BATCH = 256;
 
 /**
  * REAL columns to 12 significant digits: agent summaries add costs batch by batch, and the worker's
@@ -61,7 +65,7 @@ async function rejection(p: Promise<unknown>): Promise<ServiceError> {
 describe('import in a worker thread', () => {
   it('stores and reports exactly what the in-thread import does (rows, summaries, re-imports, bad lines)', async () => {
     const gen = path.join(dir, 'gen.jsonl');
-    const g = await generateJsonl(gen, { conversations: 40, agents: 5, minSpans: BATCH_SPANS * (MAX_IN_FLIGHT + 3), seed: 7 });
+    const g = await generateJsonl(gen, { conversations: 40, agents: 5, minSpans: BATCH * (MAX_IN_FLIGHT + 7), seed: 7 });
     const lines = readFileSync(gen, 'utf8').trimEnd().split('\n');
     // A corrupt line, a logs line, and the first 50 lines again (replaced spans, summaries recomputed).
     const text = [...lines.slice(0, 100), '{"resourceSpans": [', JSON.stringify({ resourceLogs: [] }), ...lines.slice(100), ...lines.slice(0, 50)].join('\n') + '\n';
@@ -72,7 +76,7 @@ describe('import in a worker thread', () => {
     const threaded = await freshStore();
     const a = await importFile(inline.traces, file, { thread: 'inline' });
     const progress: ImportProgress[] = [];
-    const b = await importFile(threaded.traces, file, { thread: 'worker', onProgress: (p) => progress.push(p) });
+    const b = await importFile(threaded.traces, file, { thread: 'worker', batchSpans: BATCH, onProgress: (p) => progress.push(p) });
 
     expect(b).toEqual(a);
     expect(b.spans_imported).toBe(g.spans);
@@ -83,20 +87,20 @@ describe('import in a worker thread', () => {
     // Project rows count each span once, re-imports included.
     expect(dump(threaded).projects!.map((p) => (p as { span_count: bigint }).span_count)).toEqual([BigInt(g.spans)]);
     // Progress after every batch, then the final one.
-    expect(progress.length).toBeGreaterThan(MAX_IN_FLIGHT + 2);
+    expect(progress.length).toBeGreaterThan(MAX_IN_FLIGHT + 6);
     expect(progress.at(-1)).toEqual({ bytes: text.length, totalBytes: text.length, spans: b.spans_imported + b.spans_replaced });
   }, 90_000);
 
   it('gives the same errors as in-thread for a truncated gzip and for a file that is not trace data', async () => {
     const gen = path.join(dir, 'gen2.jsonl');
-    await generateJsonl(gen, { conversations: 10, agents: 3, minSpans: BATCH_SPANS * 2, seed: 3 });
+    await generateJsonl(gen, { conversations: 10, agents: 3, minSpans: BATCH * 4, seed: 3 });
     const gz = zlib.gzipSync(readFileSync(gen));
     const cut = path.join(dir, 'cut.jsonl.gz');
     writeFileSync(cut, gz.subarray(0, gz.length - 500));
     const inline = await freshStore();
     const threaded = await freshStore();
     const e1 = await rejection(importFile(inline.traces, cut, { thread: 'inline' }));
-    const e2 = await rejection(importFile(threaded.traces, cut, { thread: 'worker' }));
+    const e2 = await rejection(importFile(threaded.traces, cut, { thread: 'worker', batchSpans: BATCH }));
     expect(e2.status).toBe(400);
     expect(e2.message).toMatch(/cut\.jsonl\.gz: gzip data is truncated or corrupt after \d+ bytes .*\d+ spans from complete data before that point were stored/);
     expect(e2.message).toBe(e1.message);
@@ -111,7 +115,7 @@ describe('import in a worker thread', () => {
   // 180 s bounds (this test and the one above): the FIFO import once took 57 s of a 60 s bound at load 15.
   it('reads a pipe (a FIFO, as `loupe import /dev/stdin`) as it reads the file, plain or gzip', async () => {
     const gen = path.join(dir, 'gen3.jsonl');
-    await generateJsonl(gen, { conversations: 10, agents: 3, minSpans: BATCH_SPANS * 2, seed: 5 });
+    await generateJsonl(gen, { conversations: 10, agents: 3, minSpans: BATCH * 4, seed: 5 });
     const plain = readFileSync(gen);
     const fromFile = await freshStore();
     const expected = await importFile(fromFile.traces, gen, { thread: 'inline' });
@@ -123,7 +127,7 @@ describe('import in a worker thread', () => {
       writer.end(body);
       const store = await freshStore();
       const progress: ImportProgress[] = [];
-      const r = await importFile(store.traces, fifo, { onProgress: (p) => progress.push(p) });
+      const r = await importFile(store.traces, fifo, { batchSpans: BATCH, onProgress: (p) => progress.push(p) });
       expect({ name, ...r }).toEqual({ name, ...expected, format, bytes: body.length });
       expect(dump(store)).toEqual(dump(fromFile));
       expect(progress.at(-1)).toEqual({ bytes: body.length, totalBytes: body.length, spans: r.spans_imported });
