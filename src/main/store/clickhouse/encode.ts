@@ -13,7 +13,7 @@ import { countedSpans } from '../../domain/chat/tree.js';
 import { creditSpans, type Credit } from '../../domain/accounting.js';
 import { RowBinaryWriter, rowsTransfer, type BinaryRows } from './row-binary.js';
 import type { EncodedBatch } from '../ports.js';
-import { searchLinesOfSpans } from './search-index.js';
+import { searchDocsOfSpans, type SearchDocs } from './search-index.js';
 
 /** Scalar columns of `spans` copied from the record as they are (strings, numbers, null). */
 export const SPAN_SCALARS = [
@@ -44,8 +44,11 @@ export interface EncodedSpans {
   resources: EncodedResource[];
   /** Key and partition of each span, in batch order: [project_id, trace_id, span_id, day]. */
   keys: [string, string, string, string][];
-  /** JSONEachRow lines of `search_input`: the batch's documents of the term index (search-index.ts). */
-  search: string[];
+  /**
+   * The batch's documents of the term index and their terms (search-index.ts; the writer makes the rows),
+   * by the day of the spans' partition (a walk reads a day's documents with that day's spans).
+   */
+  search: SearchDocs;
 }
 
 const DAY_NS = 86_400_000_000_000n;
@@ -259,11 +262,11 @@ export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
     writePayloadRow(payloads, s, day);
     out.keys.push([s.project_id, s.trace_id, s.span_id, dayName(day)]);
   }
-  return { spans: rows.finish(), payloads: payloads.finish(), ...out, search: searchLinesOfSpans(spans, (s) => dayOf(s.start_ns)) };
+  return { spans: rows.finish(), payloads: payloads.finish(), ...out, search: searchDocsOfSpans(spans, (s) => dayName(dateColumn(dayNumber(s.start_ns)))) };
 }
 
 /** Spans encoded for this adapter (on the ingest worker thread, or inline): see EncodedBatch. Its row buffers may be transferred. */
 export function encodeForClickHouse(spans: readonly SpanRecord[]): EncodedBatch {
   const payload = encodeSpans(spans);
-  return { adapter: 'clickhouse', count: spans.length, payload, transfer: rowsTransfer(payload.spans, payload.payloads) };
+  return { adapter: 'clickhouse', count: spans.length, payload, transfer: [...rowsTransfer(payload.spans, payload.payloads), payload.search.terms.buffer as ArrayBuffer] };
 }

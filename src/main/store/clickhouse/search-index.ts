@@ -2,21 +2,32 @@
  * The ClickHouse term index of the search of what was said (issue 19, migration 0009): the rows a
  * write adds, and the backfill of spans stored before the index existed.
  *
- * As on SQLite (sqlite/fts.ts), a document holds the distinct searchable texts (domain/search-text.ts)
- * of up to TRACES_PER_DOCUMENT traces of one conversation in a write batch (one trace when its spans
- * have no conversation id), per day: a chat span's input repeats the conversation so far, so texts
- * repeated by the spans of a document are indexed once. Its terms are the hashed trigrams of those
- * texts (domain/search-terms.ts). One JSONEachRow line per document goes to `search_input`, whose
- * views write `search_terms` (term → document) and `search_docs` (document → traces).
+ * A document holds the distinct searchable texts (domain/search-text.ts) of the traces of one
+ * conversation on one day, up to DOCUMENT_TRACES of them (one trace when its spans have no
+ * conversation id). A chat span's input repeats the conversation so far, so a text is indexed once per
+ * document, not once per call: the document is the conversation (SQLite's FTS documents hold 4 traces,
+ * sqlite/fts.ts; here every trace of a conversation after the first carries the earlier ones' history,
+ * so a larger document adds few false candidates and saves the history's terms — 35.8 → 23.7 term rows
+ * per span on the bench's workload). Its terms are the hashed trigrams of those texts
+ * (domain/search-terms.ts). One JSONEachRow line per document goes to `search_input`, whose views write
+ * `search_terms` (term → document) and `search_docs` (document → traces).
  *
- * Document ids grow with time (µs of the write, made unique in this thread): two writers may draw the
- * same id, which merges their documents' terms and traces — more candidates, never a missed one.
+ * A conversation's traces come in many write batches (an agent exports a turn at a time): the writer
+ * keeps its open documents (OpenDocuments: the document id, its traces and terms) and a later batch of
+ * the conversation adds its new traces and only the terms the document does not hold yet to the same
+ * document id. The ingest worker computes each batch's documents and terms (SearchDocs); the writer
+ * assigns document ids, so ids are unique within a process. Ids grow with time (µs of the write): two
+ * writers may draw the same id, which merges their documents' terms and traces — more candidates, never
+ * a missed one.
  */
 import type { SpanRecord } from '../../domain/span.js';
 import type { ClickHouse } from './connection.js';
 import { searchTexts } from '../../domain/search-text.js';
-import { addTextTerms, TRACES_PER_DOCUMENT } from '../../domain/search-terms.js';
-import { sql, str, u64 } from './sql.js';
+import { addTextTerms } from '../../domain/search-terms.js';
+import { join, sql, str, u64 } from './sql.js';
+
+/** Traces of one conversation per document: bounds the traces a rare term's hit makes candidates. */
+export const DOCUMENT_TRACES = 32;
 
 /** What a document takes from a span. */
 export interface TermSource {
@@ -27,12 +38,15 @@ export interface TermSource {
   texts: readonly string[];
 }
 
-let lastDoc = 0;
-const nextDoc = (): number => (lastDoc = Math.max(lastDoc + 1, Date.now() * 1000));
+/** A batch's documents, each with its terms: `terms[start of doc i .. docs[i].end)` (one buffer, transferable). */
+export interface SearchDocs {
+  docs: { project_id: string; day: string; conversation_id: string | null; trace_ids: string[]; end: number }[];
+  terms: Uint32Array;
+}
 
-/** The `search_input` lines of spans' texts (see the file's comment). */
-export function searchInputLines(spans: Iterable<TermSource>): string[] {
-  type Doc = { project_id: string; day: string; traces: Set<string>; texts: Set<string> };
+/** The documents of spans' texts and their terms (see the file's comment). */
+export function searchDocsOf(spans: Iterable<TermSource>): SearchDocs {
+  type Doc = { project_id: string; day: string; conversation_id: string | null; traces: Set<string>; texts: Set<string> };
   const docs: Doc[] = [];
   const open = new Map<string, Doc>();
   const ofTrace = new Map<string, Doc>();
@@ -42,8 +56,8 @@ export function searchInputLines(spans: Iterable<TermSource>): string[] {
     if (!d) {
       const key = s.conversation_id != null ? `${s.project_id}\u0000${s.day}\u0000c\u0000${s.conversation_id}` : `t\u0000${traceKey}`;
       d = open.get(key);
-      if (!d || d.traces.size >= TRACES_PER_DOCUMENT) {
-        docs.push((d = { project_id: s.project_id, day: s.day, traces: new Set(), texts: new Set() }));
+      if (!d || d.traces.size >= DOCUMENT_TRACES) {
+        docs.push((d = { project_id: s.project_id, day: s.day, conversation_id: s.conversation_id, traces: new Set(), texts: new Set() }));
         open.set(key, d);
       }
       d.traces.add(s.trace_id);
@@ -51,21 +65,179 @@ export function searchInputLines(spans: Iterable<TermSource>): string[] {
     }
     for (const t of s.texts) d.texts.add(t);
   }
-  const lines: string[] = [];
+  const out: SearchDocs['docs'] = [];
+  const all: number[] = [];
   for (const d of docs) {
     const terms = new Set<number>();
     for (const t of d.texts) addTextTerms(t, terms);
     if (!terms.size) continue;
-    lines.push(
-      `{"day":"${d.day}","project_id":${JSON.stringify(d.project_id)},"doc":${nextDoc()},"trace_ids":${JSON.stringify([...d.traces])},"terms":[${[...terms].join(',')}]}`,
-    );
+    for (const t of terms) all.push(t);
+    out.push({ project_id: d.project_id, day: d.day, conversation_id: d.conversation_id, trace_ids: [...d.traces], end: all.length });
   }
-  return lines;
+  return { docs: out, terms: Uint32Array.from(all) };
 }
 
-/** The `search_input` lines of a batch of span records (the write path: encode.ts). */
-export function searchLinesOfSpans(spans: readonly SpanRecord[], dayOf: (s: SpanRecord) => string): string[] {
-  return searchInputLines(spans.map((s) => ({ project_id: s.project_id, trace_id: s.trace_id, conversation_id: s.conversation_id, day: dayOf(s), texts: searchTexts(s) })));
+/** A `search_input` line: one document's traces and terms. */
+const inputLine = (project_id: string, day: string, doc: number, traceIds: Iterable<string>, terms: Iterable<number>): string =>
+  `{"day":"${day}","project_id":${JSON.stringify(project_id)},"doc":${doc},"trace_ids":${JSON.stringify([...traceIds])},"terms":[${[...terms].join(',')}]}`;
+
+let lastDoc = 0;
+/** Document ids: µs of the write, strictly increasing within this process. */
+const nextDoc = (): number => (lastDoc = Math.max(lastDoc + 1, Date.now() * 1000));
+
+/** The `search_input` lines of spans' texts, every document new (the backfill). */
+export function searchInputLines(spans: Iterable<TermSource>): string[] {
+  const { docs, terms } = searchDocsOf(spans);
+  let start = 0;
+  return docs.map((d) => {
+    const line = inputLine(d.project_id, d.day, nextDoc(), d.trace_ids, terms.subarray(start, d.end));
+    start = d.end;
+    return line;
+  });
+}
+
+/** The documents and terms of a batch of span records (the write path: encode.ts, on the ingest worker). */
+export function searchDocsOfSpans(spans: readonly SpanRecord[], dayOf: (s: SpanRecord) => string): SearchDocs {
+  return searchDocsOf(spans.map((s) => ({ project_id: s.project_id, trace_id: s.trace_id, conversation_id: s.conversation_id, day: dayOf(s), texts: searchTexts(s) })));
+}
+
+interface OpenDoc {
+  project_id: string;
+  doc: number;
+  traces: Set<string>;
+  terms: Set<number>;
+}
+
+/** Terms the open documents of one writer hold at most (~20 B each): the least recently written go first. */
+const OPEN_TERMS = 1_000_000;
+
+/**
+ * A writer's open documents, (project, day, conversation) → document id, traces and terms, so a later
+ * batch of a conversation writes only what its document lacks (see the file's comment).
+ *
+ * A document is reused only while the server still holds it whole: deletes tombstone its traces
+ * (retention.ts) and delete the terms of documents left without traces, so before a batch reuses
+ * documents the writer reads their `search_docs` rows (`reusableDocs`: by key, a few granules) and
+ * starts a new document for any that misses a trace or has a tombstone. (A delete of every trace of a
+ * conversation landing between that read and the batch's insert would leave the reused document's
+ * older terms deleted: a window of one insert, for a conversation being written while deleted.) What a batch adds is recorded once its insert
+ * succeeded (`commit`); a failed insert leaves the documents as they were (rows it left are repeats).
+ */
+export class OpenDocuments {
+  private open = new Map<string, OpenDoc>();
+  private held = 0;
+
+  constructor(private readonly maxTerms = OPEN_TERMS) {}
+
+  private static key(project: string, day: string, conversation: string): string {
+    return `${project}\u0000${day}\u0000${conversation}`;
+  }
+
+  /** The open documents these batches would add to, by project, with the traces each holds (to be checked with `reusableDocs`). */
+  wanted(batches: readonly SearchDocs[]): Map<string, Map<number, number>> {
+    const out = new Map<string, Map<number, number>>();
+    for (const b of batches) {
+      for (const d of b.docs) {
+        if (d.conversation_id == null) continue;
+        const o = this.open.get(OpenDocuments.key(d.project_id, d.day, d.conversation_id));
+        if (!o) continue;
+        let docs = out.get(d.project_id);
+        if (!docs) out.set(d.project_id, (docs = new Map()));
+        docs.set(o.doc, o.traces.size);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The `search_input` lines of these batches' documents: an open document of the same conversation and
+   * day (among `reusable`) gets the new traces and terms only; any other a new id and all its terms.
+   * `commit` records what the lines hold once they are stored.
+   */
+  lines(batches: readonly SearchDocs[], reusable: ReadonlySet<number>): { lines: string[]; commit: () => void } {
+    const lines: string[] = [];
+    // What this call adds, by key: to an open document (`base`) or as a new one.
+    const adds = new Map<string, { base: OpenDoc | null; doc: OpenDoc }>();
+    for (const b of batches) {
+      let start = 0;
+      for (const d of b.docs) {
+        const terms = b.terms.subarray(start, d.end);
+        start = d.end;
+        if (d.conversation_id == null) {
+          lines.push(inputLine(d.project_id, d.day, nextDoc(), d.trace_ids, terms));
+          continue;
+        }
+        const key = OpenDocuments.key(d.project_id, d.day, d.conversation_id);
+        let a = adds.get(key);
+        if (!a) {
+          const o = this.open.get(key);
+          a = o && reusable.has(o.doc) ? { base: o, doc: { project_id: d.project_id, doc: o.doc, traces: new Set(), terms: new Set() } } : undefined;
+        }
+        const has = (x: { base: OpenDoc | null; doc: OpenDoc }, t: string) => x.doc.traces.has(t) || !!x.base?.traces.has(t);
+        const newTraces = a ? d.trace_ids.filter((t) => !has(a!, t)) : d.trace_ids;
+        if (!a || (a.base?.traces.size ?? 0) + a.doc.traces.size + newTraces.length > DOCUMENT_TRACES) {
+          a = { base: null, doc: { project_id: d.project_id, doc: nextDoc(), traces: new Set(d.trace_ids), terms: new Set(terms) } };
+          adds.set(key, a);
+          lines.push(inputLine(d.project_id, d.day, a.doc.doc, d.trace_ids, terms));
+          continue;
+        }
+        adds.set(key, a);
+        const fresh: number[] = [];
+        for (const t of terms) {
+          if (a.base?.terms.has(t) || a.doc.terms.has(t)) continue;
+          a.doc.terms.add(t);
+          fresh.push(t);
+        }
+        for (const t of newTraces) a.doc.traces.add(t);
+        if (fresh.length || newTraces.length) lines.push(inputLine(d.project_id, d.day, a.doc.doc, newTraces, fresh));
+      }
+    }
+    const commit = () => {
+      for (const [key, { base, doc }] of adds) {
+        if (base && this.open.get(key) === base) {
+          for (const t of doc.traces) base.traces.add(t);
+          for (const t of doc.terms) base.terms.add(t);
+          this.held += doc.terms.size;
+          this.open.delete(key); // re-set below: the Map's order is the least recently written first
+          this.open.set(key, base);
+        } else {
+          const had = this.open.get(key);
+          if (had) this.held -= had.terms.size;
+          this.open.delete(key);
+          this.open.set(key, doc);
+          this.held += doc.terms.size;
+        }
+      }
+      for (const [key, o] of this.open) {
+        if (this.held <= this.maxTerms) break;
+        this.open.delete(key);
+        this.held -= o.terms.size;
+      }
+    };
+    return { lines, commit };
+  }
+
+  /** Open documents and the terms they hold (tests). */
+  size(): { documents: number; terms: number } {
+    return { documents: this.open.size, terms: this.held };
+  }
+}
+
+/**
+ * Of these open documents (id → traces it holds), those the server still holds whole: every trace's
+ * row in `search_docs`, none a tombstone — a deleted trace's rows are tombstoned, then purged, and a
+ * document left without traces loses its terms (retention.ts). One statement per project, by key.
+ */
+export async function reusableDocs(ch: ClickHouse, wanted: Map<string, Map<number, number>>): Promise<Set<number>> {
+  const out = new Set<number>();
+  for (const [project, docs] of wanted) {
+    const rows = await ch.rows<{ d: string; traces: string; dead: number }>(
+      sql`SELECT toString(doc) AS d, uniqExact(trace_id) AS traces, max(deleted) AS dead FROM search_docs
+          WHERE project_id = ${str(project)} AND doc IN (${join([...docs.keys()].map((d) => sql`${u64(d)}`), ', ')}) GROUP BY doc`,
+    );
+    for (const r of rows) if (Number(r.dead) === 0 && Number(r.traces) === docs.get(Number(r.d))) out.add(Number(r.d));
+  }
+  return out;
 }
 
 /** Whether the index covers every stored span (its backfill is done); remembered once true. */

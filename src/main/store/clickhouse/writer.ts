@@ -40,6 +40,7 @@ import type { WriteResult } from '../ports.js';
 import type { ClickHouse } from './connection.js';
 import { PAYLOAD_COLUMNS, SPAN_COLUMNS, type EncodedSpans } from './encode.js';
 import { pickRows, setVersion, type BinaryRows } from './row-binary.js';
+import { OpenDocuments, reusableDocs } from './search-index.js';
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../ports.js';
 import { asError } from '../../../shared/errors.js';
@@ -136,6 +137,8 @@ export class Writer {
   private running = false;
   /** Resource ids this process has stored (a resource is inserted once; ReplacingMergeTree absorbs repeats anyway). */
   private resources = new Set<string>();
+  /** Documents of the term index this writer can add to (search-index.ts): a batch writes only what they lack. */
+  readonly documents = new OpenDocuments();
   /** Batches of this writer whose summaries failed part-way: recomputed by the next summary round. */
   private unfinished: JournalEntry[] = [];
   /** Why the last summary round failed, while batches are left unfinished (settled() rejects with it). */
@@ -206,7 +209,7 @@ export class Writer {
         merged.payloads.push(j.batch.payloads);
         merged.resources.push(...j.batch.resources);
         for (const k of j.batch.keys) merged.keys.push(k);
-        for (const l of j.batch.search) merged.search.push(l);
+        merged.search.push(j.batch.search);
       }
       try {
         const { result, entries, spans } = await this.store(merged);
@@ -309,7 +312,9 @@ export class Writer {
     const version = nextStamp();
     for (const rows of [...b.spans, ...b.payloads]) setVersion(rows, version);
     const fresh = b.resources.filter((r) => !this.resources.has(`${r.project_id}\u0000${r.resource_id}`));
+    let index: { lines: string[]; commit: () => void } | null = null;
     await this.retrying(async () => {
+      index ??= this.documents.lines(b.search, await reusableDocs(this.ch, this.documents.wanted(b.search)));
       await this.journal(journal, 0);
       // A known replacement makes a second version of a span: its days read through FINAL from now on
       // (marked before the insert, so no read sees both versions without merging them).
@@ -317,11 +322,12 @@ export class Writer {
       await Promise.all([
         this.ch.insertRowBinary('spans', SPAN_COLUMNS, b.spans),
         this.ch.insertRowBinary('span_payloads', PAYLOAD_COLUMNS, b.payloads),
-        this.ch.insertJsonEachRow('search_input', b.search.join('\n')),
+        this.ch.insertJsonEachRow('search_input', index.lines.join('\n')),
         fresh.length ? this.ch.insertJsonEachRow('resources', fresh.map((r) => JSON.stringify(r)).join('\n')) : null,
       ]);
     });
     for (const r of fresh) this.resources.add(`${r.project_id}\u0000${r.resource_id}`);
+    index!.commit();
 
     let inserted = 0;
     let replaced = 0;
@@ -770,7 +776,7 @@ interface Merged {
   payloads: BinaryRows[];
   resources: EncodedSpans['resources'];
   keys: EncodedSpans['keys'];
-  search: EncodedSpans['search'];
+  search: EncodedSpans['search'][];
 }
 
 /** A batch with each span once (its last occurrence, as a later write replaces an earlier one). */
