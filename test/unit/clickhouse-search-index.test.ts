@@ -134,10 +134,10 @@ describe('ClickHouse search through the term index', () => {
     const docReads = statements.filter((s) => s.statement.includes('FROM search_docs'));
     expect([termReads.length, docReads.length], all).toEqual([2, 2]);
     // 'hovercraft' has 8 trigrams: at most a 1,024-row granule each in the one part of the store's
-    // days and the probe's; the store holds over five times that.
+    // days and the probe's; the store holds over four times that (one document per conversation).
     const termBound = 8 * 2 * 1024;
     for (const s of termReads) expect(s.read_rows, all).toBeLessThanOrEqual(termBound);
-    expect(parts.terms).toBeGreaterThan(5 * termBound);
+    expect(parts.terms).toBeGreaterThan(4 * termBound);
     for (const s of docReads) expect(s.read_rows, all).toBeLessThanOrEqual(4 * 256);
     // Payloads: the probe trace's granules (256 rows), never the store's.
     const payloadReads = statements.filter((s) => s.statement.includes('span_payloads'));
@@ -170,6 +170,58 @@ describe('ClickHouse search through the term index', () => {
         after = gathered.next;
       }
     }
+  }, 600_000);
+
+  it('the store\'s search walks a common word day by day, newest first: the hits gathering finds, reading the newest days only', async () => {
+    // The background over five days (a conversation's day by its index), one trace without start times
+    // (day 0, last), one past the Date column's years (day 0 too, first).
+    const convs = [...new Set(background.map((s) => s.conversation_id))];
+    const shifted = background.map((s) => {
+      const by = BigInt(convs.indexOf(s.conversation_id) % 5) * DAY_NS;
+      return { ...s, start_ns: s.start_ns! + by, end_ns: s.end_ns === null ? null : s.end_ns + by };
+    });
+    const traces = [...new Set(background.map((s) => s.trace_id))];
+    const ofTrace = (t: string) => shifted.filter((s) => s.trace_id === t);
+    const late = 7_000_000_000_000_000_000n; // 2191
+    const spans = shifted.map((s) =>
+      s.trace_id === traces[1] ? { ...s, start_ns: null, end_ns: null } : s.trace_id === traces[2] ? { ...s, start_ns: late + (s.start_ns % DAY_NS), end_ns: null } : s,
+    );
+    expect(ofTrace(traces[1]!).length).toBeGreaterThan(0);
+    const store = await open('walk');
+    await writeAll(store, spans);
+    const walking = await open('walk');
+    walking.gatherDocs = 3;
+    for (const needle of ['warehouse', 'lookup_order', 'Declined']) {
+      for (const limit of [1, 7, 60, 100_000]) {
+        const q = { project_id: P, text: needle, limit };
+        const gathered = await store.search(q);
+        expect(gathered.length, needle).toBeGreaterThan(Math.min(limit, 5) - 1);
+        expect(await walking.search(q), `${needle} ${limit}`).toEqual(gathered);
+      }
+    }
+    // Every hit of a word both odd traces say, in order: the late trace's first, the one without a start last.
+    const all = await walking.search({ project_id: P, text: 'support agent', limit: 100_000 });
+    expect(all).toEqual(await store.search({ project_id: P, text: 'support agent', limit: 100_000 }));
+    expect(all[0]!.trace_id).toBe(traces[2]);
+    expect(all.at(-1)!.trace_id).toBe(traces[1]);
+    // A page of a common word reads the newest days only: day 0 and the newest day of the five.
+    const since = await withConnection('walk', async (ch) => {
+      await ch.command(raw('SYSTEM FLUSH LOGS'));
+      return (await ch.rows<{ t: string }>(raw('SELECT toString(now()) AS t')))[0]!.t;
+    });
+    await new Promise((r) => setTimeout(r, 1100)); // query_log's event_time has whole seconds
+    expect(await walking.search({ project_id: P, text: 'warehouse', limit: 7 })).toHaveLength(7);
+    await withConnection('walk', async (ch) => {
+      await ch.command(raw('SYSTEM FLUSH LOGS'));
+      const rows = await ch.rows<{ query: string }>(
+        sql`SELECT query FROM system.query_log WHERE type = 2 AND event_time > toDateTime(${str(since)}) AND query LIKE '%FROM search_terms%' AND query NOT LIKE '%system.%'`,
+      );
+      const partitions = await count(ch, raw("SELECT uniqExact(partition) AS n FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"));
+      expect(partitions).toBe(6);
+      // The gathering lookup (LIMIT gatherDocs + 1), then one per day read: day 0 and the newest.
+      expect(rows.length, JSON.stringify(rows)).toBe(3);
+      expect(rows.filter((r) => r.query.includes("day = toDate('1970-01-01')"))).toHaveLength(1);
+    });
   }, 600_000);
 
   it('a store written before the index answers the same by a scan, then through it once backfilled', async () => {
@@ -211,6 +263,45 @@ describe('ClickHouse search through the term index', () => {
       expect(await backfillState(ch)).toEqual([{ done: 0 }]);
     });
   }, 120_000);
+
+  it('a conversation written a turn at a time keeps one document: later writes add their traces and the terms it lacks, not after a delete', async () => {
+    // The background conversation with the most traces, each trace its own write (as an agent exports a turn at a time).
+    const byConv = new Map<string, string[]>();
+    for (const s of background) if (s.conversation_id && !byConv.get(s.conversation_id)?.includes(s.trace_id)) byConv.set(s.conversation_id, [...(byConv.get(s.conversation_id) ?? []), s.trace_id]);
+    const [conv, traces] = [...byConv].sort((a, b) => b[1].length - a[1].length)[0]!;
+    expect(traces.length).toBeGreaterThanOrEqual(4);
+    const spansOf = (t: string) => background.filter((s) => s.trace_id === t);
+    const turns = await open('turns');
+    for (const t of traces) await turns.writeSpans(spansOf(t));
+    const whole = await open('whole');
+    await whole.writeSpans(traces.flatMap(spansOf));
+    const index = (db: string) =>
+      withConnection(db, async (ch) => ({
+        docs: await count(ch, sql`SELECT uniqExact(doc) AS n FROM search_docs WHERE project_id = ${str(P)}`),
+        traces: await count(ch, sql`SELECT uniqExact(trace_id) AS n FROM search_docs WHERE project_id = ${str(P)}`),
+        terms: await count(ch, raw('SELECT count() AS n FROM search_terms')),
+      }));
+    // One document holding every trace, and no term written twice: the same rows as one write of the whole conversation.
+    const one = await index('whole');
+    expect(one).toMatchObject({ docs: 1, traces: traces.length });
+    expect(await index('turns')).toEqual(one);
+    // The last turn's answer words and the first turn's question are found, in every trace that says them.
+    const text = (t: string, side: 'input_messages' | 'output_messages') => spansOf(t).find((s) => s[side].some((m) => m.content))![side].findLast((m) => m.content)!.content.slice(0, 30);
+    for (const needle of [text(traces[0]!, 'input_messages'), text(traces.at(-1)!, 'output_messages')]) {
+      expect(await answer(turns, needle)).toEqual(await answer(whole, needle));
+    }
+    expect((await answer(turns, 'lookup_order')).rows.map((r) => r[1])).toEqual([conv]);
+    // A deleted trace written again is indexed again: the writer does not add to a document the server no longer holds whole.
+    const last = traces.at(-1)!;
+    const needle = 'tarantula';
+    await turns.deleteSpans({ kind: 'traces', project_id: P, trace_ids: [last] });
+    const again = spansOf(last).map((s) => (s.output_messages.length ? { ...s, output_messages: [{ role: 'assistant', content: said(needle), finish_reason: 'stop', parts: [{ type: 'text', content: said(needle) }] }] } : s));
+    await turns.writeSpans(again);
+    const hits = await turns.search({ project_id: P, text: needle, limit: 50 });
+    expect(new Set(hits.map((h) => h.trace_id))).toEqual(new Set([last]));
+    expect((await answer(turns, 'lookup_order')).hits.map((h) => h.trace_id)).toContain(last);
+    await withConnection('turns', async (ch) => expect(await count(ch, sql`SELECT uniqExact(doc) AS n FROM search_docs FINAL WHERE deleted = 0 AND trace_id = ${str(last)}`)).toBe(1));
+  }, 600_000);
 
   it('deleting traces takes them out of the index; a retention that drops days drops the index\'s days', async () => {
     const store = await open('deletes');

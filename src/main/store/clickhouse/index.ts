@@ -219,7 +219,7 @@ export class ClickHouseTraceStore implements TraceStore {
   }
 
   search(q: SearchQuery, opts: ReadOptions = {}) {
-    return search(this.ch, q, opts);
+    return search(this.ch, q, opts, this.gatherDocs);
   }
 
   exportTraceIds(sel: ExportSelection, opts: ReadOptions = {}) {

@@ -16,7 +16,7 @@ import type { ReadOptions } from '../../ports.js';
 import type { SpanMessage } from '../../../domain/span.js';
 import { SEARCHED_COLUMNS, firstMatch, searchTexts, snippetOf, type SearchSource } from '../../../domain/search-text.js';
 import type { ClickHouse } from '../connection.js';
-import { ident, join, sql, str, u64, type Sql } from '../sql.js';
+import { date, ident, join, raw, sql, str, u64, type Sql } from '../sql.js';
 import { columnCandidates, payloadCandidates } from '../search-sql.js';
 import { needleTerms } from '../../../domain/search-terms.js';
 import { termIndexReady, type TermSource } from '../search-index.js';
@@ -145,6 +145,40 @@ async function spansOfTraces(ch: ClickHouse, projectId: string, traces: readonly
   return found.sort(byStartDesc);
 }
 
+/** The first day past what a Date column holds (2149-06-06): spans starting later sit in day 0 with those without a start. */
+const PAST_DATES_NS = 65_536n * 86_400_000_000_000n;
+const DAY_ZERO = '1970-01-01';
+/** How system.parts names day 0's partition (18.16 prints the zero date). */
+const isDayZero = (partition: string) => partition === DAY_ZERO || partition === '0000-00-00';
+
+/**
+ * The candidates of a common needle in the hits' order, a day's at a time (each window newest first,
+ * every window newer than the next): the partitions of `spans` newest first, each day's candidates from
+ * that day's documents only (a document never spans days, so the terms' and documents' reads stay in
+ * that day's partitions). Day 0 holds the spans without a start and those outside the Date column's
+ * years: its candidates past 2149 come first, the rest last (1970-01-01, before 1970, no start).
+ */
+async function* candidatesByDay(ch: ClickHouse, projectId: string, terms: readonly number[], opts: ReadOptions): AsyncGenerator<CandidateRow[]> {
+  const days = (
+    await ch.rows<{ p: string }>(raw("SELECT DISTINCT partition AS p FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"), opts)
+  ).map((r) => r.p).sort().reverse();
+  const ofDay = async (day: string) => {
+    const docs = sql`SELECT doc FROM search_terms WHERE project_id = ${str(projectId)} AND day = ${date(day)} AND term IN (${join(terms.map((t) => sql`${u64(t)}`), ', ')})
+      GROUP BY doc HAVING uniqExact(term) = ${u64(terms.length)}`;
+    const traces = sql`SELECT trace_id FROM search_docs FINAL WHERE project_id = ${str(projectId)} AND day = ${date(day)} AND deleted = 0 AND doc IN (${docs})`;
+    const rows = await ch.rows<CandidateRow>(
+      sql`SELECT ${CANDIDATE_COLUMNS}, 1 AS payload FROM ${currentSpans(sql`project_id = ${str(projectId)} AND day = ${date(day)} AND deleted = 0 AND trace_id IN (${traces})`)}${FINAL_SETTINGS}`,
+      opts,
+    );
+    return rows.sort(byStartDesc);
+  };
+  const zero = days.some(isDayZero) ? await ofDay(DAY_ZERO) : [];
+  const late = (r: CandidateRow) => r.start_ns !== null && BigInt(r.start_ns) >= PAST_DATES_NS;
+  if (zero.some(late)) yield zero.filter(late);
+  for (const day of days) if (!isDayZero(day)) yield await ofDay(day);
+  if (zero.length) yield zero.filter((r) => !late(r));
+}
+
 /** Candidates by a scan of the stored texts (see the file's comment), newest first. */
 function scannedCandidates(ch: ClickHouse, projectId: string, needle: string, opts: ReadOptions): Promise<CandidateRow[]> {
   const payload = payloadCandidates(projectId, needle);
@@ -236,13 +270,16 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
     },
     async spans(limit = Number.POSITIVE_INFINITY) {
       const terms = await termsOf();
-      let found: CandidateRow[];
-      if (!terms) found = await scannedCandidates(ch, projectId, needle, opts);
-      else {
-        const g = (await gather())!;
-        found = await spansOfTraces(ch, projectId, await candidateTraces(ch, projectId, g.length > gatherDocs ? { terms } : g, opts), opts);
+      if (!terms) return check(await scannedCandidates(ch, projectId, needle, opts), limit);
+      const g = (await gather())!;
+      if (g.length <= gatherDocs) return check(await spansOfTraces(ch, projectId, await candidateTraces(ch, projectId, g, opts), opts), limit);
+      // A common needle: its candidates day by day, newest first, until `limit` hits.
+      const hits: SpanHit[] = [];
+      for await (const window of candidatesByDay(ch, projectId, terms, opts)) {
+        hits.push(...(await check(window, limit - hits.length)));
+        if (hits.length >= limit) break;
       }
-      return check(found, limit);
+      return hits;
     },
     async snippets(hits) {
       await readPayloads(hits.map(key).filter((k) => rows.has(k)));

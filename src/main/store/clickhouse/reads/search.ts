@@ -1,13 +1,15 @@
 /**
  * `search` (full-text search over spans, newest first): the matching spans of matches.ts — the rule
- * every adapter applies (domain/search-text.ts), checked span by span — with each one's excerpt.
+ * every adapter applies (domain/search-text.ts), checked span by span — with each one's excerpt. A
+ * common needle (more than `gatherDocs` candidate documents) is walked day by day, newest first, and
+ * stops once `limit` spans matched.
  */
 import type { ReadOptions, SearchHit, SearchQuery } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
-import { matcher } from './matches.js';
+import { GATHER_DOCS, matcher } from './matches.js';
 
-export async function search(ch: ClickHouse, q: SearchQuery, opts: ReadOptions): Promise<SearchHit[]> {
-  const m = matcher(ch, q.project_id, q.text, opts);
+export async function search(ch: ClickHouse, q: SearchQuery, opts: ReadOptions, gatherDocs = GATHER_DOCS): Promise<SearchHit[]> {
+  const m = matcher(ch, q.project_id, q.text, opts, gatherDocs);
   const hits = await m.spans(q.limit);
   const snippets = await m.snippets(hits);
   return hits.map((h) => ({
