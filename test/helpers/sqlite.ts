@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { registerBodyFunctions } from '../../src/main/store/sqlite/bodies.js';
 import { registerSearchFunctions } from '../../src/main/store/sqlite/fts.js';
+import { registerRollupFunctions } from '../../src/main/store/sqlite/unit-bits.js';
 import { JSON_COLUMNS } from '../../src/main/store/sqlite/ingest.js';
 
 /**
@@ -12,6 +13,7 @@ export function openStoreFile(file: string, opts: Database.Options = {}): Databa
   const db = new Database(file, opts);
   registerBodyFunctions(db, file);
   registerSearchFunctions(db);
+  registerRollupFunctions(db);
   return db;
 }
 

@@ -87,9 +87,13 @@ async function expectFilteredSameAsScan(s: TestStores, full: boolean): Promise<v
       expect(rollupsAnswer(plan, KEYED_ROLLUPS), name).toBe(true);
       // The statement reads the rollups; the spans only with a window, the edge units' by index.
       const text = groupQuery(plan, (sql) => db.prepare(sql)).sql;
-      expect(text, name).toMatch(/FROM span_rollups s/);
-      if (!body.started_after && !body.started_before) expect(text, name).not.toMatch(/\bspans\b/);
+      if (!body.started_after && !body.started_before) {
+        // No window: the per-day layer (decision 0026), never the unit rows or the spans.
+        expect(text, name).toMatch(/FROM span_rollup_days s/);
+        expect(text, name).not.toMatch(/\bspans\b|\bspan_rollups\b/);
+      }
       else {
+        expect(text, name).toMatch(/FROM span_rollups s/);
         expect(text.match(/JOIN spans s (\w+ BY \w+)/g), name).toEqual(['JOIN spans s INDEXED BY spans_project_conversation', 'JOIN spans s INDEXED BY spans_key']);
         // The edge units drive the seeks (never a walk of the project's spans probing the edge list).
         const lines = explainGroup(db, plan).join('\n');
@@ -153,8 +157,8 @@ describe('span rollups', () => {
     const db = openStoreFile(s.file, { readonly: true });
     try {
       const lines = explainGroup(db, plan).join('\n');
-      expect(lines).toMatch(/span_rollups/);
-      expect(lines).not.toMatch(/\bspans\b/);
+      expect(lines).toMatch(/span_rollup_days/);
+      expect(lines).not.toMatch(/\bspans\b|\bspan_rollups\b/);
       // Recomputing a unit seeks its spans (never a scan of the project through the covering index).
       const unitPlan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(P, 'x') as { detail: string }[]).map((r) => r.detail).join('\n');
       expect(unitPlan(ROLLUP_SQL.conversationUnit)).toMatch(/SEARCH s USING INDEX spans_project_conversation \(project_id=\? AND conversation_id=\?\)/);

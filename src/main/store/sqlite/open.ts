@@ -4,6 +4,7 @@ import path from 'node:path';
 import { migrate } from './migrate.js';
 import { registerSearchFunctions } from './fts.js';
 import { compactLegacyBodies, registerBodyFunctions } from './bodies.js';
+import { registerRollupFunctions } from './unit-bits.js';
 import { applyWalPragmas } from './wal.js';
 import { giveBackFreePages } from './vacuum.js';
 
@@ -44,6 +45,7 @@ export function openReadConnection(file: string, opts: { nativeBinding?: string 
   // The readers run the full-text search's queries and read compressed bodies too (functions are per connection).
   registerSearchFunctions(db);
   registerBodyFunctions(db, file, opts.nativeBinding);
+  registerRollupFunctions(db);
   return db;
 }
 
@@ -75,6 +77,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   if (!opts.readonly && file !== ':memory:') applyWalPragmas(db);
   registerSearchFunctions(db);
   registerBodyFunctions(db, file, opts.nativeBinding);
+  registerRollupFunctions(db);
   if (!opts.readonly) {
     migrate(db);
     compactLegacyBodies(db, (m) => console.error(m));

@@ -7,7 +7,9 @@
  * the scan's output columns (spans-group.ts), so paging, sorting and group filters are the same SQL
  * around it.
  *
- * A time window reads the rows wholly inside it, and for the units with a row across an edge (a
+ * Without a time window the per-day layer (`span_rollup_days`, decision 0026) is read: one row per
+ * (day, key combination), its conversations a bitmap whose union counts a group's conversations
+ * (loupe_unit_count, sqlite/unit-bits.ts). A time window reads the rollup rows wholly inside it, and for the units with a row across an edge (a
  * conversation active when the window opens or closes) those units' spans in the window, each shaped
  * as a rollup row of its own; the units are sought by index (spans_project_conversation, spans_key),
  * edge list first (CROSS JOIN: left alone the planner walked the project's spans probing the list —
@@ -85,7 +87,8 @@ export function rollupTotals(req: SpansGroupPlan): string[] {
   return [
     'SUM(s.span_count) AS span_count',
     `SUM(${FLAG.is_invocation}) AS invocation_count`,
-    'COUNT(DISTINCT CASE WHEN s.unit_kind = 0 THEN s.unit_id END) AS conversation_count',
+    // The layer's rows carry their conversations as bitmaps (the union's size); rollup rows are units.
+    `${hasWindow(req) ? 'COUNT(DISTINCT CASE WHEN s.unit_kind = 0 THEN s.unit_id END)' : 'loupe_unit_count(s.units)'} AS conversation_count`,
     `SUM(${FLAG.is_error}) AS error_count`,
     'MIN(s.first_ns) / 1000 AS first_us',
     'MAX(s.last_ns) / 1000 AS last_us',
@@ -157,8 +160,12 @@ export function rollupFrom(req: SpansGroupPlan, prep: (sql: string) => Statement
   const cond = req.where ? compileBool(req.where) : null;
   const and = (sql: string) => (cond ? `${sql} AND ${cond.sql}` : sql);
   const condParams = cond ? cond.params : [];
+  if (!hasWindow(req)) {
+    // No window: the per-day layer (decision 0026), ~1/10 of the rollup rows, same columns.
+    const days = tableSource(prep, 'span_rollup_days', req.project_id, SCAN_SHARE);
+    return { sql: `${days} WHERE ${and('s.project_id = ?')}`, params: [req.project_id, ...condParams] };
+  }
   const table = tableSource(prep, 'span_rollups', req.project_id, SCAN_SHARE);
-  if (!hasWindow(req)) return { sql: `${table} WHERE ${and('s.project_id = ?')}`, params: [req.project_id, ...condParams] };
 
   const after = req.started_after_ns;
   const before = req.started_before_ns;

@@ -1,10 +1,11 @@
 /**
- * Span rollups (migrations 0012, 0020), maintained inside the write and delete transactions.
+ * Span rollups (migrations 0012, 0020, 0028) and their per-day layer (0028, decision 0026), maintained
+ * inside the write and delete transactions.
  *
- * One row per unit — a conversation, or the conversation-less spans of one trace — and per key: the
- * five GenAI columns a group-by filters and groups on (agent_name, operation_name, status_code,
- * request_model, provider_name; domain/rollups.ts ROLLUP_KEYS), plus whether start_ns is NULL (so
- * a row's first/last start tell whether all its spans lie inside a time window).
+ * One rollup row per unit — a conversation, or the conversation-less spans of one trace — per UTC day
+ * of the spans' start and per key: the five GenAI columns a group-by filters and groups on
+ * (agent_name, operation_name, status_code, request_model, provider_name; domain/rollups.ts
+ * ROLLUP_KEYS). A row's first/last start tell whether all its spans lie inside a time window.
  *
  * A unit is recomputed whole from its spans whenever a batch or a delete touched one of its traces:
  * one DELETE and one INSERT … SELECT … GROUP BY the keys over the unit's spans (an index seek:
@@ -14,6 +15,14 @@
  * a rollup answer and a scan answer are the same numbers. Cost: a unit is re-read on every batch
  * that touches it — a conversation imported turn by turn is read once per turn (quadratic in its
  * turns; ~20 spans a conversation on the bench, a few milliseconds for a 1,000-turn one).
+ *
+ * The layer (`span_rollup_days`): one row per (project, day, key combination) summing that day's rollup
+ * rows, with the conversations in it as a bitmap of conversation_summaries ids (sqlite/unit-bits.ts).
+ * Every day whose rollup rows a unit recompute removed or wrote (the DELETE's and INSERT's RETURNING)
+ * is recomputed whole from its rollup rows after the batch's units — again nothing subtracted, so
+ * min/max, the lists and the bitmaps stay exact; the conversation ids are read at that moment, after the
+ * conversation pass, so a conversation whose summary row was dropped and made again is counted by its
+ * new id everywhere it has rows.
  */
 import type { Db } from '../open.js';
 import { DERIVED_SQL } from '../analytics/columns.js';
@@ -24,9 +33,12 @@ type TraceRef = { project_id: string; trace_id: string };
 const CONVERSATION_UNIT = 0;
 const TRACE_UNIT = 1;
 
-/** The key columns of a rollup row (domain/rollups.ts ROLLUP_KEYS) and the NULL-start split. */
+/** The key columns of a rollup row (domain/rollups.ts ROLLUP_KEYS) and the day split (NULL: no start). */
 const KEYS = 'agent_name, operation_name, status_code, request_model, provider_name';
-const SPLIT = `${KEYS}, start_ns IS NULL`;
+const SPLIT = `${KEYS}, day`;
+const DAY_NS = 86_400_000_000_000;
+/** The UTC day of a start (days since 1970-01-01, floored also before it). */
+const DAY_SQL = `CASE WHEN s.start_ns >= 0 THEN s.start_ns / ${DAY_NS} ELSE (s.start_ns + 1) / ${DAY_NS} - 1 END`;
 /** Aggregates of one unit's spans per key (same derived values as the spans query). */
 const AGGREGATES = `${KEYS}, COUNT(*), MIN(start_ns), MAX(start_ns), MAX(end_ns), SUM(CASE WHEN end_ns > start_ns THEN end_ns - start_ns END),
   SUM(dur), COUNT(dur), MIN(dur), MAX(dur),
@@ -35,10 +47,24 @@ const AGGREGATES = `${KEYS}, COUNT(*), MIN(start_ns), MAX(start_ns), MAX(end_ns)
   SUM(CASE WHEN counted & 1 THEN cache_read_input_tokens END),
   SUM(tok), COUNT(tok), MIN(tok), MAX(tok),
   SUM(cost), SUM(CASE WHEN counted & 2 THEN input_cost_usd END), SUM(CASE WHEN counted & 2 THEN output_cost_usd END), COUNT(cost), MIN(cost), MAX(cost),
-  json_group_array(DISTINCT agent_version), json_group_array(DISTINCT conversation_name)`;
+  json_group_array(DISTINCT agent_version), json_group_array(DISTINCT conversation_name), day`;
 const COLUMNS = `project_id, unit_kind, unit_id, ${KEYS}, span_count, first_ns, last_ns, last_end_ns, dur_ns,
   dur_ms_sum, dur_ms_n, dur_ms_min, dur_ms_max, in_tok, out_tok, reasoning_tok, cache_creation_tok, cache_read_tok,
-  tok_sum, tok_n, tok_min, tok_max, cost, in_cost, out_cost, cost_n, cost_min, cost_max, agent_versions, conversation_names`;
+  tok_sum, tok_n, tok_min, tok_max, cost, in_cost, out_cost, cost_n, cost_min, cost_max, agent_versions, conversation_names, day`;
+/** The layer's columns (span_rollup_days) and their values over a day's rollup rows `r`. */
+const DAY_COLUMNS = `project_id, day, ${KEYS}, span_count, first_ns, last_ns, last_end_ns, dur_ns, dur_ms_sum, dur_ms_n, dur_ms_min,
+  dur_ms_max, in_tok, out_tok, reasoning_tok, cache_creation_tok, cache_read_tok, tok_sum, tok_n, tok_min, tok_max, cost, in_cost,
+  out_cost, cost_n, cost_min, cost_max, agent_versions, conversation_names, units`;
+const DAY_AGGREGATES = `r.project_id, r.day, r.agent_name, r.operation_name, r.status_code, r.request_model, r.provider_name,
+  SUM(r.span_count), MIN(r.first_ns), MAX(r.last_ns), MAX(r.last_end_ns), SUM(r.dur_ns), SUM(r.dur_ms_sum), SUM(r.dur_ms_n),
+  MIN(r.dur_ms_min), MAX(r.dur_ms_max), SUM(r.in_tok), SUM(r.out_tok), SUM(r.reasoning_tok), SUM(r.cache_creation_tok),
+  SUM(r.cache_read_tok), SUM(r.tok_sum), SUM(r.tok_n), MIN(r.tok_min), MAX(r.tok_max), SUM(r.cost), SUM(r.in_cost), SUM(r.out_cost),
+  SUM(r.cost_n), MIN(r.cost_min), MAX(r.cost_max), loupe_json_union(r.agent_versions), loupe_json_union(r.conversation_names),
+  loupe_units(c.id)`;
+/** Rollup rows `r` with the conversation number of conversation units (`c.id`). */
+const DAY_SOURCE = `span_rollups r LEFT JOIN conversation_summaries c
+  ON r.unit_kind = ${CONVERSATION_UNIT} AND c.project_id = r.project_id AND c.conversation_id = r.unit_id AND c.kind = 'conversation'`;
+const DAY_GROUP = 'r.agent_name, r.operation_name, r.status_code, r.request_model, r.provider_name';
 /**
  * The spans of a selection with the derived values (`s` as in the spans query). A unit names its
  * index: left to itself the planner read the covering group-by index (dropped in 0013), which held
@@ -46,16 +72,20 @@ const COLUMNS = `project_id, unit_kind, unit_id, ${KEYS}, span_count, first_ns, 
  * (measured: 540 s of a 100k-span import instead of a few); naming it keeps any later index out.
  */
 const derived = (where: string, index?: string) => `SELECT s.*, ${DERIVED_SQL.duration_ms} AS dur, ${DERIVED_SQL.total_tokens} AS tok,
-  ${DERIVED_SQL.total_cost_usd} AS cost FROM spans s${index ? ` INDEXED BY ${index}` : ''} WHERE ${where}`;
+  ${DERIVED_SQL.total_cost_usd} AS cost, ${DAY_SQL} AS day FROM spans s${index ? ` INDEXED BY ${index}` : ''} WHERE ${where}`;
 
 export const ROLLUP_SQL = {
-  removeUnit: `DELETE FROM span_rollups WHERE project_id = ? AND unit_kind = ? AND unit_id = ?`,
+  removeUnit: `DELETE FROM span_rollups WHERE project_id = ? AND unit_kind = ? AND unit_id = ? RETURNING day`,
   conversationUnit: `INSERT INTO span_rollups (${COLUMNS})
     SELECT project_id, ${CONVERSATION_UNIT}, conversation_id, ${AGGREGATES}
-    FROM (${derived('s.project_id = ? AND s.conversation_id = ?', 'spans_project_conversation')}) GROUP BY ${SPLIT}`,
+    FROM (${derived('s.project_id = ? AND s.conversation_id = ?', 'spans_project_conversation')}) GROUP BY ${SPLIT} RETURNING day`,
   traceUnit: `INSERT INTO span_rollups (${COLUMNS})
     SELECT project_id, ${TRACE_UNIT}, trace_id, ${AGGREGATES}
-    FROM (${derived('s.project_id = ? AND s.trace_id = ? AND s.conversation_id IS NULL', 'spans_key')}) GROUP BY ${SPLIT}`,
+    FROM (${derived('s.project_id = ? AND s.trace_id = ? AND s.conversation_id IS NULL', 'spans_key')}) GROUP BY ${SPLIT} RETURNING day`,
+  /** A day's layer rows, recomputed whole from its rollup rows. */
+  removeDay: `DELETE FROM span_rollup_days WHERE project_id = ? AND day IS ?`,
+  addDay: `INSERT INTO span_rollup_days (${DAY_COLUMNS})
+    SELECT ${DAY_AGGREGATES} FROM ${DAY_SOURCE} WHERE r.project_id = ? AND r.day IS ? GROUP BY ${DAY_GROUP}`,
   /** Conversations of a trace's spans as stored now (after the batch's upserts). */
   // INDEXED BY: the planner otherwise walks spans_project_conversation over the whole project.
   conversationsNow: `SELECT DISTINCT conversation_id FROM spans INDEXED BY spans_key WHERE project_id = ? AND trace_id = ? AND conversation_id IS NOT NULL`,
@@ -69,6 +99,8 @@ export const ROLLUP_SQL = {
     `INSERT INTO span_rollups (${COLUMNS})
       SELECT project_id, ${TRACE_UNIT}, trace_id, ${AGGREGATES}
       FROM (${derived('s.conversation_id IS NULL')}) GROUP BY project_id, trace_id, ${SPLIT}`,
+    `DELETE FROM span_rollup_days`,
+    `INSERT INTO span_rollup_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM ${DAY_SOURCE} GROUP BY r.project_id, r.day, ${DAY_GROUP}`,
     `DELETE FROM summary_backfill WHERE name = 'rollups'`,
   ],
 } as const;
@@ -91,6 +123,8 @@ export function createSpanRollups(db: Db): SpanRollups {
   const remove = db.prepare(ROLLUP_SQL.removeUnit);
   const addConversation = db.prepare(ROLLUP_SQL.conversationUnit);
   const addTrace = db.prepare(ROLLUP_SQL.traceUnit);
+  const removeDay = db.prepare(ROLLUP_SQL.removeDay);
+  const addDay = db.prepare(ROLLUP_SQL.addDay);
   const now = db.prepare(ROLLUP_SQL.conversationsNow).pluck();
   const before = db.prepare(ROLLUP_SQL.conversationsBefore).pluck();
   const unitsOf = (t: TraceRef, conversations: string[], into: Set<string>) => {
@@ -106,10 +140,19 @@ export function createSpanRollups(db: Db): SpanRollups {
     recompute(traces, earlier) {
       const units = new Set(earlier);
       for (const t of traces) unitsOf(t, now.all(t.project_id, t.trace_id) as string[], units);
+      // The days each unit had rows on before and has now: their layer rows are recomputed after.
+      const days = new Map<string, { projectId: string; day: number | null }>();
+      const touched = (projectId: string, rows: { day: number | null }[]) => {
+        for (const { day } of rows) days.set(`${projectId}\u0000${day}`, { projectId, day });
+      };
       for (const key of units) {
         const [projectId, kind, id] = key.split('\u0000') as [string, string, string];
-        remove.run(projectId, Number(kind), id);
-        (Number(kind) === CONVERSATION_UNIT ? addConversation : addTrace).run(projectId, id);
+        touched(projectId, remove.all(projectId, Number(kind), id) as { day: number | null }[]);
+        touched(projectId, (Number(kind) === CONVERSATION_UNIT ? addConversation : addTrace).all(projectId, id) as { day: number | null }[]);
+      }
+      for (const { projectId, day } of days.values()) {
+        removeDay.run(projectId, day);
+        addDay.run(projectId, day);
       }
     },
     rebuild() {
