@@ -156,14 +156,19 @@ describe('span rollups', () => {
     const plan = q.plan;
     const db = openStoreFile(s.file, { readonly: true });
     try {
+      expect(groupQuery(plan, (sql) => db.prepare(sql)).sql).toMatch(/FROM span_rollup_days s/);
       const lines = explainGroup(db, plan).join('\n');
-      expect(lines).toMatch(/span_rollup_days/);
       expect(lines).not.toMatch(/\bspans\b|\bspan_rollups\b/);
       // Recomputing a unit seeks its spans (never a scan of the project through the covering index).
       const unitPlan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(P, 'x') as { detail: string }[]).map((r) => r.detail).join('\n');
       expect(unitPlan(ROLLUP_SQL.conversationUnit)).toMatch(/SEARCH s USING INDEX spans_project_conversation \(project_id=\? AND conversation_id=\?\)/);
       expect(unitPlan(ROLLUP_SQL.traceUnit)).toMatch(/SEARCH s USING INDEX spans_key \(project_id=\? AND trace_id=\?\)/);
       expect(unitPlan(ROLLUP_SQL.conversationsNow)).toMatch(/SEARCH spans USING INDEX spans_key \(project_id=\? AND trace_id=\?\)/);
+      // Recomputing a day's layer rows seeks that day's rollup rows and the conversations' numbers.
+      const dayPlan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(P, 1) as { detail: string }[]).map((r) => r.detail).join('\n');
+      expect(dayPlan(ROLLUP_SQL.addDay)).toMatch(/SEARCH r USING INDEX span_rollups_day \(project_id=\? AND day=\?\)/);
+      expect(dayPlan(ROLLUP_SQL.addDay)).toMatch(/SEARCH c USING COVERING INDEX conversation_summaries_key/);
+      expect(dayPlan(ROLLUP_SQL.removeDay)).toMatch(/SEARCH span_rollup_days USING INDEX span_rollup_days_day \(project_id=\? AND day=\?\)/);
     } finally {
       db.close();
     }

@@ -1,0 +1,160 @@
+/**
+ * The per-day layer over the keyed rollups (migration 0028, decision 0026) on real SQLite files: a
+ * group-by without a time window read from `span_rollup_days` equals the same request answered by a
+ * scan, and the layer equals its own rebuild from all rollup rows (so the conversation bitmaps and the
+ * per-day bounds and lists are exactly what the rows hold) — with conversations that run across
+ * midnight, re-imports that move a span to another day or key, a late child on the next day, deletes
+ * by trace, by age (an edge inside a day) and of a whole project, and an older store migrated to 0028.
+ */
+import { describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { dispatch } from '../../src/main/transport/dispatch.js';
+import { EventBus } from '../../src/main/service/events.js';
+import type { ServiceContext } from '../../src/main/service/context.js';
+import type { Stores } from '../../src/main/store/ports.js';
+import { openStores } from '../../src/main/store/index.js';
+import { ROLLUP_SQL } from '../../src/main/store/sqlite/summaries/rollups.js';
+import { decodeUnits, encodeUnits } from '../../src/main/store/sqlite/unit-bits.js';
+import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
+import { MEASURES, filteredCases, rounded, scanned } from '../helpers/rollup-compare.js';
+import { tempStores, type TestStores } from '../helpers/temp-store.js';
+import { openStoreFile } from '../helpers/sqlite.js';
+
+const freshStore = tempStores('loupe-rollup-days-');
+const P = 'days/a';
+const Q = 'days/b';
+const call = async (s: Stores, op: string, body: unknown): Promise<any> =>
+  dispatch(op, body, { traces: s.traces, app: s.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' } satisfies ServiceContext);
+
+/** Every group request of 0021's cases without a window, plus the Spans page's group view. */
+const CASES = [
+  { name: 'group view', body: { group_by: [{ key: 'agent_name', source: 'field' }], measures: MEASURES } },
+  ...filteredCases(['2026-12-01T00:00:00Z', '2026-12-02T00:00:00Z']).filter((c) => !c.body.started_after && !c.body.started_before),
+];
+
+async function expectSameAsScan(s: Stores, project: string): Promise<void> {
+  for (const { name, body } of CASES) {
+    const base = { project_id: project, include_costs: true, limit: 1000, ...body };
+    expect(rounded(await call(s, 'spans.query', base)), `${project}: ${name}`).toEqual(rounded(await call(s, 'spans.query', scanned(base))));
+  }
+}
+
+const LAYER = `SELECT project_id, day, agent_name, operation_name, status_code, request_model, provider_name, span_count, first_ns, last_ns,
+  last_end_ns, dur_ns, dur_ms_sum, dur_ms_n, dur_ms_min, dur_ms_max, in_tok, out_tok, tok_sum, tok_n, tok_min, tok_max, round(cost, 9) AS cost,
+  cost_n, agent_versions, conversation_names, hex(units) AS units FROM span_rollup_days
+  ORDER BY project_id, day, agent_name, operation_name, status_code, request_model, provider_name`;
+
+/** The layer as maintained equals the layer rebuilt from every rollup row (rolled back after). */
+function expectLayerAsRebuilt(s: TestStores): unknown[] {
+  const db = openStoreFile(s.file);
+  try {
+    const kept = db.prepare(LAYER).safeIntegers().all();
+    db.exec('BEGIN');
+    try {
+      for (const sql of ROLLUP_SQL.rebuild) db.prepare(sql).run();
+      expect(kept).toEqual(db.prepare(LAYER).safeIntegers().all());
+    } finally {
+      db.exec('ROLLBACK');
+    }
+    return kept;
+  } finally {
+    db.close();
+  }
+}
+
+/** A conversation with a turn at 23:59 whose spans run past midnight, and a trace without one. */
+async function midnightTraces(s: Stores, project: string, seed: string, day: string, model = 'gpt-4o'): Promise<string> {
+  const t = traceBuilder({ seed, start: `${day}T23:59:58Z` });
+  const root = t.span('invoke_agent night', { durationMs: 5000, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'night', 'gen_ai.conversation.id': `${seed}-conv` } });
+  t.span('chat before', { parent: root, at: 100, durationMs: 500, attributes: chatAttributes({ model, inputTokens: 10, outputTokens: 2, agentName: 'night', conversationId: `${seed}-conv` }) });
+  t.span('chat after', { parent: root, at: 2500, durationMs: 900, status: 'ERROR', attributes: chatAttributes({ model: 'o3-mini', inputTokens: 20, outputTokens: 4, agentName: 'night', conversationId: `${seed}-conv` }) });
+  t.span('tool after', { parent: root, at: 3600, durationMs: 10, attributes: { 'gen_ai.operation.name': 'execute_tool' } });
+  await importRequest(s, project, t.request());
+  const u = traceBuilder({ seed: `${seed}-loose`, start: `${day}T23:59:59.500Z` });
+  const r = u.span('work', { durationMs: 1000 });
+  u.span('chat m', { parent: r, at: 700, durationMs: 50, attributes: chatAttributes({ model: 'gpt-4o-mini', inputTokens: 7, outputTokens: 3, agentName: 'loner' }) });
+  await importRequest(s, project, u.request());
+  return t.traceId;
+}
+
+describe('per-day rollup layer', () => {
+  it('equals the scan and its own rebuild through midnight, day and key moves, late children and deletes', async () => {
+    const s = await freshStore();
+    const traces: string[] = [];
+    for (const [i, day] of ['2026-11-30', '2026-12-01', '2026-12-02', '2026-12-03'].entries()) {
+      traces.push(await midnightTraces(s, P, `n${i}`, day));
+      await midnightTraces(s, Q, `q${i}`, day);
+    }
+    const check = async () => {
+      const layer = expectLayerAsRebuilt(s);
+      expect(layer.length).toBeGreaterThan(0);
+      await expectSameAsScan(s, P);
+      await expectSameAsScan(s, Q);
+    };
+    await check();
+    // The conversation of a night has rows on two days; its bitmap bit is in both days' rows.
+    const db = openStoreFile(s.file, { readonly: true });
+    try {
+      const days = db.prepare(`SELECT COUNT(DISTINCT day) FROM span_rollups WHERE project_id = ? AND unit_id = 'n0-conv'`).pluck().get(P);
+      expect(days).toBe(2);
+    } finally {
+      db.close();
+    }
+    // A re-import moves the whole trace of night 1 to another day and another model (rows leave two days).
+    const moved = traceBuilder({ seed: 'n1', start: '2026-12-05T12:00:00Z' });
+    const mroot = moved.span('invoke_agent night', { durationMs: 5000, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'night', 'gen_ai.conversation.id': 'n1-conv' } });
+    moved.span('chat before', { parent: mroot, at: 100, durationMs: 500, attributes: chatAttributes({ model: 'claude-sonnet-4-5', inputTokens: 10, outputTokens: 2, agentName: 'night', conversationId: 'n1-conv' }) });
+    await importRequest(s, P, moved.request());
+    // A late child of night 2's trace, on the day after, in another conversation (a span moves key and unit).
+    const late = traceBuilder({ seed: 'n2', start: '2026-12-02T23:59:58Z' });
+    const lroot = late.span('invoke_agent night', { durationMs: 5000, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'night', 'gen_ai.conversation.id': 'n2-conv' } });
+    late.span('late chat', { parent: lroot, at: 4000, durationMs: 100, attributes: chatAttributes({ model: 'gpt-4o', inputTokens: 3, outputTokens: 1, agentName: 'night', conversationId: 'n2-other' }) });
+    await importRequest(s, P, late.request());
+    await check();
+    // Deletes: by age with the edge inside a day (half of a night's spans go), by trace, a whole project.
+    await call(s, 'spans.delete', { project_id: P, older_than: '2026-12-01T00:00:00.5Z' });
+    await check();
+    await call(s, 'spans.delete', { project_id: P, trace_ids: [traces[3]!] });
+    await check();
+    await call(s, 'spans.delete', { project_id: Q });
+    const left = expectLayerAsRebuilt(s) as { project_id: string }[];
+    expect(left.some((r) => r.project_id === Q)).toBe(false);
+    await expectSameAsScan(s, P);
+  }, 120_000);
+
+  it('an older store (before migration 0028) gets the day split and the layer at its next open', async () => {
+    const s = await freshStore();
+    for (const [i, day] of ['2026-12-01', '2026-12-02'].entries()) await midnightTraces(s, P, `o${i}`, day);
+    const body = { project_id: P, group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 100, measures: MEASURES };
+    const before = await call(s, 'spans.query', body);
+    const f = s.file;
+    await s.close();
+    // The store as 0027 left it: rollups without a day, no layer.
+    const db = openStoreFile(f);
+    db.exec(`DROP TABLE span_rollup_days; DROP INDEX span_rollups_day; ALTER TABLE span_rollups DROP COLUMN day;
+      DELETE FROM summary_backfill; DELETE FROM schema_migrations WHERE version = 28`);
+    db.close();
+    const reopened = await openStores(path.dirname(f));
+    try {
+      expect(rounded(await call(reopened, 'spans.query', body))).toEqual(rounded(before));
+      const check = openStoreFile(f, { readonly: true });
+      try {
+        expect(check.prepare('SELECT COUNT(*) FROM span_rollup_days').pluck().get()).toBeGreaterThan(0);
+        expect(check.prepare('SELECT COUNT(*) FROM span_rollups WHERE day IS NULL').pluck().get()).toBe(0);
+      } finally {
+        check.close();
+      }
+    } finally {
+      await reopened.close();
+    }
+  }, 60_000);
+
+  it('encodes sets of conversation numbers in runs that decode to the same set', () => {
+    for (const ids of [[], [0], [7, 8, 9], [1, 1000, 1001, 5_000_000], Array.from({ length: 3000 }, (_, i) => i * 3 + 100_000)]) {
+      expect(decodeUnits(encodeUnits(ids))).toEqual([...new Set(ids)].sort((a, b) => a - b));
+    }
+    // A run never spans a gap of more than 16 bytes: one far conversation costs 7 bytes, not the gap.
+    expect(encodeUnits([0, 8 * 1_000_000]).length).toBe(14);
+  });
+});
