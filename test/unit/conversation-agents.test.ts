@@ -142,12 +142,14 @@ describe('conversation rows by agent and kept counts (migration 0026)', () => {
     await importRequest(store, Q, agentTrace('q-old', 'helper', 'q-old').request());
     const fresh = conversationIndexDiff(store.file);
     await store.close();
-    // Back to the schema before 0026: its tables and triggers gone, 0027's indexes as they were, neither applied.
+    // Back to the schema before 0026: its tables and triggers gone, 0027's indexes as they were, 0028's day
+    // split and layer gone, none of them applied.
     const raw = new Database(path.join(dir, 'loupe.db'));
     raw.exec(`DROP TRIGGER conversation_row_added; DROP TRIGGER conversation_agents_changed; DROP TRIGGER conversation_row_removed;
       DROP TABLE conversation_agents; DROP TABLE conversation_counts;
       DROP INDEX conversation_summaries_turns; CREATE INDEX conversation_summaries_turns ON conversation_summaries (project_id, turn_count);
       DROP INDEX conversation_summaries_errors; CREATE INDEX conversation_summaries_errors ON conversation_summaries (project_id, error_count);
+      DROP TABLE span_rollup_days; DROP INDEX span_rollups_day; ALTER TABLE span_rollups DROP COLUMN day;
       DELETE FROM schema_migrations WHERE version >= 26;`);
     raw.close();
     store = await openTestStores(dir);

@@ -53,8 +53,9 @@ describe('indexes of spans', () => {
       // A project that holds the table: a scan reads it front to back rather than through a project index.
       writable.prepare("INSERT INTO spans (project_id, trace_id, span_id, span_name, ingested_at_ms) VALUES ('p', 't', 's', 'n', 0)").run();
       expect(explainGroup(writable, groupOf({ query: { $expr: { $eq: [{ $getField: 'tier' }, { $literal: 'gold' }] } } })).join('\n')).toMatch(/^SCAN s$/m);
-      expect(explainGroup(writable, groupOf({})).join('\n')).toMatch(/SEARCH s USING INDEX span_rollups_unit/);
-      expect(explainGroup(writable, groupOf({ query: { $expr: { $eq: [{ $getField: 'status_code' }, { $literal: 'ERROR' }] } } })).join('\n')).toMatch(/SEARCH s USING INDEX span_rollups_unit/);
+      // … the per-day layer of them without a time window (0028, decision 0026).
+      expect(explainGroup(writable, groupOf({})).join('\n')).toMatch(/SEARCH s USING INDEX span_rollup_days_day/);
+      expect(explainGroup(writable, groupOf({ query: { $expr: { $eq: [{ $getField: 'status_code' }, { $literal: 'ERROR' }] } } })).join('\n')).toMatch(/SEARCH s USING INDEX span_rollup_days_day/);
       writable.close();
     } finally {
       db.close();
