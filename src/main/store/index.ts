@@ -12,6 +12,7 @@ import { openDatabase, openReadConnection } from './sqlite/open.js';
 import { createSqliteAppStore } from './sqlite/app-store.js';
 import { inlineWriter, startWriterThread } from './sqlite/writer.js';
 import { ADAPTER as SQLITE, createSqliteTraceStore, encodeBatch as encodeSqlite, splitBatch as splitSqlite } from './sqlite/trace-store.js';
+import { prepareSpan as prepareSqliteSpan } from './sqlite/ingest.js';
 // The encoder only (plain functions): the ingest worker loads no ClickHouse client.
 import { encodeForClickHouse } from './clickhouse/encode.js';
 import { isClickHouseUrl, parseStoreUrl, redactStoreUrl } from './clickhouse/url.js';
@@ -158,6 +159,17 @@ export function batchEncoder(adapter: string): (spans: SpanRecord[]) => EncodedB
   if (adapter === SQLITE) return encodeSqlite;
   if (adapter === 'clickhouse') return encodeForClickHouse;
   throw new StoreError(`no span encoder for the ${adapter} adapter`);
+}
+
+/**
+ * An adapter whose batches are rows encoded one span at a time (SQLite's prepared rows): `prepare`
+ * encodes a span as soon as it is normalized (so its object tree dies young, service/ingest/session.ts),
+ * `batch` makes the encoded batch of such rows. Null for an adapter that encodes whole batches
+ * (ClickHouse: one RowBinary buffer per table).
+ */
+export function spanEncoder(adapter: string): { prepare: (s: SpanRecord) => unknown; batch: (rows: unknown[]) => EncodedBatch } | null {
+  if (adapter === SQLITE) return { prepare: prepareSqliteSpan, batch: (rows) => ({ adapter: SQLITE, count: rows.length, payload: rows }) };
+  return null;
 }
 
 /**

@@ -22,8 +22,9 @@ export interface TraceSpanRow {
   status_code: string;
   start_ns: bigint | null;
   end_ns: bigint | null;
-  input_tokens: bigint | null;
-  output_tokens: bigint | null;
+  /** A bigint as the store reads it with safe integers; a number from a batch (sqlite summaries/agents.ts). */
+  input_tokens: bigint | number | null;
+  output_tokens: bigint | number | null;
   total_cost_usd: number | null;
   /** COUNTS_USAGE | COUNTS_COST bits (spans.counted; a bigint as the store reads it with safe integers). */
   counted: number | bigint;

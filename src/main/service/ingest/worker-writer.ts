@@ -8,7 +8,7 @@
  */
 import type { SpanRecord } from '../../domain/span.js';
 import type { BatchWriter, Reject } from './session.js';
-import { batchEncoder, openBatchSender } from '../../store/index.js';
+import { batchEncoder, openBatchSender, spanEncoder } from '../../store/index.js';
 import { ChannelStoppedError, type ChannelBatch, type ChannelHandle, type EncodedBatch } from '../../store/ports.js';
 import { ACKED, CANCELLED, MAX_IN_FLIGHT, type WorkerMessage } from './pipeline.js';
 
@@ -54,11 +54,21 @@ export function batchTarget(post: (m: WorkerMessage, transfer?: readonly ArrayBu
   };
 }
 
-export function postingWriter(target: BatchTarget, rawBytes: () => number, adapter: string): BatchWriter {
+export function postingWriter(target: BatchTarget, rawBytes: () => number, adapter: string): BatchWriter<unknown> {
+  // Rows encoded span by span as they are normalized (the session refuses a span that fails alone).
+  const perSpan = spanEncoder(adapter);
+  if (perSpan) {
+    return {
+      prepare: (s) => perSpan.prepare(s),
+      write(rows: unknown[], lines: (number | null)[]) {
+        target.send({ batch: perSpan.batch(rows), lines, rawBytes: rawBytes() });
+      },
+    };
+  }
   const encode = batchEncoder(adapter);
   return {
-    write(spans: SpanRecord[], lines: (number | null)[], reject: Reject) {
-      const { batch, kept } = encodeKeeping(encode, spans, reject);
+    write(spans: unknown[], lines: (number | null)[], reject: Reject) {
+      const { batch, kept } = encodeKeeping(encode, spans as SpanRecord[], reject);
       target.send({ batch, lines: kept.map((i) => lines[i] ?? null), rawBytes: rawBytes() });
     },
   };

@@ -76,7 +76,7 @@ export type PreparedSpan = unknown[];
 /** Fields the summaries read from a written span (summaries/index.ts). */
 const SUMMARY_FIELDS = [
   'project_id', 'trace_id', 'span_id', 'parent_span_id', 'span_name', 'start_ns', 'end_ns', 'status_code',
-  'provider_name', 'agent_name', 'agent_version', 'conversation_id', 'svc_user_id', 'input_tokens', 'output_tokens',
+  'provider_name', 'agent_name', 'agent_version', 'operation_name', 'conversation_id', 'svc_user_id', 'input_tokens', 'output_tokens',
   'reasoning_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'total_cost_usd', 'request_model',
   'conversation_name', 'counted',
 ] as const satisfies readonly (keyof SummarySpan)[];

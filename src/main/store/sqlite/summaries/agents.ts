@@ -1,5 +1,5 @@
 import type { Db } from '../open.js';
-import type { SummaryMaintainer, SummarySpan } from './types.js';
+import type { FreshTraces, SummaryMaintainer, SummarySpan } from './types.js';
 import { traceAgentStats, type AgentTraceStats, type TraceSpanRow } from '../../../domain/summaries/agent-stats.js';
 
 /**
@@ -11,6 +11,11 @@ import { traceAgentStats, type AgentTraceStats, type TraceSpanRow } from '../../
  * seen for the first time is added to `agent_summaries` incrementally; when a trace had an earlier
  * contribution, the summaries of the agents involved are recomputed from `agent_trace_stats`
  * (indexed per agent), because min/max and nullable cost sums cannot be subtracted.
+ *
+ * A trace the trace pass summarized from the batch alone (first seen in it: `fresh`) is not read back:
+ * its batch spans are all it has, with the counting bits and credited agents the writer stored
+ * (sqlite/ingest.ts countBatch), taken in the order the read gives (spans_key: span id, in SQLite's
+ * byte order) so that sums of costs add up in the same order to the same number.
  */
 export function createAgentSummaries(db: Db): SummaryMaintainer {
   const readTrace = db
@@ -56,14 +61,15 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
       GROUP BY project_id, agent_name`,
   );
 
-  const refresh = (traces: Iterable<{ project_id: string; trace_id: string }>) => {
+  const refresh = (traces: Iterable<{ project_id: string; trace_id: string }>, fresh?: FreshTraces) => {
     const rebuild = new Map<string, { project_id: string; agent_name: string }>();
     // New traces' contributions, summed per agent in memory: one summary upsert per agent per batch
     // instead of one per (trace, agent).
     const added = new Map<string, AgentTraceStats & { project_id: string }>();
     for (const { project_id, trace_id } of traces) {
       const before = oldAgents.all(project_id, trace_id) as string[];
-      const stats = traceAgentStats(readTrace.all(project_id, trace_id) as TraceSpanRow[]);
+      const batch = before.length ? undefined : fresh?.get(`${project_id}\u0000${trace_id}`);
+      const stats = traceAgentStats(batch ? inReadOrder(batch) : (readTrace.all(project_id, trace_id) as TraceSpanRow[]));
       if (before.length) {
         deleteTrace.run(project_id, trace_id);
         for (const a of [...before, ...stats.map((s) => s.agent_name)]) rebuild.set(`${project_id}\u0000${a}`, { project_id, agent_name: a });
@@ -84,14 +90,38 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
     }
   };
   return {
-    afterWrite(spans: SummarySpan[]) {
+    afterWrite(spans: SummarySpan[], fresh?: FreshTraces) {
       const traces = new Map<string, { project_id: string; trace_id: string }>();
       for (const s of spans) traces.set(`${s.project_id}\u0000${s.trace_id}`, { project_id: s.project_id, trace_id: s.trace_id });
-      refresh(traces.values());
+      refresh(traces.values(), fresh);
     },
-    refresh,
-    backfill: refresh,
+    refresh: (traces) => refresh(traces),
+    backfill: (traces) => refresh(traces),
   };
+}
+
+/** A trace's batch spans as readTrace returns its stored rows: by span id in SQLite's (UTF-8 byte) order. */
+function inReadOrder(spans: readonly SummarySpan[]): TraceSpanRow[] {
+  return [...spans].sort((a, b) => compareUtf8(a.span_id, b.span_id));
+}
+
+/**
+ * SQLite's BINARY order of two strings (their UTF-8 bytes, i.e. code points): UTF-16 units compare the
+ * same except a surrogate (a code point past U+FFFF) against a unit from U+E000 up, swapped here.
+ */
+export function compareUtf8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
 }
 
 /** Adds `b` to `a` as the summary upsert would (nullable cost, earliest first, latest last). */

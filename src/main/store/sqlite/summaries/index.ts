@@ -10,7 +10,7 @@ import { createAgentSummaries } from './agents.js';
 import { createSpanRollups, rollupsPending } from './rollups.js';
 import { backfillThreads } from './threads.js';
 
-export type { SummaryMaintainer, SummarySpan } from './types.js';
+export type { FreshTraces, SummaryMaintainer, SummarySpan } from './types.js';
 import type { SummaryMaintainer } from './types.js';
 
 const BACKFILL_SQL = {
@@ -24,7 +24,9 @@ const BACKFILL_SQL = {
 
 export function createSummaryMaintainer(db: Db): SummaryMaintainer {
   // Order matters: the trace pass decides spans.counted, which the agent pass sums by.
-  const parts = [createTraceSummaries(db), createAgentSummaries(db)];
+  const traceSummaries = createTraceSummaries(db);
+  const agentSummaries = createAgentSummaries(db);
+  const parts = [traceSummaries, agentSummaries];
   // The rollups read the conversations a trace had before (its turn rows, which the trace pass
   // rewrites) and the counting bits after (which the trace pass sets): one step on each side.
   const rollups = createSpanRollups(db);
@@ -37,7 +39,8 @@ export function createSummaryMaintainer(db: Db): SummaryMaintainer {
     afterWrite(spans) {
       const traces = tracesOf(spans);
       const before = rollups.unitsBefore(traces);
-      parts.forEach((p) => p.afterWrite(spans));
+      const fresh = traceSummaries.afterWrite(spans);
+      agentSummaries.afterWrite(spans, fresh);
       rollups.recompute(traces, before);
     },
     refresh(traces) {

@@ -11,7 +11,7 @@
  * conversation summaries touched (conversations.ts).
  */
 import type { Db } from '../open.js';
-import type { SummaryMaintainer, SummarySpan } from './types.js';
+import type { FreshTraces, SummaryMaintainer, SummarySpan } from './types.js';
 import { buildTree, countedSpans } from '../../../domain/chat/tree.js';
 import { CREDIT_BITS, creditSpans, ownValues } from '../../../domain/accounting.js';
 import { spansOfConversation, turnHeader } from '../../../domain/chat/header.js';
@@ -27,7 +27,7 @@ export const CONVERSATIONS_OF_TRACE_SQL = `SELECT j.value FROM trace_summaries t
 
 export const TRACE_SUMMARY_SQL = {
   lightSpans: `SELECT project_id, trace_id, span_id, parent_span_id, span_name, CAST(start_ns AS TEXT) AS start_ns, CAST(end_ns AS TEXT) AS end_ns,
-    status_code, provider_name, agent_name, agent_version, conversation_id, svc_user_id, input_tokens, output_tokens,
+    status_code, provider_name, agent_name, agent_version, operation_name, conversation_id, svc_user_id, input_tokens, output_tokens,
     reasoning_tokens, cache_creation_input_tokens, cache_read_input_tokens, total_cost_usd, request_model, conversation_name, counted
     FROM spans WHERE project_id = ? AND trace_id = ?`,
   // Retention's columns only (migration 0013): the chat builds a trace's header from its spans.
@@ -56,7 +56,10 @@ const minNs = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null
 const maxNs = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a > b ? a : b);
 const MESSAGE_BITS = HAS_INPUT | HAS_OUTPUT;
 
-export function createTraceSummaries(db: Db): SummaryMaintainer {
+/** The trace pass: its afterWrite says which traces it summarized from the batch alone. */
+export type TraceSummaries = Omit<SummaryMaintainer, 'afterWrite'> & { afterWrite(spans: SummarySpan[]): FreshTraces };
+
+export function createTraceSummaries(db: Db): TraceSummaries {
   const light = db.prepare<[string, string], LightRow>(TRACE_SUMMARY_SQL.lightSpans);
   const upsert = db.prepare(TRACE_SUMMARY_SQL.upsertSummary);
   const oldConversations = db.prepare<[string, string], string>(TRACE_SUMMARY_SQL.oldConversations).pluck();
@@ -86,9 +89,10 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
    * `batch`: this trace's spans of the batch (last write of a span id wins, as in the upsert).
    * Adds the conversations whose summaries must be re-aggregated to `touched`.
    */
-  const refresh = (projectId: string, traceId: string, batch: Map<string, Span> | null, touched: Set<string>) => {
+  const refresh = (projectId: string, traceId: string, batch: Map<string, Span> | null, touched: Set<string>, fresh: Map<string, Span[]>) => {
     const known = hasSummary.get(projectId, traceId) !== undefined;
     const spans = known || !batch ? stored(projectId, traceId) : [...batch.values()];
+    if (!known && batch) fresh.set(`${projectId}\u0000${traceId}`, spans);
     if (known) {
       for (const c of oldConversations.all(projectId, traceId)) {
         touched.add(c);
@@ -150,22 +154,25 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
     else if (known || !batch) conversations.setTraceRow(projectId, traceId, null);
   };
 
-  const refreshAll = (traces: Iterable<{ project_id: string; trace_id: string; spans: Map<string, Span> | null }>) => {
+  /** Returns the traces summarized from the batch alone (first seen in it). */
+  const refreshAll = (traces: Iterable<{ project_id: string; trace_id: string; spans: Map<string, Span> | null }>): FreshTraces => {
     const touched = new Map<string, Set<string>>();
+    const fresh = new Map<string, Span[]>();
     for (const t of traces) {
       let set = touched.get(t.project_id);
       if (!set) touched.set(t.project_id, (set = new Set()));
-      refresh(t.project_id, t.trace_id, t.spans, set);
+      refresh(t.project_id, t.trace_id, t.spans, set, fresh);
     }
     try {
       for (const [projectId, ids] of touched) conversations.refreshConversations(projectId, ids);
     } finally {
       conversations.forgetPreviews();
     }
+    return fresh;
   };
 
   return {
-    afterWrite(spans: SummarySpan[]) {
+    afterWrite(spans: SummarySpan[]): FreshTraces {
       const byTrace = new Map<string, { project_id: string; trace_id: string; spans: Map<string, Span> }>();
       for (const s of spans) {
         const key = `${s.project_id}\u0000${s.trace_id}`;
@@ -173,15 +180,15 @@ export function createTraceSummaries(db: Db): SummaryMaintainer {
         if (!t) byTrace.set(key, (t = { project_id: s.project_id, trace_id: s.trace_id, spans: new Map() }));
         t.spans.set(s.span_id, s);
       }
-      refreshAll(byTrace.values());
+      return refreshAll(byTrace.values());
     },
     refresh(traces) {
-      refreshAll(traces.map((t) => ({ ...t, spans: null })));
+      void refreshAll(traces.map((t) => ({ ...t, spans: null })));
     },
     backfill(traces) {
       // Stores older than migration 0006 lack the message bits of spans.counted: set them first, for all.
       db.prepare(TRACE_SUMMARY_SQL.backfillMessageBits).run();
-      refreshAll(traces.map((t) => ({ ...t, spans: null })));
+      void refreshAll(traces.map((t) => ({ ...t, spans: null })));
     },
   };
 }
