@@ -102,13 +102,35 @@ export function searchDocsOfSpans(spans: readonly SpanRecord[], dayOf: (s: SpanR
 }
 
 interface OpenDoc {
-  project_id: string;
+  doc: number;
+  traces: Set<string>;
+  /** Its terms, sorted (4 bytes each: a Set would take ~5 times that). */
+  terms: Uint32Array;
+}
+
+/** What one call adds to an open document (`base`) or as a new one. */
+interface Adding {
+  base: OpenDoc | null;
   doc: number;
   traces: Set<string>;
   terms: Set<number>;
 }
 
-/** Terms the open documents of one writer hold at most (~20 B each): the least recently written go first. */
+/** Whether a sorted array holds a value. */
+function holds(sorted: Uint32Array, v: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = sorted[mid]!;
+    if (x === v) return true;
+    if (x < v) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/** Terms the open documents of one writer hold at most (4 MB): the least recently written go first. */
 const OPEN_TERMS = 1_000_000;
 
 /**
@@ -120,8 +142,9 @@ const OPEN_TERMS = 1_000_000;
  * documents the writer reads their `search_docs` rows (`reusableDocs`: by key, a few granules) and
  * starts a new document for any that misses a trace or has a tombstone. (A delete of every trace of a
  * conversation landing between that read and the batch's insert would leave the reused document's
- * older terms deleted: a window of one insert, for a conversation being written while deleted.) What a batch adds is recorded once its insert
- * succeeded (`commit`); a failed insert leaves the documents as they were (rows it left are repeats).
+ * older terms deleted: a window of one insert, for a conversation being written while deleted.) What
+ * a batch adds is recorded once its insert succeeded (`commit`); a failed insert leaves the documents
+ * as they were (rows it left are repeats).
  */
 export class OpenDocuments {
   private open = new Map<string, OpenDoc>();
@@ -156,8 +179,7 @@ export class OpenDocuments {
    */
   lines(batches: readonly SearchDocs[], reusable: ReadonlySet<number>): { lines: string[]; commit: () => void } {
     const lines: string[] = [];
-    // What this call adds, by key: to an open document (`base`) or as a new one.
-    const adds = new Map<string, { base: OpenDoc | null; doc: OpenDoc }>();
+    const adds = new Map<string, Adding>();
     for (const b of batches) {
       let start = 0;
       for (const d of b.docs) {
@@ -171,55 +193,48 @@ export class OpenDocuments {
         let a = adds.get(key);
         if (!a) {
           const o = this.open.get(key);
-          a = o && reusable.has(o.doc) ? { base: o, doc: { project_id: d.project_id, doc: o.doc, traces: new Set(), terms: new Set() } } : undefined;
+          if (o && reusable.has(o.doc)) a = { base: o, doc: o.doc, traces: new Set(), terms: new Set() };
         }
-        const has = (x: { base: OpenDoc | null; doc: OpenDoc }, t: string) => x.doc.traces.has(t) || !!x.base?.traces.has(t);
-        const newTraces = a ? d.trace_ids.filter((t) => !has(a!, t)) : d.trace_ids;
-        if (!a || (a.base?.traces.size ?? 0) + a.doc.traces.size + newTraces.length > DOCUMENT_TRACES) {
-          a = { base: null, doc: { project_id: d.project_id, doc: nextDoc(), traces: new Set(d.trace_ids), terms: new Set(terms) } };
-          adds.set(key, a);
-          lines.push(inputLine(d.project_id, d.day, a.doc.doc, d.trace_ids, terms));
+        const newTraces = a ? d.trace_ids.filter((t) => !a.traces.has(t) && !a.base?.traces.has(t)) : d.trace_ids;
+        if (!a || (a.base?.traces.size ?? 0) + a.traces.size + newTraces.length > DOCUMENT_TRACES) {
+          adds.set(key, { base: null, doc: nextDoc(), traces: new Set(d.trace_ids), terms: new Set(terms) });
+          lines.push(inputLine(d.project_id, d.day, adds.get(key)!.doc, d.trace_ids, terms));
           continue;
         }
         adds.set(key, a);
         const fresh: number[] = [];
         for (const t of terms) {
-          if (a.base?.terms.has(t) || a.doc.terms.has(t)) continue;
-          a.doc.terms.add(t);
+          if ((a.base && holds(a.base.terms, t)) || a.terms.has(t)) continue;
+          a.terms.add(t);
           fresh.push(t);
         }
-        for (const t of newTraces) a.doc.traces.add(t);
-        if (fresh.length || newTraces.length) lines.push(inputLine(d.project_id, d.day, a.doc.doc, newTraces, fresh));
+        for (const t of newTraces) a.traces.add(t);
+        if (fresh.length || newTraces.length) lines.push(inputLine(d.project_id, d.day, a.doc, newTraces, fresh));
       }
     }
     const commit = () => {
-      for (const [key, { base, doc }] of adds) {
-        if (base && this.open.get(key) === base) {
-          for (const t of doc.traces) base.traces.add(t);
-          for (const t of doc.terms) base.terms.add(t);
-          this.held += doc.terms.size;
-          this.open.delete(key); // re-set below: the Map's order is the least recently written first
-          this.open.set(key, base);
-        } else {
-          const had = this.open.get(key);
-          if (had) this.held -= had.terms.size;
-          this.open.delete(key);
-          this.open.set(key, doc);
-          this.held += doc.terms.size;
-        }
+      for (const [key, a] of adds) {
+        const had = this.open.get(key);
+        if (had) this.held -= had.terms.length;
+        this.open.delete(key); // set again below: the Map's order is the least recently written first
+        const added = Uint32Array.from(a.terms).sort();
+        let doc: OpenDoc;
+        if (a.base && had === a.base) {
+          const terms = new Uint32Array(a.base.terms.length + added.length);
+          terms.set(a.base.terms);
+          terms.set(added, a.base.terms.length);
+          doc = { doc: a.doc, traces: new Set([...a.base.traces, ...a.traces]), terms: terms.sort() };
+        } else doc = { doc: a.doc, traces: a.traces, terms: added };
+        this.open.set(key, doc);
+        this.held += doc.terms.length;
       }
       for (const [key, o] of this.open) {
         if (this.held <= this.maxTerms) break;
         this.open.delete(key);
-        this.held -= o.terms.size;
+        this.held -= o.terms.length;
       }
     };
     return { lines, commit };
-  }
-
-  /** Open documents and the terms they hold (tests). */
-  size(): { documents: number; terms: number } {
-    return { documents: this.open.size, terms: this.held };
   }
 }
 
