@@ -139,8 +139,20 @@ describe('navigation', () => {
     await chat.locator('.vrow [data-testid]').first().waitFor();
     await screenshotBoth(page, 'trace-chat');
     const control = chat.locator('.trace-turn-head').getByTestId('feedback-control');
+    // The first thumb's record reaches the page (a refetch) while its note is being typed: held here
+    // until the note is in, as a slow server does (the box was emptied then, and Save lost the note).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(/\/(app\/traces\/chat-page|agents\/traces\/chat|feedback\/query)$/, async (route) => {
+      await held;
+      await route.continue();
+    });
     await control.getByRole('button', { name: 'Thumbs down for this turn' }).click();
     await control.getByLabel('Feedback note').fill('wrong carrier');
+    release();
+    await control.getByTestId('feedback-delete').waitFor(); // the stored record is the page's now
+    expect(await control.getByLabel('Feedback note').inputValue()).toBe('wrong carrier');
+    await page.unrouteAll();
     await control.getByRole('button', { name: 'Save' }).click();
     await control.getByTestId('feedback-note-button').filter({ hasText: 'wrong carrier' }).waitFor();
     expect(await control.getAttribute('data-state')).toBe('down');

@@ -63,7 +63,9 @@ export function FeedbackControl(props: { project: string; kind: 'conversation' |
   const [pending, setPending] = useState<'up' | 'down' | null | undefined>(undefined);
   const [editing, setEditing] = useState(false);
   const [note, setNote] = useState(storedNote);
-  useResetOnChange([own?.id, storedThumb, storedNote], () => { setPending(undefined); setNote(storedNote); });
+  // A note being typed is kept: the first thumb's record arrives (a refetch) while the note it invited
+  // is being written, and resetting then emptied the box, so Save stored the thumb without the note.
+  useResetOnChange([own?.id, storedThumb, storedNote], () => { setPending(undefined); if (!editing) setNote(storedNote); });
   const create = useOpMutation('feedback.create', REFRESH);
   const update = useOpMutation('feedback.update', REFRESH);
   const remove = useOpMutation('feedback.delete', REFRESH);
