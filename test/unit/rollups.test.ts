@@ -94,7 +94,10 @@ async function expectFilteredSameAsScan(s: TestStores, full: boolean): Promise<v
       }
       else {
         expect(text, name).toMatch(/FROM span_rollups s/);
-        expect(text.match(/JOIN spans s (\w+ BY \w+)/g), name).toEqual(['JOIN spans s INDEXED BY spans_project_conversation', 'JOIN spans s INDEXED BY spans_key']);
+        // The days the window cuts (one or two) read their rollup rows and their edge units' spans by index.
+        const seeks = text.match(/JOIN spans s (\w+ BY \w+)/g) ?? [];
+        expect(seeks.length === 2 || seeks.length === 4, name).toBe(true);
+        expect(new Set(seeks), name).toEqual(new Set(['JOIN spans s INDEXED BY spans_project_conversation', 'JOIN spans s INDEXED BY spans_key']));
         // The edge units drive the seeks (never a walk of the project's spans probing the edge list).
         const lines = explainGroup(db, plan).join('\n');
         expect(lines, name).toMatch(/SEARCH s USING INDEX spans_project_conversation \(project_id=\? AND conversation_id=\?/);

@@ -108,9 +108,11 @@ class JsonUnion {
  * The layer's SQL functions, on every connection (like the body and search functions):
  *  - loupe_units(id): aggregate, the encoded set of the non-null ids (NULL when none);
  *  - loupe_unit_count(blob): aggregate, how many distinct numbers the union of the sets holds;
- *  - loupe_json_union(json): aggregate, the distinct values of JSON arrays as one array.
+ *  - loupe_json_union(json): aggregate, the distinct values of JSON arrays as one array;
+ *  - loupe_unit(id): the set of one id (NULL for NULL), for a rollup row read beside layer rows.
  */
 export function registerRollupFunctions(db: Db): void {
+  db.function('loupe_unit', { deterministic: true }, (id: unknown) => (id === null || id === undefined ? null : encodeUnits([Number(id)])));
   db.aggregate('loupe_units', {
     start: () => [] as number[],
     step: (acc: number[], id: unknown) => {

@@ -7,11 +7,12 @@
  * the scan's output columns (spans-group.ts), so paging, sorting and group filters are the same SQL
  * around it.
  *
- * Without a time window the per-day layer (`span_rollup_days`, decision 0026) is read: one row per
- * (day, key combination), its conversations a bitmap whose union counts a group's conversations
- * (loupe_unit_count, sqlite/unit-bits.ts). A time window reads the rollup rows wholly inside it, and for the units with a row across an edge (a
- * conversation active when the window opens or closes) those units' spans in the window, each shaped
- * as a rollup row of its own; the units are sought by index (spans_project_conversation, spans_key),
+ * Rows are read from the per-day layer (`span_rollup_days`, decision 0026): one row per (day, key
+ * combination), its conversations a bitmap whose union counts a group's conversations (loupe_unit_count,
+ * sqlite/unit-bits.ts). A time window reads the layer's rows of the whole days inside it; for each of the
+ * (at most two) days it cuts, that day's rollup rows wholly inside it and, for the units with a row across
+ * an edge (a conversation active when the window opens or closes), those units' spans in the window, each
+ * shaped as a rollup row of its own; the units are sought by index (spans_project_conversation, spans_key),
  * edge list first (CROSS JOIN: left alone the planner walked the project's spans probing the list —
  * 52 → 10 ms of CPU at 100k spans).
  */
@@ -87,8 +88,8 @@ export function rollupTotals(req: SpansGroupPlan): string[] {
   return [
     'SUM(s.span_count) AS span_count',
     `SUM(${FLAG.is_invocation}) AS invocation_count`,
-    // The layer's rows carry their conversations as bitmaps (the union's size); rollup rows are units.
-    `${hasWindow(req) ? 'COUNT(DISTINCT CASE WHEN s.unit_kind = 0 THEN s.unit_id END)' : 'loupe_unit_count(s.units)'} AS conversation_count`,
+    // Every row carries its conversations as a bitmap (a layer row's, or an edge row's one conversation): the union's size.
+    'loupe_unit_count(s.units) AS conversation_count',
     `SUM(${FLAG.is_error}) AS error_count`,
     'MIN(s.first_ns) / 1000 AS first_us',
     'MAX(s.last_ns) / 1000 AS last_us',
@@ -151,24 +152,92 @@ const SPAN_AS_ROW: Record<(typeof ROW_COLUMNS)[number], string> = {
 /** A share of the rollup rows' rowid range above which the project's rows are read front to back. */
 const SCAN_SHARE = 0.05;
 
+/** Columns of a layer row (span_rollup_days) the group query reads: a rollup row's, its units a bitmap. */
+const LAYER_COLUMNS = [...ROW_COLUMNS.filter((c) => c !== 'unit_kind' && c !== 'unit_id'), 'units'].join(', ');
+
+const DAY_NS = 86_400_000_000_000n;
+/** The UTC day of an instant (as summaries/rollups.ts computes `day`: floored also before 1970). */
+const dayOf = (ns: bigint): bigint => (ns >= 0n ? ns / DAY_NS : -((-ns + DAY_NS - 1n) / DAY_NS));
+
+/** A part of a window inside one day (an edge day cut by the window), half-open, bounds null when open. */
+interface EdgeDay {
+  day: bigint;
+  after: bigint | null;
+  before: bigint | null;
+}
+
 /**
- * The FROM … WHERE of a rollup group query: rollup rows `s` of the plan's project that meet its
- * condition — and, with a time window, the rows wholly inside it plus the window's spans of the units
- * that have a row across an edge (those units' rows are left out, their spans stand in).
+ * How a window splits into days: the whole days inside it (`from` ≤ day < `to`, a null bound open; none
+ * when `from` ≥ `to`), read from the layer, and the at most two days it cuts, read from the rollup rows.
+ */
+export function windowDays(after: bigint | null, before: bigint | null): { whole: { from: bigint | null; to: bigint | null } | null; edges: EdgeDay[] } {
+  const edges: EdgeDay[] = [];
+  const cutAfter = after !== null && dayOf(after) * DAY_NS !== after;
+  const cutBefore = before !== null && dayOf(before) * DAY_NS !== before;
+  if (cutAfter) {
+    const day = dayOf(after);
+    const end = (day + 1n) * DAY_NS;
+    edges.push({ day, after, before: before !== null && before < end ? before : end });
+  }
+  if (cutBefore && !(cutAfter && dayOf(before) === dayOf(after!))) {
+    const day = dayOf(before);
+    const start = day * DAY_NS;
+    edges.push({ day, after: after !== null && after > start ? after : start, before });
+  }
+  const from = after === null ? null : cutAfter ? dayOf(after) + 1n : dayOf(after);
+  const to = before === null ? null : dayOf(before);
+  return { whole: from !== null && to !== null && from >= to ? null : { from, to }, edges };
+}
+
+/**
+ * The FROM … WHERE of a rollup group query: rows `s` of the plan's project that meet its condition.
+ * Without a window, the per-day layer's rows (decision 0026). With one, the layer's rows of the whole days
+ * inside it, and for each day the window cuts, that day's rollup rows wholly inside the window plus the
+ * window's spans of the units that have a row across an edge (those units' rows are left out, their spans
+ * stand in), each given the bitmap of its conversation (loupe_unit), so one conversation count spans both.
  */
 export function rollupFrom(req: SpansGroupPlan, prep: (sql: string) => Statement): Sql {
   const cond = req.where ? compileBool(req.where) : null;
   const and = (sql: string) => (cond ? `${sql} AND ${cond.sql}` : sql);
   const condParams = cond ? cond.params : [];
-  if (!hasWindow(req)) {
-    // No window: the per-day layer (decision 0026), ~1/10 of the rollup rows, same columns.
-    const days = tableSource(prep, 'span_rollup_days', req.project_id, SCAN_SHARE);
-    return { sql: `${days} WHERE ${and('s.project_id = ?')}`, params: [req.project_id, ...condParams] };
-  }
-  const table = tableSource(prep, 'span_rollups', req.project_id, SCAN_SHARE);
+  const days = tableSource(prep, 'span_rollup_days', req.project_id, SCAN_SHARE);
+  if (!hasWindow(req)) return { sql: `${days} WHERE ${and('s.project_id = ?')}`, params: [req.project_id, ...condParams] };
 
-  const after = req.started_after_ns;
-  const before = req.started_before_ns;
+  const { whole, edges } = windowDays(req.started_after_ns, req.started_before_ns);
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (whole) {
+    const range: string[] = ['s.project_id = ?'];
+    params.push(req.project_id);
+    if (whole.from !== null) {
+      range.push('s.day >= ?');
+      params.push(whole.from);
+    }
+    if (whole.to !== null) {
+      range.push('s.day < ?');
+      params.push(whole.to);
+    }
+    parts.push(`SELECT ${LAYER_COLUMNS} FROM ${days} WHERE ${and(range.join(' AND '))}`);
+    params.push(...condParams);
+  }
+  if (edges.length) {
+    const table = tableSource(prep, 'span_rollups', req.project_id, SCAN_SHARE);
+    for (const e of edges) {
+      const edge = edgeDayRows(req.project_id, table, e, and, condParams);
+      parts.push(`SELECT ${ROW_COLUMNS.filter((c) => c !== 'unit_kind' && c !== 'unit_id').map((c) => `x.${c}`).join(', ')}, loupe_unit(c.id) AS units
+        FROM (${edge.sql}) x LEFT JOIN conversation_summaries c
+        ON x.unit_kind = 0 AND c.project_id = ? AND c.conversation_id = x.unit_id AND c.kind = 'conversation'`);
+      params.push(...edge.params, req.project_id);
+    }
+  }
+  return { sql: `(${parts.join('\n    UNION ALL ')}) s`, params };
+}
+
+/**
+ * One day a window cuts, from the rollup rows of that day: the rows wholly inside the window's part of
+ * the day, and the spans in it of the units with a row across one of its edges (sought by index).
+ */
+function edgeDayRows(projectId: string, table: string, e: EdgeDay, and: (sql: string) => string, condParams: unknown[]): Sql {
   // A row across an edge: some of its spans start before the edge and some at or after it.
   const across: string[] = [];
   const acrossParams: unknown[] = [];
@@ -176,41 +245,34 @@ export function rollupFrom(req: SpansGroupPlan, prep: (sql: string) => Statement
   const insideParams: unknown[] = [];
   const window: string[] = [];
   const windowParams: unknown[] = [];
-  if (after !== null) {
+  for (const [edge, side] of [[e.after, 'after'], [e.before, 'before']] as const) {
+    if (edge === null) continue;
     across.push('(s.first_ns < ? AND s.last_ns >= ?)');
-    acrossParams.push(after, after);
-    inside.push('s.first_ns >= ?');
-    insideParams.push(after);
-    window.push('s.start_ns >= ?');
-    windowParams.push(after);
-  }
-  if (before !== null) {
-    across.push('(s.first_ns < ? AND s.last_ns >= ?)');
-    acrossParams.push(before, before);
-    inside.push('s.last_ns < ?');
-    insideParams.push(before);
-    window.push('s.start_ns < ?');
-    windowParams.push(before);
+    acrossParams.push(edge, edge);
+    inside.push(side === 'after' ? 's.first_ns >= ?' : 's.last_ns < ?');
+    insideParams.push(edge);
+    window.push(side === 'after' ? 's.start_ns >= ?' : 's.start_ns < ?');
+    windowParams.push(edge);
   }
   const cols = ROW_COLUMNS.join(', ');
   const spanCols = ROW_COLUMNS.map((c) => `${SPAN_AS_ROW[c]} AS ${c}`).join(', ');
-  const sql = `(WITH edge AS MATERIALIZED (
-      SELECT DISTINCT s.unit_kind, s.unit_id FROM ${table} WHERE ${and(`s.project_id = ? AND (${across.join(' OR ')})`)})
+  const sql = `WITH edge AS MATERIALIZED (
+      SELECT DISTINCT s.unit_kind, s.unit_id FROM ${table} WHERE ${and(`s.project_id = ? AND s.day = ? AND (${across.join(' OR ')})`)})
     SELECT ${cols} FROM ${table}
-      WHERE ${and(`s.project_id = ? AND ${inside.join(' AND ')}`)} AND (s.unit_kind, s.unit_id) NOT IN (SELECT unit_kind, unit_id FROM edge)
+      WHERE ${and(`s.project_id = ? AND s.day = ? AND ${inside.join(' AND ')}`)} AND (s.unit_kind, s.unit_id) NOT IN (SELECT unit_kind, unit_id FROM edge)
     UNION ALL
     SELECT ${spanCols} FROM edge e CROSS JOIN spans s INDEXED BY spans_project_conversation ON s.project_id = ? AND s.conversation_id = e.unit_id
       WHERE ${and(`e.unit_kind = 0 AND ${window.join(' AND ')}`)}
     UNION ALL
     SELECT ${spanCols} FROM edge e CROSS JOIN spans s INDEXED BY spans_key ON s.project_id = ? AND s.trace_id = e.unit_id
-      WHERE ${and(`e.unit_kind = 1 AND s.conversation_id IS NULL AND ${window.join(' AND ')}`)}) s`;
+      WHERE ${and(`e.unit_kind = 1 AND s.conversation_id IS NULL AND ${window.join(' AND ')}`)}`;
   return {
     sql,
     params: [
-      req.project_id, ...acrossParams, ...condParams,
-      req.project_id, ...insideParams, ...condParams,
-      req.project_id, ...windowParams, ...condParams,
-      req.project_id, ...windowParams, ...condParams,
+      projectId, e.day, ...acrossParams, ...condParams,
+      projectId, e.day, ...insideParams, ...condParams,
+      projectId, ...windowParams, ...condParams,
+      projectId, ...windowParams, ...condParams,
     ],
   };
 }
