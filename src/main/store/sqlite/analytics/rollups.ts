@@ -179,7 +179,7 @@ export function windowDays(after: bigint | null, before: bigint | null): { whole
     const end = (day + 1n) * DAY_NS;
     edges.push({ day, after, before: before !== null && before < end ? before : end });
   }
-  if (cutBefore && !(cutAfter && dayOf(before) === dayOf(after!))) {
+  if (cutBefore && !(cutAfter && dayOf(before) === dayOf(after))) {
     const day = dayOf(before);
     const start = day * DAY_NS;
     edges.push({ day, after: after !== null && after > start ? after : start, before });
