@@ -102,6 +102,8 @@ async function expectFilteredSameAsScan(s: TestStores, full: boolean): Promise<v
         const lines = explainGroup(db, plan).join('\n');
         expect(lines, name).toMatch(/SEARCH s USING INDEX spans_project_conversation \(project_id=\? AND conversation_id=\?/);
         expect(lines, name).toMatch(/SEARCH s USING INDEX spans_key \(project_id=\? AND trace_id=\?\)/);
+        // A day the window cuts reads that day's rollup rows by the day index (never the project's rows).
+        expect(lines, name).toMatch(/SEARCH s USING INDEX span_rollups_day \(project_id=\? AND day=\?\)/);
       }
       const fromRollups = await call(s, 'spans.query', base);
       if (full) expect(fromRollups.groups.length, name).toBeGreaterThan(0);

@@ -221,7 +221,8 @@ export function rollupFrom(req: SpansGroupPlan, prep: (sql: string) => Statement
     params.push(...condParams);
   }
   if (edges.length) {
-    const table = tableSource(prep, 'span_rollups', req.project_id, SCAN_SHARE);
+    // One day's rows of the project: by the day index, whatever share of the table the project holds.
+    const table = 'span_rollups s INDEXED BY span_rollups_day';
     for (const e of edges) {
       const edge = edgeDayRows(req.project_id, table, e, and, condParams);
       parts.push(`SELECT ${ROW_COLUMNS.filter((c) => c !== 'unit_kind' && c !== 'unit_id').map((c) => `x.${c}`).join(', ')}, loupe_unit(c.id) AS units
