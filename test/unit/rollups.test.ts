@@ -21,6 +21,7 @@ import { spansInput } from '../helpers/analytics-call.js';
 import { explainGroup } from '../../src/main/store/sqlite/explain.js';
 import { groupQuery } from '../../src/main/store/sqlite/analytics/spans-group.js';
 import { ROLLUP_SQL } from '../../src/main/store/sqlite/summaries/rollups.js';
+import { windowDays } from '../../src/main/store/sqlite/analytics/rollups.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { ALWAYS, MEASURES, filteredCases, rounded, scanned } from '../helpers/rollup-compare.js';
@@ -104,6 +105,8 @@ async function expectFilteredSameAsScan(s: TestStores, full: boolean): Promise<v
         expect(lines, name).toMatch(/SEARCH s USING INDEX spans_key \(project_id=\? AND trace_id=\?\)/);
         // A day the window cuts reads that day's rollup rows by the day index (never the project's rows).
         expect(lines, name).toMatch(/SEARCH s USING INDEX span_rollups_day \(project_id=\? AND day=\?\)/);
+        // The whole days inside it (if any): a range of the layer's day index.
+        if (windowDays(plan.started_after_ns, plan.started_before_ns).whole) expect(lines, name).toMatch(/SEARCH s USING INDEX span_rollup_days_day \(project_id=\? AND day[<>]\?/);
       }
       const fromRollups = await call(s, 'spans.query', base);
       if (full) expect(fromRollups.groups.length, name).toBeGreaterThan(0);

@@ -217,7 +217,8 @@ export function rollupFrom(req: SpansGroupPlan, prep: (sql: string) => Statement
       range.push('s.day < ?');
       params.push(whole.to);
     }
-    parts.push(`SELECT ${LAYER_COLUMNS} FROM ${days} WHERE ${and(range.join(' AND '))}`);
+    // A range of days by the day index: the layer is written day by day, so the range is read nearly in file order.
+    parts.push(`SELECT ${LAYER_COLUMNS} FROM span_rollup_days s INDEXED BY span_rollup_days_day WHERE ${and(range.join(' AND '))}`);
     params.push(...condParams);
   }
   if (edges.length) {
