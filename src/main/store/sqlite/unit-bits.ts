@@ -9,7 +9,9 @@
  * order, so one day's conversations are a few dense ranges: a gap of more than GAP bytes starts a new run,
  * so one old conversation active today costs a run of its own, not the bytes between.
  */
-import type { Db } from './open.js';
+// The Db type from better-sqlite3 itself, not from ./open.js: open.ts registers these functions, and
+// importing its type back would make a cycle (test/unit/imports.test.ts).
+import type { Database as Db } from 'better-sqlite3';
 
 const GAP = 16;
 const MAX_RUN = 0xffff;
