@@ -8,6 +8,7 @@ import type { TrainerEngine } from '../../training/engine.js';
 import { JobRunner } from './runner.js';
 import { RemoteBackends } from './remote.js';
 import { TrainingIntake } from './intake.js';
+import { StoreDamagedError } from '../../store/ports.js';
 
 export interface TrainingRuntime {
   readonly engine: TrainerEngine;
@@ -53,6 +54,14 @@ export async function startTrainingRuntime(ctx: ServiceContext, opts: TrainingRu
   };
   ctx.training = rt;
   await remote.moveKeysToSecrets();
-  await runner.recover();
+  try {
+    await runner.recover();
+  } catch (err) {
+    // A damaged database still starts, read-only (13.10): the start-up quick_check that follows finds
+    // the damage and says so. Recovery needs writes, so it waits for the next start on a sound file;
+    // the failure is kept in health (last_write_failure) rather than stopping the server.
+    if (!(err instanceof StoreDamagedError)) throw err;
+    ctx.health?.recordFailure('damaged', err);
+  }
   return rt;
 }
