@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
-import { compareUtf8 } from '../../src/main/store/sqlite/summaries/agents.js';
+import { compareUtf8 } from '../../src/main/domain/utf8-order.js';
 import { traceAgentStats, type TraceSpanRow } from '../../src/main/domain/summaries/agent-stats.js';
 import { importRequest, traceBuilder } from '../helpers/otlp.js';
 import { tempStores } from '../helpers/temp-store.js';
@@ -97,8 +97,8 @@ describe('agent summaries of new traces from the batch', () => {
     }
   });
 
-  it('orders span ids as SQLite does (UTF-8 bytes), past the characters where UTF-16 disagrees', () => {
-    const alphabet = ['a', 'z', '\u00e9', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\ud83d\ude00', '\ud800\udc00', '\udbff\udfff'];
+  it('orders span ids as SQLite does (UTF-8 bytes), past the characters where UTF-16 disagrees and lone surrogates', () => {
+    const alphabet = ['a', 'z', '\u00e9', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\ud83d\ude00', '\ud800\udc00', '\udbff\udfff', '\ud800', '\udc00'];
     const words: string[] = [''];
     for (const x of alphabet) for (const y of alphabet) words.push(x + y, x);
     let disagree = 0;

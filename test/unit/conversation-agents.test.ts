@@ -13,8 +13,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { dispatch } from '../../src/main/transport/dispatch.js';
-import { EventBus } from '../../src/main/service/events.js';
-import type { ServiceContext } from '../../src/main/service/context.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { conversationsPlan } from '../../src/main/service/conversations/handlers.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
@@ -23,12 +21,12 @@ import { openTestStores, tempStores, type TestStores } from '../helpers/temp-sto
 import { openDatabase } from '../../src/main/store/sqlite/open.js';
 import { explainConversations } from '../../src/main/store/sqlite/explain.js';
 import { conversationIndexDiff } from '../helpers/sqlite.js';
+import { contextOf } from '../helpers/analytics-call.js';
 
 const freshStore = tempStores('loupe-conversation-agents-');
 const P = 'bench/genai';
 const Q = 'other/project';
-const ctxOf = (store: TestStores): ServiceContext => ({ traces: store.traces, app: store.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' });
-const call = (store: TestStores, op: string, body: unknown): Promise<any> => dispatch(op, body, ctxOf(store)) as Promise<any>;
+const call = (store: TestStores, op: string, body: unknown): Promise<any> => dispatch(op, body, contextOf(store)) as Promise<any>;
 const list = (store: TestStores, body: Record<string, unknown> = {}, project = P) => call(store, 'conversations.list', { project_id: project, limit: 1000, ...body });
 
 /** A trace of `agent` in conversation `conv` of project `project`: an invocation and a chat under it. */
@@ -101,7 +99,7 @@ describe('conversation rows by agent and kept counts (migration 0026)', () => {
     await expectExact(store, 'moved');
 
     // Deletes: some traces, then by age, then a whole project.
-    const ctx = ctxOf(store);
+    const ctx = contextOf(store);
     const db = new Database(store.file, { readonly: true });
     const traces = db.prepare('SELECT trace_id FROM trace_summaries WHERE project_id = ? ORDER BY trace_id').pluck().all(P) as string[];
     db.close();

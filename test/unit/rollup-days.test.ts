@@ -8,11 +8,8 @@
  * by trace, by age (an edge inside a day) and of a whole project, and an older store migrated to 0028.
  */
 import { describe, expect, it } from 'vitest';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { dispatch } from '../../src/main/transport/dispatch.js';
-import { EventBus } from '../../src/main/service/events.js';
-import type { ServiceContext } from '../../src/main/service/context.js';
 import type { Stores } from '../../src/main/store/ports.js';
 import { openStores } from '../../src/main/store/index.js';
 import { ROLLUP_SQL } from '../../src/main/store/sqlite/summaries/rollups.js';
@@ -22,12 +19,12 @@ import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js'
 import { MEASURES, filteredCases, rounded, scanned } from '../helpers/rollup-compare.js';
 import { tempStores, type TestStores } from '../helpers/temp-store.js';
 import { openStoreFile } from '../helpers/sqlite.js';
+import { contextOf } from '../helpers/analytics-call.js';
 
 const freshStore = tempStores('loupe-rollup-days-');
 const P = 'days/a';
 const Q = 'days/b';
-const call = async (s: Stores, op: string, body: unknown): Promise<any> =>
-  dispatch(op, body, { traces: s.traces, app: s.app, events: new EventBus(), dataDir: tmpdir(), apiKey: 'test' } satisfies ServiceContext);
+const call = async (s: Stores, op: string, body: unknown): Promise<any> => dispatch(op, body, contextOf(s));
 
 /**
  * Windows over the nights' data: edges inside days, on day boundaries, around midnight inside one

@@ -13,6 +13,7 @@ import type { ConversationSummary } from './conversation-row.js';
 
 // The key types live with the plan that carries them (plans.ts), so the two files do not import each other.
 import type { ConversationKey, KeyValue } from './plans.js';
+import { compareUtf8 } from './utf8-order.js';
 export type { ConversationKey, KeyValue };
 
 /** Summary columns of the sort fields (both adapters store the summary under these names). */
@@ -43,12 +44,11 @@ export function orderOf(sort: readonly { field: ConversationSortField; direction
 export const keyOf = (r: ConversationSummary, order: Order): ConversationKey => order.map((o) => r[o.column]);
 
 /** Strings compare as the stores compare them: by their UTF-8 bytes. */
-const utf8 = new TextEncoder();
 function compareValues(a: KeyValue, b: KeyValue): number {
   if (a === b) return 0;
   if (a === null) return -1;
   if (b === null) return 1;
-  if (typeof a === 'string' && typeof b === 'string') return Buffer.compare(utf8.encode(a), utf8.encode(b));
+  if (typeof a === 'string' && typeof b === 'string') return compareUtf8(a, b);
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from '../open.js';
 import type { FreshTraces, SummaryMaintainer, SummarySpan } from './types.js';
+import { compareUtf8 } from '../../../domain/utf8-order.js';
 import { traceAgentStats, type AgentTraceStats, type TraceSpanRow } from '../../../domain/summaries/agent-stats.js';
 
 /**
@@ -103,25 +104,6 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
 /** A trace's batch spans as readTrace returns its stored rows: by span id in SQLite's (UTF-8 byte) order. */
 function inReadOrder(spans: readonly SummarySpan[]): TraceSpanRow[] {
   return [...spans].sort((a, b) => compareUtf8(a.span_id, b.span_id));
-}
-
-/**
- * SQLite's BINARY order of two strings (their UTF-8 bytes, i.e. code points): UTF-16 units compare the
- * same except a surrogate (a code point past U+FFFF) against a unit from U+E000 up, swapped here.
- */
-export function compareUtf8(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x < y ? -1 : 1;
-  }
-  return a.length - b.length;
 }
 
 /** Adds `b` to `a` as the summary upsert would (nullable cost, earliest first, latest last). */
