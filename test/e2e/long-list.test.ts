@@ -74,16 +74,39 @@ describe('a list of any length', () => {
     await page.getByTestId('trace-row').first().filter({ hasText: 'batch: nightly export' }).waitFor();
     expect(await page.getByTestId('trace-row').first().textContent()).toContain('1.50 s');
 
-    // Scroll to the bottom until the oldest conversation shows (each page loads when its end nears).
+    // Scroll to the end as a user does: to the bottom, then wait for what that brings — the next page,
+    // appended below when the end nears, or, once every page is in, the oldest conversation on screen.
+    // When a page arrives the list stays where the user scrolled to (it used to jump back to its first
+    // row each time, so a user at the end lost the rows they had reached as the next page came in, and
+    // the last row could enter the DOM and leave it at once), and no scroll beyond the user's is needed.
     const table = page.getByTestId('conversations-table');
-    const oldest = page.locator('[data-testid=conversation-row]', { hasText: 'conv-0001' });
-    for (let i = 0; i < 600 && !(await oldest.count()); i++) {
+    /**
+     * After a scroll: 'shown' when the oldest row lies inside the table's visible box (a row the user
+     * sees, not one in the DOM below it), 'grew' when a page came in below (the list is taller than
+     * `h`), else false (still waiting).
+     */
+    const settled = (h: number) => {
+      const el = document.querySelector('[data-testid=conversations-table]')!;
+      const box = el.getBoundingClientRect();
+      const row = [...document.querySelectorAll('[data-testid=conversation-row]')].find((r) => r.textContent?.includes('conv-0001'));
+      const at = row?.getBoundingClientRect();
+      if (at && at.height > 0 && at.top >= box.top && at.bottom <= box.bottom) return 'shown';
+      return el.scrollHeight > h ? 'grew' : false;
+    };
+    let scrolls = 0;
+    for (;;) {
+      const height = await table.evaluate((el) => el.scrollHeight);
       await table.evaluate((el) => el.scrollTo(0, el.scrollHeight));
-      await page.waitForTimeout(50);
+      scrolls++;
+      const bottom = await table.evaluate((el) => el.scrollTop);
+      if ((await (await page.waitForFunction(settled, height)).jsonValue()) === 'shown') break;
+      // A page came in below: the user is still where they scrolled to.
+      expect(await table.evaluate((el) => el.scrollTop)).toBeGreaterThanOrEqual(bottom - 1);
+      expect(scrolls).toBeLessThan(40);
     }
-    // The row can enter the DOM before the last page's rows are laid out: scroll to the end once more.
-    await table.evaluate((el) => el.scrollTo(0, el.scrollHeight));
-    await oldest.waitFor();
+    // One scroll per page of 200 rows, and the oldest row shown with no scroll beyond the one that
+    // reached the end of the last page.
+    expect(scrolls).toBe(Math.ceil(3_210 / 200));
     expect(await rows.last().textContent()).toContain('Question number 1conv-0001');
     // Every row is in the list (the virtual list's height is the rows' height).
     const height = await table.evaluate((el) => el.scrollHeight);

@@ -116,8 +116,18 @@ export function DataTable<T>(props: DataTableProps<T>) {
 
   const open = (row: Row<T>) => props.onOpen?.(row.original, row.index);
   useListKeys({ count: rows.length, selected, setSelected, onOpen: (i) => rows[i] && open(rows[i]), enabled: keyboard });
+  // The highlighted row is brought into view when the highlight moves (j/k, a click, a new list), not
+  // when rows are added: a page appended below (onEndReached) used to scroll the list back to the
+  // highlighted row — the first, while the user scrolled with the mouse — so the rows the user had
+  // scrolled to were taken away as soon as the next page arrived. `shown` is the index last brought
+  // into view; a highlight set before its row is loaded is brought into view when the row arrives, and
+  // an emptied table (a new filter or sort loading) brings it into view again once rows come.
+  const shown = useRef(-1);
   useEffect(() => {
-    if (selected >= 0 && selected < rows.length) virtualizer.scrollToIndex(selected, { align: 'auto' });
+    if (rows.length === 0) shown.current = -1;
+    if (selected === shown.current || selected < 0 || selected >= rows.length) return;
+    shown.current = selected;
+    virtualizer.scrollToIndex(selected, { align: 'auto' });
   }, [selected, rows.length, virtualizer]);
 
   const lastIndex = items[items.length - 1]?.index ?? -1;
