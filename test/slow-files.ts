@@ -78,6 +78,7 @@ export const SLOW_FILES: Record<string, number> = {
   'test/http/replay-selection.test.ts': 63, // load ~16
   'test/http/replay-loop.test.ts': 62, // SFT on the built-in trainer, load ~15
   'clickhouse:test/http/retention-http.test.ts': 65,
+  'test/unit/clickhouse-raw-span.test.ts': 65, // the emitter corpus imported into ClickHouse and SQLite (load 12)
   'test/e2e/clickhouse-smoke.test.ts': 63,
   'clickhouse:test/http/traces-timeline.test.ts': 62,
   'clickhouse:test/http/analytics-http.test.ts': 62,

@@ -8,10 +8,8 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importFile } from '../../src/main/service/ingest/index.js';
-import {
-  BODY_FIELDS, BodyDecoder, BodyEncoder, buildDictionary, packBody, restoreMessageAttributes, restoreSpanKeys, stripMessageAttributes, stripSpanKeys,
-  unpackBody, type SpanBody, type SpanKeys,
-} from '../../src/main/store/sqlite/body-codec.js';
+import { BODY_FIELDS, BodyDecoder, BodyEncoder, buildDictionary, packBody, unpackBody, type SpanBody } from '../../src/main/store/sqlite/body-codec.js';
+import { restoreMessageAttributes, restoreSpanKeys, stripMessageAttributes, stripSpanKeys, type SpanKeys } from '../../src/main/domain/raw-span.js';
 import type { SpanMessage } from '../../src/main/domain/span.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { repoRoot } from '../helpers/paths.js';

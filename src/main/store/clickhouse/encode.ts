@@ -14,6 +14,7 @@ import { creditSpans, type Credit } from '../../domain/accounting.js';
 import { RowBinaryWriter, rowsTransfer, type BinaryRows } from './row-binary.js';
 import type { EncodedBatch } from '../ports.js';
 import { searchDocsOfSpans, type SearchDocs } from './search-index.js';
+import { stripMessageAttributes, stripSpanKeys } from '../../domain/raw-span.js';
 
 /** Scalar columns of `spans` copied from the record as they are (strings, numbers, null). */
 export const SPAN_SCALARS = [
@@ -174,10 +175,14 @@ function dayName(day: number): string {
 }
 
 /**
- * A day as the Date column holds it (UInt16 days since 1970): a day outside 1970–2149 is 0, as the
- * server makes of such a date written as text (the keys keep the text; reads compare it the same way).
+ * A day as the Date column holds it (UInt16 days since 1970): a day outside 1970–2149 is 0. The
+ * writer's keys name this partition day too (never the text of a day past 2149, which 18.16 reads as
+ * day 0 and later releases saturate to 2149-06-06), so its read-back by day finds such spans.
  */
 const dateColumn = (day: number): number => (day >= 0 && day <= 0xffff ? day : 0);
+
+/** The partition (day) of a span's rows, as 'YYYY-MM-DD': 1970-01-01 for a start outside 1970–2149 or none. */
+export const partitionDay = (startNs: bigint | null): string => dayName(dateColumn(dayNumber(startNs)));
 
 /** One span's row of `spans` (after the version the writer sets). */
 function writeSpanRow(w: RowBinaryWriter, s: SpanRecord, day: number, resourceId: string, credit: Credit, counted: number): void {
@@ -236,8 +241,19 @@ function writePayloadRow(w: RowBinaryWriter, s: SpanRecord, day: number): void {
   w.str(jsonText(s.output_messages));
   w.str(s.events.length ? jsonText(s.events) : '[]');
   w.str(s.links.length ? jsonText(s.links) : '[]');
-  w.str(s.raw_span_dump);
+  w.str(storedRawSpan(s));
   w.u8(0);
+}
+
+/**
+ * The span as received without what its two rows hold anyway (domain/raw-span.ts): the message
+ * attributes its input_messages / output_messages print back exactly, and its ids and times. On the
+ * conversation-history workload the raw span was ~60 % of `span_payloads` (the input history a second
+ * time); reads put them back (rows.ts receivedRawSpan), so every answer is the span as received.
+ */
+function storedRawSpan(s: SpanRecord): string {
+  const keys = { trace_id: s.trace_id, span_id: s.span_id, parent_span_id: s.parent_span_id, start_ns: s.start_ns == null ? null : String(s.start_ns), end_ns: s.end_ns == null ? null : String(s.end_ns) };
+  return stripMessageAttributes(stripSpanKeys(s.raw_span_dump, keys), s);
 }
 
 export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
@@ -260,9 +276,9 @@ export function encodeSpans(spans: readonly SpanRecord[]): EncodedSpans {
     writeSpanRow(rows, s, day, res.resource_id, c, (counted.get(skey) ?? 0) | c.bits);
     payloads.rowWithVersion();
     writePayloadRow(payloads, s, day);
-    out.keys.push([s.project_id, s.trace_id, s.span_id, dayName(day)]);
+    out.keys.push([s.project_id, s.trace_id, s.span_id, dayName(dateColumn(day))]);
   }
-  return { spans: rows.finish(), payloads: payloads.finish(), ...out, search: searchDocsOfSpans(spans, (s) => dayName(dateColumn(dayNumber(s.start_ns)))) };
+  return { spans: rows.finish(), payloads: payloads.finish(), ...out, search: searchDocsOfSpans(spans, (s) => partitionDay(s.start_ns)) };
 }
 
 /** Spans encoded for this adapter (on the ingest worker thread, or inline): see EncodedBatch. Its row buffers may be transferred. */

@@ -6,6 +6,7 @@
 import { raw } from './sql.js';
 import type { StatusCode } from '../../domain/span.js';
 import type { LightSpan, TurnContributionRow, TurnRow } from './summaries.js';
+import { restoreMessageAttributes, restoreSpanKeys } from '../../domain/raw-span.js';
 
 /** Nanoseconds (or any Int64) from the server's quoted digits. */
 export const big = (v: string | number | null): bigint | null => (v == null ? null : BigInt(v));
@@ -119,4 +120,22 @@ export function contributionRow(r: ConversationKeyJson): TurnContributionRow {
     last_output_ns: big(r.last_output_ns),
     last_text: r.last_text,
   };
+}
+
+/** What a stored raw span needs to be put back as received: its payload row's messages, its span row's keys. */
+export interface RawSpanParts {
+  raw_span: string;
+  input_messages: string;
+  output_messages: string;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  start_ns: string | null;
+  end_ns: string | null;
+}
+
+/** The span as received from its stored form (encode.ts storedRawSpan; rows stored before it are whole already). */
+export function receivedRawSpan(p: RawSpanParts): string {
+  const t = restoreMessageAttributes(p.raw_span, p);
+  return restoreSpanKeys(t, { trace_id: p.trace_id, span_id: p.span_id, parent_span_id: p.parent_span_id, start_ns: p.start_ns, end_ns: p.end_ns });
 }

@@ -18,10 +18,8 @@
  * base is deleted or replaced.
  */
 import Database from 'better-sqlite3';
-import {
-  BODY_FIELDS, BodyDecoder, BodyEncoder, buildDictionary, packBody, restoreMessageAttributes, restoreSpanKeys, stripMessageAttributes,
-  stripSpanKeys, type BodyField, type SpanBody, type SpanKeys,
-} from './body-codec.js';
+import { BODY_FIELDS, BodyDecoder, BodyEncoder, buildDictionary, packBody, type BodyField, type SpanBody } from './body-codec.js';
+import { restoreMessageAttributes, restoreSpanKeys, stripMessageAttributes, stripSpanKeys, type SpanKeys } from '../../domain/raw-span.js';
 import type { SpanMessage } from '../../domain/span.js';
 import { joinJsonArrays } from '../../domain/messages-attribute.js';
 import { textOf } from '../../../shared/text.js';

@@ -10,17 +10,12 @@
  *   spans it gets ~80 % of what a trained dictionary gets, and twice what one trained on other
  *   emitters' spans gets. A dictionary is named by a hash of its bytes, so a worker thread can
  *   compress with one the store has not stored yet (the writer stores it with the batch).
- * - The raw span leaves out a message attribute (`gen_ai.input.messages` / `gen_ai.output.messages`)
- *   when the parsed messages kept beside it print back to exactly the same text; export puts it
- *   back. Any other form stays in the raw span as received, so export → re-import is exact.
- * - Likewise the span's ids and times (`traceId`, `spanId`, `parentSpanId`, start and end), which
- *   its light row holds (migration 0014): left out when the raw span prints them exactly as the row
- *   stores them, put back from the row when read (the ids are the least compressible bytes of a body).
+ * - The raw span leaves out the message attributes its parsed messages print back exactly and the ids
+ *   and times its light row holds (migration 0014), put back when read: domain/raw-span.ts (the rule
+ *   the ClickHouse adapter follows too).
  */
 import { createHash } from 'node:crypto';
 import { Compressor, Decompressor } from 'zstd-napi';
-import type { SpanMessage } from '../../domain/span.js';
-import { leftOutValue, messagesAttributeText } from '../../domain/messages-attribute.js';
 
 /** Fields of a body, in their stored order. */
 export const BODY_FIELDS = [
@@ -39,118 +34,6 @@ const LEVEL = 6;
 /** Dictionary size: 16 and 64 KiB of raw content compressed the bench's spans within 5 % of each other. */
 export const DICTIONARY_BYTES = 32 * 1024;
 const NULL_LENGTH = 0xffffffff;
-
-// ---------------------------------------------------------------- message attributes left out of the raw span
-
-const MESSAGE_ATTRIBUTES = [
-  ['gen_ai.input.messages', 'input_messages'],
-  ['gen_ai.output.messages', 'output_messages'],
-] as const;
-
-export { messagesAttributeText };
-
-const entryHead = (key: string) => `{"key":${JSON.stringify(key)},"value":{"stringValue":`;
-const attributeEntry = (key: string, value: string) => `${entryHead(key)}${JSON.stringify(value)}}}`;
-const placeholder = (key: string, field: 'input_messages' | 'output_messages') => `{"key":${JSON.stringify(key)},"value":${JSON.stringify(leftOutValue(field))}}`;
-
-/** The raw span without the message attributes its parsed messages reproduce exactly. */
-export function stripMessageAttributes(raw: string, messages: { input_messages: readonly SpanMessage[]; output_messages: readonly SpanMessage[] }): string {
-  let out = raw;
-  for (const [key, field] of MESSAGE_ATTRIBUTES) {
-    if (!messages[field].length) continue;
-    // The entry's opening first: spans that carry their messages elsewhere skip printing them back
-    // (two JSON.stringify). The entry can only start at the opening's first occurrence.
-    const first = out.indexOf(entryHead(key));
-    if (first < 0) continue;
-    const entry = attributeEntry(key, messagesAttributeText(messages[field]));
-    // Only when it occurs once, so putting it back is unambiguous. (indexOf, not startsWith, at
-    // `first`: it flattens the built entry once; startsWith on it measured slower than two scans.)
-    if (out.indexOf(entry, first) === first && out.indexOf(entry, first + 1) < 0) out = out.slice(0, first) + placeholder(key, field) + out.slice(first + entry.length);
-  }
-  return out;
-}
-
-/** The raw span as received, from a stripped one and the stored messages (JSON text of SpanMessage[]). */
-export function restoreMessageAttributes(raw: string, stored: { input_messages: string | null; output_messages: string | null }): string {
-  let out = raw;
-  for (const [key, field] of MESSAGE_ATTRIBUTES) {
-    const mark = placeholder(key, field);
-    const at = out.indexOf(mark);
-    if (at < 0) continue;
-    const text = messagesAttributeText(JSON.parse(stored[field] ?? '[]') as SpanMessage[]);
-    out = out.slice(0, at) + attributeEntry(key, text) + out.slice(at + mark.length);
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------- ids and times left out of the raw span
-
-/** A span's keys as its light row stores them (times as decimal text: nanoseconds exceed 2^53). */
-export interface SpanKeys {
-  trace_id: string;
-  span_id: string;
-  parent_span_id: string | null;
-  start_ns: string | null;
-  end_ns: string | null;
-}
-
-const KEY_FIELDS = [
-  ['traceId', 'trace_id'], ['spanId', 'span_id'], ['parentSpanId', 'parent_span_id'],
-  ['startTimeUnixNano', 'start_ns'], ['endTimeUnixNano', 'end_ns'],
-] as const;
-
-const keyEntry = (name: string, value: string) => `"${name}":${JSON.stringify(value)}`;
-const keyMark = (name: string) => `"${name}":{"loupe":0}`;
-
-/** Every `"<key name>":` of KEY_FIELDS in a span's JSON (no two can overlap; none occurs inside a JSON string). */
-const KEY_NAME = /"(traceId|spanId|parentSpanId|startTimeUnixNano|endTimeUnixNano)":/g;
-const FIELD_OF_KEY = new Map<string, keyof SpanKeys>(KEY_FIELDS);
-const MARK_VALUE = '{"loupe":0}';
-
-/**
- * The raw span without the keys it prints exactly as `keys` holds them (each occurring once, and
- * only when no mark is already in the text, so putting them back is unambiguous). One pass over the
- * text finds every key name (per span, this was five scans for marks and up to ten for the entries).
- */
-export function stripSpanKeys(raw: string, keys: SpanKeys): string {
-  const values = new Map<string, string>();
-  const found = new Map<string, number>(); // name → where its entry starts, -1 when it occurs more than once
-  KEY_NAME.lastIndex = 0;
-  for (let m = KEY_NAME.exec(raw); m; m = KEY_NAME.exec(raw)) {
-    const end = m.index + m[0].length;
-    if (raw.startsWith(MARK_VALUE, end)) return raw;
-    const name = m[1]!;
-    let value = values.get(name);
-    if (value === undefined) {
-      const v = keys[FIELD_OF_KEY.get(name)!];
-      values.set(name, (value = v == null ? '' : JSON.stringify(v)));
-    }
-    if (value && raw.startsWith(value, end)) found.set(name, found.has(name) ? -1 : m.index);
-  }
-  const cuts = [...found].filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1]);
-  if (!cuts.length) return raw;
-  let out = '';
-  let from = 0;
-  for (const [name, at] of cuts) {
-    out += raw.slice(from, at) + keyMark(name);
-    from = at + name.length + 3 + values.get(name)!.length; // the length of `"<name>":<value>`
-  }
-  return out + raw.slice(from);
-}
-
-/** The raw span as received, from a stripped one and the row's keys. */
-export function restoreSpanKeys(raw: string, keys: SpanKeys): string {
-  let out = raw;
-  for (const [name, field] of KEY_FIELDS) {
-    const mark = keyMark(name);
-    const at = out.indexOf(mark);
-    if (at < 0) continue;
-    const value = keys[field];
-    if (value == null) throw new Error(`span body left out its ${name}, which the span's row does not hold`);
-    out = out.slice(0, at) + keyEntry(name, value) + out.slice(at + mark.length);
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------- body bytes
 

@@ -5,6 +5,7 @@ import { join, raw, sql, str, strs, type Sql } from '../sql.js';
 import { traceDays } from './chat.js';
 import { traceIn } from './keys.js';
 import { FINAL_SETTINGS } from './scope.js';
+import { receivedRawSpan, type RawSpanParts } from '../rows.js';
 
 export async function exportTraceIds(ch: ClickHouse, sel: ExportSelection, opts: ReadOptions): Promise<string[]> {
   const project = str(sel.project_id);
@@ -32,14 +33,14 @@ export async function exportTraceSpans(ch: ClickHouse, projectId: string, traceI
   // Three reads joined here: ClickHouse 18.16 allows one JOIN per SELECT, and these are tiny.
   const read = (days: Sql) =>
     Promise.all([
-      ch.rows<{ span_id: string; scope_name: string | null; scope_version: string | null; resource_id: string }>(
-        sql`SELECT span_id, scope_name, scope_version, resource_id FROM spans FINAL
+      ch.rows<{ trace_id: string; span_id: string; parent_span_id: string | null; start_ns: string | null; end_ns: string | null; scope_name: string | null; scope_version: string | null; resource_id: string }>(
+        sql`SELECT trace_id, span_id, parent_span_id, start_ns, end_ns, scope_name, scope_version, resource_id FROM spans FINAL
             WHERE project_id = ${project} AND ${days} AND ${traceIn([traceId])} AND deleted = 0
             ORDER BY start_ns ASC NULLS FIRST, span_id ASC${FINAL_SETTINGS}`,
         opts,
       ),
-      ch.rows<{ span_id: string; raw_span: string }>(
-        sql`SELECT span_id, raw_span FROM span_payloads FINAL WHERE project_id = ${project} AND ${days} AND ${traceIn([traceId])} AND deleted = 0${FINAL_SETTINGS}`,
+      ch.rows<Pick<RawSpanParts, 'span_id' | 'raw_span' | 'input_messages' | 'output_messages'>>(
+        sql`SELECT span_id, raw_span, input_messages, output_messages FROM span_payloads FINAL WHERE project_id = ${project} AND ${days} AND ${traceIn([traceId])} AND deleted = 0${FINAL_SETTINGS}`,
         opts,
       ),
     ]);
@@ -53,11 +54,14 @@ export async function exportTraceSpans(ch: ClickHouse, projectId: string, traceI
     opts,
   );
   const attrs = new Map(resources.map((r) => [r.resource_id, r.attributes]));
-  const rawOf = new Map(raws.map((r) => [r.span_id, r.raw_span]));
-  return spans.map((s) => ({
-    scope_name: s.scope_name,
-    scope_version: s.scope_version,
-    resource_attributes: attrs.get(s.resource_id) ?? '{}',
-    raw_span: rawOf.get(s.span_id) ?? '{}',
-  }));
+  const rawOf = new Map(raws.map((r) => [r.span_id, r]));
+  return spans.map((s) => {
+    const payload = rawOf.get(s.span_id);
+    return {
+      scope_name: s.scope_name,
+      scope_version: s.scope_version,
+      resource_attributes: attrs.get(s.resource_id) ?? '{}',
+      raw_span: payload ? receivedRawSpan({ ...s, ...payload }) : '{}',
+    };
+  });
 }

@@ -4,7 +4,7 @@
  * the `$expr` condition.
  */
 import type { SpanScope } from '../../../domain/plans.js';
-import { dayOf } from '../encode.js';
+import { dayNumber, dayOf } from '../encode.js';
 import { predicate, withProject } from '../expr.js';
 import { date, i64, raw, sql, str, type Sql } from '../sql.js';
 
@@ -27,11 +27,31 @@ export function currentSpans(where: Sql): Sql {
 
 export function scopeSql(s: SpanScope): Sql {
   let q = sql`project_id = ${str(s.project_id)} AND deleted = 0`;
-  if (s.started_after_ns !== null) q = sql`${q} AND start_ns >= ${i64(s.started_after_ns)} AND day >= ${date(dayOf(s.started_after_ns))}`;
-  if (s.started_before_ns !== null) q = sql`${q} AND start_ns < ${i64(s.started_before_ns)} AND day <= ${date(dayOf(s.started_before_ns))}`;
+  if (s.started_after_ns !== null) q = sql`${q} AND start_ns >= ${i64(s.started_after_ns)}${afterDays(s.started_after_ns)}`;
+  if (s.started_before_ns !== null) q = sql`${q} AND start_ns < ${i64(s.started_before_ns)}${beforeDays(s.started_before_ns)}`;
   if (s.where) {
     const w = s.where;
     q = sql`${q} AND ${withProject(s.project_id, () => predicate(w))}`;
   }
   return q;
+}
+
+/** Day 0's partition: spans without a start, and those starting before 1970 or after 2149 (encode.ts partitionDay). */
+const DAY_ZERO = date('1970-01-01');
+/** The last day a Date column holds (2149-06-06). */
+const LAST_DAY = 0xffff;
+
+/** The partitions that can hold spans starting at or after `ns`: its day and later, and day 0 (spans past 2149). */
+function afterDays(ns: bigint): Sql {
+  const d = dayNumber(ns);
+  if (d <= 0) return raw('');
+  if (d > LAST_DAY) return sql` AND day = ${DAY_ZERO}`;
+  return sql` AND (day >= ${date(dayOf(ns))} OR day = ${DAY_ZERO})`;
+}
+
+/** The partitions that can hold spans starting before `ns`: its day and earlier (day 0 holds those before 1970). */
+function beforeDays(ns: bigint): Sql {
+  const d = dayNumber(ns);
+  if (d > LAST_DAY) return raw('');
+  return sql` AND day <= ${d < 0 ? DAY_ZERO : date(dayOf(ns))}`;
 }

@@ -9,7 +9,7 @@ import { isoFromNs } from '../../../domain/time.js';
 import type { ReadOptions, SpanRowOut } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql } from '../expr.js';
-import { big } from '../rows.js';
+import { big, receivedRawSpan, type RawSpanParts } from '../rows.js';
 import { ident, join, limit, raw, sql, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
 import { keyFilter, type SpanKey } from './keys.js';
@@ -127,7 +127,7 @@ function toRow(r: Row, d: Row | null, custom: Map<CustomSource, string[]>, plan:
     out.tool_call_arguments = r.tool_call_arguments;
     out.tool_call_result = r.tool_call_result;
     out.tool_definitions = r.tool_definitions;
-    out.raw_span_dump = d.raw_span;
+    out.raw_span_dump = receivedRawSpan({ ...r, ...d } as unknown as RawSpanParts);
     out.system_instructions = JSON.parse(d.system_instructions as string);
     out.input_messages = messages(d.input_messages as string);
     out.output_messages = messages(d.output_messages as string);
