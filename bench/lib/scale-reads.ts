@@ -8,6 +8,9 @@
  * With `pages`: instead, every request a page sends when it opens (ui-requests.ts `uiRequests`, the list the
  * scale section times per million), for one conversation, its first trace and agent-00.
  *
+ * With `filters`: instead, every list filter the Conversations page and the Spans page's list offer, one at
+ * a time (filterReads), to find a filter whose read grows with the store.
+ *
  * With `indexes`: instead, the pages whose reads the spans indexes serve (the spans list page, the spans
  * of one agent with and without a time window, the spans of one conversation), to compare a layout
  * change before and after (migration 0025 dropped spans_project_agent).
@@ -75,15 +78,59 @@ async function pageReads(ctx: ServiceContext, dataDir: string): Promise<UiReques
   }
 }
 
+/**
+ * Every list filter a page offers, one at a time, with a value the store holds: the Conversations page's
+ * (agent, model, status, search of an id-like word and a short one — ConversationsPage.tsx listInput) and
+ * the Spans page's list mode (FilterBar.tsx FILTER_FIELDS as `=` conditions, a text search, a time range:
+ * SpansList.tsx with the default sort and page), so a filter whose read grows with the store shows.
+ */
+async function filterReads(ctx: ServiceContext, dataDir: string): Promise<UiRequest[]> {
+  const ids = await pageReads(ctx, dataDir);
+  const listOf = (name: string) => ids.find((r) => r.name === name)!;
+  const list = listOf('conversations list');
+  const spans = listOf('spans list page');
+  const facets = (await dispatch('conversations.facets', { project_id: PROJECT }, ctx)) as { agent_names: string[]; request_models: string[] };
+  const db = new Database(path.join(dataDir, DB_FILE_NAME), { readonly: true });
+  let sample: Record<string, unknown>;
+  try {
+    sample = db.prepare(`SELECT * FROM spans WHERE project_id = ? AND operation_name = 'chat' ORDER BY id DESC LIMIT 1`).get(PROJECT) as Record<string, unknown>;
+  } finally {
+    db.close();
+  }
+  const conv = (name: string, filters: Record<string, unknown>, extra: Record<string, unknown> = {}): UiRequest => ({
+    page: 'conversations', name, op: 'conversations.list', input: { ...list.input, filters: { status: 'all', ...filters }, ...extra },
+  });
+  const span = (name: string, query?: Record<string, unknown>, extra: Record<string, unknown> = {}): UiRequest => ({
+    page: 'spans', name, op: 'spans.query', input: { ...spans.input, ...(query ? { query } : {}), ...extra },
+  });
+  const eq = (field: string, value: unknown) => ({ $expr: { $and: [{ $eq: [{ $getField: field }, { $literal: value }] }] } });
+  const [from, to] = await windowOf(ctx);
+  return [
+    conv('conversations, one model', { models: [facets.request_models[0]] }),
+    conv('conversations, one agent', { agent_names: [facets.agent_names[0]] }),
+    conv('conversations, with errors', { status: 'error' }),
+    conv("conversations, search 'A-1187'", {}, { search: 'A-1187' }),
+    conv("conversations, search 'A-'", {}, { search: 'A-' }),
+    conv("conversations, search 'warehouse'", {}, { search: 'warehouse' }),
+    ...(['agent_name', 'operation_name', 'span_name', 'request_model', 'response_model', 'provider_name', 'status_code', 'tool_name', 'conversation_id', 'trace_id', 'span_kind'] as const)
+      .filter((f) => sample[f] != null)
+      .map((f) => span(`spans where ${f} = ${JSON.stringify(sample[f])}`, eq(f, sample[f]))),
+    span('spans where status_code = ERROR', eq('status_code', 'ERROR')),
+    span('spans where duration_ms > 5000', { $expr: { $and: [{ $gt: [{ $getField: 'duration_ms' }, { $literal: 5000 }] }] } }),
+    span("spans, text search 'A-1187'", { $expr: { $search: 'A-1187' } }),
+    span('spans, a time window (35-70 %)', undefined, { started_after: from, started_before: to }),
+  ];
+}
+
 async function main(): Promise<void> {
   const [dataDir, runsArg, mode] = process.argv.slice(2);
-  if (!dataDir) throw new Error('usage: tsx bench/lib/scale-reads.ts <data dir (a copy)> [runs] [pages | indexes]');
+  if (!dataDir) throw new Error('usage: tsx bench/lib/scale-reads.ts <data dir (a copy)> [runs] [pages | filters | indexes]');
   const runs = Number(runsArg ?? 10);
   const store = await openStores(dataDir);
   const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
   try {
     console.log(`load average (1, 5, 15 min) before: ${loadAverage()}`);
-    const reads = mode === 'indexes' ? await indexReads(ctx) : mode === 'pages' ? await pageReads(ctx, dataDir) : [...scaleReads(PROJECT).filter((r) => r.op !== 'spans.query'), ...filteredGroupBys(PROJECT, await windowOf(ctx))];
+    const reads = mode === 'indexes' ? await indexReads(ctx) : mode === 'pages' ? await pageReads(ctx, dataDir) : mode === 'filters' ? await filterReads(ctx, dataDir) : [...scaleReads(PROJECT).filter((r) => r.op !== 'spans.query'), ...filteredGroupBys(PROJECT, await windowOf(ctx))];
     for (const r of reads) {
       const t = await timeOp(ctx, r.op, r.input, runs);
       const answer = rowsOf(await dispatch(r.op, r.input, ctx, { trusted: true }));

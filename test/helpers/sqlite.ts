@@ -30,9 +30,10 @@ export function asOlderWriter(table: string, column: string): string {
 }
 
 /**
- * The conversation rows' agent index and per-project counts (migration 0026, kept by triggers) compared
- * with what conversation_summaries holds, recomputed here: one row per (row, agent of its agent_names),
- * none dangling, and each project's count of rows. Returns the numbers compared (so a test can assert
+ * The conversation rows' agent and model indexes and per-project counts (migrations 0026 and 0029, kept
+ * by triggers) compared with what conversation_summaries holds, recomputed here: one row per (row, agent
+ * of its agent_names) and per (row, model of its request_models), none dangling, and each project's count
+ * of rows. Returns the numbers compared (so a test can assert
  * the premise: something was indexed).
  */
 export function conversationIndexDiff(file: string): { kept: unknown; computed: unknown; agentRows: number } {
@@ -42,11 +43,15 @@ export function conversationIndexDiff(file: string): { kept: unknown; computed: 
       agents: db.prepare(`SELECT a.project_id, a.agent_name, c.conversation_id, c.kind FROM conversation_agents a
         LEFT JOIN conversation_summaries c ON c.id = a.summary_id AND c.project_id = a.project_id ORDER BY 1, 2, 3, 4`).all(),
       counts: db.prepare('SELECT project_id, rows FROM conversation_counts ORDER BY 1').all(),
+      models: db.prepare(`SELECT m.project_id, m.request_model, c.conversation_id, c.kind FROM conversation_models m
+        LEFT JOIN conversation_summaries c ON c.id = m.summary_id AND c.project_id = m.project_id ORDER BY 1, 2, 3, 4`).all(),
     };
     const computed = {
       agents: db.prepare(`SELECT DISTINCT c.project_id, j.value AS agent_name, c.conversation_id, c.kind FROM conversation_summaries c, json_each(c.agent_names) j
         ORDER BY 1, 2, 3, 4`).all(),
       counts: db.prepare('SELECT project_id, COUNT(*) AS rows FROM conversation_summaries GROUP BY project_id ORDER BY 1').all(),
+      models: db.prepare(`SELECT DISTINCT c.project_id, j.value AS request_model, c.conversation_id, c.kind FROM conversation_summaries c, json_each(c.request_models) j
+        ORDER BY 1, 2, 3, 4`).all(),
     };
     return { kept, computed, agentRows: computed.agents.length };
   } finally {

@@ -145,10 +145,12 @@ describe('per-day rollup layer', () => {
     const before = await call(s, 'spans.query', body);
     const f = s.file;
     await s.close();
-    // The store as 0027 left it: rollups without a day, no layer.
+    // The store as 0027 left it: rollups without a day, no layer (and none of the later migrations).
     const db = openStoreFile(f);
     db.exec(`DROP TABLE span_rollup_days; DROP INDEX span_rollups_day; ALTER TABLE span_rollups DROP COLUMN day;
-      DELETE FROM summary_backfill; DELETE FROM schema_migrations WHERE version = 28`);
+      DROP TRIGGER conversation_models_added; DROP TRIGGER conversation_models_changed; DROP TRIGGER conversation_models_removed;
+      DROP TABLE conversation_models;
+      DELETE FROM summary_backfill; DELETE FROM schema_migrations WHERE version >= 28`);
     db.close();
     const reopened = await openStores(path.dirname(f));
     try {

@@ -19,7 +19,7 @@
  * answered by a scan, never narrowed.
  */
 import type { ValueExpr } from './expr.js';
-import type { MeasurePlan, SpansGroupPlan } from './plans.js';
+import type { MeasurePlan, SpanScope, SpansGroupPlan } from './plans.js';
 
 /** The span columns every rollup row has one value of. */
 export const ROLLUP_KEYS = ['agent_name', 'operation_name', 'status_code', 'request_model', 'provider_name'] as const;
@@ -94,7 +94,16 @@ export function rollupAnswersMeasure(m: MeasurePlan, cap: RollupCapability = KEY
 }
 
 /** True when the plan has a time window (answered from whole rows plus the spans of units across an edge). */
-export const hasWindow = (req: SpansGroupPlan): boolean => req.started_after_ns !== null || req.started_before_ns !== null;
+export const hasWindow = (req: SpanScope): boolean => req.started_after_ns !== null || req.started_before_ns !== null;
+
+/**
+ * True when rollups of this capability count a scope's spans exactly (the spans list's total, issue 19
+ * item 2): its condition reads only key columns (every span of a row agrees on it) and its window, if
+ * any, is one the rollups answer — the group-by rule above with one group and a count.
+ */
+export function rollupsCount(scope: SpanScope, cap: RollupCapability = KEYED_ROLLUPS): boolean {
+  return (scope.where === null || (cap.conditions && readsOnlyKeys(scope.where))) && (!hasWindow(scope) || cap.windows);
+}
 
 /** True when rollups of this capability answer the plan exactly. */
 export function rollupsAnswer(req: SpansGroupPlan, cap: RollupCapability = KEYED_ROLLUPS): boolean {

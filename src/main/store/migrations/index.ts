@@ -12,7 +12,8 @@
  *   0016 spans of one agent index (layout) · 0017 trace conversations (layout) · 0018 thread statistics (query) ·
  *   0019 credited accounting (query) · 0020 span rollups keyed by agent, operation, status, model and provider (layout) · 0021 continued inputs
  *   (layout, ingest) · 0022 scores · 0023–0024 score groups · 0025 lean spans rows (layout) ·
- *   0026 conversation rows by agent, conversation counts (query) · 0027 conversation sort indexes with their ties (query) · 0028 per-day rollup layer (query)
+ *   0026 conversation rows by agent, conversation counts (query) · 0027 conversation sort indexes with their ties (query) · 0028 per-day rollup layer (query) ·
+ *   0029 conversation rows by request model (query)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -42,6 +43,7 @@ import leanSpans, { check as leanSpansCheck } from './0025_lean_spans.js';
 import conversationAgents from './0026_conversation_agents.js';
 import conversationSortTies from './0027_conversation_sort_ties.js';
 import rollupDays from './0028_rollup_days.js';
+import conversationModels from './0029_conversation_models.js';
 
 export interface Migration {
   version: number;
@@ -85,4 +87,5 @@ export const migrations: Migration[] = [
   { version: 26, name: 'conversation_agents', sql: conversationAgents },
   { version: 27, name: 'conversation_sort_ties', sql: conversationSortTies },
   { version: 28, name: 'rollup_days', sql: rollupDays },
+  { version: 29, name: 'conversation_models', sql: conversationModels },
 ];

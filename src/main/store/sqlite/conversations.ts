@@ -70,9 +70,10 @@ export function conversationsWhere(plan: IndexedPlan, paging = true): { sql: str
     and.push(`c.id IN (SELECT a.summary_id FROM conversation_agents a WHERE a.project_id = ? AND a.agent_name IN (${plan.agent_names.map(() => '?').join(', ') || 'NULL'}))`);
     params.push(plan.project_id, ...plan.agent_names);
   }
+  // Rows with one of the models: a range of conversation_models (migration 0029) per model, as agents above.
   if (plan.models) {
-    and.push(`EXISTS (SELECT 1 FROM json_each(c.request_models) j WHERE j.value IN (${plan.models.map(() => '?').join(', ') || 'NULL'}))`);
-    params.push(...plan.models);
+    and.push(`c.id IN (SELECT m.summary_id FROM conversation_models m WHERE m.project_id = ? AND m.request_model IN (${plan.models.map(() => '?').join(', ') || 'NULL'}))`);
+    params.push(plan.project_id, ...plan.models);
   }
   // (Unary + keeps SQLite from reading the status through conversation_summaries_errors: statusWalks.)
   const errors = plan.statusTest ? '+c.error_count' : 'c.error_count';

@@ -17,7 +17,7 @@
  * 52 → 10 ms of CPU at 100k spans).
  */
 import type { Statement } from 'better-sqlite3';
-import type { MeasurePlan, SpansGroupPlan } from '../../../domain/plans.js';
+import type { MeasurePlan, SpanScope, SpansGroupPlan } from '../../../domain/plans.js';
 import { ROLLUP_KEYS, hasWindow } from '../../../domain/rollups.js';
 import { DERIVED_SQL, type Sql } from './columns.js';
 import { compileBool } from './expr.js';
@@ -196,7 +196,7 @@ export function windowDays(after: bigint | null, before: bigint | null): { whole
  * window's spans of the units that have a row across an edge (those units' rows are left out, their spans
  * stand in), each given the bitmap of its conversation (loupe_unit), so one conversation count spans both.
  */
-export function rollupFrom(req: SpansGroupPlan, prep: (sql: string) => Statement): Sql {
+export function rollupFrom(req: SpanScope, prep: (sql: string) => Statement): Sql {
   const cond = req.where ? compileBool(req.where) : null;
   const and = (sql: string) => (cond ? `${sql} AND ${cond.sql}` : sql);
   const condParams = cond ? cond.params : [];
@@ -277,4 +277,15 @@ function edgeDayRows(projectId: string, table: string, e: EdgeDay, and: (sql: st
       projectId, ...windowParams, ...condParams,
     ],
   };
+}
+
+/**
+ * The number of spans in a scope the rollups count exactly (domain/rollups.ts rollupsCount): the sum of
+ * its rows' span counts, the rows read as a group-by reads them (rollupFrom). The spans list's total with
+ * a condition on key columns (Spans page filters by agent, operation, status, model, provider): 1.5–2.7 s
+ * of CPU counting spans at 6.2M spans.
+ */
+export function rollupSpanCount(req: SpanScope, prep: (sql: string) => Statement): number {
+  const from = rollupFrom(req, prep);
+  return Number(prep(`SELECT IFNULL(SUM(s.span_count), 0) FROM ${from.sql}`).pluck().get(...from.params));
 }
