@@ -91,12 +91,13 @@ function oneTrace(w: BoolExpr | null): boolean {
 }
 
 /**
- * The agent name when the list is "the spans of one agent" (agent_name = a string, no time window,
- * nothing else): its count is the agent's summary row, which counts the same spans (spans whose
+ * The agent name when the list is "the spans of one agent" (agent_name = a string, alone or as the
+ * one row of an AND, no time window, nothing else): its count is the agent's summary row, which counts the same spans (spans whose
  * agent_name is that name; summaries/agents.ts), so no index of spans by agent is needed (0025).
  */
 function oneAgent(req: SpansListPlan): string | null {
-  const w = req.where;
+  // The filter bar sends its rows as an AND, of one row here.
+  const w = req.where?.kind === 'and' && req.where.args.length === 1 ? req.where.args[0]! : req.where;
   if (req.started_after_ns !== null || req.started_before_ns !== null || w?.kind !== 'compare' || w.op !== 'eq') return null;
   const [col, lit] = w.left.kind === 'column' ? [w.left, w.right] : [w.right, w.left];
   return col.kind === 'column' && col.column === 'agent_name' && lit.kind === 'literal' && typeof lit.value === 'string' ? lit.value : null;
