@@ -92,6 +92,8 @@ async function ensureBenchFileLocked(workDir: string, minSpans?: number): Promis
 
 export interface ChildFigures {
   spans: number;
+  /** Process memory at the highest RSS sample (MB, /proc/self/smaps_rollup every 20 ms): what holds the peak. */
+  peak?: PeakMemory;
   /** Wall-clock milliseconds. */
   ms: number;
   /** CPU milliseconds (user + system): steadier than wall time on a machine shared with other work. */
@@ -149,8 +151,45 @@ export function offerBenchStore(workDir: string, dataDir: string, spans: number)
   return true;
 }
 
+/** RSS split at its highest sample: anonymous memory (V8 heaps of every thread, malloc: SQLite's page cache, zstd) vs file pages (the database mapped by mmap_size). */
+export interface PeakMemory {
+  rssMb: number;
+  anonMb: number;
+  fileMb: number;
+  /** This (the main) thread's V8 heap, for comparison: the worker threads' heaps are in anonMb. */
+  mainHeapMb: number;
+  /** ArrayBuffers and external memory V8 knows of on this thread. */
+  mainExternalMb: number;
+}
+
+/** Samples the process's memory every 20 ms (the import runs on other threads, this one's timers are free). */
+function samplePeak(): () => PeakMemory | undefined {
+  let peak: PeakMemory | undefined;
+  const kb = (text: string, key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+  const timer = setInterval(() => {
+    let text: string;
+    try {
+      text = fs.readFileSync('/proc/self/smaps_rollup', 'utf8');
+    } catch {
+      return; // not Linux
+    }
+    const rss = kb(text, 'Rss') / 1024;
+    if (peak && rss <= peak.rssMb) return;
+    const m = process.memoryUsage();
+    peak = { rssMb: rss, anonMb: kb(text, 'Anonymous') / 1024, fileMb: (kb(text, 'Rss') - kb(text, 'Anonymous')) / 1024, mainHeapMb: m.heapUsed / 2 ** 20, mainExternalMb: m.external / 2 ** 20 };
+  }, 20);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (!peak) return undefined;
+    const r = (x: number) => Math.round(x * 10) / 10;
+    return { rssMb: r(peak.rssMb), anonMb: r(peak.anonMb), fileMb: r(peak.fileMb), mainHeapMb: r(peak.mainHeapMb), mainExternalMb: r(peak.mainExternalMb) };
+  };
+}
+
 async function cli(): Promise<void> {
   const [mode, file, target] = process.argv.slice(2);
+  const peak = samplePeak();
   const started = performance.now();
   const cpu0 = process.cpuUsage();
   let spans: number;
@@ -168,7 +207,7 @@ async function cli(): Promise<void> {
   } else throw new Error(`unknown mode ${mode}`);
   const ms = performance.now() - started;
   const cpu = process.cpuUsage(cpu0);
-  console.log(JSON.stringify({ spans, ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+  console.log(JSON.stringify({ spans, ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, peak: peak() }));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await cli();

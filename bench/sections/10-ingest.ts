@@ -70,6 +70,8 @@ const section: BenchSection = {
     print('import spans per CPU-second (all threads)', (imp.spans / (imp.cpuMs / 1000)).toFixed(0));
     print('import CPU ÷ floor CPU', (imp.cpuMs / floor.cpuMs).toFixed(2));
     print('peak RSS of the import (MB)', imp.maxRssMb.toFixed(0), '< 500');
+    // What holds the peak: anonymous memory (the threads' V8 heaps, SQLite's page caches, zstd) vs mapped file pages.
+    if (imp.peak) print('at the peak: anonymous · file-backed · main thread heap (MB)', `${imp.peak.anonMb.toFixed(0)} · ${imp.peak.fileMb.toFixed(0)} · ${imp.peak.mainHeapMb.toFixed(0)}`);
     print('database bytes per span', (dbBytes / imp.spans).toFixed(0));
     if (minSpans !== undefined) {
       fs.rmSync(dataDir, { recursive: true, force: true });

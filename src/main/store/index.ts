@@ -11,8 +11,7 @@ import path from 'node:path';
 import { openDatabase, openReadConnection } from './sqlite/open.js';
 import { createSqliteAppStore } from './sqlite/app-store.js';
 import { inlineWriter, startWriterThread } from './sqlite/writer.js';
-import { ADAPTER as SQLITE, createSqliteTraceStore, encodeBatch as encodeSqlite, splitBatch as splitSqlite } from './sqlite/trace-store.js';
-import { prepareSpan as prepareSqliteSpan } from './sqlite/ingest.js';
+import { ADAPTER as SQLITE, createSqliteTraceStore, encodeBatch as encodeSqlite, spanPacker, splitBatch as splitSqlite } from './sqlite/trace-store.js';
 // The encoder only (plain functions): the ingest worker loads no ClickHouse client.
 import { encodeForClickHouse } from './clickhouse/encode.js';
 import { isClickHouseUrl, parseStoreUrl, redactStoreUrl } from './clickhouse/url.js';
@@ -168,7 +167,7 @@ export function batchEncoder(adapter: string): (spans: SpanRecord[]) => EncodedB
  * (ClickHouse: one RowBinary buffer per table).
  */
 export function spanEncoder(adapter: string): { prepare: (s: SpanRecord) => unknown; batch: (rows: unknown[]) => EncodedBatch } | null {
-  if (adapter === SQLITE) return { prepare: prepareSqliteSpan, batch: (rows) => ({ adapter: SQLITE, count: rows.length, payload: rows }) };
+  if (adapter === SQLITE) return spanPacker();
   return null;
 }
 

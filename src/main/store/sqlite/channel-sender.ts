@@ -26,7 +26,8 @@ export function sqliteBatchSender(handle: ChannelHandle, maxInFlight: number): B
   let posted = 0;
   return {
     send(b) {
-      port.postMessage({ type: 'batch', ...b } satisfies ChannelMessage);
+      // The batch's buffer moves to the writer thread (transferred, not copied: packed-rows.ts).
+      port.postMessage({ type: 'batch', ...b } satisfies ChannelMessage, b.batch.transfer ? [...b.batch.transfer] : []);
       posted++;
       for (;;) {
         const acked = Atomics.load(slots, ACKED);

@@ -82,6 +82,16 @@ const SUMMARY_FIELDS = [
 ] as const satisfies readonly (keyof SummarySpan)[];
 const SUMMARY_AT = SUMMARY_FIELDS.map((f) => SPAN_COLUMNS.indexOf(f));
 
+/** Columns whose values repeat from span to span of a batch (a project, a trace, a service, an agent, a model…). */
+const REPEATING = new Set<string>([
+  'project_id', 'trace_id', 'span_kind', 'status_code', 'service_name', 'scope_name', 'scope_version', 'operation_name',
+  'provider_name', 'agent_id', 'agent_name', 'agent_version', 'agent_description', 'conversation_id', 'conversation_name',
+  'request_model', 'response_model', 'output_type', 'error_type', 'server_address', 'tool_name', 'tool_type',
+  'tool_description', 'svc_user_id', 'svc_run_id', 'finish_reasons',
+] satisfies (keyof SpanRecord)[]);
+/** Positions of a prepared row whose strings go through a packed batch's dictionary (packed-rows.ts): those columns and the resource. */
+export const PACK_DICT_AT: readonly boolean[] = [...SPAN_COLUMNS.slice(0, N_SPAN).map((c) => REPEATING.has(c)), true, false, false, false, false, false];
+
 // All spans of one ResourceSpans share its attribute object: serialize it once.
 const resourceJson = new WeakMap<object, string>();
 // One encoder per thread: its first bodies become its dictionary (sqlite/bodies.ts).

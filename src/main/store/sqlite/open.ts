@@ -27,11 +27,23 @@ export interface OpenOptions {
 }
 
 /** Page cache and memory map per connection (see openDatabase for the measurement). */
-function sizePragmas(db: Db): void {
-  db.pragma('cache_size = -65536');
+function sizePragmas(db: Db, cacheKiB = READ_CACHE_KIB): void {
+  db.pragma(`cache_size = -${cacheKiB}`);
   db.pragma('mmap_size = 67108864');
   db.pragma('temp_store = MEMORY');
 }
+
+/** Page cache of a read connection: the pages that answer the app's reads. */
+const READ_CACHE_KIB = 65_536;
+
+/**
+ * Page cache of the writer connection. An import fills whatever cache it has with pages it wrote and
+ * will not read again (a 100k-span import writes ~100 MB): at 64 MiB that cache was the largest
+ * single part of the import's peak RSS (over 500 MB on a quiet machine). The writer's own reads (a
+ * trace's spans, the rollup rows of a day) are the pages it just wrote or read through the 64 MiB
+ * memory map; 16 MiB measured no slower for the writer thread (bench 10-ingest; docs/store.md "Import memory").
+ */
+const WRITE_CACHE_KIB = 16_384;
 
 /**
  * A read-only connection for a read worker: WAL lets it read while the writer writes, each
@@ -67,10 +79,10 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(opts.busyTimeoutMs ?? 5000))}`);
-  // A 64 MiB page cache and a 64 MiB mmap window, per connection. Measured on the 1M-span bench store:
+  // A 16 MiB page cache (WRITE_CACHE_KIB) and a 64 MiB mmap window. Measured on the 1M-span bench store:
   // a 256 MiB window put the import's peak RSS at 571 MB (over the 500 MB goal) and sped up no query
   // (chat, agents, spans list, group-by and threads figures equal within noise at 64 MiB; import 447 MB).
-  sizePragmas(db);
+  sizePragmas(db, opts.readonly ? READ_CACHE_KIB : WRITE_CACHE_KIB);
   // How often SQLite checkpoints and how large the WAL file may stay (wal.ts, issue 23.3). Imports
   // write ~3.5 KB per span: the default checkpoint every 1000 pages stalled the writer on an fsync
   // every few hundred spans; 32 MiB between checkpoints keeps the import's speed (bench 10-ingest).

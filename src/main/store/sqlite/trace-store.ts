@@ -8,7 +8,8 @@
  * connection of the calling thread (an in-memory database: on its one connection).
  */
 import { openReadConnection, type Db } from './open.js';
-import { prepareSpan, type PreparedSpan } from './ingest.js';
+import { PACK_DICT_AT, prepareSpan } from './ingest.js';
+import { RowPacker, preparedRows, type PackedRow } from './packed-rows.js';
 import { createReader, type ReadMethod, type Reader } from './reader.js';
 import { ReadPool } from './read-pool.js';
 import { checkIntegrity } from './integrity.js';
@@ -25,7 +26,23 @@ export { ADAPTER };
 export const encodeBatch = (spans: readonly SpanRecord[]): EncodedBatch => ({ adapter: ADAPTER, count: spans.length, payload: spans.map(prepareSpan) });
 
 /** One batch per span of an encoded batch (rows are independent). */
-export const splitBatch = (batch: EncodedBatch): EncodedBatch[] => (batch.payload as PreparedSpan[]).map((row) => ({ adapter: ADAPTER, count: 1, payload: [row] }));
+export const splitBatch = (batch: EncodedBatch): EncodedBatch[] => preparedRows(batch.payload).map((row) => ({ adapter: ADAPTER, count: 1, payload: [row] }));
+
+/**
+ * Spans prepared one at a time as they are normalized and packed at once into the batch's buffer
+ * (packed-rows.ts), which the ingest worker transfers to the writer thread instead of cloning rows.
+ * One per job: `batch` takes the rows `prepare` packed since the last batch (those dropped left out).
+ */
+export function spanPacker(): { prepare: (s: SpanRecord) => PackedRow; batch: (rows: unknown[]) => EncodedBatch } {
+  const packer = new RowPacker(PACK_DICT_AT, 64 << 10);
+  return {
+    prepare: (s) => packer.add(prepareSpan(s)),
+    batch: (rows) => {
+      const p = packer.batch(rows as PackedRow[]);
+      return { adapter: ADAPTER, count: p.rows, payload: p, transfer: [p.packed] };
+    },
+  };
+}
 
 /** Rows a streamed read yields before letting the event loop send what is ready (inline reads). */
 const ROWS_PER_TICK = 64;

@@ -9,6 +9,7 @@
 import type { Db } from './open.js';
 import { createIngestRepo, type PreparedSpan, type WriteResult } from './ingest.js';
 import { createMetaRepo } from './meta.js';
+import { preparedRows } from './packed-rows.js';
 import { createRetentionRepo } from './retention.js';
 import { createSummaryMaintainer } from './summaries/index.js';
 import { createSearchIndex } from './fts.js';
@@ -59,7 +60,7 @@ export function createWriteSide(db: Db, file: string): WriteSide {
   let lastRowid = 0;
   const rowsOf = (batch: EncodedBatch): PreparedSpan[] => {
     if (batch.adapter !== ADAPTER) throw new StoreError(`a batch encoded for the ${batch.adapter} adapter cannot be written to ${ADAPTER}`);
-    return batch.payload as PreparedSpan[];
+    return preparedRows(batch.payload);
   };
 
   const methods: Record<string, WriteMethod> = {
