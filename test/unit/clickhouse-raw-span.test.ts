@@ -17,10 +17,10 @@ import { importFile } from '../../src/main/service/ingest/index.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
 import type { TraceStore } from '../../src/main/store/ports.js';
 import { openClickHouseTraceStore, type ClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
-import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
 import { raw } from '../../src/main/store/clickhouse/sql.js';
 import { encodeSpans } from '../../src/main/store/clickhouse/encode.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
+import { withConnection } from '../helpers/clickhouse-server.js';
 import { tempStores } from '../helpers/temp-store.js';
 import { repoRoot } from '../helpers/paths.js';
 
@@ -43,15 +43,6 @@ async function benchSpans(seed: number): Promise<SpanRecord[]> {
     walkRequest(JSON.parse(line) as Record<string, unknown>, undefined, { span: (s) => spans.push(s), skip: () => {} });
   }
   return spans;
-}
-
-async function withServer<T>(url: string, fn: (ch: ClickHouse) => Promise<T>): Promise<T> {
-  const ch = await ClickHouse.connect(parseStoreUrl(url));
-  try {
-    return await fn(ch);
-  } finally {
-    await ch.close();
-  }
 }
 
 /** The exported raw spans of a project, per trace (sorted: the adapters' orders of equal start times differ). */
@@ -77,7 +68,7 @@ describe('ClickHouse stored span forms', { timeout: 180_000 }, () => {
     const { url, store } = await fresh();
     await store.writeSpans(spans);
 
-    const stored = await withServer(url, (ch) => ch.rows<{ span_id: string; raw_span: string }>(raw('SELECT span_id, raw_span FROM span_payloads')));
+    const stored = await withConnection(url, (ch) => ch.rows<{ span_id: string; raw_span: string }>(raw('SELECT span_id, raw_span FROM span_payloads')));
     expect(stored).toHaveLength(spans.length);
     // Every generated message attribute prints back exactly, and every span prints its ids as its row holds them.
     const withInput = new Set(spans.filter((s) => s.input_messages.length).map((s) => s.span_id));
@@ -136,12 +127,12 @@ describe('ClickHouse stored span forms', { timeout: 180_000 }, () => {
     expect([...keyDays]).toEqual(['1970-01-01']);
     const { url, store } = await fresh();
     expect(await store.writeSpans(moved)).toMatchObject({ inserted: spans.length, replaced: 0 });
-    const days = await withServer(url, (ch) =>
+    const days = await withConnection(url, (ch) =>
       ch.rows<{ day: number }>(raw(`SELECT DISTINCT toUInt16(day) AS day FROM spans WHERE trace_id = '${late}'`)),
     );
     expect(days).toEqual([{ day: 0 }]); // (18.16 prints day 0 as 0000-00-00, later releases as 1970-01-01)
     expect(await store.verify({ full: true })).toMatchObject({ ok: true, problems: [] });
-    const summary = await withServer(url, (ch) =>
+    const summary = await withConnection(url, (ch) =>
       ch.rows<{ span_count: number; first_day: number }>(raw(`SELECT span_count, toUInt16(first_day) AS first_day FROM trace_summaries FINAL WHERE trace_id = '${late}' AND deleted = 0`)),
     );
     expect(summary).toEqual([{ span_count: lateCount, first_day: 0 }]);

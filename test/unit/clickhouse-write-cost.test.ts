@@ -96,6 +96,9 @@ describe('ClickHouse writes', () => {
       );
       return rows.map((r) => ({ statement: r.query.replace(/\s+/g, ' ').slice(0, 70), read_rows: Number(r.read_rows) }));
     });
+    // The writer's look-ups are filled by the summary inserts (migration 0010): no statement of their own.
+    expect(statements.filter((s) => /INSERT INTO (trace_keys|conversation_keys)\b/.test(s.statement))).toEqual([]);
+    expect(statements.filter((s) => /INSERT INTO trace_summaries\b/.test(s.statement))).toHaveLength(1);
     const reads = statements.filter((s) => s.read_rows > 0);
     // The reads a write does: the trace's keys, the conversation's turns, the trace's spans, the rollup.
     expect(reads.length).toBeGreaterThanOrEqual(3);

@@ -21,6 +21,7 @@ import { raw } from '../../src/main/store/clickhouse/sql.js';
 import { encodeSpans, PAYLOAD_ROW, SPAN_COLUMNS, SPAN_ROW } from '../../src/main/store/clickhouse/encode.js';
 import { setVersion } from '../../src/main/store/clickhouse/row-binary.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
+import { withConnection } from '../helpers/clickhouse-server.js';
 import { loupeBin } from '../helpers/spawn-loupe.js';
 import { summariesSnapshot } from '../helpers/store-snapshot.js';
 
@@ -239,6 +240,38 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
     } finally {
       await ch.close();
     }
+  });
+
+  it("the writer's look-ups are filled by the summary inserts themselves: each row is the summaries' row, tombstones included", async () => {
+    const spans = await benchSpans();
+    const { url, store } = await fresh();
+    const traces = [...new Set(spans.map((s) => s.trace_id))];
+    // One trace outside any conversation (its own rollup unit: loose_spans = 1).
+    await store.writeSpans(spans.map((s) => (s.trace_id === traces[1] ? { ...s, conversation_id: null } : s)));
+    // A trace moved to another conversation: its old turn gets a tombstone, carrying the trace's days.
+    const moved = traces[2]!;
+    await store.writeSpans(spans.filter((s) => s.trace_id === moved).map((s) => ({ ...s, conversation_id: 'moved-conversation' })));
+    const read = (q: string) => withConnection(url, (ch) => ch.rows<Record<string, unknown>>(raw(`${q} SETTINGS optimize_move_to_prewhere = 0`)));
+    const traceCols = 'project_id, trace_id, first_day, last_day, conversation_ids, agent_names, loose_spans, version, deleted';
+    const turnCols = `project_id, conversation_id, trace_id, first_day, last_day, turn_start_ns, span_count, error_count, input_tokens, output_tokens,
+      usage_spans, cost_usd, last_ns, conversation_name, agent_names, request_models, first_input_ns, first_text, last_output_ns, last_text, version, deleted`;
+    const same = async () => {
+      const traceKeys = await read(`SELECT ${traceCols} FROM trace_keys FINAL ORDER BY trace_id`);
+      expect(traceKeys).toEqual(await read(`SELECT ${traceCols} FROM trace_summaries FINAL ORDER BY trace_id`));
+      const convKeys = await read(`SELECT ${turnCols} FROM conversation_keys FINAL ORDER BY conversation_id, trace_id`);
+      expect(convKeys).toEqual(await read(`SELECT ${turnCols} FROM conversation_turns FINAL ORDER BY conversation_id, trace_id`));
+      return { traceKeys, convKeys };
+    };
+    const before = await same();
+    expect(before.traceKeys.map((r) => r.trace_id)).toEqual([...traces].sort());
+    expect(before.traceKeys.filter((r) => r.loose_spans === 1).map((r) => r.trace_id)).toEqual([traces[1]]);
+    const old = before.convKeys.filter((r) => r.trace_id === moved && r.conversation_id !== 'moved-conversation');
+    expect(old).toMatchObject([{ deleted: 1, first_day: before.traceKeys.find((r) => r.trace_id === moved)!.first_day }]);
+    expect(old[0]!.first_day).not.toBe('1970-01-01');
+    // A trace deleted: its rows go from both (tombstones purged with its spans').
+    await store.deleteSpans({ kind: 'traces', project_id: P, trace_ids: [traces[3]!] });
+    expect((await same()).traceKeys.map((r) => r.trace_id)).toEqual(traces.filter((t) => t !== traces[3]).sort());
+    expect(await store.verify({ full: true })).toMatchObject({ ok: true, problems: [] });
   });
 
   it('deleting traces removes their spans and keeps every summary exact', async () => {

@@ -15,7 +15,8 @@
  * The cost of a write does not grow with the store (issue 19): every statement reads only the rows of
  * the batch's traces and conversations. Spans are read in the partitions (days) the traces are known
  * to occupy, and within them by primary key; traces and conversations are looked up by id in the
- * writer's own small-granule tables (trace_keys, conversation_keys: migration 0004), never in the read
+ * writer's own small-granule tables (trace_keys, conversation_keys: migration 0004; filled from the
+ * summary inserts by materialized views since 0010, so a round writes each row once), never in the read
  * summaries, whose 8,192-row granules made every random id cost a granule of every part.
  *
  * Summaries are written in the background (issue 19: a 30 MB OTLP post is acknowledged once its
@@ -537,8 +538,8 @@ export class Writer {
       if (list) list.push(s);
       else byTrace.set(s.trace_id, [s]);
     }
-    const live = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[], traceKeys: [] as object[], convKeys: [] as object[] };
-    const gone = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[], traceKeys: [] as object[], convKeys: [] as object[] };
+    const live = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[] };
+    const gone = { traces: [] as object[], turns: [] as object[], agents: [] as object[], rows: [] as object[] };
     const recount: RecountRow[] = [];
     const conversations = new Set<string>(alsoConversations);
     /** Traces whose conversation-less rollup unit is recomputed, with their days; and those left without one. */
@@ -556,8 +557,7 @@ export class Writer {
       for (const c of before?.conversation_ids ?? []) {
         conversations.add(c);
         if (!convNow.has(c)) {
-          gone.turns.push({ ...emptyTurn, project_id: projectId, conversation_id: c, trace_id: t });
-          gone.convKeys.push({ ...emptyTurn, project_id: projectId, conversation_id: c, trace_id: t, first_day: before!.first_day, last_day: before!.last_day });
+          gone.turns.push({ ...emptyTurn, project_id: projectId, conversation_id: c, trace_id: t, first_day: before!.first_day, last_day: before!.last_day });
         }
       }
       for (const a of before?.agent_names ?? []) {
@@ -569,15 +569,13 @@ export class Writer {
         if (before) {
           const key = { project_id: projectId, trace_id: t, first_day: before.first_day, last_day: before.last_day };
           gone.traces.push({ ...emptyTrace, ...key });
-          gone.traceKeys.push({ ...emptyTrace, ...key, loose_spans: 0 });
         }
         continue;
       }
       const { first_day, last_day } = sum.trace;
-      live.traces.push(sum.trace);
-      live.traceKeys.push({ project_id: projectId, trace_id: t, first_day, last_day, conversation_ids: sum.trace.conversation_ids, agent_names: sum.trace.agent_names, loose_spans: loose ? 1 : 0 });
-      live.turns.push(...sum.turns);
-      for (const turn of sum.turns) live.convKeys.push({ ...contributionKeys(turn), project_id: projectId, conversation_id: turn.conversation_id, first_day, last_day });
+      // The look-ups (trace_keys, conversation_keys) are filled from these rows by the server (migration 0010).
+      live.traces.push({ ...sum.trace, loose_spans: loose ? 1 : 0 });
+      for (const turn of sum.turns) live.turns.push({ ...turn, first_day, last_day });
       live.agents.push(...sum.agents);
       if (sum.traceRow) live.rows.push(sum.traceRow);
       for (const c of convNow) conversations.add(c);
@@ -589,9 +587,7 @@ export class Writer {
     const both = (a: object[], b: object[]) => [jsonRows(a, version), jsonRows(b, version, 1)].filter(Boolean).join('\n');
     await Promise.all([
       this.ch.insertJsonEachRow('trace_summaries', both(live.traces, gone.traces)),
-      this.ch.insertJsonEachRow('trace_keys', both(live.traceKeys, gone.traceKeys)),
       this.ch.insertJsonEachRow('conversation_turns', both(live.turns, gone.turns)),
-      this.ch.insertJsonEachRow('conversation_keys', both(live.convKeys, gone.convKeys)),
       this.ch.insertJsonEachRow('agent_trace_stats', both(live.agents, gone.agents)),
       this.ch.insertJsonEachRow('conversation_summaries', both(live.rows, gone.rows)),
       recount.length ? this.recount(projectId, recount, version) : null,
@@ -756,13 +752,6 @@ export class Writer {
     return new Map([...traces].map(([t, d]) => [t, [...d]]));
   }
 }
-
-/** A turn's contribution columns (conversation_keys) from its conversation_turns row. */
-const contributionKeys = (t: TurnContributionRow & { trace_id: string }) => ({
-  trace_id: t.trace_id, turn_start_ns: t.turn_start_ns, span_count: t.span_count, error_count: t.error_count, input_tokens: t.input_tokens,
-  output_tokens: t.output_tokens, usage_spans: t.usage_spans, cost_usd: t.cost_usd, last_ns: t.last_ns, conversation_name: t.conversation_name, agent_names: t.agent_names,
-  request_models: t.request_models, first_input_ns: t.first_input_ns, first_text: t.first_text, last_output_ns: t.last_output_ns, last_text: t.last_text,
-});
 
 /** Tombstones: the key and the defaults of every other column. */
 const emptyTrace = { conversation_ids: [], agent_names: [], span_count: 0, error_count: 0 };

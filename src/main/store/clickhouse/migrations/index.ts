@@ -13,6 +13,7 @@ import keyedRollups from './0006_keyed_rollups.js';
 import scores from './0007_scores.js';
 import scoreGroups from './0008_score_groups.js';
 import searchTerms from './0009_search_terms.js';
+import keysFromSummaries from './0010_keys_from_summaries.js';
 
 export interface ChMigration {
   version: number;
@@ -30,4 +31,5 @@ export const chMigrations: ChMigration[] = [
   { version: 7, name: 'scores', statements: scores },
   { version: 8, name: 'score_groups', statements: scoreGroups },
   { version: 9, name: 'search_terms', statements: searchTerms },
+  { version: 10, name: 'keys_from_summaries', statements: keysFromSummaries },
 ];
