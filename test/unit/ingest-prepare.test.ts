@@ -62,11 +62,11 @@ function eagerWriter(out: Written): BatchWriter<unknown> {
 }
 
 /** A JSONL text of `n` one-trace lines of 3 spans each, with a broken line in the middle. */
-function jsonl(n: number): { text: string; ids: string[] } {
+function jsonl(n: number, seed = 'prepare'): { text: string; ids: string[] } {
   const lines: string[] = [];
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const t = traceBuilder({ seed: `prepare-${i}`, start: '2026-12-02T09:00:00Z' });
+    const t = traceBuilder({ seed: `${seed}-${i}`, start: '2026-12-02T09:00:00Z' });
     const root = t.span('invoke_agent a', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'a', 'gen_ai.conversation.id': `c${i % 3}` } });
     const chat = t.span('chat m', { parent: root, attributes: chatAttributes({ model: 'gpt-4o', input: [{ role: 'user', content: `question ${i}` }], output: [{ role: 'assistant', content: `answer ${i}` }], inputTokens: 9, outputTokens: 4 }) });
     const tool = t.span('execute_tool lookup', { parent: root, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup' } });
@@ -93,7 +93,7 @@ describe('rows prepared span by span', () => {
     // The thread's body encoder compresses its first DICTIONARY_SAMPLES bodies without a dictionary and
     // the rest with one made from them (bodies.ts); test files share a process, so other files may have
     // used some: past the sample count first, both runs below compress with the same dictionary.
-    const warm = jsonl(Math.ceil(DICTIONARY_SAMPLES / 3));
+    const warm = jsonl(Math.ceil(DICTIONARY_SAMPLES / 3) + 1, 'warm');
     run(batchWriter({ rows: [], lines: [], batches: 0 }), warm.text, 64);
     const byBatch: Written = { rows: [], lines: [], batches: 0 };
     const bySpan: Written = { rows: [], lines: [], batches: 0 };

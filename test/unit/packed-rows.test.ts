@@ -195,4 +195,42 @@ describe('packed rows', () => {
     const batch = sp.batch([sp.prepare(spansOf(lines[0]!)[0]!)]);
     expect(isPackedRows(batch.payload) && batch.transfer?.[0] === batch.payload.packed).toBe(true);
   });
+  it('cuts a batch by bytes as well as by spans (spans with large texts make several batches of 1,024)', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const t = traceBuilder({ seed: `big-${i}`, start: '2026-12-02T09:00:00Z' });
+      // ~20 KB of searchable text a span (not compressed in the row: the search index's texts)
+      const text = Array.from({ length: 2_000 }, (_, k) => `w${(i * 7919 + k * 104_729) % 1_000_003}`).join(' ');
+      t.span('chat m', { attributes: chatAttributes({ model: 'gpt-4o', input: [{ role: 'user', content: text }], output: [{ role: 'assistant', content: `answer ${i}` }] }) });
+      lines.push(JSON.stringify(t.request()));
+    }
+    const maxBytes = 64 << 10;
+    const sp = spanPacker(maxBytes);
+    const batches: { rows: number; bytes: number; lines: (number | null)[] }[] = [];
+    let largestRow = 0;
+    let before = 0;
+    const writer: BatchWriter<unknown> = {
+      prepare: (s: SpanRecord) => {
+        const h = sp.prepare(s);
+        largestRow = Math.max(largestRow, h.end - h.start);
+        return h;
+      },
+      full: () => sp.full(),
+      write: (handles, ls) => {
+        const b = sp.batch(handles);
+        const p = b.payload as PackedRows;
+        batches.push({ rows: p.rows, bytes: p.byteLength, lines: [...ls] });
+        before += p.rows;
+      },
+    };
+    const session = new ImportSession(writer, 'acme/big', undefined, 1024, 'sqlite');
+    importJsonText(session, lines.join('\n'), 'jsonl', 'body', new DecodeBudget('body'));
+    session.flush();
+    expect(before).toBe(30);
+    expect(largestRow).toBeGreaterThan(maxBytes / 8);
+    expect(batches.length).toBeGreaterThan(3);
+    // each batch stops at the first span that reaches the bound: at most the bound plus one row (and its dictionary)
+    for (const b of batches) expect(b.bytes).toBeLessThan(maxBytes + 2 * largestRow);
+    expect(batches.flatMap((b) => b.lines)).toEqual(lines.map((_, i) => i + 1));
+  });
 });

@@ -166,7 +166,7 @@ export function batchEncoder(adapter: string): (spans: SpanRecord[]) => EncodedB
  * `batch` makes the encoded batch of such rows. Null for an adapter that encodes whole batches
  * (ClickHouse: one RowBinary buffer per table).
  */
-export function spanEncoder(adapter: string): { prepare: (s: SpanRecord) => unknown; batch: (rows: unknown[]) => EncodedBatch } | null {
+export function spanEncoder(adapter: string): { prepare: (s: SpanRecord) => unknown; full: () => boolean; batch: (rows: unknown[]) => EncodedBatch } | null {
   if (adapter === SQLITE) return spanPacker();
   return null;
 }

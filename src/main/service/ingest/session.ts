@@ -41,6 +41,12 @@ export interface BatchWriter<T = SpanRecord> {
    */
   prepare?(s: SpanRecord): T;
   /**
+   * True when the prepared spans of the open batch hold enough bytes to be written now, whatever their
+   * count: batches are bounded in bytes as well as spans, so memory between the threads does not grow
+   * with the size of the spans (issue 19 item 3).
+   */
+  full?(): boolean;
+  /**
    * Takes a batch. A span that cannot be stored (a value the store refuses, a tree too deep to
    * serialize) is handed to `reject` by its index and the rest are written; a failure of the store
    * itself (busy, full, read-only, damaged) fails the import, never blamed on a span.
@@ -223,7 +229,7 @@ export class ImportSession {
       } else this.batch.push(s);
       this.batchLines.push(this.line);
       this.batchIds.push(s.trace_id, s.span_id);
-      if (this.pending >= this.batchSpans) this.flush();
+      if (this.pending >= this.batchSpans || this.writer.full?.()) this.flush();
     },
     skip: (reason: string) => this.skipped(reason),
     reject: (raw: Obj, reason: string) => {

@@ -60,6 +60,7 @@ export function postingWriter(target: BatchTarget, rawBytes: () => number, adapt
   if (perSpan) {
     return {
       prepare: (s) => perSpan.prepare(s),
+      full: () => perSpan.full(),
       write(rows: unknown[], lines: (number | null)[]) {
         target.send({ batch: perSpan.batch(rows), lines, rawBytes: rawBytes() });
       },

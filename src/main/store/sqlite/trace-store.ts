@@ -29,14 +29,23 @@ export const encodeBatch = (spans: readonly SpanRecord[]): EncodedBatch => ({ ad
 export const splitBatch = (batch: EncodedBatch): EncodedBatch[] => preparedRows(batch.payload).map((row) => ({ adapter: ADAPTER, count: 1, payload: [row] }));
 
 /**
+ * Bytes of packed rows after which a batch is written whatever its span count (session.ts
+ * `BatchWriter.full`). A batch of 1,024 history spans packs to ~1.1 MB; spans with large texts
+ * would otherwise make batches (and the memory between the ingest worker and the writer, one batch
+ * in flight and one open) as large as 1,024 of them.
+ */
+export const MAX_BATCH_BYTES = 4 << 20;
+
+/**
  * Spans prepared one at a time as they are normalized and packed at once into the batch's buffer
  * (packed-rows.ts), which the ingest worker transfers to the writer thread instead of cloning rows.
  * One per job: `batch` takes the rows `prepare` packed since the last batch (those dropped left out).
  */
-export function spanPacker(): { prepare: (s: SpanRecord) => PackedRow; batch: (rows: unknown[]) => EncodedBatch } {
+export function spanPacker(maxBytes = MAX_BATCH_BYTES): { prepare: (s: SpanRecord) => PackedRow; full: () => boolean; batch: (rows: unknown[]) => EncodedBatch } {
   const packer = new RowPacker(PACK_DICT_AT, 64 << 10);
   return {
     prepare: (s) => packer.add(prepareSpan(s)),
+    full: () => packer.bytes >= maxBytes,
     batch: (rows) => {
       const p = packer.batch(rows as PackedRow[]);
       return { adapter: ADAPTER, count: p.rows, payload: p, transfer: [p.packed] };
