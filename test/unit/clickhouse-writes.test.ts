@@ -246,8 +246,23 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
     const spans = await benchSpans();
     const { url, store } = await fresh();
     const traces = [...new Set(spans.map((s) => s.trace_id))];
-    // One trace outside any conversation (its own rollup unit: loose_spans = 1).
-    await store.writeSpans(spans.map((s) => (s.trace_id === traces[1] ? { ...s, conversation_id: null } : s)));
+    // One trace outside any conversation (its own rollup unit: loose_spans = 1). The tables each row goes
+    // to, as the writer sends them (the connection's method observed, not replaced): the summaries once
+    // each, the look-ups never, the bare trace's row in the conversations' insert.
+    const sent: string[] = [];
+    const insert = ClickHouse.prototype.insertJsonEachRow;
+    ClickHouse.prototype.insertJsonEachRow = function (this: ClickHouse, table: string, body: string) {
+      if (body) sent.push(table);
+      return insert.call(this, table, body);
+    };
+    try {
+      await store.writeSpans(spans.map((s) => (s.trace_id === traces[1] ? { ...s, conversation_id: null } : s)));
+    } finally {
+      ClickHouse.prototype.insertJsonEachRow = insert;
+    }
+    expect(sent.filter((t) => t !== 'write_journal' && t !== 'search_input' && t !== 'resources' && t !== 'dirty_days').sort()).toEqual(
+      ['agent_trace_stats', 'conversation_summaries', 'conversation_turns', 'span_rollups', 'trace_summaries'],
+    );
     // A trace moved to another conversation: its old turn gets a tombstone, carrying the trace's days.
     const moved = traces[2]!;
     await store.writeSpans(spans.filter((s) => s.trace_id === moved).map((s) => ({ ...s, conversation_id: 'moved-conversation' })));

@@ -589,11 +589,14 @@ export class Writer {
       this.ch.insertJsonEachRow('trace_summaries', both(live.traces, gone.traces)),
       this.ch.insertJsonEachRow('conversation_turns', both(live.turns, gone.turns)),
       this.ch.insertJsonEachRow('agent_trace_stats', both(live.agents, gone.agents)),
-      this.ch.insertJsonEachRow('conversation_summaries', both(live.rows, gone.rows)),
       recount.length ? this.recount(projectId, recount, version) : null,
       dirty,
     ]);
-    const convTraces = conversations.size ? await this.summarizeConversations(projectId, [...conversations]) : new Map<string, string[]>();
+    // The conversation-less traces' rows go with the conversations' rows (one statement); alone when no conversation is touched.
+    const traceRows = both(live.rows, gone.rows);
+    let convTraces = new Map<string, string[]>();
+    if (conversations.size) convTraces = await this.summarizeConversations(projectId, [...conversations], traceRows);
+    else await this.ch.insertJsonEachRow('conversation_summaries', traceRows);
     await this.rollup(projectId, looseUnits, [...conversations], convTraces, looseGone);
   }
 
@@ -716,9 +719,10 @@ export class Writer {
   /**
    * Recomputes the summaries of these conversations from their turns' contributions (conversation_keys,
    * also after deletes). Returns every trace that any version of a turn row puts in them, with its
-   * days: the traces the conversations' rollups are read from (a superset is harmless).
+   * days: the traces the conversations' rollups are read from (a superset is harmless). `alsoRows`
+   * (JSONEachRow lines of conversation_summaries with their own versions) go in the same insert.
    */
-  async summarizeConversations(projectId: string, conversationIds: string[]): Promise<Map<string, string[]>> {
+  async summarizeConversations(projectId: string, conversationIds: string[], alsoRows = ''): Promise<Map<string, string[]>> {
     const version = nextStamp();
     const rows = await this.ch.rows<ConversationKeyJson>(
       sql`SELECT ${CONVERSATION_KEY_COLUMNS} FROM conversation_keys WHERE project_id = ${str(projectId)} AND ${inList('conversation_id', conversationIds)}`,
@@ -748,7 +752,7 @@ export class Writer {
       if (s) live.push(s);
       else gone.push({ ...emptyConversation, project_id: projectId, conversation_id: c, kind: 'conversation' });
     }
-    await this.ch.insertJsonEachRow('conversation_summaries', [jsonRows(live, version), jsonRows(gone, version, 1)].filter(Boolean).join('\n'));
+    await this.ch.insertJsonEachRow('conversation_summaries', [jsonRows(live, version), jsonRows(gone, version, 1), alsoRows].filter(Boolean).join('\n'));
     return new Map([...traces].map(([t, d]) => [t, [...d]]));
   }
 }
