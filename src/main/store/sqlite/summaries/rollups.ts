@@ -18,8 +18,10 @@
  *
  * The layer (`span_rollup_days`): one row per (project, day, key combination) summing that day's rollup
  * rows, with the conversations in it as a bitmap of conversation_summaries ids (sqlite/unit-bits.ts).
- * Every day whose rollup rows a unit recompute removed or wrote (the DELETE's and INSERT's RETURNING)
- * is recomputed whole from its rollup rows after the batch's units — again nothing subtracted, so
+ * Every (day, key combination) whose rollup rows a unit recompute removed or wrote (the DELETE's and
+ * INSERT's RETURNING) is recomputed whole from its rollup rows after the batch's units — only those
+ * combinations, not the whole day: a day's recompute re-aggregated every row of the day on every batch,
+ * growing with the day through an import (decision 0026 "As built") — again nothing subtracted, so
  * min/max, the lists and the bitmaps stay exact; the conversation ids are read at that moment, after the
  * conversation pass, so a conversation whose summary row was dropped and made again is counted by its
  * new id everywhere it has rows.
@@ -66,6 +68,13 @@ const DAY_SOURCE = `span_rollups r LEFT JOIN conversation_summaries c
   ON r.unit_kind = ${CONVERSATION_UNIT} AND c.project_id = r.project_id AND c.conversation_id = r.unit_id AND c.kind = 'conversation'`;
 const DAY_GROUP = 'r.agent_name, r.operation_name, r.status_code, r.request_model, r.provider_name';
 /**
+ * A rollup row's key combination as one value (SQLite's JSON text of the five keys, NULLs included):
+ * what a unit recompute returns for each row it removed or wrote, and what the layer recompute matches.
+ */
+const GROUP_OF = (p: string) => `json_array(${KEYS.split(', ').map((k) => p + k).join(', ')})`;
+/** The groups given as a JSON array of GROUP_OF texts. */
+const IN_GROUPS = 'IN (SELECT value FROM json_each(?))';
+/**
  * The spans of a selection with the derived values (`s` as in the spans query). A unit names its
  * index: left to itself the planner read the covering group-by index (dropped in 0013), which held
  * every column needed but was ordered by agent first — a scan of the whole project for every unit
@@ -75,17 +84,17 @@ const derived = (where: string, index?: string) => `SELECT s.*, ${DERIVED_SQL.du
   ${DERIVED_SQL.total_cost_usd} AS cost, ${DAY_SQL} AS day FROM spans s${index ? ` INDEXED BY ${index}` : ''} WHERE ${where}`;
 
 export const ROLLUP_SQL = {
-  removeUnit: `DELETE FROM span_rollups WHERE project_id = ? AND unit_kind = ? AND unit_id = ? RETURNING day`,
+  removeUnit: `DELETE FROM span_rollups WHERE project_id = ? AND unit_kind = ? AND unit_id = ? RETURNING day, ${GROUP_OF('')} AS grp`,
   conversationUnit: `INSERT INTO span_rollups (${COLUMNS})
     SELECT project_id, ${CONVERSATION_UNIT}, conversation_id, ${AGGREGATES}
-    FROM (${derived('s.project_id = ? AND s.conversation_id = ?', 'spans_project_conversation')}) GROUP BY ${SPLIT} RETURNING day`,
+    FROM (${derived('s.project_id = ? AND s.conversation_id = ?', 'spans_project_conversation')}) GROUP BY ${SPLIT} RETURNING day, ${GROUP_OF('')} AS grp`,
   traceUnit: `INSERT INTO span_rollups (${COLUMNS})
     SELECT project_id, ${TRACE_UNIT}, trace_id, ${AGGREGATES}
-    FROM (${derived('s.project_id = ? AND s.trace_id = ? AND s.conversation_id IS NULL', 'spans_key')}) GROUP BY ${SPLIT} RETURNING day`,
-  /** A day's layer rows, recomputed whole from its rollup rows. */
-  removeDay: `DELETE FROM span_rollup_days WHERE project_id = ? AND day IS ?`,
-  addDay: `INSERT INTO span_rollup_days (${DAY_COLUMNS})
-    SELECT ${DAY_AGGREGATES} FROM ${DAY_SOURCE} WHERE r.project_id = ? AND r.day IS ? GROUP BY ${DAY_GROUP}`,
+    FROM (${derived('s.project_id = ? AND s.trace_id = ? AND s.conversation_id IS NULL', 'spans_key')}) GROUP BY ${SPLIT} RETURNING day, ${GROUP_OF('')} AS grp`,
+  /** Layer rows of some key combinations of a day, each recomputed whole from that day's rollup rows of its keys. */
+  removeGroups: `DELETE FROM span_rollup_days WHERE project_id = ? AND day IS ? AND ${GROUP_OF('')} ${IN_GROUPS}`,
+  addGroups: `INSERT INTO span_rollup_days (${DAY_COLUMNS})
+    SELECT ${DAY_AGGREGATES} FROM ${DAY_SOURCE} WHERE r.project_id = ? AND r.day IS ? AND ${GROUP_OF('r.')} ${IN_GROUPS} GROUP BY ${DAY_GROUP}`,
   /** Conversations of a trace's spans as stored now (after the batch's upserts). */
   // INDEXED BY: the planner otherwise walks spans_project_conversation over the whole project.
   conversationsNow: `SELECT DISTINCT conversation_id FROM spans INDEXED BY spans_key WHERE project_id = ? AND trace_id = ? AND conversation_id IS NOT NULL`,
@@ -123,8 +132,8 @@ export function createSpanRollups(db: Db): SpanRollups {
   const remove = db.prepare(ROLLUP_SQL.removeUnit);
   const addConversation = db.prepare(ROLLUP_SQL.conversationUnit);
   const addTrace = db.prepare(ROLLUP_SQL.traceUnit);
-  const removeDay = db.prepare(ROLLUP_SQL.removeDay);
-  const addDay = db.prepare(ROLLUP_SQL.addDay);
+  const removeGroups = db.prepare(ROLLUP_SQL.removeGroups);
+  const addGroups = db.prepare(ROLLUP_SQL.addGroups);
   const now = db.prepare(ROLLUP_SQL.conversationsNow).pluck();
   const before = db.prepare(ROLLUP_SQL.conversationsBefore).pluck();
   const unitsOf = (t: TraceRef, conversations: string[], into: Set<string>) => {
@@ -140,19 +149,26 @@ export function createSpanRollups(db: Db): SpanRollups {
     recompute(traces, earlier) {
       const units = new Set(earlier);
       for (const t of traces) unitsOf(t, now.all(t.project_id, t.trace_id) as string[], units);
-      // The days each unit had rows on before and has now: their layer rows are recomputed after.
-      const days = new Map<string, { projectId: string; day: number | null }>();
-      const touched = (projectId: string, rows: { day: number | null }[]) => {
-        for (const { day } of rows) days.set(`${projectId}\u0000${day}`, { projectId, day });
+      // The (day, key combination) groups each unit had rows in before and has now: their layer rows
+      // are recomputed after, each whole from its rollup rows (the rest of the day is unchanged).
+      const days = new Map<string, { projectId: string; day: number | null; groups: Set<string> }>();
+      const touched = (projectId: string, rows: { day: number | null; grp: string }[]) => {
+        for (const { day, grp } of rows) {
+          const key = `${projectId}\u0000${day}`;
+          let d = days.get(key);
+          if (!d) days.set(key, (d = { projectId, day, groups: new Set() }));
+          d.groups.add(grp);
+        }
       };
       for (const key of units) {
         const [projectId, kind, id] = key.split('\u0000') as [string, string, string];
-        touched(projectId, remove.all(projectId, Number(kind), id) as { day: number | null }[]);
-        touched(projectId, (Number(kind) === CONVERSATION_UNIT ? addConversation : addTrace).all(projectId, id) as { day: number | null }[]);
+        touched(projectId, remove.all(projectId, Number(kind), id) as { day: number | null; grp: string }[]);
+        touched(projectId, (Number(kind) === CONVERSATION_UNIT ? addConversation : addTrace).all(projectId, id) as { day: number | null; grp: string }[]);
       }
-      for (const { projectId, day } of days.values()) {
-        removeDay.run(projectId, day);
-        addDay.run(projectId, day);
+      for (const { projectId, day, groups } of days.values()) {
+        const list = JSON.stringify([...groups]);
+        removeGroups.run(projectId, day, list);
+        addGroups.run(projectId, day, list);
       }
     },
     rebuild() {
