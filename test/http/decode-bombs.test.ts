@@ -8,13 +8,14 @@
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { folderKeyHeader, postJson, spanCount, tempDir } from './server-harness.js';
 import { exited, loupeBin, spawnServe, type Served } from '../helpers/spawn-loupe.js';
-import { BOMBS, protoEmptyResourcesGzip, jsonHugeAttributeGzip, validBody, type Bomb } from '../helpers/bombs.js';
+import { BOMBS, jsonEmptySpans, protoEmptyResourcesGzip, jsonHugeAttributeGzip, validBody, type Bomb } from '../helpers/bombs.js';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
@@ -130,5 +131,30 @@ describe('the same limits on the other ways in', () => {
     const cli = await run(process.execPath, [loupeBin, 'import', file, '--data-dir', tempDir('loupe-bomb-cli-')]).catch((e: { code: number; stdout: string }) => e);
     expect((cli as { code: number }).code).toBe(1);
     expect((cli as { stdout: string }).stdout).toMatch(/resources\.pb\.gz: refused: .*more than 10,000 resources \(resourceSpans\) in one request \(decode limit "resources"\)/);
+  }, 120_000);
+});
+
+describe('a refused body leaves the connection usable', () => {
+  // The 413 leaves while the body is still arriving; the rest is drained and the connection kept. Before,
+  // the refusal went out with `Connection: close` and the socket ended under the client's writes: a client
+  // (fetch, an OTLP exporter) still sending could get EPIPE instead of the answer (a CI run did).
+  it('a client that writes all 60 MiB of a bomb reads the 413, then its next request on the same socket is answered', async () => {
+    const { port } = new URL(served.url);
+    const bomb = jsonEmptySpans();
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', (e) => (received += `\n[socket error ${e.message}]`));
+    socket.write(`POST /v1/traces HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nX-Project-Id: bombs/socket\r\nContent-Length: ${bomb.body.length}\r\n\r\n`);
+    for (let off = 0; off < bomb.body.length; off += MiB) {
+      if (!socket.write(bomb.body.subarray(off, off + MiB))) await new Promise((r) => socket.once('drain', r));
+    }
+    socket.write(`GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    await closed;
+    const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    expect(statuses, received).toEqual([413, 200]);
+    expect(received).toContain('decode limit \\"records\\"');
+    expect(received).not.toContain('socket error');
   }, 120_000);
 });

@@ -656,7 +656,7 @@ export interface TrainingStore {
    * A job's successful end, visible at once: its new checkpoint (when it made one), its terminal
    * event (when given), and the job row COMPLETED with `patch` (end time, step).
    */
-  completeJob(jobId: string, end: { checkpoint: CheckpointRow | null; event: JobEventRow | null; patch: JobPatch }): Promise<void>;
+  completeJob(jobId: string, end: { checkpoint: CheckpointRow | null; event: JobEventRow; patch: JobPatch }): Promise<void>;
   /**
    * A job's failure or cancellation, visible at once: the job row FAILED (or CANCELLED) with `patch`
    * and its training_failed event.

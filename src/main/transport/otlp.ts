@@ -44,9 +44,13 @@ export function registerOtlpRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const kind = PROTO_TYPES.has(mediaType(request)) ? 'proto' : 'json';
       const budget = new DecodeBudget('body', request.url.startsWith('/v1/logs') ? 'logs' : 'traces');
       const early = { atBytes: gzip ? EARLY_LOOK_BYTES.gzip : EARLY_LOOK_BYTES.plain, look: (head: Buffer) => checkBodyStart(head, kind, gzip, budget) };
+      // A refusal goes to the handler as the body, not to done(err): fastify answers a parser's error
+      // with `Connection: close` and the socket ends while the client is still sending, so the client
+      // may see EPIPE/ECONNRESET instead of the 413. From the handler the 413 leaves on a kept
+      // connection while readBody drains the rest unread.
       readBody({ body: payload, maxBytes: OTLP_MAX_BYTES, contentLength: Number.isFinite(length) ? length : null }, early).then(
         (body) => done(null, body),
-        (err: Error) => done(err, undefined),
+        (err: Error) => done(null, new RefusedBody(err)),
       );
     });
     for (const p of TRACE_PATHS) scope.post(p, { bodyLimit: OTLP_MAX_BYTES }, (request, reply) => receiveTraces(request, reply, ctx));
@@ -58,8 +62,14 @@ export function registerOtlpRoutes(app: FastifyInstance, ctx: ServiceContext): v
   });
 }
 
+/** A body refused while it was arriving (over the cap, or a decode bomb seen in its first bytes). */
+class RefusedBody {
+  constructor(readonly error: Error) {}
+}
+
 /** What every OTLP post is checked for first: JSON or protobuf, identity or gzip, within the cap. */
 function otlpBody(request: FastifyRequest, path: string) {
+  if (request.body instanceof RefusedBody) throw request.body.error;
   const type = mediaType(request);
   const proto = PROTO_TYPES.has(type);
   if (!proto && type !== 'application/json') {

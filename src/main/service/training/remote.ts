@@ -153,7 +153,9 @@ export class RemoteBackends {
 
   /**
    * Submits a job remotely and mirrors its events until a terminal one. The new checkpoint is
-   * mirrored before training_ended is stored locally; a remote training_failed throws its message.
+   * mirrored, then it returns at the remote training_ended without storing it: the runner stores
+   * training_ended in the same write as the COMPLETED row (a client that sees the end sees the
+   * finished job). A remote training_failed throws its message.
    */
   async runJob(model: ModelRow, job: JobRow, payloadFile: string, emit: (type: JobEventType, data: Record<string, unknown>) => void, stopped: () => boolean): Promise<void> {
     const { id: remoteId } = await this.submit(model, job, payloadFile);
@@ -174,7 +176,6 @@ export class RemoteBackends {
         if (e.type === 'training_failed') throw new Error(textOf(e.data.error_message) || 'remote job failed');
         if (e.type === 'training_ended') {
           await this.syncCheckpoints(model);
-          emit('training_ended', {});
           return;
         }
         emit(e.type as JobEventType, e.data);

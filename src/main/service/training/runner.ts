@@ -253,15 +253,15 @@ export class JobRunner {
 
   /**
    * The job's end in one write: the checkpoint it made (null for a remote job, already mirrored),
-   * training_ended, and the COMPLETED row, so the checkpoint exists before a client sees the end.
-   * A remote job's training_ended was already stored by the remote follower. The payload goes.
+   * training_ended, and the COMPLETED row, so the checkpoint exists and the job reads COMPLETED
+   * before a client sees the end (local and remote jobs alike). The payload goes.
    */
   private async complete(job: JobRow, step: number | null, checkpoint: CheckpointRow | null): Promise<void> {
     await this.eventsWritten;
-    const ended = checkpoint ? eventRow(job, 'training_ended', {}) : null;
+    const ended = eventRow(job, 'training_ended', {});
     await this.ctx.app.training.completeJob(job.id, { checkpoint, event: ended, patch: { training_end_us: nowUs(), step, payload_file: null, payload: null } });
     removePayload(this.ctx.dataDir, job.payload_file);
-    if (ended) this.publish(job, ended);
+    this.publish(job, ended);
     this.status(job, 'COMPLETED');
   }
 

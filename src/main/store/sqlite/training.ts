@@ -175,7 +175,7 @@ export function createTrainingRepo(db: Db): TrainingRepo {
     completeJob: (jobId, end) =>
       db.transaction(() => {
         if (end.checkpoint) insertCheckpoint(end.checkpoint);
-        if (end.event) insertEvent(end.event);
+        insertEvent(end.event);
         updateJob(jobId, { ...end.patch, status: 'COMPLETED' });
       })(),
     failJob: (jobId, end) =>
