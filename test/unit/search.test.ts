@@ -19,6 +19,7 @@ import type { Stores } from '../../src/main/store/ports.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { conversationsPlan } from '../../src/main/service/conversations/handlers.js';
 import { createConversationsRepo } from '../../src/main/store/sqlite/conversations.js';
+import { GATHER_DOCS, gatherBound } from '../../src/main/store/sqlite/conversation-search.js';
 import { FTS_SQL, ftsQuery, registerSearchFunctions, searchSql, storedTexts, type StoredSearchRow } from '../../src/main/store/sqlite/fts.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
@@ -127,7 +128,7 @@ describe('full-text search', () => {
     // walk: the same rows in the same order as the full answer, the count a lower bound.
     const db = openStoreFile(store.file, { readonly: true });
     try {
-      const walk = createConversationsRepo(db, { gatherDocs: 3 });
+      const walk = createConversationsRepo(db, { gatherBound: () => 3 });
       const full = createConversationsRepo(db);
       for (const sort of ['last_activity', 'turn_count'] as const) {
         const plan = conversationsPlan({ project_id: P, search: 'order', sort_by: [{ field: sort, direction: 'desc' }], limit: 10, offset: 3 });
@@ -138,6 +139,36 @@ describe('full-text search', () => {
         expect(a.total_count).toBeLessThanOrEqual(b.total_count);
         expect(a.total_count).toBeGreaterThanOrEqual(13);
       }
+    } finally {
+      db.close();
+    }
+  }, 90_000);
+
+  it('a needle just over the gather floor is gathered when the walk would pass most rows to fill its page', async () => {
+    // The 10M-span cliff: `A-1187` had 1,022 candidate documents for ~200 matching rows of 500,210, one
+    // over a fixed bound of 1,000, and was walked through nearly every row (over 3 minutes).
+    expect(gatherBound(500_210, 201)).toBeGreaterThan(1_022);
+    expect(gatherBound(84, 11)).toBe(GATHER_DOCS);
+    // The same decision on a real store, the floor lowered to 3: 'A-11' has more candidate documents than
+    // that, and few of the list's rows hold it, so the bound for a 10-row page lets it be gathered.
+    const store = await freshStore();
+    await importFile(store.traces, await workload());
+    const db = openStoreFile(store.file, { readonly: true });
+    try {
+      const docs = db.prepare(FTS_SQL.candidateCount).pluck().get(ftsQuery('A-11'), 1_000) as number;
+      const rows = db.prepare(`SELECT rows FROM conversation_counts WHERE project_id = ?`).pluck().get(P) as number;
+      expect(docs).toBeGreaterThan(3);
+      expect(docs).toBeLessThanOrEqual(gatherBound(rows, 11, 3));
+      const plan = conversationsPlan({ project_id: P, search: 'A-11', limit: 10, offset: 0 });
+      const weighed = createConversationsRepo(db, { gatherBound: (r, need) => gatherBound(r, need, 3) }).list(plan);
+      const full = createConversationsRepo(db).list(plan);
+      expect(weighed).toEqual(full);
+      expect(weighed.total_exact).toBe(true);
+      expect(weighed.total_count).toBe(expectedRows(store.file, 'A-11').length);
+      // A fixed bound of 3 (the old rule) walks it: the same rows, a count that is only a lower bound.
+      const fixed = createConversationsRepo(db, { gatherBound: () => 3 }).list(plan);
+      expect(fixed.conversations).toEqual(full.conversations);
+      expect(fixed.total_exact).toBe(false);
     } finally {
       db.close();
     }

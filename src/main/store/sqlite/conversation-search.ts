@@ -7,23 +7,46 @@
  * conversation id is its own row (kind 'trace').
  *
  * Whether a query is common is decided before any span is read: the index's candidate documents are
- * counted up to GATHER_DOCS (a count of the FTS5 doclists' AND, no span read). A rare query's
+ * counted up to a bound (a count of the FTS5 doclists' AND, no span read; gatherBound). A rare query's
  * candidate traces are then checked (newest first; a trace whose rows already matched is skipped) and
  * the page is read among their rows, with an exact count. A common query is answered by walking the
  * rows in the page's order (newest first by default), checking each row's traces newest first, until
  * the page is full: its cost follows the page, not the store (issue 19: 3.3 s at 1M spans when the
  * first 5,000 matching traces were gathered first), and its count is a lower bound (the rows walked
- * that matched).
+ * that matched). The walk's cost follows the page only when matches are dense, so the bound grows
+ * with the rows the walk would have to pass (gatherBound).
  */
 import type { Db } from './open.js';
 import type { SearchReader, SpanMatch } from './fts.js';
 import { CONVERSATIONS_OF_TRACE_SQL } from './summaries/traces.js';
 
 /**
- * Candidate documents (up to four traces of a conversation each) beyond which a query is common and
- * walked. Gathering checks up to this many documents' traces; the walk checks about a page of rows.
+ * Candidate documents (up to four traces of a conversation each) up to which a query is always
+ * gathered, whatever the store: gathering checks this many documents' traces (~1 s of CPU at 10M spans).
  */
 export const GATHER_DOCS = 1_000;
+
+/**
+ * Measured at 10M spans (500,210 rows; docs/store.md "The 10M list-search cliff"): the walk passes a row
+ * that does not match in ~3.3 ms of CPU (each of its ~5 traces asks the index whether it is a
+ * candidate), the gather checks a candidate document's traces in ~1.05 ms; `A-1187`'s 1,022 candidate
+ * documents named 277 matching rows (~4 documents per matching row: a conversation's later turns
+ * repeat the needle in their history).
+ */
+const WALK_ROW_PER_GATHER_DOC = 3;
+const DOCS_PER_MATCHING_ROW = 4;
+
+/**
+ * The candidate documents beyond which a query is walked rather than gathered, for a project of `rows`
+ * list rows and a page that needs `need` matching rows (offset + limit + 1). Gathering costs ∝ docs;
+ * the walk passes about need × rows ÷ (docs ÷ DOCS_PER_MATCHING_ROW) rows before its page is full.
+ * They cost the same at docs² = need × rows × DOCS_PER_MATCHING_ROW × WALK_ROW_PER_GATHER_DOC: a fixed
+ * bound (1,000) made `A-1187` at 10M spans (1,022 documents, ~200 matching rows of 500,210) walk nearly
+ * every row — over 3 minutes instead of ~1 s. Never below `floor` (tests lower it).
+ */
+export function gatherBound(rows: number, need: number, floor = GATHER_DOCS): number {
+  return Math.max(floor, Math.floor(Math.sqrt(need * rows * DOCS_PER_MATCHING_ROW * WALK_ROW_PER_GATHER_DOC)));
+}
 
 export type Snippet = SpanMatch['snippet'];
 
@@ -40,7 +63,8 @@ export interface ConversationMatches {
   partial: boolean;
 }
 
-export function createConversationSearch(db: Db, reader: SearchReader, gatherDocs = GATHER_DOCS) {
+/** `bound`: candidate documents beyond which a query is walked, for the project's rows and the rows a page needs. */
+export function createConversationSearch(db: Db, reader: SearchReader, bound: (rows: number, need: number) => number = gatherBound) {
   const turnsOfTrace = db.prepare(SQL.turnsOfTrace).pluck();
   const tracesOf = db.prepare(SQL.tracesOfConversation).pluck();
   const rowId = db.prepare(SQL.rowId).pluck();
@@ -58,22 +82,26 @@ export function createConversationSearch(db: Db, reader: SearchReader, gatherDoc
   };
 
   return {
-    /** Rows matching the query (null when the query is too short for the index). */
-    matches(projectId: string, needle: string): ConversationMatches | null {
-      const docs = reader.candidateCount(needle, gatherDocs);
+    /**
+     * Rows matching the query (null when the query is too short for the index), or `partial` when the
+     * caller should walk: `rows` list rows in the project, `need` matching rows for the page.
+     */
+    matches(projectId: string, needle: string, rows: number, need: number): ConversationMatches | null {
+      const most = bound(rows, need);
+      const docs = reader.candidateCount(needle, most);
       if (docs === null) return null;
       const snippets = new Map<number, Snippet>();
-      if (docs > gatherDocs) return { snippets, partial: true };
-      const rows = new Map<string, { row: number; conversation: string | null }[]>();
+      if (docs > most) return { snippets, partial: true };
+      const owners = new Map<string, { row: number; conversation: string | null }[]>();
       // A trace is checked only when one of its rows has not matched yet (a conversation's later turns
       // repeat its history, so its newest trace usually answers for all of them).
       const wanted = (traceId: string) => {
         const mine = rowsOf(projectId, traceId);
-        rows.set(traceId, mine);
+        owners.set(traceId, mine);
         return mine.some((r) => !snippets.has(r.row));
       };
       reader.eachMatch(projectId, needle, (spans, traceId) => {
-        for (const { row, conversation } of rows.get(traceId) ?? []) {
+        for (const { row, conversation } of owners.get(traceId) ?? []) {
           if (snippets.has(row)) continue;
           const s = conversation === null ? spans[0] : spans.find((m) => m.conversation_id == null || m.conversation_id === conversation);
           if (s) snippets.set(row, s.snippet);

@@ -136,11 +136,15 @@ export interface ConversationsRepo {
   facets(projectId: string): { agent_names: string[]; request_models: string[] };
 }
 
-/** `gatherDocs`: candidate documents beyond which a query counts as common and is walked (tests lower it). */
-export function createConversationsRepo(db: Db, opts: { gatherDocs?: number } = {}): ConversationsRepo {
+/**
+ * `gatherBound`: candidate documents beyond which a query counts as common and is walked, for the
+ * project's rows and the matching rows a page needs (conversation-search.ts gatherBound; tests lower it).
+ */
+export function createConversationsRepo(db: Db, opts: { gatherBound?: (rows: number, need: number) => number } = {}): ConversationsRepo {
   const prep: (sql: string) => Statement = statementCache(db, 64);
   const ints = (sql: string) => prep(sql).safeIntegers(true);
-  const search = createConversationSearch(db, createSearchReader(db), opts.gatherDocs);
+  const search = createConversationSearch(db, createSearchReader(db), opts.gatherBound);
+  const projectRows = (projectId: string) => Number(prep(CONVERSATIONS_SQL.projectCount).pluck().get(projectId) ?? 0);
   const roots = createTraceRoots(db);
   const page = (plan: IndexedPlan, extra: unknown[], limit: number, offset: number): Row[] =>
     (ints(CONVERSATIONS_SQL.page(plan)).all(...conversationsWhere(plan).params, ...extra, limit, offset) as Record<string, unknown>[]).map(
@@ -148,13 +152,13 @@ export function createConversationsRepo(db: Db, opts: { gatherDocs?: number } = 
     );
   const count = (plan: IndexedPlan, extra: unknown[]) =>
     unfiltered(plan)
-      ? Number(prep(CONVERSATIONS_SQL.projectCount).pluck().get(plan.project_id) ?? 0)
+      ? projectRows(plan.project_id)
       : Number(prep(CONVERSATIONS_SQL.count(plan)).pluck().get(...conversationsWhere(plan, false).params, ...extra));
 
   /** The plan a page is read with: a status filter alone is a test of the rows walked when statusWalks says so. */
   const readPlan = (plan: ConversationsPlan): IndexedPlan => {
     if (plan.status === 'all' || orderOf(plan.sort)[0]!.column === 'error_count' || !unfiltered({ ...plan, status: 'all' })) return plan;
-    const total = Number(prep(CONVERSATIONS_SQL.projectCount).pluck().get(plan.project_id) ?? 0);
+    const total = projectRows(plan.project_id);
     const errors = Number(prep(CONVERSATIONS_SQL.errorRows).pluck().get(plan.project_id));
     return statusWalks(plan.status === 'error' ? errors : total - errors, total, plan.limit + 1 + plan.offset) ? { ...plan, statusTest: true } : plan;
   };
@@ -180,7 +184,7 @@ export function createConversationsRepo(db: Db, opts: { gatherDocs?: number } = 
 
   /** A search the full-text index answers (3+ characters): the rows among the matches, or a walk (conversation-search.ts). */
   const indexedList = (plan: ConversationsPlan, needle: string): ConversationsPage => {
-    const found = search.matches(plan.project_id, needle)!;
+    const found = search.matches(plan.project_id, needle, projectRows(plan.project_id), plan.offset + plan.limit + 1)!;
     const base: IndexedPlan = { ...plan, search: null };
     if (!found.partial) {
       const restricted: IndexedPlan = { ...base, ids: true };
