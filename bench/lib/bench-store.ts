@@ -92,7 +92,7 @@ async function ensureBenchFileLocked(workDir: string, minSpans?: number): Promis
 
 export interface ChildFigures {
   spans: number;
-  /** Process memory at the highest RSS sample (MB, /proc/self/smaps_rollup every 20 ms): what holds the peak. */
+  /** Process memory at the highest RSS sample (MB, /proc/self/status every 20 ms): what holds the peak. */
   peak?: PeakMemory;
   /** Wall-clock milliseconds. */
   ms: number;
@@ -162,21 +162,29 @@ export interface PeakMemory {
   mainExternalMb: number;
 }
 
-/** Samples the process's memory every 20 ms (the import runs on other threads, this one's timers are free). */
+/**
+ * Samples the process's memory every 20 ms (the import runs on other threads, this one's timers are
+ * free). From /proc/self/status, whose RSS figures are the kernel's running counters: reading
+ * /proc/self/smaps_rollup instead walks every page table under the address-space lock, ~5 ms of
+ * kernel time a read at 250 MB, which at 50 reads a second cost the import ~10 CPU-s per 100k spans
+ * quiet (18 at load 8) and stalled the import threads' page faults (docs/store.md "Quiet A/B of the
+ * packed rows").
+ */
 function samplePeak(): () => PeakMemory | undefined {
   let peak: PeakMemory | undefined;
   const kb = (text: string, key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
   const timer = setInterval(() => {
     let text: string;
     try {
-      text = fs.readFileSync('/proc/self/smaps_rollup', 'utf8');
+      text = fs.readFileSync('/proc/self/status', 'utf8');
     } catch {
       return; // not Linux
     }
-    const rss = kb(text, 'Rss') / 1024;
+    const rss = kb(text, 'VmRSS') / 1024;
     if (peak && rss <= peak.rssMb) return;
     const m = process.memoryUsage();
-    peak = { rssMb: rss, anonMb: kb(text, 'Anonymous') / 1024, fileMb: (kb(text, 'Rss') - kb(text, 'Anonymous')) / 1024, mainHeapMb: m.heapUsed / 2 ** 20, mainExternalMb: m.external / 2 ** 20 };
+    const anon = kb(text, 'RssAnon') / 1024;
+    peak = { rssMb: rss, anonMb: anon, fileMb: rss - anon, mainHeapMb: m.heapUsed / 2 ** 20, mainExternalMb: m.external / 2 ** 20 };
   }, 20);
   timer.unref();
   return () => {
