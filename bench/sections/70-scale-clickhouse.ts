@@ -30,7 +30,7 @@ import { bigPostBody, timeBigPost } from '../lib/big-post.js';
 import { startClickHouse, stopClickHouse, type ClickHouseServer } from '../../test/helpers/clickhouse-server.js';
 import { chMigrations } from '../../src/main/store/clickhouse/migrations/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
-import { ident, sql, str } from '../../src/main/store/clickhouse/sql.js';
+import { ident, raw, sql, str } from '../../src/main/store/clickhouse/sql.js';
 import { openStores } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
@@ -54,7 +54,22 @@ interface Stretch {
   maxBatchMs: number;
   load: string;
   bytesPerSpan: number;
-  requests: { name: string; p50: number; p95: number; runs: number }[];
+  requests: RequestFigures[];
+}
+
+/** One page request's times, and what the server read for one call of it (system.query_log). */
+interface RequestFigures {
+  name: string;
+  p50: number;
+  p95: number;
+  runs: number;
+  reads?: ServerReads;
+}
+
+interface ServerReads {
+  statements: number;
+  rows: number;
+  bytes: number;
 }
 
 interface Built {
@@ -111,7 +126,28 @@ async function sampleIds(ctx: ServiceContext, n: number): Promise<UiIds[]> {
   return out;
 }
 
-/** Every UI page request, p50 / p95, as in the SQLite scale section (per-id requests rotate ids). */
+/**
+ * The statements one call sends and the rows and bytes they read on the server (system.query_log): the
+ * call runs alone, a second after a mark (the log's times are whole seconds), and the log is flushed after.
+ */
+async function serverReads(url: string, call: () => Promise<unknown>): Promise<ServerReads> {
+  const ch = await ClickHouse.connect(parseStoreUrl(url));
+  try {
+    const t = (await ch.rows<{ t: string }>(raw('SELECT toString(now()) AS t')))[0]!.t;
+    await new Promise((r) => setTimeout(r, 1100));
+    await call();
+    await ch.command(raw('SYSTEM FLUSH LOGS'));
+    const [r] = await ch.rows<{ n: string; rows: string; bytes: string }>(
+      sql`SELECT count() AS n, sum(read_rows) AS rows, sum(read_bytes) AS bytes FROM system.query_log
+          WHERE type = 2 AND event_time > toDateTime(${str(t)}) AND query NOT LIKE '%system.%' AND query NOT LIKE 'SYSTEM%'`,
+    );
+    return { statements: Number(r!.n), rows: Number(r!.rows), bytes: Number(r!.bytes) };
+  } finally {
+    await ch.close();
+  }
+}
+
+/** Every UI page request, p50 / p95, as in the SQLite scale section (per-id requests rotate ids), and one call's server reads. */
 async function pageRequests(url: string): Promise<Stretch['requests']> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-bench-ch-app-'));
   const stores = await openStores(dataDir, { traceStore: url });
@@ -127,7 +163,8 @@ async function pageRequests(url: string): Promise<Stretch['requests']> {
         const input = perId ? uiRequests(ids[i % ids.length]!).find((x) => x.name === r.name)!.input : r.input;
         ms.push(...(await timeOp(ctx, r.op, input, 1)).ms);
       }
-      out.push({ name: `${r.page}: ${r.name}`, p50: percentileOf(ms, 0.5), p95: percentileOf(ms, 0.95), runs: ms.length });
+      const reads = await serverReads(url, () => timeOp(ctx, r.op, r.input, 0));
+      out.push({ name: `${r.page}: ${r.name}`, p50: percentileOf(ms, 0.5), p95: percentileOf(ms, 0.95), runs: ms.length, reads });
     }
     return out;
   } finally {
@@ -143,7 +180,14 @@ function printStretch(s: Stretch, print: BenchContext['print']): void {
   print(`${at}: batch write ms mean / max (${s.batches} batches of ${BATCH})`, `${(s.writeMs / Math.max(1, s.batches)).toFixed(0)} / ${s.maxBatchMs.toFixed(0)}`, 'flat');
   print(`${at}: importer CPU-s per 100k spans`, ((s.cpuMs / 1000 / STEP) * 100_000).toFixed(1));
   print(`${at}: bytes per span on disk (all tables)`, s.bytesPerSpan.toFixed(0), '≤ 300');
-  for (const r of s.requests) print(`${at}: ${r.name} p50 / p95 (ms, ${r.runs} runs)`, `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}`);
+  printRequests(at, s.requests, print);
+}
+
+function printRequests(at: string, requests: RequestFigures[], print: BenchContext['print']): void {
+  for (const r of requests) {
+    const read = r.reads ? ` · ${r.reads.statements} stmts, ${(r.reads.rows / 1000).toFixed(0)}k rows, ${(r.reads.bytes / 2 ** 20).toFixed(1)} MiB read` : '';
+    print(`${at}: ${r.name} p50 / p95 (ms, ${r.runs} runs)`, `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}${read}`);
+  }
 }
 
 /** Generator → FIFO → importer, paused at every STEP spans for the figures. */
@@ -208,6 +252,10 @@ async function ensureStore(workDir: string, server: ClickHouseServer, print: Ben
       print('store', `reused (${m.figures.spans} spans); the figures of its build:`);
       for (const s of m.figures.stretches) printStretch(s, print);
       printTotals(m.figures, print);
+      // The store is kept: the page requests are timed again with the code as it is now.
+      print(`now: load average (1, 5, 15 min)`, loadAverage());
+      printRequests(`now at ${(m.figures.spans / 1e6).toFixed(2)}M`, await pageRequests(url), print);
+      print(`now: load average after (1, 5, 15 min)`, loadAverage());
       return url;
     }
   }

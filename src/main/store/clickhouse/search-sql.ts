@@ -32,6 +32,47 @@ export function columnCandidates(needle: string): Sql {
 }
 
 
+/**
+ * Characters outside ASCII whose lowercase (`String.toLowerCase`, the rule's folding) holds an ASCII
+ * letter — the only two in Unicode (checked over every code point): İ → "i̇" and the Kelvin sign → "k".
+ */
+const FOLDS_TO_ASCII: Readonly<Record<string, string>> = { i: '\u0130', k: '\u212a' };
+
+/**
+ * A test the server applies before a candidate reaches the rule (domain/search-text.ts), so that
+ * a search moves only the spans that can match: true of every text the rule matches, for a needle
+ * of ASCII characters only — a byte-wise ASCII case-insensitive substring of the needle or of its
+ * JSON-escaped form (`positionCaseInsensitive`: no UTF-8 case table, whose folding is not
+ * JavaScript's), or, when the needle holds an i or a k, a text holding İ or K (they fold to those
+ * letters). Null for other needles: the caller then checks every candidate itself.
+ */
+export function asciiPrefilter(needle: string): ((text: Sql) => Sql) | null {
+  // eslint-disable-next-line no-control-regex
+  if (!/^[\x00-\x7f]*$/.test(needle)) return null;
+  const escaped = JSON.stringify(needle).slice(1, -1);
+  const folded = needle.toLowerCase();
+  const guards = Object.entries(FOLDS_TO_ASCII).filter(([letter]) => folded.includes(letter)).map(([, c]) => c);
+  return (text) =>
+    join([
+      ...[needle, ...(escaped === needle ? [] : [escaped])].map((n) => sql`positionCaseInsensitive(${text}, ${str(n)}) > 0`),
+      ...guards.map((c) => sql`position(${text}, ${str(c)}) > 0`),
+    ], ' OR ');
+}
+
+/**
+ * The server-side test of a span row (`spans`) and of its payload row (`span_payloads`) by
+ * `asciiPrefilter`, or null when the needle has none.
+ */
+export function prefilterSql(needle: string): { columns: Sql; payload: Sql } | null {
+  const has = asciiPrefilter(needle);
+  if (!has) return null;
+  const cols = [...SEARCHED_COLUMNS, 'tool_call_arguments', 'tool_call_result'].map((c) => has(sql`ifNull(${ident(c)}, '')`));
+  return {
+    columns: sql`(${join(cols, ' OR ')} OR arrayExists(v -> ${has(raw('v'))}, str_values))`,
+    payload: sql`(${has(raw('input_messages'))} OR ${has(raw('output_messages'))} OR ${has(raw('system_instructions'))})`,
+  };
+}
+
 /** `$search` in a condition over `spans` (any column of the candidates' SQL; the project of the query's scope). */
 export function searchCondition(projectId: string, needle: string): Sql {
   return sql`(${columnCandidates(needle)} OR (trace_id, span_id) IN (${payloadCandidates(projectId, needle)}))`;

@@ -17,10 +17,10 @@ import type { SpanMessage } from '../../../domain/span.js';
 import { SEARCHED_COLUMNS, firstMatch, searchTexts, snippetOf, type SearchSource } from '../../../domain/search-text.js';
 import type { ClickHouse } from '../connection.js';
 import { date, ident, join, raw, sql, str, u64, type Sql } from '../sql.js';
-import { columnCandidates, payloadCandidates } from '../search-sql.js';
+import { columnCandidates, payloadCandidates, prefilterSql } from '../search-sql.js';
 import { needleTerms } from '../../../domain/search-terms.js';
 import { termIndexReady, type TermSource } from '../search-index.js';
-import { FINAL_SETTINGS, currentSpans } from './scope.js';
+import { FINAL_SETTINGS, currentPayloads, currentSpans } from './scope.js';
 
 export type Snippet = NonNullable<ReturnType<typeof snippetOf>>;
 
@@ -135,12 +135,40 @@ const byStartDesc = (a: CandidateRow, b: CandidateRow): number =>
     { ...b, start_ns: b.start_ns === null ? null : BigInt(b.start_ns) },
   );
 
-/** Every span of candidate traces (their payloads are read when their columns do not match), newest first. */
-async function spansOfTraces(ch: ClickHouse, projectId: string, traces: readonly string[], opts: ReadOptions): Promise<CandidateRow[]> {
+/** Payload rows read so far, by span key (`trace/span`); null: read, none stored. */
+type Payloads = Map<string, PayloadRow | null>;
+
+/** Payload hits a spans read names one by one (an IN list well under the server's query size); past it, by a subquery. */
+const KEYED_PAYLOADS = 500;
+
+/**
+ * The candidate spans of rows `where` selects (in both `spans` and `span_payloads`). With the needle's
+ * server-side test (search-sql.ts asciiPrefilter): first the payloads that pass it, with their texts
+ * (kept in `payloads`: the check reads nothing more), then only the spans whose columns pass it or
+ * whose payload did, `payload` telling which. Without one: every span, each payload to be read when
+ * its columns do not match. Unsorted.
+ */
+async function candidateRows(ch: ClickHouse, where: Sql, needle: string, payloads: Payloads, opts: ReadOptions): Promise<CandidateRow[]> {
+  const pre = prefilterSql(needle);
+  if (!pre) return ch.rows<CandidateRow>(sql`SELECT ${CANDIDATE_COLUMNS}, 1 AS payload FROM ${currentSpans(where)}${FINAL_SETTINGS}`, opts);
+  const passed = sql`FROM ${currentPayloads(where)} WHERE ${pre.payload}`;
+  const found = await ch.rows<PayloadRow>(sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages ${passed}${FINAL_SETTINGS}`, opts);
+  for (const p of found) payloads.set(`${p.trace_id}/${p.span_id}`, p);
+  const inFound = !found.length ? raw('0')
+    : found.length <= KEYED_PAYLOADS ? sql`(trace_id, span_id) IN (${join(found.map((p) => sql`(${str(p.trace_id)}, ${str(p.span_id)})`), ', ')})`
+    : sql`(trace_id, span_id) IN (SELECT trace_id, span_id ${passed})`;
+  return ch.rows<CandidateRow>(
+    sql`SELECT ${CANDIDATE_COLUMNS}, ${inFound} AS payload FROM ${currentSpans(where)} WHERE payload OR ${pre.columns}${FINAL_SETTINGS}`,
+    opts,
+  );
+}
+
+/** The candidate spans of candidate traces (candidateRows), newest first. */
+async function spansOfTraces(ch: ClickHouse, projectId: string, traces: readonly string[], needle: string, payloads: Payloads, opts: ReadOptions): Promise<CandidateRow[]> {
   const found: CandidateRow[] = [];
   for (let i = 0; i < traces.length; i += CHUNK) {
     const where = sql`project_id = ${str(projectId)} AND deleted = 0 AND trace_id IN (${join(traces.slice(i, i + CHUNK).map((t) => sql`${str(t)}`), ', ')})`;
-    found.push(...(await ch.rows<CandidateRow>(sql`SELECT ${CANDIDATE_COLUMNS}, 1 AS payload FROM ${currentSpans(where)}${FINAL_SETTINGS}`, opts)));
+    found.push(...(await candidateRows(ch, where, needle, payloads, opts)));
   }
   return found.sort(byStartDesc);
 }
@@ -158,7 +186,7 @@ const isDayZero = (partition: string) => partition === DAY_ZERO || partition ===
  * that day's partitions). Day 0 holds the spans without a start and those outside the Date column's
  * years: its candidates past 2149 come first, the rest last (1970-01-01, before 1970, no start).
  */
-async function* candidatesByDay(ch: ClickHouse, projectId: string, terms: readonly number[], opts: ReadOptions): AsyncGenerator<CandidateRow[]> {
+async function* candidatesByDay(ch: ClickHouse, projectId: string, terms: readonly number[], needle: string, payloads: Payloads, opts: ReadOptions): AsyncGenerator<CandidateRow[]> {
   const days = (
     await ch.rows<{ p: string }>(raw("SELECT DISTINCT partition AS p FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"), opts)
   ).map((r) => r.p).sort().reverse();
@@ -166,10 +194,7 @@ async function* candidatesByDay(ch: ClickHouse, projectId: string, terms: readon
     const docs = sql`SELECT doc FROM search_terms WHERE project_id = ${str(projectId)} AND day = ${date(day)} AND term IN (${join(terms.map((t) => sql`${u64(t)}`), ', ')})
       GROUP BY doc HAVING uniqExact(term) = ${u64(terms.length)}`;
     const traces = sql`SELECT trace_id FROM search_docs FINAL WHERE project_id = ${str(projectId)} AND day = ${date(day)} AND deleted = 0 AND doc IN (${docs})`;
-    const rows = await ch.rows<CandidateRow>(
-      sql`SELECT ${CANDIDATE_COLUMNS}, 1 AS payload FROM ${currentSpans(sql`project_id = ${str(projectId)} AND day = ${date(day)} AND deleted = 0 AND trace_id IN (${traces})`)}${FINAL_SETTINGS}`,
-      opts,
-    );
+    const rows = await candidateRows(ch, sql`project_id = ${str(projectId)} AND day = ${date(day)} AND deleted = 0 AND trace_id IN (${traces})`, needle, payloads, opts);
     return rows.sort(byStartDesc);
   };
   const zero = days.some(isDayZero) ? await ofDay(DAY_ZERO) : [];
@@ -211,7 +236,7 @@ export async function spanTexts(ch: ClickHouse, projectId: string, traceIds: rea
 export function matcher(ch: ClickHouse, projectId: string, needle: string, opts: ReadOptions, gatherDocs = GATHER_DOCS): Matcher {
   const key = (h: { trace_id: string; span_id: string }) => `${h.trace_id}/${h.span_id}`;
   const rows = new Map<string, CandidateRow>();
-  const payloads = new Map<string, PayloadRow | null>();
+  const payloads: Payloads = new Map();
 
   const readPayloads = async (keys: string[]) => {
     const missing = keys.filter((k) => !payloads.has(k));
@@ -266,16 +291,16 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
       const terms = await termsOf();
       if (!terms) throw new Error('spansIn needs the term index (common() was false)');
       const traces = traceIds.length ? await candidateTraces(ch, projectId, { terms }, opts, traceIds) : [];
-      return check(await spansOfTraces(ch, projectId, traces, opts), Number.POSITIVE_INFINITY);
+      return check(await spansOfTraces(ch, projectId, traces, needle, payloads, opts), Number.POSITIVE_INFINITY);
     },
     async spans(limit = Number.POSITIVE_INFINITY) {
       const terms = await termsOf();
       if (!terms) return check(await scannedCandidates(ch, projectId, needle, opts), limit);
       const g = (await gather())!;
-      if (g.length <= gatherDocs) return check(await spansOfTraces(ch, projectId, await candidateTraces(ch, projectId, g, opts), opts), limit);
+      if (g.length <= gatherDocs) return check(await spansOfTraces(ch, projectId, await candidateTraces(ch, projectId, g, opts), needle, payloads, opts), limit);
       // A common needle: its candidates day by day, newest first, until `limit` hits.
       const hits: SpanHit[] = [];
-      for await (const window of candidatesByDay(ch, projectId, terms, opts)) {
+      for await (const window of candidatesByDay(ch, projectId, terms, needle, payloads, opts)) {
         hits.push(...(await check(window, limit - hits.length)));
         if (hits.length >= limit) break;
       }

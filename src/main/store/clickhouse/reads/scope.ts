@@ -25,6 +25,15 @@ export function currentSpans(where: Sql): Sql {
     UNION ALL SELECT * FROM spans WHERE day NOT IN ${DIRTY} AND ${where})`;
 }
 
+/**
+ * The same for `span_payloads`, whose rows are written beside the spans' (one payload row per span
+ * row, tombstones too), so the days holding several versions of a payload are the spans' dirty days.
+ */
+export function currentPayloads(where: Sql): Sql {
+  return sql`(SELECT * FROM span_payloads FINAL WHERE day IN ${DIRTY} AND ${where}
+    UNION ALL SELECT * FROM span_payloads WHERE day NOT IN ${DIRTY} AND ${where})`;
+}
+
 export function scopeSql(s: SpanScope): Sql {
   let q = sql`project_id = ${str(s.project_id)} AND deleted = 0`;
   if (s.started_after_ns !== null) q = sql`${q} AND start_ns >= ${i64(s.started_after_ns)}${afterDays(s.started_after_ns)}`;
