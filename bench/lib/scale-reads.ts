@@ -122,15 +122,42 @@ async function filterReads(ctx: ServiceContext, dataDir: string): Promise<UiRequ
   ];
 }
 
+/**
+ * The Spans page's group view (GroupView.tsx defaultGroupSpec: by agent_name, count and average duration)
+ * alone and with each condition on a column the rollups do not key (span_name, response_model, span_kind,
+ * a duration bound): these are answered by a scan of the project's spans, a GROUP BY sorter and the group
+ * row's totals (docs/store.md "The same filters at 10M spans"), so they show what grows with the store.
+ */
+async function groupReads(ctx: ServiceContext, dataDir: string): Promise<UiRequest[]> {
+  const view = (await pageReads(ctx, dataDir)).find((r) => r.name === 'group view (agent_name, default measures)')!;
+  const db = new Database(path.join(dataDir, DB_FILE_NAME), { readonly: true });
+  let sample: Record<string, unknown>;
+  try {
+    sample = db.prepare(`SELECT * FROM spans WHERE project_id = ? AND operation_name = 'chat' ORDER BY id DESC LIMIT 1`).get(PROJECT) as Record<string, unknown>;
+  } finally {
+    db.close();
+  }
+  const group = (name: string, condition?: Record<string, unknown>): UiRequest => ({
+    page: 'spans', name: `group view${name}`, op: 'spans.query', input: { ...view.input, ...(condition ? { query: { $expr: { $and: [condition] } } } : {}) },
+  });
+  return [
+    group(''),
+    ...(['span_name', 'response_model', 'span_kind'] as const)
+      .filter((f) => sample[f] != null)
+      .map((f) => group(` where ${f} = ${JSON.stringify(sample[f])}`, { $eq: [{ $getField: f }, { $literal: sample[f] }] })),
+    group(' where duration_ms > 5000', { $gt: [{ $getField: 'duration_ms' }, { $literal: 5000 }] }),
+  ];
+}
+
 async function main(): Promise<void> {
   const [dataDir, runsArg, mode] = process.argv.slice(2);
-  if (!dataDir) throw new Error('usage: tsx bench/lib/scale-reads.ts <data dir (a copy)> [runs] [pages | filters | indexes]');
+  if (!dataDir) throw new Error('usage: tsx bench/lib/scale-reads.ts <data dir (a copy)> [runs] [pages | filters | groups | indexes]');
   const runs = Number(runsArg ?? 10);
   const store = await openStores(dataDir);
   const ctx: ServiceContext = { traces: store.traces, app: store.app, events: new EventBus(), dataDir, apiKey: 'bench' };
   try {
     console.log(`load average (1, 5, 15 min) before: ${loadAverage()}`);
-    const reads = mode === 'indexes' ? await indexReads(ctx) : mode === 'pages' ? await pageReads(ctx, dataDir) : mode === 'filters' ? await filterReads(ctx, dataDir) : [...scaleReads(PROJECT).filter((r) => r.op !== 'spans.query'), ...filteredGroupBys(PROJECT, await windowOf(ctx))];
+    const reads = mode === 'indexes' ? await indexReads(ctx) : mode === 'pages' ? await pageReads(ctx, dataDir) : mode === 'filters' ? await filterReads(ctx, dataDir) : mode === 'groups' ? await groupReads(ctx, dataDir) : [...scaleReads(PROJECT).filter((r) => r.op !== 'spans.query'), ...filteredGroupBys(PROJECT, await windowOf(ctx))];
     for (const r of reads) {
       const t = await timeOp(ctx, r.op, r.input, runs);
       const answer = rowsOf(await dispatch(r.op, r.input, ctx, { trusted: true }));
