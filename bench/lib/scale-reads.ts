@@ -78,6 +78,16 @@ async function pageReads(ctx: ServiceContext, dataDir: string): Promise<UiReques
   }
 }
 
+/** The newest chat span of the bench project: the values the filter reads condition on. */
+function latestChat(dataDir: string): Record<string, unknown> {
+  const db = new Database(path.join(dataDir, DB_FILE_NAME), { readonly: true });
+  try {
+    return db.prepare(`SELECT * FROM spans WHERE project_id = ? AND operation_name = 'chat' ORDER BY id DESC LIMIT 1`).get(PROJECT) as Record<string, unknown>;
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * Every list filter a page offers, one at a time, with a value the store holds: the Conversations page's
  * (agent, model, status, search of an id-like word and a short one — ConversationsPage.tsx listInput) and
@@ -90,13 +100,7 @@ async function filterReads(ctx: ServiceContext, dataDir: string): Promise<UiRequ
   const list = listOf('conversations list');
   const spans = listOf('spans list page');
   const facets = (await dispatch('conversations.facets', { project_id: PROJECT }, ctx)) as { agent_names: string[]; request_models: string[] };
-  const db = new Database(path.join(dataDir, DB_FILE_NAME), { readonly: true });
-  let sample: Record<string, unknown>;
-  try {
-    sample = db.prepare(`SELECT * FROM spans WHERE project_id = ? AND operation_name = 'chat' ORDER BY id DESC LIMIT 1`).get(PROJECT) as Record<string, unknown>;
-  } finally {
-    db.close();
-  }
+  const sample = latestChat(dataDir);
   const conv = (name: string, filters: Record<string, unknown>, extra: Record<string, unknown> = {}): UiRequest => ({
     page: 'conversations', name, op: 'conversations.list', input: { ...list.input, filters: { status: 'all', ...filters }, ...extra },
   });
@@ -130,13 +134,7 @@ async function filterReads(ctx: ServiceContext, dataDir: string): Promise<UiRequ
  */
 async function groupReads(ctx: ServiceContext, dataDir: string): Promise<UiRequest[]> {
   const view = (await pageReads(ctx, dataDir)).find((r) => r.name === 'group view (agent_name, default measures)')!;
-  const db = new Database(path.join(dataDir, DB_FILE_NAME), { readonly: true });
-  let sample: Record<string, unknown>;
-  try {
-    sample = db.prepare(`SELECT * FROM spans WHERE project_id = ? AND operation_name = 'chat' ORDER BY id DESC LIMIT 1`).get(PROJECT) as Record<string, unknown>;
-  } finally {
-    db.close();
-  }
+  const sample = latestChat(dataDir);
   const group = (name: string, condition?: Record<string, unknown>): UiRequest => ({
     page: 'spans', name: `group view${name}`, op: 'spans.query', input: { ...view.input, ...(condition ? { query: { $expr: { $and: [condition] } } } : {}) },
   });
