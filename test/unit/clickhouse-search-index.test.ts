@@ -17,7 +17,7 @@ import path from 'node:path';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { walkRequest } from '../../src/main/service/ingest/otlp.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
-import type { ConversationsPlan } from '../../src/main/domain/plans.js';
+import type { ConversationsPlan, SpansListPlan } from '../../src/main/domain/plans.js';
 import { openClickHouseTraceStore, type ClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
 import type { ClickHouse } from '../../src/main/store/clickhouse/connection.js';
 import { encodeSpans, SPAN_COLUMNS } from '../../src/main/store/clickhouse/encode.js';
@@ -233,6 +233,42 @@ describe('ClickHouse search through the term index', () => {
       expect(spanReads.length, JSON.stringify(rows)).toBe(2);
       expect(rows.length, JSON.stringify(rows)).toBe(5);
       expect(spanReads.filter((r) => r.query.includes("day = toDate('1970-01-01')"))).toHaveLength(1);
+    });
+  }, 600_000);
+
+  it('the spans list\'s newest page reads the newest days only: the pages of a whole sort, spans past 2149 first and without a start last', async () => {
+    const store = await open('walk'); // the walk test's store: five days, and in day 0 a trace past 2149 and one without a start
+    const base: SpansListPlan = {
+      project_id: P, started_after_ns: null, started_before_ns: null, where: null, custom_columns: [], include_costs: false, include_details: false,
+      sort: [{ ref: { kind: 'column', column: 'started_at' }, direction: 'desc' }], limit: 7, offset: 0,
+    };
+    const whole = (
+      await withConnection('walk', (ch) =>
+        ch.rows<{ k: string }>(sql`SELECT concat(trace_id, '/', span_id) AS k FROM spans FINAL WHERE project_id = ${str(P)} AND deleted = 0
+          ORDER BY start_ns DESC NULLS LAST, trace_id DESC, span_id DESC`),
+      )
+    ).map((r) => r.k);
+    expect(whole.length).toBeGreaterThan(3000);
+    for (const [offset, limit] of [[0, 7], [7, 60], [900, 100], [1500, 200], [whole.length - 5, 10], [whole.length + 3, 5], [3, 0]] as const) {
+      const got = await store.listSpans({ ...base, offset, limit });
+      expect(got.spans.map((s) => `${s.trace_id}/${s.span_id}`), `${offset}`).toEqual(whole.slice(offset, offset + limit));
+      expect(got.total_count).toBe(whole.length);
+    }
+    // The first page's sort read the newest day and day 0 only (the count reads every row's key columns).
+    const since = await withConnection('walk', async (ch) => (await ch.rows<{ t: string }>(raw('SELECT toString(now()) AS t')))[0]!.t);
+    await new Promise((r) => setTimeout(r, 1100)); // query_log's event_time has whole seconds
+    await store.listSpans(base);
+    await withConnection('walk', async (ch) => {
+      await ch.command(raw('SYSTEM FLUSH LOGS'));
+      const sorts = await ch.rows<{ read_rows: string }>(
+        sql`SELECT read_rows FROM system.query_log WHERE type = 2 AND event_time > toDateTime(${str(since)}) AND query LIKE '%ORDER BY start_ns%' AND query NOT LIKE '%system.%'`,
+      );
+      const parts = await ch.rows<{ p: string; n: string }>(raw("SELECT partition AS p, sum(rows) AS n FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active GROUP BY p ORDER BY p"));
+      expect(parts.length).toBe(6);
+      const [zero, , , , , newest] = parts.map((r) => Number(r.n));
+      expect(sorts.map((r) => Number(r.read_rows))).toHaveLength(1);
+      expect(Number(sorts[0]!.read_rows)).toBeLessThanOrEqual(zero! + newest!);
+      expect(zero! + newest!).toBeLessThan(whole.length / 2);
     });
   }, 600_000);
 

@@ -10,8 +10,8 @@ import type { ReadOptions, SpanRowOut } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql } from '../expr.js';
 import { big, receivedRawSpan, type RawSpanParts } from '../rows.js';
-import { ident, join, limit, raw, sql, type Sql } from '../sql.js';
-import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
+import { date, ident, join, limit, raw, sql, type Sql } from '../sql.js';
+import { FINAL_SETTINGS, currentPayloads, currentSpans, scopeSql } from './scope.js';
 import { keyFilter, type SpanKey } from './keys.js';
 
 const STRINGS = [
@@ -47,20 +47,62 @@ function sortSql(plan: SpansListPlan): Sql {
 
 type Row = Record<string, unknown> & { trace_id: string; span_id: string; day: string };
 
+/** The first ns of a partition day (UTC). */
+const dayStartNs = (day: string): bigint => BigInt(Date.parse(`${day}T00:00:00Z`)) * 1_000_000n;
+const DAY_ZERO = '1970-01-01';
+
+/**
+ * The page's keys in the default order (started_at descending), reading the newest days only: a span's
+ * partition is the UTC day of its start, so the spans of the days from D on start after every span of an
+ * earlier day. The page is read among the days from D (and day 0, whose spans past 2149 come first) and
+ * kept when its last row starts on or after D's first instant — every span left out starts before it —
+ * else the window widens (four days, then the whole store). The count is counted apart.
+ */
+async function newestPage(ch: ClickHouse, plan: SpansListPlan, opts: ReadOptions): Promise<{ rows: SpanKey[]; total: number }> {
+  const where = scopeSql(plan);
+  const total = ch.rows<{ n: string }>(sql`SELECT count() AS n FROM ${currentSpans(where)}${FINAL_SETTINGS}`, opts);
+  total.catch(() => {}); // awaited below, where a failure is thrown; not left unhandled while the page is read
+  const days = (
+    await ch.rows<{ p: string }>(raw("SELECT DISTINCT partition AS p FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"), opts)
+  ).map((r) => r.p).filter((p) => p !== DAY_ZERO && p !== '0000-00-00').sort().reverse();
+  const need = plan.offset + plan.limit;
+  if (need === 0) return { rows: [], total: Number((await total)[0]?.n ?? 0) };
+  // One day, then four, then the whole store: a selective filter costs at most a whole sort and two small reads.
+  for (const n of [1, 4, days.length]) {
+    const whole = n >= days.length;
+    const from = days[Math.min(n, days.length) - 1];
+    const window = whole || !from ? where : sql`${where} AND (day >= ${date(from)} OR day = ${date(DAY_ZERO)})`;
+    const rows = await ch.rows<SpanKey & { start_ns: string | null }>(
+      sql`SELECT trace_id, span_id, day, start_ns FROM ${currentSpans(window)} ORDER BY ${sortSql(plan)}${limit(0, need)}${FINAL_SETTINGS}`,
+      opts,
+    );
+    const last = rows[rows.length - 1];
+    if (whole || !from || (rows.length === need && last!.start_ns !== null && BigInt(last!.start_ns) >= dayStartNs(from))) {
+      return { rows: rows.slice(plan.offset), total: Number((await total)[0]?.n ?? 0) };
+    }
+  }
+  throw new Error('unreachable: the last window is the whole store');
+}
+
+/** The default order: started_at descending (the Spans page's, and the first page a user sees). */
+const newestFirst = (plan: SpansListPlan): boolean =>
+  plan.sort.length === 1 && plan.sort[0]!.ref.kind === 'column' && plan.sort[0]!.ref.column === 'started_at' && plan.sort[0]!.direction === 'desc';
+
 export async function listSpans(ch: ClickHouse, plan: SpansListPlan, opts: ReadOptions): Promise<{ spans: SpanRowOut[]; total_count: number }> {
-  const page = await ch.page<{ trace_id: string; span_id: string; day: string }>(
-    sql`SELECT trace_id, span_id, day FROM ${currentSpans(scopeSql(plan))}
-        ORDER BY ${sortSql(plan)}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`,
-    opts,
-  );
+  const page = newestFirst(plan)
+    ? await newestPage(ch, plan, opts)
+    : await ch.page<SpanKey>(
+        sql`SELECT trace_id, span_id, day FROM ${currentSpans(scopeSql(plan))}
+            ORDER BY ${sortSql(plan)}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`,
+        opts,
+      );
   if (!page.rows.length) return { spans: [], total_count: page.total };
   const keys: SpanKey[] = page.rows;
   const [rows, payloads] = await Promise.all([
-    ch.rows<Row>(sql`SELECT ${ROW_COLUMNS} FROM spans FINAL WHERE ${keyFilter(plan.project_id, keys)}${FINAL_SETTINGS}`, opts),
+    ch.rows<Row>(sql`SELECT ${ROW_COLUMNS} FROM ${currentSpans(keyFilter(plan.project_id, keys))}${FINAL_SETTINGS}`, opts),
     plan.include_details
       ? ch.rows<Row>(
-          sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages, raw_span FROM span_payloads FINAL
-              WHERE ${keyFilter(plan.project_id, keys)}${FINAL_SETTINGS}`,
+          sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages, raw_span FROM ${currentPayloads(keyFilter(plan.project_id, keys))}${FINAL_SETTINGS}`,
           opts,
         )
       : Promise.resolve([]),
