@@ -33,7 +33,7 @@ export function scanned(body: Record<string, unknown>): Record<string, unknown> 
 }
 
 /**
- * Group-by requests with conditions, measure filters, keys and time windows over the five columns the
+ * Group-by requests with conditions, measure filters, keys and time windows over the columns the
  * keyed rollups are split by (decision 0021), for data with chat / execute_tool / invoke_agent spans,
  * errors, several models and providers, spans without an agent or a conversation. `window` holds two
  * instants inside the data (ISO), chosen so that some conversations run across them.
@@ -77,6 +77,16 @@ export function filteredCases(window: [string, string]): { name: string; body: R
         ],
       },
     },
+    // span_kind and response_model (keys since migration 0030): the Spans page's group view with either condition.
+    { name: 'client spans by agent', body: { group_by: byAgent, query: { $expr: eq('span_kind', 'CLIENT') }, measures: MEASURES } },
+    {
+      name: 'by response model and span kind, not internal, in a window',
+      body: {
+        group_by: [{ key: 'response_model', source: 'field' }, { key: 'span_kind', source: 'field' }], started_after: from, started_before: to,
+        query: { $expr: { $not: eq('span_kind', 'INTERNAL') } }, measures: MEASURES.slice(0, 8),
+      },
+    },
+    { name: 'one response model by operation', body: { group_by: [{ key: 'operation_name', source: 'field' }], query: { $expr: eq('response_model', 'o3-mini') }, measures: MEASURES } },
     {
       name: 'condition, sort, paging and a group filter',
       body: {

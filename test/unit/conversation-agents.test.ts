@@ -199,13 +199,14 @@ describe('conversation rows by agent and model, and kept counts (migrations 0026
     const fresh = conversationIndexDiff(store.file);
     await store.close();
     // Back to the schema before 0026: its tables and triggers gone, 0027's indexes as they were, 0028's day
-    // split and layer gone, 0029's model rows gone, none of them applied.
+    // split and layer gone, 0029's model rows gone, 0030's rollup keys gone, none of them applied.
     const raw = new Database(path.join(dir, 'loupe.db'));
     raw.exec(`DROP TRIGGER conversation_row_added; DROP TRIGGER conversation_agents_changed; DROP TRIGGER conversation_row_removed;
       DROP TABLE conversation_agents; DROP TABLE conversation_counts;
       DROP INDEX conversation_summaries_turns; CREATE INDEX conversation_summaries_turns ON conversation_summaries (project_id, turn_count);
       DROP INDEX conversation_summaries_errors; CREATE INDEX conversation_summaries_errors ON conversation_summaries (project_id, error_count);
       DROP TABLE span_rollup_days; DROP INDEX span_rollups_day; ALTER TABLE span_rollups DROP COLUMN day;
+      ALTER TABLE span_rollups DROP COLUMN span_kind; ALTER TABLE span_rollups DROP COLUMN response_model;
       DROP TRIGGER conversation_models_added; DROP TRIGGER conversation_models_changed; DROP TRIGGER conversation_models_removed;
       DROP TABLE conversation_models;
       DELETE FROM schema_migrations WHERE version >= 26;`);

@@ -55,7 +55,7 @@ async function expectSameAsScan(s: Stores, project: string, full = false): Promi
   }
 }
 
-const LAYER = `SELECT project_id, day, agent_name, operation_name, status_code, request_model, provider_name, span_count, first_ns, last_ns,
+const LAYER = `SELECT project_id, day, agent_name, operation_name, status_code, request_model, provider_name, span_kind, response_model, span_count, first_ns, last_ns,
   last_end_ns, dur_ns, dur_ms_sum, dur_ms_n, dur_ms_min, dur_ms_max, in_tok, out_tok, tok_sum, tok_n, tok_min, tok_max, round(cost, 9) AS cost,
   cost_n, agent_versions, conversation_names, hex(units) AS units FROM span_rollup_days
   ORDER BY project_id, day, agent_name, operation_name, status_code, request_model, provider_name`;
@@ -82,13 +82,13 @@ function expectLayerAsRebuilt(s: TestStores): unknown[] {
 async function midnightTraces(s: Stores, project: string, seed: string, day: string, model = 'gpt-4o'): Promise<string> {
   const t = traceBuilder({ seed, start: `${day}T23:59:58Z` });
   const root = t.span('invoke_agent night', { durationMs: 5000, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'night', 'gen_ai.conversation.id': `${seed}-conv` } });
-  t.span('chat before', { parent: root, at: 100, durationMs: 500, attributes: chatAttributes({ model, inputTokens: 10, outputTokens: 2, agentName: 'night', conversationId: `${seed}-conv` }) });
-  t.span('chat after', { parent: root, at: 2500, durationMs: 900, status: 'ERROR', attributes: chatAttributes({ model: 'o3-mini', inputTokens: 20, outputTokens: 4, agentName: 'night', conversationId: `${seed}-conv` }) });
+  t.span('chat before', { parent: root, at: 100, durationMs: 500, kind: 'CLIENT', attributes: chatAttributes({ model, inputTokens: 10, outputTokens: 2, agentName: 'night', conversationId: `${seed}-conv` }) });
+  t.span('chat after', { parent: root, at: 2500, durationMs: 900, status: 'ERROR', kind: 'CLIENT', attributes: chatAttributes({ model: 'o3-mini', inputTokens: 20, outputTokens: 4, agentName: 'night', conversationId: `${seed}-conv` }) });
   t.span('tool after', { parent: root, at: 3600, durationMs: 10, attributes: { 'gen_ai.operation.name': 'execute_tool' } });
   await importRequest(s, project, t.request());
   const u = traceBuilder({ seed: `${seed}-loose`, start: `${day}T23:59:59.500Z` });
   const r = u.span('work', { durationMs: 1000 });
-  u.span('chat m', { parent: r, at: 700, durationMs: 50, attributes: chatAttributes({ model: 'gpt-4o-mini', inputTokens: 7, outputTokens: 3, agentName: 'loner' }) });
+  u.span('chat m', { parent: r, at: 700, durationMs: 50, kind: 'CLIENT', attributes: chatAttributes({ model: 'gpt-4o-mini', inputTokens: 7, outputTokens: 3, agentName: 'loner' }) });
   await importRequest(s, project, u.request());
   return t.traceId;
 }
@@ -145,9 +145,10 @@ describe('per-day rollup layer', () => {
     const before = await call(s, 'spans.query', body);
     const f = s.file;
     await s.close();
-    // The store as 0027 left it: rollups without a day, no layer (and none of the later migrations).
+    // The store as 0027 left it: rollups without a day or 0030's keys, no layer (and none of the later migrations).
     const db = openStoreFile(f);
     db.exec(`DROP TABLE span_rollup_days; DROP INDEX span_rollups_day; ALTER TABLE span_rollups DROP COLUMN day;
+      ALTER TABLE span_rollups DROP COLUMN span_kind; ALTER TABLE span_rollups DROP COLUMN response_model;
       DROP TRIGGER conversation_models_added; DROP TRIGGER conversation_models_changed; DROP TRIGGER conversation_models_removed;
       DROP TABLE conversation_models;
       DELETE FROM summary_backfill; DELETE FROM schema_migrations WHERE version >= 28`);

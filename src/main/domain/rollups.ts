@@ -1,7 +1,7 @@
 /**
  * Which group-by plans the span rollups answer exactly (decisions 0012, 0020 and 0021), the same rule
  * for every adapter. A rollup row holds the spans of one unit (a conversation, or the
- * conversation-less spans of a trace) that share the five key columns below, so:
+ * conversation-less spans of a trace) that share the key columns below, so:
  *  - every group key is one of the key columns (any number of them, in any order);
  *  - the condition reads only key columns and the flags that follow from them (is_error,
  *    is_invocation): it holds for all of a row's spans or for none, whatever its shape (comparisons,
@@ -22,7 +22,7 @@ import type { ValueExpr } from './expr.js';
 import type { MeasurePlan, SpanScope, SpansGroupPlan } from './plans.js';
 
 /** The span columns every rollup row has one value of. */
-export const ROLLUP_KEYS = ['agent_name', 'operation_name', 'status_code', 'request_model', 'provider_name'] as const;
+export const ROLLUP_KEYS = ['agent_name', 'operation_name', 'status_code', 'request_model', 'provider_name', 'span_kind', 'response_model'] as const;
 /** Derived values that are functions of the key columns. */
 const KEY_DERIVED: readonly string[] = ['is_error', 'is_invocation'];
 /** Derived numeric values the rollups keep sum, non-null count, min and max of. */
@@ -79,7 +79,7 @@ export interface RollupCapability {
   windows: boolean;
 }
 
-/** Rollups keyed by all five columns, conditions and windows answered (decision 0021). */
+/** Rollups keyed by all the key columns, conditions and windows answered (decision 0021; span_kind and response_model since 0030). */
 export const KEYED_ROLLUPS: RollupCapability = { keys: ROLLUP_KEYS, conditions: true, windows: true };
 
 /** True when the rollups hold what this measure needs. */

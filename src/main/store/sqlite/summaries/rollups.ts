@@ -1,11 +1,11 @@
 /**
- * Span rollups (migrations 0012, 0020, 0028) and their per-day layer (0028, decision 0026), maintained
+ * Span rollups (migrations 0012, 0020, 0028, 0030) and their per-day layer (0028, decision 0026), maintained
  * inside the write and delete transactions.
  *
  * One rollup row per unit — a conversation, or the conversation-less spans of one trace — per UTC day
- * of the spans' start and per key: the five GenAI columns a group-by filters and groups on
- * (agent_name, operation_name, status_code, request_model, provider_name; domain/rollups.ts
- * ROLLUP_KEYS). A row's first/last start tell whether all its spans lie inside a time window.
+ * of the spans' start and per key: the GenAI columns a group-by filters and groups on
+ * (agent_name, operation_name, status_code, request_model, provider_name, and since 0030 span_kind and
+ * response_model; domain/rollups.ts ROLLUP_KEYS). A row's first/last start tell whether all its spans lie inside a time window.
  *
  * A unit is recomputed whole from its spans whenever a batch or a delete touched one of its traces:
  * one DELETE and one INSERT … SELECT … GROUP BY the keys over the unit's spans (an index seek:
@@ -28,6 +28,7 @@
  */
 import type { Db } from '../open.js';
 import { DERIVED_SQL } from '../analytics/columns.js';
+import { ROLLUP_KEYS } from '../../../domain/rollups.js';
 import { CONVERSATIONS_OF_TRACE_SQL } from './traces.js';
 
 type TraceRef = { project_id: string; trace_id: string };
@@ -36,7 +37,7 @@ const CONVERSATION_UNIT = 0;
 const TRACE_UNIT = 1;
 
 /** The key columns of a rollup row (domain/rollups.ts ROLLUP_KEYS) and the day split (NULL: no start). */
-const KEYS = 'agent_name, operation_name, status_code, request_model, provider_name';
+const KEYS = ROLLUP_KEYS.join(', ');
 const SPLIT = `${KEYS}, day`;
 const DAY_NS = 86_400_000_000_000;
 /** The UTC day of a start (days since 1970-01-01, floored also before it). */
@@ -57,7 +58,8 @@ const COLUMNS = `project_id, unit_kind, unit_id, ${KEYS}, span_count, first_ns, 
 const DAY_COLUMNS = `project_id, day, ${KEYS}, span_count, first_ns, last_ns, last_end_ns, dur_ns, dur_ms_sum, dur_ms_n, dur_ms_min,
   dur_ms_max, in_tok, out_tok, reasoning_tok, cache_creation_tok, cache_read_tok, tok_sum, tok_n, tok_min, tok_max, cost, in_cost,
   out_cost, cost_n, cost_min, cost_max, agent_versions, conversation_names, units`;
-const DAY_AGGREGATES = `r.project_id, r.day, r.agent_name, r.operation_name, r.status_code, r.request_model, r.provider_name,
+const DAY_GROUP = ROLLUP_KEYS.map((k) => `r.${k}`).join(', ');
+const DAY_AGGREGATES = `r.project_id, r.day, ${DAY_GROUP},
   SUM(r.span_count), MIN(r.first_ns), MAX(r.last_ns), MAX(r.last_end_ns), SUM(r.dur_ns), SUM(r.dur_ms_sum), SUM(r.dur_ms_n),
   MIN(r.dur_ms_min), MAX(r.dur_ms_max), SUM(r.in_tok), SUM(r.out_tok), SUM(r.reasoning_tok), SUM(r.cache_creation_tok),
   SUM(r.cache_read_tok), SUM(r.tok_sum), SUM(r.tok_n), MIN(r.tok_min), MAX(r.tok_max), SUM(r.cost), SUM(r.in_cost), SUM(r.out_cost),
@@ -66,9 +68,8 @@ const DAY_AGGREGATES = `r.project_id, r.day, r.agent_name, r.operation_name, r.s
 /** Rollup rows `r` with the conversation number of conversation units (`c.id`). */
 const DAY_SOURCE = `span_rollups r LEFT JOIN conversation_summaries c
   ON r.unit_kind = ${CONVERSATION_UNIT} AND c.project_id = r.project_id AND c.conversation_id = r.unit_id AND c.kind = 'conversation'`;
-const DAY_GROUP = 'r.agent_name, r.operation_name, r.status_code, r.request_model, r.provider_name';
 /**
- * A rollup row's key combination as one value (SQLite's JSON text of the five keys, NULLs included):
+ * A rollup row's key combination as one value (SQLite's JSON text of the keys, NULLs included):
  * what a unit recompute returns for each row it removed or wrote, and what the layer recompute matches.
  */
 const GROUP_OF = (p: string) => `json_array(${KEYS.split(', ').map((k) => p + k).join(', ')})`;
