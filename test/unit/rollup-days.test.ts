@@ -15,7 +15,7 @@ import { openStores } from '../../src/main/store/index.js';
 import { ROLLUP_SQL } from '../../src/main/store/sqlite/summaries/rollups.js';
 import { decodeUnits, encodeUnits } from '../../src/main/store/sqlite/unit-bits.js';
 import { windowDays } from '../../src/main/store/sqlite/analytics/rollups.js';
-import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
+import { chatAttributes, importRequest, otlpRequest, traceBuilder } from '../helpers/otlp.js';
 import { MEASURES, filteredCases, rounded, scanned } from '../helpers/rollup-compare.js';
 import { tempStores, type TestStores } from '../helpers/temp-store.js';
 import { openStoreFile } from '../helpers/sqlite.js';
@@ -93,7 +93,62 @@ async function midnightTraces(s: Stores, project: string, seed: string, day: str
   return t.traceId;
 }
 
+const ROLLUP_ROWS = `SELECT project_id, unit_kind, unit_id, day, agent_name, operation_name, status_code, request_model, provider_name,
+  span_count, first_ns, last_ns, last_end_ns, dur_ns, in_tok, out_tok, tok_sum, round(cost, 9) AS cost, agent_versions, conversation_names
+  FROM span_rollups ORDER BY project_id, unit_kind, unit_id, day, agent_name, operation_name, status_code, request_model, provider_name`;
+
+/** The rollup rows as maintained equal every rollup rebuilt from all spans (rolled back after); returns them. */
+function expectRollupsAsRebuilt(s: TestStores): { unit_kind: number; unit_id: string }[] {
+  const db = openStoreFile(s.file);
+  try {
+    const kept = db.prepare(ROLLUP_ROWS).safeIntegers().all();
+    db.exec('BEGIN');
+    try {
+      for (const sql of ROLLUP_SQL.rebuild) db.prepare(sql).run();
+      expect(kept).toEqual(db.prepare(ROLLUP_ROWS).safeIntegers().all());
+    } finally {
+      db.exec('ROLLBACK');
+    }
+    return kept.map((r) => ({ unit_kind: Number((r as { unit_kind: bigint }).unit_kind), unit_id: (r as { unit_id: string }).unit_id }));
+  } finally {
+    db.close();
+  }
+}
+
 describe('per-day rollup layer', () => {
+  it('rolls up traces first seen in a batch from the batch, and traces already stored by reading them back', async () => {
+    // One request (one batch), every trace new: one in a conversation (its own unit has no rows and is
+    // not recomputed), one with a second root outside the conversation (credited to the trace's
+    // conversation all the same, domain/accounting.ts), one without any (its own unit only).
+    const whole = traceBuilder({ seed: 'fresh-whole', start: '2026-12-04T09:00:00Z' });
+    const wr = whole.span('invoke_agent a', { durationMs: 800, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'a', 'gen_ai.conversation.id': 'fresh-conv' } });
+    whole.span('chat a', { parent: wr, at: 10, durationMs: 300, attributes: chatAttributes({ model: 'gpt-4o', inputTokens: 5, outputTokens: 1, agentName: 'a', conversationId: 'fresh-conv' }) });
+    const mixed = traceBuilder({ seed: 'fresh-mixed', start: '2026-12-04T09:05:00Z' });
+    const mr = mixed.span('request', { durationMs: 900 });
+    mixed.span('chat b', { parent: mr, at: 20, durationMs: 200, attributes: chatAttributes({ model: 'o3-mini', inputTokens: 8, outputTokens: 2, agentName: 'b', conversationId: 'mixed-conv' }) });
+    mixed.span('background flush', { at: 950, durationMs: 40 });
+    const loose = traceBuilder({ seed: 'fresh-loose', start: '2026-12-04T09:10:00Z' });
+    const lr = loose.span('work', { durationMs: 400 });
+    loose.span('chat c', { parent: lr, at: 30, durationMs: 100, attributes: chatAttributes({ model: 'gpt-4o-mini', inputTokens: 3, outputTokens: 1 }) });
+    const s = await freshStore();
+    await importRequest(s, P, otlpRequest([...whole.spans(), ...mixed.spans(), ...loose.spans()]));
+    const units = (rows: { unit_kind: number; unit_id: string }[]) => [...new Set(rows.map((r) => `${r.unit_kind}:${r.unit_id}`))].sort();
+    expect(units(expectRollupsAsRebuilt(s))).toEqual(['0:fresh-conv', '0:mixed-conv', `1:${loose.traceId}`]);
+    expectLayerAsRebuilt(s);
+    await expectSameAsScan(s, P);
+    // The stored conversation-less trace gets a conversation (read back: its own unit's rows go), beside a new trace.
+    const moved = traceBuilder({ seed: 'fresh-loose', start: '2026-12-04T09:10:00Z' });
+    const mvr = moved.span('work', { durationMs: 400 });
+    moved.span('chat c', { parent: mvr, at: 30, durationMs: 100, attributes: chatAttributes({ model: 'gpt-4o-mini', inputTokens: 3, outputTokens: 1, conversationId: 'late-conv' }) });
+    const other = traceBuilder({ seed: 'fresh-other', start: '2026-12-05T01:00:00Z' });
+    other.span('work', { durationMs: 70 });
+    await importRequest(s, P, otlpRequest([...moved.spans(), ...other.spans()]));
+    expect(units(expectRollupsAsRebuilt(s))).toEqual(['0:fresh-conv', '0:late-conv', '0:mixed-conv', `1:${other.traceId}`]);
+    expectLayerAsRebuilt(s);
+    await expectSameAsScan(s, P);
+  }, 60_000);
+
+
   it('equals the scan and its own rebuild through midnight, day and key moves, late children and deletes', async () => {
     const s = await freshStore();
     const traces: string[] = [];

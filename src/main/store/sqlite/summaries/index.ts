@@ -41,7 +41,7 @@ export function createSummaryMaintainer(db: Db): SummaryMaintainer {
       const before = rollups.unitsBefore(traces);
       const fresh = traceSummaries.afterWrite(spans);
       agentSummaries.afterWrite(spans, fresh);
-      rollups.recompute(traces, before);
+      rollups.recompute(traces, before, fresh);
     },
     refresh(traces) {
       const before = rollups.unitsBefore(traces);
