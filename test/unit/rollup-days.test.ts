@@ -6,6 +6,7 @@
  * whole days inside the window and the rollup rows of the days it cuts — with conversations that run across
  * midnight, re-imports that move a span to another day or key, a late child on the next day, deletes
  * by trace, by age (an edge inside a day) and of a whole project, and an older store migrated to 0028.
+ * The rollup rows themselves equal their rebuild when traces first seen in a batch take their units from it.
  */
 import { describe, expect, it } from 'vitest';
 import path from 'node:path';
@@ -60,15 +61,15 @@ const LAYER = `SELECT project_id, day, agent_name, operation_name, status_code, 
   cost_n, agent_versions, conversation_names, hex(units) AS units FROM span_rollup_days
   ORDER BY project_id, day, agent_name, operation_name, status_code, request_model, provider_name`;
 
-/** The layer as maintained equals the layer rebuilt from every rollup row (rolled back after). */
-function expectLayerAsRebuilt(s: TestStores): unknown[] {
+/** Rows of `query` as maintained equal the same rows after every rollup is rebuilt from all spans (rolled back after). */
+function expectAsRebuilt(s: TestStores, query: string): unknown[] {
   const db = openStoreFile(s.file);
   try {
-    const kept = db.prepare(LAYER).safeIntegers().all();
+    const kept = db.prepare(query).safeIntegers().all();
     db.exec('BEGIN');
     try {
       for (const sql of ROLLUP_SQL.rebuild) db.prepare(sql).run();
-      expect(kept).toEqual(db.prepare(LAYER).safeIntegers().all());
+      expect(kept).toEqual(db.prepare(query).safeIntegers().all());
     } finally {
       db.exec('ROLLBACK');
     }
@@ -77,6 +78,9 @@ function expectLayerAsRebuilt(s: TestStores): unknown[] {
     db.close();
   }
 }
+
+/** The layer as maintained equals the layer rebuilt from every rollup row. */
+const expectLayerAsRebuilt = (s: TestStores): unknown[] => expectAsRebuilt(s, LAYER);
 
 /** A conversation with a turn at 23:59 whose spans run past midnight, and a trace without one. */
 async function midnightTraces(s: Stores, project: string, seed: string, day: string, model = 'gpt-4o'): Promise<string> {
@@ -97,23 +101,9 @@ const ROLLUP_ROWS = `SELECT project_id, unit_kind, unit_id, day, agent_name, ope
   span_count, first_ns, last_ns, last_end_ns, dur_ns, in_tok, out_tok, tok_sum, round(cost, 9) AS cost, agent_versions, conversation_names
   FROM span_rollups ORDER BY project_id, unit_kind, unit_id, day, agent_name, operation_name, status_code, request_model, provider_name`;
 
-/** The rollup rows as maintained equal every rollup rebuilt from all spans (rolled back after); returns them. */
-function expectRollupsAsRebuilt(s: TestStores): { unit_kind: number; unit_id: string }[] {
-  const db = openStoreFile(s.file);
-  try {
-    const kept = db.prepare(ROLLUP_ROWS).safeIntegers().all();
-    db.exec('BEGIN');
-    try {
-      for (const sql of ROLLUP_SQL.rebuild) db.prepare(sql).run();
-      expect(kept).toEqual(db.prepare(ROLLUP_ROWS).safeIntegers().all());
-    } finally {
-      db.exec('ROLLBACK');
-    }
-    return kept.map((r) => ({ unit_kind: Number((r as { unit_kind: bigint }).unit_kind), unit_id: (r as { unit_id: string }).unit_id }));
-  } finally {
-    db.close();
-  }
-}
+/** The rollup rows as maintained equal the rows rebuilt from all spans: their units (kind:id). */
+const unitsAsRebuilt = (s: TestStores): string[] =>
+  [...new Set((expectAsRebuilt(s, ROLLUP_ROWS) as { unit_kind: bigint; unit_id: string }[]).map((r) => `${r.unit_kind}:${r.unit_id}`))].sort();
 
 describe('per-day rollup layer', () => {
   it('rolls up traces first seen in a batch from the batch, and traces already stored by reading them back', async () => {
@@ -132,8 +122,7 @@ describe('per-day rollup layer', () => {
     loose.span('chat c', { parent: lr, at: 30, durationMs: 100, attributes: chatAttributes({ model: 'gpt-4o-mini', inputTokens: 3, outputTokens: 1 }) });
     const s = await freshStore();
     await importRequest(s, P, otlpRequest([...whole.spans(), ...mixed.spans(), ...loose.spans()]));
-    const units = (rows: { unit_kind: number; unit_id: string }[]) => [...new Set(rows.map((r) => `${r.unit_kind}:${r.unit_id}`))].sort();
-    expect(units(expectRollupsAsRebuilt(s))).toEqual(['0:fresh-conv', '0:mixed-conv', `1:${loose.traceId}`]);
+    expect(unitsAsRebuilt(s)).toEqual(['0:fresh-conv', '0:mixed-conv', `1:${loose.traceId}`]);
     expectLayerAsRebuilt(s);
     await expectSameAsScan(s, P);
     // The stored conversation-less trace gets a conversation (read back: its own unit's rows go), beside a new trace.
@@ -143,7 +132,7 @@ describe('per-day rollup layer', () => {
     const other = traceBuilder({ seed: 'fresh-other', start: '2026-12-05T01:00:00Z' });
     other.span('work', { durationMs: 70 });
     await importRequest(s, P, otlpRequest([...moved.spans(), ...other.spans()]));
-    expect(units(expectRollupsAsRebuilt(s))).toEqual(['0:fresh-conv', '0:late-conv', '0:mixed-conv', `1:${other.traceId}`]);
+    expect(unitsAsRebuilt(s)).toEqual(['0:fresh-conv', '0:late-conv', '0:mixed-conv', `1:${other.traceId}`]);
     expectLayerAsRebuilt(s);
     await expectSameAsScan(s, P);
   }, 60_000);
