@@ -64,6 +64,12 @@ export function createSummaryMaintainer(db: Db): SummaryMaintainer {
   // A store with conversation rows from before migration 0018: their thread statistics, once.
   backfillThreads(db);
   // A store with spans from before migration 0012: every rollup, once, after the summaries above.
-  if (rollupsPending(db)) db.transaction(() => rollups.rebuild())();
+  // At 10M spans this takes minutes, once: say so, so a first open after an upgrade is not taken for a hang.
+  if (rollupsPending(db)) {
+    const t = performance.now();
+    console.error('loupe: rebuilding the span rollups from every stored span (once, after an upgrade)…');
+    db.transaction(() => rollups.rebuild())();
+    console.error(`loupe: span rollups rebuilt in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
   return maintainer;
 }
