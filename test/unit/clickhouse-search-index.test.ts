@@ -24,7 +24,9 @@ import { encodeSpans, SPAN_COLUMNS } from '../../src/main/store/clickhouse/encod
 import { setVersion } from '../../src/main/store/clickhouse/row-binary.js';
 import { migrateClickHouse } from '../../src/main/store/clickhouse/migrate.js';
 import { chMigrations } from '../../src/main/store/clickhouse/migrations/index.js';
-import { ident, raw, sql, str, type Sql } from '../../src/main/store/clickhouse/sql.js';
+import { ident, join, raw, sql, str, u64, type Sql } from '../../src/main/store/clickhouse/sql.js';
+import { GATHER_DOCS, gatherBound } from '../../src/main/store/clickhouse/reads/matches.js';
+import { needleTerms } from '../../src/main/domain/search-terms.js';
 import { startClickHouse, stopClickHouse, clickhouseMissing, type ClickHouseServer, withConnection as withConnectionTo } from '../helpers/clickhouse-server.js';
 
 const P = 'bench/genai';
@@ -76,6 +78,9 @@ async function answer(store: ClickHouseTraceStore, needle: string) {
   const hits = await store.search({ project_id: P, text: needle, limit: 50 });
   return { total: page.total_count, rows: page.conversations.map((c) => [c.kind, c.conversation_id, c.snippet]), hits };
 }
+
+/** Order ids A-1200..A-1299 (bench/lib/generate.ts): 9 of the background's 158 list rows, 14 candidate documents. */
+const NEEDLE_FEW = 'A-12';
 
 const said = (word: string) => `The parcel went by ${word} yesterday.`;
 
@@ -161,7 +166,7 @@ describe('ClickHouse search through the term index', () => {
   it('a common word is walked in the page\'s order: the same pages, the count a lower bound', async () => {
     const store = await open('cost'); // the first test's store: the background and the probe
     const walking = await open('cost');
-    walking.gatherDocs = 3; // more candidate documents than this: walked
+    walking.listGather = { floor: 3, bound: () => 3 }; // more candidate documents than this: walked
     for (const needle of ['warehouse', 'lookup_order']) {
       let after: ConversationsPlan['after'] = null;
       for (let page = 0; page < 3; page++) {
@@ -178,6 +183,36 @@ describe('ClickHouse search through the term index', () => {
         after = gathered.next;
       }
     }
+  }, 600_000);
+
+  it('a needle just over the gather floor is gathered when the walk would pass most rows to fill its page', async () => {
+    // The cliff of a fixed bound: a needle with a few more candidate documents than 1,000 but few
+    // matching rows is walked through nearly every row. At 1M spans (50,054 rows) the bound for a
+    // 200-row page is ~2,450; small lists keep the floor.
+    expect(gatherBound(50_054, 201)).toBeGreaterThan(2_000);
+    expect(gatherBound(150, 201)).toBe(GATHER_DOCS);
+    // The same decision on a real store, the floor lowered to 3: the needle has more candidate documents
+    // than that, few of the list's rows hold it, so the bound weighed for a 200-row page gathers it.
+    const store = await open('cost'); // the first test's store
+    const needle = NEEDLE_FEW;
+    const docs = await withConnection('cost', (ch) =>
+      count(ch, sql`SELECT count() AS n FROM (SELECT doc FROM search_terms WHERE project_id = ${str(P)} AND term IN (${join(needleTerms(needle)!.map((t) => sql`${u64(t)}`), ', ')})
+        GROUP BY doc HAVING uniqExact(term) = ${u64(needleTerms(needle)!.length)})`));
+    const rows = (await store.conversations({ ...plan(''), search: null })).total_count;
+    const full = await store.conversations(plan(needle));
+    expect(docs).toBeGreaterThan(3);
+    expect(docs).toBeLessThanOrEqual(gatherBound(rows, 201, 3));
+    expect(full.total_exact).toBe(true);
+    expect(full.total_count).toBeLessThan(rows / 4);
+    const weighed = await open('cost');
+    weighed.listGather = { floor: 3, bound: (r, need) => gatherBound(r, need, 3) };
+    expect(await weighed.conversations(plan(needle))).toEqual(full);
+    // A fixed bound of 3 (the old rule) walks it: the same rows, a count that is only a lower bound.
+    const fixed = await open('cost');
+    fixed.listGather = { floor: 3, bound: () => 3 };
+    const walked = await fixed.conversations(plan(needle));
+    expect(walked.conversations).toEqual(full.conversations);
+    expect(walked.total_exact).toBe(false);
   }, 600_000);
 
   it('the store\'s search walks a common word day by day, newest first: the hits gathering finds, reading the newest days only', async () => {

@@ -18,7 +18,7 @@ import { listSpans } from './reads/spans-list.js';
 import { groupSpans } from './reads/spans-group.js';
 import { agents } from './reads/agents.js';
 import { threads } from './reads/threads.js';
-import { conversations, facets } from './reads/conversations.js';
+import { GATHER_RULE, conversations, facets, type GatherRule } from './reads/conversations.js';
 import { conversationTurns, conversationsTurnIds, spansOfTraces, turnsSpans } from './reads/chat.js';
 import { factsOfTurns } from '../turn-spans.js';
 import { timeline } from './reads/timeline.js';
@@ -68,7 +68,7 @@ export async function openClickHouseTraceStore(url: string): Promise<ClickHouseT
 export class ClickHouseTraceStore implements TraceStore {
   readonly adapter = ADAPTER;
   readonly capabilities = {
-    // A needle the term index finds in more than `gatherDocs` documents is walked in the page's order:
+    // A needle the term index finds in more documents than `listGather` allows is walked in the page's order:
     // its count is the rows walked that matched (reads/conversations.ts), as on SQLite.
     searchCounts: 'lower_bound_when_common',
     // `$search` inside a condition is SQL over the messages' stored JSON (expr.ts): keys and roles match too.
@@ -83,8 +83,10 @@ export class ClickHouseTraceStore implements TraceStore {
   readonly writeBatchSpans = batchSpansFromEnv(process.env.LOUPE_CLICKHOUSE_BATCH_SPANS) ?? 16_384;
   private readonly writer: Writer;
   private closed = false;
-  /** Candidate documents beyond which the conversations list walks a search (tests lower it to walk a small store). */
+  /** Candidate documents beyond which `search` walks a needle day by day (tests lower it to walk a small store). */
   gatherDocs = GATHER_DOCS;
+  /** When the conversations list walks a search rather than gathering it (reads/conversations.ts; tests lower it). */
+  listGather: GatherRule = GATHER_RULE;
 
   private cleaning: NodeJS.Timeout | null = null;
 
@@ -191,7 +193,7 @@ export class ClickHouseTraceStore implements TraceStore {
   }
 
   conversations(plan: ConversationsPlan, opts: ReadOptions = {}) {
-    return conversations(this.ch, plan, opts, this.gatherDocs);
+    return conversations(this.ch, plan, opts, this.listGather);
   }
 
   conversationFacets(projectId: string, opts: ReadOptions = {}) {

@@ -19,12 +19,9 @@
 import type { Db } from './open.js';
 import type { SearchReader, SpanMatch } from './fts.js';
 import { CONVERSATIONS_OF_TRACE_SQL } from './summaries/traces.js';
+import { GATHER_DOCS, gatherBound as weighedBound } from '../../domain/gather-bound.js';
 
-/**
- * Candidate documents (up to four traces of a conversation each) up to which a query is always
- * gathered, whatever the store: gathering checks this many documents' traces (~1 s of CPU at 10M spans).
- */
-export const GATHER_DOCS = 1_000;
+export { GATHER_DOCS };
 
 /**
  * Measured at 10M spans (500,210 rows; docs/store.md "The 10M list-search cliff"): the walk passes a row
@@ -37,15 +34,13 @@ const WALK_ROW_PER_GATHER_DOC = 3;
 const DOCS_PER_MATCHING_ROW = 4;
 
 /**
- * The candidate documents beyond which a query is walked rather than gathered, for a project of `rows`
- * list rows and a page that needs `need` matching rows (offset + limit + 1). Gathering costs ∝ docs;
- * the walk passes about need × rows ÷ (docs ÷ DOCS_PER_MATCHING_ROW) rows before its page is full.
- * They cost the same at docs² = need × rows × DOCS_PER_MATCHING_ROW × WALK_ROW_PER_GATHER_DOC: a fixed
- * bound (1,000) made `A-1187` at 10M spans (1,022 documents, ~200 matching rows of 500,210) walk nearly
- * every row — over 3 minutes instead of ~1 s. Never below `floor` (tests lower it).
+ * The candidate documents beyond which a query is walked rather than gathered (domain/gather-bound.ts,
+ * weighed by this adapter's costs): 1,000 up to ~400 rows for a 200-row page, 34,700 at 10M spans. A
+ * fixed bound (1,000) made `A-1187` at 10M spans (1,022 documents, ~200 matching rows of 500,210) walk
+ * nearly every row — over 3 minutes instead of ~1 s. Never below `floor` (tests lower it).
  */
 export function gatherBound(rows: number, need: number, floor = GATHER_DOCS): number {
-  return Math.max(floor, Math.floor(Math.sqrt(need * rows * DOCS_PER_MATCHING_ROW * WALK_ROW_PER_GATHER_DOC)));
+  return weighedBound(rows, need, DOCS_PER_MATCHING_ROW * WALK_ROW_PER_GATHER_DOC, floor);
 }
 
 export type Snippet = SpanMatch['snippet'];

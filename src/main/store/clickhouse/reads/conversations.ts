@@ -20,7 +20,7 @@ import type { ClickHouse } from '../connection.js';
 import { i64, ident, join, limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans } from './scope.js';
 import { dir } from './spans-list.js';
-import { GATHER_DOCS, matcher, newestFirst, type Matcher, type Snippet, type SpanHit } from './matches.js';
+import { GATHER_DOCS, gatherBound, matcher, newestFirst, type Matcher, type Snippet, type SpanHit } from './matches.js';
 
 type Row = {
   kind: 'conversation' | 'trace'; conversation_id: string; conversation_name: string | null; turn_count: number; span_count: string;
@@ -92,8 +92,19 @@ const summaryOf = (r: Row): ConversationSummary => ({
   output_tokens: Number(r.output_tokens), usage_spans: Number(r.usage_spans), first_ns: r.first_ns == null ? null : BigInt(r.first_ns), last_ns: r.last_ns == null ? null : BigInt(r.last_ns),
 });
 
-export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opts: ReadOptions, gatherDocs = GATHER_DOCS): Promise<ConversationsPage> {
-  if (plan.search && searchScope(plan.search) === 'everything') return searched(ch, plan, plan.search, opts, gatherDocs);
+/**
+ * When a search is gathered (matches.ts gatherBound): up to `floor` candidate documents always, past it
+ * up to `bound` of the project's list rows and the matching rows the page needs (tests lower both).
+ */
+export interface GatherRule {
+  floor: number;
+  bound: (rows: number, need: number) => number;
+}
+
+export const GATHER_RULE: GatherRule = { floor: GATHER_DOCS, bound: gatherBound };
+
+export async function conversations(ch: ClickHouse, plan: ConversationsPlan, opts: ReadOptions, rule: GatherRule = GATHER_RULE): Promise<ConversationsPage> {
+  if (plan.search && searchScope(plan.search) === 'everything') return searched(ch, plan, plan.search, opts, rule);
   const order = orderOf(plan.sort);
   const where = filtersOf(plan);
   if (plan.search) where.push(listedTexts(plan.search));
@@ -152,7 +163,7 @@ async function finish(
 const WALK_ROWS = 500;
 
 /**
- * A common search (matches.ts GATHER_DOCS): the rows in the list's order (from the cursor), each
+ * A common search (more candidate documents than matches.ts gatherBound): the rows in the list's order (from the cursor), each
  * checked against its candidate traces, until the page is full; the count is a lower bound (the rows
  * walked that matched), as on SQLite. Each step reads a window of rows, their traces (conversation_keys),
  * which of those the index names, and those traces' spans.
@@ -211,8 +222,10 @@ async function walked(ch: ClickHouse, plan: ConversationsPlan, m: Matcher, opts:
 }
 
 /** A search of what was said (see the file's comment). */
-async function searched(ch: ClickHouse, plan: ConversationsPlan, needle: string, opts: ReadOptions, gatherDocs: number): Promise<ConversationsPage> {
-  const m = matcher(ch, plan.project_id, needle, opts, gatherDocs);
+async function searched(ch: ClickHouse, plan: ConversationsPlan, needle: string, opts: ReadOptions, rule: GatherRule): Promise<ConversationsPage> {
+  // The list's rows are counted only for a needle past the floor (a rare one reads nothing more).
+  const past = async () => rule.bound(await countOf(ch, filtersOf(plan).slice(0, 2), opts), plan.offset + plan.limit + 1);
+  const m = matcher(ch, plan.project_id, needle, opts, { floor: rule.floor, past });
   if (await m.common()) return walked(ch, plan, m, opts);
   const hits = await m.spans();
   // The conversations of the matching spans' traces (their trace rows, written by the writer).

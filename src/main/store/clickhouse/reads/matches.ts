@@ -21,6 +21,7 @@ import { columnCandidates, payloadCandidates, prefilterSql } from '../search-sql
 import { needleTerms } from '../../../domain/search-terms.js';
 import { termIndexReady, type TermSource } from '../search-index.js';
 import { FINAL_SETTINGS, currentPayloads, currentSpans } from './scope.js';
+import { GATHER_DOCS, gatherBound as weighedBound } from '../../../domain/gather-bound.js';
 
 export type Snippet = NonNullable<ReturnType<typeof snippetOf>>;
 
@@ -76,15 +77,38 @@ export function newestFirst(a: SpanHit, b: SpanHit): number {
   return a.trace_id < b.trace_id ? -1 : a.trace_id > b.trace_id ? 1 : a.span_id < b.span_id ? -1 : a.span_id > b.span_id ? 1 : 0;
 }
 
+export { GATHER_DOCS };
+
 /**
- * Candidate traces beyond which a needle is common: the conversations list then walks its rows in the
- * page's order and checks each row's candidate traces (conversations.ts), as SQLite does past its
- * GATHER_DOCS, instead of checking every candidate (the cost of a page, not of the store).
+ * Measured at 1M spans (50,054 list rows; docs/clickhouse.md "When a search is walked"): the walk passes
+ * a row that does not match in ~1.65 ms (`A-1187` walked through every row: 82 s, load 7.7; each step of
+ * 500 rows sorts the list, reads their turns' keys, asks the index which traces are candidates and reads
+ * theirs), the gather checks a candidate document in ~5.5 ms (58 → 4,915 documents: 5.5 → 32 s, load 7–11:
+ * each document's ~6 traces cost a 2,048-row granule of `spans`); `A-118`'s 563 documents named 275
+ * matching rows, `A-11`'s 4,915 named 2,745 (~2 documents per matching row: a document is a
+ * conversation's day).
  */
-export const GATHER_DOCS = 1_000;
+const WALK_ROW_PER_GATHER_DOC = 0.3;
+const DOCS_PER_MATCHING_ROW = 2;
+
+/**
+ * The candidate documents beyond which the conversations list walks a search rather than gathering
+ * it (domain/gather-bound.ts, weighed by this adapter's costs): 1,000 up to ~8,000 rows for a 200-row
+ * page, ~2,450 at 1M spans (50k rows), ~7,800 at 10M (500k rows). Never below `floor` (tests lower it).
+ */
+export function gatherBound(rows: number, need: number, floor = GATHER_DOCS): number {
+  return weighedBound(rows, need, DOCS_PER_MATCHING_ROW * WALK_ROW_PER_GATHER_DOC, floor);
+}
+
+/**
+ * The candidate documents a needle may have and still be gathered: a fixed number (`search`, whose walk
+ * reads only candidates, day by day), or for the conversations list a floor and, past it, the bound
+ * weighed for the list's rows and the page (its walk passes rows that do not match).
+ */
+export type GatherLimit = number | { floor: number; past: () => Promise<number> };
 
 export interface Matcher {
-  /** True when the index names more than `gatherDocs` candidate documents (never when it cannot answer the needle). */
+  /** True when the index names more candidate documents than the gather limit (never when it cannot answer the needle). */
   common(): Promise<boolean>;
   /** Matching spans of these traces only, newest first (the walk's check). */
   spansIn(traceIds: readonly string[]): Promise<SpanHit[]>;
@@ -233,7 +257,7 @@ export async function spanTexts(ch: ClickHouse, projectId: string, traceIds: rea
   }));
 }
 
-export function matcher(ch: ClickHouse, projectId: string, needle: string, opts: ReadOptions, gatherDocs = GATHER_DOCS): Matcher {
+export function matcher(ch: ClickHouse, projectId: string, needle: string, opts: ReadOptions, limit: GatherLimit = GATHER_DOCS): Matcher {
   const key = (h: { trace_id: string; span_id: string }) => `${h.trace_id}/${h.span_id}`;
   const rows = new Map<string, CandidateRow>();
   const payloads: Payloads = new Map();
@@ -260,9 +284,20 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
     const terms = needleTerms(needle);
     return terms !== null && (await termIndexReady(ch, opts)) ? terms : null;
   })());
-  /** Up to GATHER_DOCS + 1 candidate documents (all of them when there are no more). */
+  /** The candidate documents gathered at most (the limit, or past its floor the weighed bound). */
+  let most = typeof limit === 'number' ? limit : limit.floor;
+  /** Up to `most` + 1 candidate documents (all of them when there are no more). */
   let gathered: Promise<string[] | null> | null = null;
-  const gather = () => (gathered ??= termsOf().then((terms) => (terms ? candidateDocs(ch, projectId, terms, gatherDocs + 1, opts) : null)));
+  const gather = () => (gathered ??= termsOf().then(async (terms) => {
+    if (!terms) return null;
+    const docs = await candidateDocs(ch, projectId, terms, most + 1, opts);
+    if (typeof limit === 'number' || docs.length <= most) return docs;
+    // Past the floor: the bound weighed for this list and page, and the lookup again up to it.
+    const weighed = await limit.past();
+    if (weighed <= most) return docs;
+    most = weighed;
+    return candidateDocs(ch, projectId, terms, most + 1, opts);
+  }));
 
   /** The hits among candidates (newest first), checked in chunks: the payloads of a chunk's message candidates are read together. */
   const check = async (found: CandidateRow[], limit: number): Promise<SpanHit[]> => {
@@ -285,7 +320,7 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
   return {
     async common() {
       const g = await gather();
-      return g !== null && g.length > gatherDocs;
+      return g !== null && g.length > most;
     },
     async spansIn(traceIds) {
       const terms = await termsOf();
@@ -297,7 +332,7 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
       const terms = await termsOf();
       if (!terms) return check(await scannedCandidates(ch, projectId, needle, opts), limit);
       const g = (await gather())!;
-      if (g.length <= gatherDocs) return check(await spansOfTraces(ch, projectId, await candidateTraces(ch, projectId, g, opts), needle, payloads, opts), limit);
+      if (g.length <= most) return check(await spansOfTraces(ch, projectId, await candidateTraces(ch, projectId, g, opts), needle, payloads, opts), limit);
       // A common needle: its candidates day by day, newest first, until `limit` hits.
       const hits: SpanHit[] = [];
       for await (const window of candidatesByDay(ch, projectId, terms, needle, payloads, opts)) {

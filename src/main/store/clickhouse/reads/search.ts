@@ -1,7 +1,7 @@
 /**
  * `search` (full-text search over spans, newest first): the matching spans of matches.ts — the rule
  * every adapter applies (domain/search-text.ts), checked span by span — with each one's excerpt. A
- * common needle (more than `gatherDocs` candidate documents) is walked day by day, newest first, and
+ * common needle (more than `gatherDocs` candidate documents, a fixed 1,000: this walk reads candidates only) is walked day by day, newest first, and
  * stops once `limit` spans matched.
  */
 import type { ReadOptions, SearchHit, SearchQuery } from '../../ports.js';
