@@ -245,9 +245,10 @@ describe('a 20,000-span trace', () => {
       await page.getByTestId('find-count').filter({ hasText: /\d+ matches/ }).waitFor();
       const count = Number((await page.getByTestId('find-count').innerText()).match(/(\d+) matches/)![1]);
       expect(count).toBe(29); // sub-agents 3, 10, …, 199 (a % 7 === 3)
+      // Enter selects the first match; the selection moves on the next render, so wait for the row the
+      // user would see selected (read at once, the error row selected above could still be the one: a CI-like run saw it).
       await page.getByTestId('trace-find').press('Enter');
-      const found = await page.locator('[data-testid=wf-row][aria-selected=true] .wf-label').innerText();
-      expect(found).toBe('invoke_agent worker-3');
+      await expect.poll(() => page.locator('[data-testid=wf-row][aria-selected=true] .wf-label').innerText(), { timeout: 15_000 }).toBe('invoke_agent worker-3');
       if (vp === VIEWPORTS[0]) await screenshotBoth(page, 'find-in-trace');
 
       // Drag a quarter of the ruler: the window becomes that quarter (the first label moves past 0).
