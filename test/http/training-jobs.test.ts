@@ -31,9 +31,11 @@ const job = async (id: string) => (await s.req('GET', `/v1/preview/training-jobs
 describe('cancel', () => {
   test('a running job stops within one gradient step and ends CANCELLED; a queued one at once; an ended one is 409', async () => {
     const id = await newModel('cancel');
-    // batch 1: one gradient step per line, so the job is long enough to cancel midway.
+    // Batches of 16 (13 steps): long enough to cancel midway, and each step long beside an HTTP round trip —
+    // with steps of one example a step could end between reading the count and the cancel arriving (a
+    // whole-suite run saw 2, as the delete test below once did), which says nothing of the cancel.
     const data = writeData('cancel.jsonl', lines(200));
-    const running = (await s.req('POST', '/v1/preview/sft-training-jobs', { model_id: id, training_data_url: data, config: { batch_size: 1 } })).body.id;
+    const running = (await s.req('POST', '/v1/preview/sft-training-jobs', { model_id: id, training_data_url: data, config: { batch_size: 16 } })).body.id;
     const queued = (await s.req('POST', '/v1/preview/sft-training-jobs', { model_id: id, training_data_url: data, config: { batch_size: 1 } })).body.id;
     const steps = async () => (await s.req('GET', `/v1/preview/training-jobs/${running}/events?limit=100`)).body.data.filter((e: { type: string }) => e.type === 'gradient_step').length;
     while ((await steps()) < 3) await new Promise((r) => setTimeout(r, 100));
