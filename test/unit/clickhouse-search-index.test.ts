@@ -25,7 +25,8 @@ import { setVersion } from '../../src/main/store/clickhouse/row-binary.js';
 import { migrateClickHouse } from '../../src/main/store/clickhouse/migrate.js';
 import { chMigrations } from '../../src/main/store/clickhouse/migrations/index.js';
 import { ident, join, raw, sql, str, u64, type Sql } from '../../src/main/store/clickhouse/sql.js';
-import { GATHER_DOCS, gatherBound } from '../../src/main/store/clickhouse/reads/matches.js';
+import { gatherBound } from '../../src/main/store/clickhouse/reads/matches.js';
+import { GATHER_DOCS } from '../../src/main/domain/gather-bound.js';
 import { needleTerms } from '../../src/main/domain/search-terms.js';
 import { startClickHouse, stopClickHouse, clickhouseMissing, type ClickHouseServer, withConnection as withConnectionTo } from '../helpers/clickhouse-server.js';
 

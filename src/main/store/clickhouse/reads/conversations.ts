@@ -20,7 +20,8 @@ import type { ClickHouse } from '../connection.js';
 import { i64, ident, join, limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans } from './scope.js';
 import { dir } from './spans-list.js';
-import { GATHER_DOCS, gatherBound, matcher, newestFirst, type Matcher, type Snippet, type SpanHit } from './matches.js';
+import { gatherBound, matcher, newestFirst, type Matcher, type Snippet, type SpanHit } from './matches.js';
+import { GATHER_DOCS } from '../../../domain/gather-bound.js';
 
 type Row = {
   kind: 'conversation' | 'trace'; conversation_id: string; conversation_name: string | null; turn_count: number; span_count: string;

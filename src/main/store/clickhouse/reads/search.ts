@@ -6,7 +6,8 @@
  */
 import type { ReadOptions, SearchHit, SearchQuery } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
-import { GATHER_DOCS, matcher } from './matches.js';
+import { matcher } from './matches.js';
+import { GATHER_DOCS } from '../../../domain/gather-bound.js';
 
 export async function search(ch: ClickHouse, q: SearchQuery, opts: ReadOptions, gatherDocs = GATHER_DOCS): Promise<SearchHit[]> {
   const m = matcher(ch, q.project_id, q.text, opts, gatherDocs);
