@@ -66,6 +66,14 @@ export interface SpanKeys {
   end_ns: string | null;
 }
 
+/** The keys of a span as its row stores them. */
+export function rawKeys(s: { trace_id: string; span_id: string; parent_span_id: string | null; start_ns: bigint | null; end_ns: bigint | null }): SpanKeys {
+  return {
+    trace_id: s.trace_id, span_id: s.span_id, parent_span_id: s.parent_span_id,
+    start_ns: s.start_ns == null ? null : String(s.start_ns), end_ns: s.end_ns == null ? null : String(s.end_ns),
+  };
+}
+
 const KEY_FIELDS = [
   ['traceId', 'trace_id'], ['spanId', 'span_id'], ['parentSpanId', 'parent_span_id'],
   ['startTimeUnixNano', 'start_ns'], ['endTimeUnixNano', 'end_ns'],
@@ -122,4 +130,100 @@ export function restoreSpanKeys(raw: string, keys: SpanKeys): string {
     out = out.slice(0, at) + keyEntry(name, value) + out.slice(at + mark.length);
   }
   return out;
+}
+
+// ---------------------------------------------------------------- the stored form made from the parsed span
+
+const KEY_NAMES = KEY_FIELDS.map(([name]) => name);
+/** `"<name>` — the tail of a key whose JSON text ends in `"<name>":` without being the name itself. */
+const QUOTED_KEY_NAMES = KEY_NAMES.map((name) => `"${name}`);
+const MARK: { loupe: 0 } = { loupe: 0 };
+const LAST_OF_KEY_NAMES = new Set(KEY_NAMES.map((name) => name.charCodeAt(name.length - 1)));
+
+/**
+ * What `stripMessageAttributes(stripSpanKeys(JSON.stringify(span), keys), messages)` gives, made from the
+ * parsed span instead of by scanning its text (issue 19 item 3: those scans were ~10 % of the ingest
+ * worker), or null when the span nests `maxDepth` levels or deeper (the caller prints it pruned) or a
+ * key's only occurrence is not the span's own (its ids under `trace_id`…, a link's `traceId` the same): the
+ * caller then prints the span and scans the text. One
+ * walk over the span's objects finds what the text scans would find:
+ * - `"<key name>":` occurs in the text exactly where an object key is the name or ends with `"<name>`
+ *   (no unescaped quote occurs inside a JSON string); a key is left out when its only occurrence
+ *   printing the row's value is the span's own, and no occurrence holds a mark already;
+ * - a message attribute's entry can only be an object whose `key` is the attribute name: when the span's
+ *   own attributes hold the only one, it is left out when it is `{key, value: {stringValue}}` and the
+ *   text prints back from the messages; any other case goes through `stripMessageAttributes` itself.
+ */
+export function stripSpanObject(
+  span: Record<string, unknown>,
+  keys: SpanKeys,
+  messages: { input_messages: readonly SpanMessage[]; output_messages: readonly SpanMessage[] },
+  maxDepth: number,
+): string | null {
+  const values = KEY_FIELDS.map(([, field]) => keys[field]);
+  const matches = [0, 0, 0, 0, 0];
+  let marked = false;
+  const carriers: [unknown[], unknown[]] = [[], []]; // the objects whose `key` is each message attribute's name
+  const stack: [unknown, number][] = [[span, 0]];
+  while (stack.length) {
+    const [x, d] = stack.pop()!;
+    if (typeof x !== 'object' || x === null || ArrayBuffer.isView(x)) continue;
+    if (d >= maxDepth) return null;
+    if (Array.isArray(x)) {
+      for (const child of x) if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+      continue;
+    }
+    const o = x as Record<string, unknown>;
+    for (const k in o) {
+      const v = o[k];
+      if (LAST_OF_KEY_NAMES.has(k.charCodeAt(k.length - 1))) {
+        for (let j = 0; j < KEY_NAMES.length; j++) {
+          if (k !== KEY_NAMES[j] && !k.endsWith(QUOTED_KEY_NAMES[j]!)) continue;
+          if (typeof v === 'string') {
+            if (v === values[j]) matches[j] = matches[j]! + 1;
+          } else if (typeof v === 'object' && v !== null && !Array.isArray(v) && JSON.stringify(v) === MARK_VALUE) marked = true;
+          break;
+        }
+      } else if (k === 'key') {
+        if (v === MESSAGE_ATTRIBUTES[0][0]) carriers[0].push(o);
+        else if (v === MESSAGE_ATTRIBUTES[1][0]) carriers[1].push(o);
+      }
+      if (typeof v === 'object' && v !== null) stack.push([v, d + 1]);
+    }
+  }
+  let out: Record<string, unknown> | null = null;
+  if (!marked) {
+    for (let j = 0; j < KEY_NAMES.length; j++) {
+      const name = KEY_NAMES[j]!;
+      if (matches[j] !== 1) continue;
+      // The only occurrence is not the span's own (a link's, with the ids under other names): the text scan's.
+      if (span[name] !== values[j]) return null;
+      (out ??= { ...span })[name] = MARK;
+    }
+  }
+  // Message attributes the walk cannot settle are left to the text scan, on the text made here.
+  const byText = { input_messages: [] as readonly SpanMessage[], output_messages: [] as readonly SpanMessage[] };
+  let attrs = span.attributes;
+  for (let m = 0; m < MESSAGE_ATTRIBUTES.length; m++) {
+    const [key, field] = MESSAGE_ATTRIBUTES[m]!;
+    const found = carriers[m]!;
+    if (!messages[field].length || !found.length) continue;
+    const at = found.length === 1 && Array.isArray(span.attributes) ? span.attributes.indexOf(found[0]) : -1;
+    if (at < 0) {
+      byText[field] = messages[field];
+      continue;
+    }
+    const kv = found[0] as Record<string, unknown>;
+    const value = kv.value as Record<string, unknown> | undefined;
+    const kvKeys = Object.keys(kv);
+    if (kvKeys.length !== 2 || kvKeys[0] !== 'key' || kvKeys[1] !== 'value' || typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    const vKeys = Object.keys(value);
+    if (vKeys.length !== 1 || vKeys[0] !== 'stringValue' || typeof value.stringValue !== 'string') continue;
+    if (value.stringValue !== messagesAttributeText(messages[field])) continue;
+    if (attrs === span.attributes) attrs = (span.attributes as unknown[]).slice();
+    (attrs as unknown[])[at] = { key, value: leftOutValue(field) };
+  }
+  if (attrs !== span.attributes) (out ??= { ...span }).attributes = attrs;
+  const text = JSON.stringify(out ?? span);
+  return byText.input_messages.length || byText.output_messages.length ? stripMessageAttributes(text, byText) : text;
 }

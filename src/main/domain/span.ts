@@ -121,6 +121,12 @@ export interface SpanRecord {
    * all. `raw_span_dump` then leaves the input attribute out (the store puts it back when read).
    */
   input_continues?: InputContinuation | null;
+  /**
+   * Set by ingest for a store that keeps continued inputs (SQLite): `raw_span_dump` is already in its
+   * stored form (domain/raw-span.ts: the ids, times and reproducible message attributes left out), so the
+   * store writes it as it is.
+   */
+  raw_span_stripped?: boolean;
 }
 
 /** A span's input messages as "the messages of span base, then tail" (same project). */

@@ -12,6 +12,7 @@ import { computeCosts } from './costs.js';
 import { customAttributes } from './custom.js';
 import type { HistoryRead, InputHistory } from './history.js';
 import { leftOutValue } from '../../domain/messages-attribute.js';
+import { rawKeys, stripSpanObject } from '../../domain/raw-span.js';
 
 export const DEFAULT_PROJECT = 'local/default';
 
@@ -311,8 +312,18 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     resource_attributes: ctx.resource,
     events: ev.stored,
     links: links(s.links),
-    raw_span_dump: rawDump ?? dumpSpan(leaveOutInput(custom.dropped ? withoutDropped(s) : s, kept)),
+    raw_span_dump: rawDump ?? '',
   };
+  if (rawDump === undefined) {
+    const received = leaveOutInput(custom.dropped ? withoutDropped(s) : s, kept);
+    // A store that keeps continued inputs (SQLite) gets the raw span in its stored form at once, made from
+    // the parsed span (domain/raw-span.ts stripSpanObject) instead of printed and then scanned by the store.
+    const stored = history ? stripSpanObject(received, rawKeys(span), span, MAX_DUMP_DEPTH) : null;
+    if (stored !== null) {
+      span.raw_span_dump = stored;
+      span.raw_span_stripped = true;
+    } else span.raw_span_dump = dumpSpan(received);
+  }
   if (kept?.continues) span.input_continues = kept.continues;
   return { ok: true, span };
 }

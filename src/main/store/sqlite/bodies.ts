@@ -144,6 +144,8 @@ export type BodySource = Omit<SpanBody, 'raw_span'> & {
   output_parsed: readonly SpanMessage[];
   /** The keys the span's row stores: left out of the raw span where it prints them the same. */
   keys?: SpanKeys;
+  /** `raw_span_dump` is already in its stored form (SpanRecord.raw_span_stripped): written as it is. */
+  stripped?: boolean;
 };
 
 /** A compressed body with the dictionary it needs (bytes included, so the writer can store it). */
@@ -166,9 +168,11 @@ export class ThreadBodyEncoder {
       system_instructions: src.system_instructions, tool_definitions: src.tool_definitions, tool_call_arguments: src.tool_call_arguments,
       tool_call_result: src.tool_call_result, input_messages: src.input_messages, output_messages: src.output_messages,
       events: src.events, links: src.links,
-      raw_span: stripMessageAttributes(src.keys ? stripSpanKeys(src.raw_span_dump, src.keys) : src.raw_span_dump, {
-        input_messages: src.input_parsed, output_messages: src.output_parsed,
-      }),
+      raw_span: src.stripped
+        ? src.raw_span_dump
+        : stripMessageAttributes(src.keys ? stripSpanKeys(src.raw_span_dump, src.keys) : src.raw_span_dump, {
+            input_messages: src.input_parsed, output_messages: src.output_parsed,
+          }),
     };
     const out: EncodedBody = { blob: this.encoder.encode(body), dict_hash: this.encoder.hash, dict: this.encoder.dictionary };
     if (this.samples) {

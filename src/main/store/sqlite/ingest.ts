@@ -8,6 +8,7 @@ import { creditSpans } from '../../domain/accounting.js';
 import { searchTexts } from '../../domain/search-text.js';
 import { createSearchIndex, type SearchIndex } from './fts.js';
 import { ThreadBodyEncoder, createBodyWriter, type EncodedBody } from './bodies.js';
+import { rawKeys } from '../../domain/raw-span.js';
 
 /** SQL of span ingestion: batched idempotent upserts of spans and their details. */
 export interface WriteResult {
@@ -121,10 +122,8 @@ export function prepareSpan(s: SpanRecord): PreparedSpan {
     raw_span_dump: s.raw_span_dump,
     input_parsed: s.input_messages,
     output_parsed: s.output_messages,
-    keys: {
-      trace_id: s.trace_id, span_id: s.span_id, parent_span_id: s.parent_span_id,
-      start_ns: s.start_ns == null ? null : String(s.start_ns), end_ns: s.end_ns == null ? null : String(s.end_ns),
-    },
+    keys: rawKeys(s),
+    stripped: s.raw_span_stripped === true,
   });
   row[i++] = s.input_messages.length ? previewOf(s.input_messages, 'input') : null;
   row[i++] = s.output_messages.length ? previewOf(s.output_messages, 'output') : null;
