@@ -38,7 +38,7 @@ export function scanned(body: Record<string, unknown>): Record<string, unknown> 
  * errors, several models and providers, spans without an agent or a conversation. `window` holds two
  * instants inside the data (ISO), chosen so that some conversations run across them.
  */
-export function filteredCases(window: [string, string]): { name: string; body: Record<string, unknown> }[] {
+export function filteredCases(window: [string, string]): { name: string; body: Record<string, unknown>; names?: true; offEdge?: true }[] {
   const [from, to] = window;
   const byAgent = [{ key: 'agent_name', source: 'field' }];
   const chat = { $expr: eq('gen_ai.operation.name', 'chat') };
@@ -93,6 +93,40 @@ export function filteredCases(window: [string, string]): { name: string; body: R
         group_by: byAgent, query: { $expr: { $not: eq('operation_name', 'execute_tool') } }, measures: MEASURES.slice(0, 4),
         sort_by: [{ field: 'total_cost_usd', direction: 'desc' }], limit: 2, offset: 1,
         group_filters: [{ group_by: byAgent, measure: { aggregation: 'count' }, min: 2 }],
+      },
+    },
+    // span_name and duration bounds (migration 0031's name layer): the Spans page's group view with either condition.
+    { name: 'chat-named spans by agent', names: true, body: { group_by: byAgent, query: { $expr: { $contains: { input: field('span_name'), substr: lit('chat') } } }, measures: MEASURES } },
+    {
+      name: 'longer than 5 s (a bucket edge) or a client span, by agent',
+      names: true,
+      body: { group_by: byAgent, query: { $expr: { $or: [{ $gt: [field('duration_ms'), { $literal: 5000 }] }, eq('span_kind', 'CLIENT')] } }, measures: MEASURES },
+    },
+    {
+      name: 'a span name, or tools up to 5 s, by operation',
+      names: true,
+      body: {
+        group_by: [{ key: 'operation_name', source: 'field' }],
+        query: { $expr: { $or: [eq('span_name', 'invoke_agent agent-01'), { $and: [{ $lte: [field('duration_ms'), { $literal: 5000 }] }, eq('operation_name', 'execute_tool')] }] } },
+        measures: MEASURES.slice(0, 8),
+      },
+    },
+    {
+      name: 'bounds off the bucket edges (scanned), by model',
+      names: true,
+      offEdge: true,
+      body: {
+        group_by: [{ key: 'request_model', source: 'field' }],
+        query: { $expr: { $and: [{ $gte: [field('duration_ms'), { $literal: 333 }] }, { $lt: [field('duration_ms'), { $literal: 2222 }] }] } },
+        measures: MEASURES.slice(0, 8),
+      },
+    },
+    {
+      name: 'window, a span name and a bound',
+      names: true,
+      body: {
+        group_by: byAgent, started_after: from, started_before: to, measures: MEASURES,
+        query: { $expr: { $and: [{ $contains: { input: field('span_name'), substr: lit('chat') } }, { $not: { $gt: [field('duration_ms'), { $literal: 5000 }] } }] } },
       },
     },
     { name: 'window from', body: { group_by: byAgent, started_after: from, measures: MEASURES } },

@@ -3,6 +3,7 @@ import { registerBodyFunctions } from '../../src/main/store/sqlite/bodies.js';
 import { registerSearchFunctions } from '../../src/main/store/sqlite/fts.js';
 import { registerRollupFunctions } from '../../src/main/store/sqlite/unit-bits.js';
 import { JSON_COLUMNS } from '../../src/main/store/sqlite/ingest.js';
+import { ROLLUP_SQL, createSpanRollups } from '../../src/main/store/sqlite/summaries/rollups.js';
 
 /**
  * A connection to a store's file with the adapter's SQL functions, as every store connection has
@@ -54,6 +55,37 @@ export function conversationIndexDiff(file: string): { kept: unknown; computed: 
         ORDER BY 1, 2, 3, 4`).all(),
     };
     return { kept, computed, agentRows: computed.agents.length };
+  } finally {
+    db.close();
+  }
+}
+
+/** The name layer (span_name_days, migration 0031) in a comparable order, costs rounded, bitmaps as hex. */
+const NAME_LAYER = `SELECT project_id, day, agent_name, operation_name, status_code, request_model, provider_name, span_kind, response_model,
+  span_name, dur_bucket, span_count, first_ns, last_ns, last_end_ns, dur_ns, dur_ms_sum, dur_ms_n, dur_ms_min, dur_ms_max, in_tok, out_tok,
+  reasoning_tok, cache_creation_tok, cache_read_tok, tok_sum, tok_n, tok_min, tok_max, round(cost, 9) AS cost, round(in_cost, 9) AS in_cost,
+  round(out_cost, 9) AS out_cost, cost_n, round(cost_min, 9) AS cost_min, round(cost_max, 9) AS cost_max, agent_versions, conversation_names,
+  hex(units) AS units FROM span_name_days
+  ORDER BY project_id, day, agent_name, operation_name, status_code, request_model, provider_name, span_kind, response_model, span_name, dur_bucket`;
+
+/**
+ * Recomputes every stale day of the name layer from its spans (as the writer does at open or at a later
+ * write), then returns the layer and the same layer rebuilt from all spans (rolled back), to compare; and
+ * how many days were stale.
+ */
+export function refillNameDays(file: string): { stale: number; kept: unknown[]; rebuilt: unknown[] } {
+  const db = openStoreFile(file);
+  try {
+    const rollups = createSpanRollups(db);
+    const stale = db.transaction(() => rollups.cleanStale(undefined, true))();
+    const kept = db.prepare(NAME_LAYER).safeIntegers().all();
+    db.exec('BEGIN');
+    try {
+      for (const sql of ROLLUP_SQL.nameRebuild) db.prepare(sql).run();
+      return { stale, kept, rebuilt: db.prepare(NAME_LAYER).safeIntegers().all() };
+    } finally {
+      db.exec('ROLLBACK');
+    }
   } finally {
     db.close();
   }

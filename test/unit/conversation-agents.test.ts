@@ -208,7 +208,7 @@ describe('conversation rows by agent and model, and kept counts (migrations 0026
       DROP TABLE span_rollup_days; DROP INDEX span_rollups_day; ALTER TABLE span_rollups DROP COLUMN day;
       ALTER TABLE span_rollups DROP COLUMN span_kind; ALTER TABLE span_rollups DROP COLUMN response_model;
       DROP TRIGGER conversation_models_added; DROP TRIGGER conversation_models_changed; DROP TRIGGER conversation_models_removed;
-      DROP TABLE conversation_models;
+      DROP TABLE conversation_models; DROP TABLE span_name_days; DROP TABLE span_name_stale;
       DELETE FROM schema_migrations WHERE version >= 26;`);
     raw.close();
     store = await openTestStores(dir);

@@ -19,7 +19,7 @@ import { windowDays } from '../../src/main/store/sqlite/analytics/rollups.js';
 import { chatAttributes, importRequest, otlpRequest, traceBuilder } from '../helpers/otlp.js';
 import { MEASURES, filteredCases, rounded, scanned } from '../helpers/rollup-compare.js';
 import { tempStores, type TestStores } from '../helpers/temp-store.js';
-import { openStoreFile } from '../helpers/sqlite.js';
+import { openStoreFile, refillNameDays } from '../helpers/sqlite.js';
 import { contextOf } from '../helpers/analytics-call.js';
 
 const freshStore = tempStores('loupe-rollup-days-');
@@ -150,6 +150,12 @@ describe('per-day rollup layer', () => {
       expect(layer.length).toBeGreaterThan(0);
       await expectSameAsScan(s, P, full);
       await expectSameAsScan(s, Q, full);
+      // The name layer (0031): its stale days recomputed from their spans equal its rebuild; the cases
+      // again, now read from its kept rows.
+      const names = refillNameDays(s.file);
+      expect(names.kept).toEqual(names.rebuilt);
+      await expectSameAsScan(s, P);
+      await expectSameAsScan(s, Q);
     };
     await check(true);
     // The conversation of a night has rows on two days; its bitmap bit is in both days' rows.
@@ -194,7 +200,7 @@ describe('per-day rollup layer', () => {
     db.exec(`DROP TABLE span_rollup_days; DROP INDEX span_rollups_day; ALTER TABLE span_rollups DROP COLUMN day;
       ALTER TABLE span_rollups DROP COLUMN span_kind; ALTER TABLE span_rollups DROP COLUMN response_model;
       DROP TRIGGER conversation_models_added; DROP TRIGGER conversation_models_changed; DROP TRIGGER conversation_models_removed;
-      DROP TABLE conversation_models;
+      DROP TABLE conversation_models; DROP TABLE span_name_days; DROP TABLE span_name_stale;
       DELETE FROM summary_backfill; DELETE FROM schema_migrations WHERE version >= 28`);
     db.close();
     const reopened = await openStores(path.dirname(f));

@@ -6,7 +6,8 @@
  *  - the condition reads only key columns and the flags that follow from them (is_error,
  *    is_invocation): it holds for all of a row's spans or for none, whatever its shape (comparisons,
  *    IN, null tests, substring tests, conversions, AND/OR/NOT) — never `$search`, a custom
- *    attribute, a time or a measure value;
+ *    attribute, a time or a measure value; with the name layer (`names`, SQLite's migration 0031), also
+ *    span_name and duration bounds (readsOnlyNameKeys);
  *  - a time window is answered from the rows wholly inside it plus the spans of the units with a row
  *    across one of its edges (each adapter reads those spans);
  *  - no distributions or previews;
@@ -18,7 +19,7 @@
  * its keyed read was taken back, docs/clickhouse.md); a plan the rule refuses for that capability is
  * answered by a scan, never narrowed.
  */
-import type { ValueExpr } from './expr.js';
+import type { BoolExpr, ValueExpr } from './expr.js';
 import type { MeasurePlan, SpanScope, SpansGroupPlan } from './plans.js';
 
 /** The span columns every rollup row has one value of. */
@@ -69,6 +70,59 @@ export function readsOnlyKeys(e: ValueExpr): boolean {
   }
 }
 
+/** A duration bound: `duration_ms` compared with a number (either side), or its null test. */
+function durationAtom(e: ValueExpr): boolean {
+  const dur = (x: ValueExpr) => x.kind === 'derived' && x.name === 'duration_ms';
+  const num = (x: ValueExpr) => x.kind === 'literal' && typeof x.value === 'number';
+  if (e.kind === 'compare') return (dur(e.left) && num(e.right)) || (num(e.left) && dur(e.right));
+  return e.kind === 'is_null' && dur(e.arg);
+}
+
+/**
+ * True when a condition reads nothing but the key columns, span_name and duration bounds (`duration_ms`
+ * compared with a number): what the name layer (SQLite `span_name_days`, migration 0031) answers — a row's
+ * spans share the keys and the span name, and a bound holds for all of them or none unless it falls inside
+ * the row's durations (the adapter then scans: analytics/rollups.ts).
+ */
+export function readsOnlyNameKeys(e: ValueExpr): boolean {
+  if (durationAtom(e)) return true;
+  switch (e.kind) {
+    case 'and':
+    case 'or':
+      return e.args.every(readsOnlyNameKeys);
+    case 'not':
+      return readsOnlyNameKeys(e.arg);
+    case 'compare':
+      return readsOnlyNameKeys(e.left) && readsOnlyNameKeys(e.right);
+    case 'is_null':
+      return readsOnlyNameKeys(e.arg);
+    case 'in':
+      return readsOnlyNameKeys(e.arg);
+    case 'contains':
+      return readsOnlyNameKeys(e.input) && readsOnlyNameKeys(e.substr);
+    case 'convert':
+      return readsOnlyNameKeys(e.input);
+    case 'column':
+      return e.column === 'span_name' || isKey(e.column);
+    default:
+      return readsOnlyKeys(e);
+  }
+}
+
+/** The duration bounds of a condition the name layer answers (each `duration_ms` comparison), in tree order. */
+export function durationBounds(e: ValueExpr): BoolExpr[] {
+  if (durationAtom(e)) return e.kind === 'compare' ? [e] : [];
+  switch (e.kind) {
+    case 'and':
+    case 'or':
+      return e.args.flatMap(durationBounds);
+    case 'not':
+      return durationBounds(e.arg);
+    default:
+      return [];
+  }
+}
+
 /**
  * What one adapter's rollups hold (the port's capability, declared by each adapter): which key
  * columns its rows are split by, and whether it answers conditions and time windows from them.
@@ -77,10 +131,19 @@ export interface RollupCapability {
   keys: readonly (typeof ROLLUP_KEYS)[number][];
   conditions: boolean;
   windows: boolean;
+  /** Conditions on span_name and duration bounds too (a layer keyed by them: SQLite's span_name_days). */
+  names?: boolean;
 }
 
 /** Rollups keyed by all the key columns, conditions and windows answered (decision 0021; span_kind and response_model since 0030). */
-export const KEYED_ROLLUPS: RollupCapability = { keys: ROLLUP_KEYS, conditions: true, windows: true };
+export const KEYED_ROLLUPS: RollupCapability = { keys: ROLLUP_KEYS, conditions: true, windows: true, names: true };
+
+/** True when rollups of this capability answer a scope's condition (`where`). */
+const answersWhere = (where: SpanScope['where'], cap: RollupCapability): boolean =>
+  where === null || (cap.conditions && (readsOnlyKeys(where) || (!!cap.names && readsOnlyNameKeys(where))));
+
+/** True when the scope's condition reads span_name or a duration: answered from the name layer (migration 0031). */
+export const needsNameLayer = (scope: SpanScope): boolean => scope.where !== null && !readsOnlyKeys(scope.where) && readsOnlyNameKeys(scope.where);
 
 /** True when the rollups hold what this measure needs. */
 export function rollupAnswersMeasure(m: MeasurePlan, cap: RollupCapability = KEYED_ROLLUPS): boolean {
@@ -102,7 +165,7 @@ export const hasWindow = (req: SpanScope): boolean => req.started_after_ns !== n
  * any, is one the rollups answer — the group-by rule above with one group and a count.
  */
 export function rollupsCount(scope: SpanScope, cap: RollupCapability = KEYED_ROLLUPS): boolean {
-  return (scope.where === null || (cap.conditions && readsOnlyKeys(scope.where))) && (!hasWindow(scope) || cap.windows);
+  return answersWhere(scope.where, cap) && (!hasWindow(scope) || cap.windows);
 }
 
 /** True when rollups of this capability answer the plan exactly. */
@@ -110,7 +173,7 @@ export function rollupsAnswer(req: SpansGroupPlan, cap: RollupCapability = KEYED
   const keyed = (column: string) => (cap.keys as readonly string[]).includes(column);
   return (
     req.keys.length > 0 && req.keys.every((k) => k.ref.kind === 'column' && keyed(k.ref.column)) &&
-    (req.where === null || (cap.conditions && readsOnlyKeys(req.where))) &&
+    answersWhere(req.where, cap) &&
     (!hasWindow(req) || cap.windows) &&
     !req.distributions.length && !req.previews &&
     req.measures.every((m) => rollupAnswersMeasure(m, cap)) && req.having.every((h) => rollupAnswersMeasure(h.measure, cap))

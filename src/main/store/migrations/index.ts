@@ -13,7 +13,7 @@
  *   0019 credited accounting (query) · 0020 span rollups keyed by agent, operation, status, model and provider (layout) · 0021 continued inputs
  *   (layout, ingest) · 0022 scores · 0023–0024 score groups · 0025 lean spans rows (layout) ·
  *   0026 conversation rows by agent, conversation counts (query) · 0027 conversation sort indexes with their ties (query) · 0028 per-day rollup layer (query) ·
- *   0029 conversation rows by request model (query) · 0030 span_kind and response_model rollup keys (query)
+ *   0029 conversation rows by request model (query) · 0030 span_kind and response_model rollup keys (query) · 0031 span_name and duration-bucket day layer (query)
  */
 import core from './0001_core.js';
 import traceSummaries from './0002_trace_summaries.js';
@@ -45,6 +45,7 @@ import conversationSortTies from './0027_conversation_sort_ties.js';
 import rollupDays from './0028_rollup_days.js';
 import conversationModels from './0029_conversation_models.js';
 import rollupKindModel from './0030_rollup_kind_model.js';
+import spanNameDays from './0031_span_name_days.js';
 
 export interface Migration {
   version: number;
@@ -90,4 +91,5 @@ export const migrations: Migration[] = [
   { version: 28, name: 'rollup_days', sql: rollupDays },
   { version: 29, name: 'conversation_models', sql: conversationModels },
   { version: 30, name: 'rollup_kind_model', sql: rollupKindModel },
+  { version: 31, name: 'span_name_days', sql: spanNameDays },
 ];

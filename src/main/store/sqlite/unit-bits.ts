@@ -117,9 +117,17 @@ class JsonUnion {
  *  - loupe_units(id): aggregate, the encoded set of the non-null ids (NULL when none);
  *  - loupe_unit_count(blob): aggregate, how many distinct numbers the union of the sets holds;
  *  - loupe_json_union(json): aggregate, the distinct values of JSON arrays as one array;
- *  - loupe_unit(id): the set of one id (NULL for NULL), for a rollup row read beside layer rows.
+ *  - loupe_unit(id): the set of one id (NULL for NULL), for a rollup row read beside layer rows;
+ *  - loupe_undecided(x): fails the statement with UNDECIDED (the name layer cannot answer it exactly).
  */
+/** The error loupe_undecided() fails a statement with (a duration bound inside a name-layer row: analytics/rollups.ts). */
+export const UNDECIDED = 'loupe: a duration bound falls inside a row of the name layer';
+
 export function registerRollupFunctions(db: Db): void {
+  // One argument (any row value), so SQLite evaluates it per row reached, never once as a constant.
+  db.function('loupe_undecided', (_row: unknown) => {
+    throw new Error(UNDECIDED);
+  });
   db.function('loupe_unit', { deterministic: true }, (id: unknown) => (id === null || id === undefined ? null : encodeUnits([Number(id)])));
   db.aggregate('loupe_units', {
     start: () => [] as number[],

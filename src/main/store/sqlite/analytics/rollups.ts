@@ -18,10 +18,12 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { MeasurePlan, SpanScope, SpansGroupPlan } from '../../../domain/plans.js';
-import { ROLLUP_KEYS, hasWindow } from '../../../domain/rollups.js';
-import { DERIVED_SQL, type Sql } from './columns.js';
+import { ROLLUP_KEYS, durationBounds, hasWindow, needsNameLayer } from '../../../domain/rollups.js';
+import { COLUMN_SQL, DERIVED_SQL, type Sql } from './columns.js';
 import { compileBool } from './expr.js';
 import { tableSource } from './scan-choice.js';
+import { UNDECIDED } from '../unit-bits.js';
+import { conventionalName } from '../summaries/rollups.js';
 
 /** Rollup columns of a numeric derived value: sum, count of non-null values, min, max. */
 const NUMERIC: Record<string, { sum: string; n: string; min: string; max: string }> = {
@@ -200,6 +202,7 @@ export function rollupFrom(req: SpanScope, prep: (sql: string) => Statement): Sq
   const cond = req.where ? compileBool(req.where) : null;
   const and = (sql: string) => (cond ? `${sql} AND ${cond.sql}` : sql);
   const condParams = cond ? cond.params : [];
+  if (needsNameLayer(req)) return nameLayerFrom(req, prep);
   const days = tableSource(prep, 'span_rollup_days', req.project_id, SCAN_SHARE);
   if (!hasWindow(req)) return { sql: `${days} WHERE ${and('s.project_id = ?')}`, params: [req.project_id, ...condParams] };
 
@@ -288,4 +291,97 @@ function edgeDayRows(projectId: string, table: string, e: EdgeDay, and: (sql: st
 export function rollupSpanCount(req: SpanScope, prep: (sql: string) => Statement): number {
   const from = rollupFrom(req, prep);
   return Number(prep(`SELECT IFNULL(SUM(s.span_count), 0) FROM ${from.sql}`).pluck().get(...from.params));
+}
+
+/** True for the error of loupe_undecided(…) (a duration bound inside a name-layer row's durations): the caller scans. */
+export const isUndecided = (e: unknown): boolean => e instanceof Error && e.message.includes(UNDECIDED);
+
+/** A condition compiled over spans, read over layer rows: duration_ms is the row's min (or max), span_name `name`. */
+const overRows = (sql: string, column: 'dur_ms_min' | 'dur_ms_max', name: string) =>
+  sql.split(DERIVED_SQL.duration_ms).join(`s.${column}`).split(COLUMN_SQL.span_name).join(name);
+
+/** A span `s` as a layer row (SPAN_AS_ROW without the unit), its conversation's bitmap as `units`. */
+const SPAN_AS_LAYER_ROW = [
+  ...ROW_COLUMNS.filter((c) => c !== 'unit_kind' && c !== 'unit_id').map((c) => `${SPAN_AS_ROW[c]} AS ${c}`),
+  `loupe_unit((SELECT c.id FROM conversation_summaries c WHERE c.project_id = s.project_id AND c.conversation_id = s.conversation_id AND c.kind = 'conversation')) AS units`,
+].join(', ');
+
+/** A layer row's (day, key combination), as one value. */
+const groupOf = (p: string) => `json_array(${p}day, ${ROLLUP_KEYS.map((k) => p + k).join(', ')})`;
+
+/**
+ * The FROM of a query whose condition reads span_name or a duration bound (domain/rollups.ts needsNameLayer),
+ * one statement (so the stale list and the rows are one snapshot), over the whole days in scope that are not
+ * stale: the name layer's rows (span_name_days, migration 0031: the (day, keys) groups split by span name and
+ * duration bucket) and the span_rollup_days rows of every other group — whose spans all carry the conventional
+ * name (summaries/rollups.ts conventionalName) and lie in one bucket; then the spans of the stale days and of
+ * the (at most two) days a window cuts, each shaped as a row. A duration bound that falls inside a row's
+ * durations (min ≤ bound < max: off the bucket edges) fails the statement with UNDECIDED before an answer is
+ * given; the caller answers by a scan.
+ */
+function nameLayerFrom(req: SpanScope, prep: (sql: string) => Statement): Sql {
+  const cond = compileBool(req.where!);
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  const { whole, edges } = hasWindow(req) ? windowDays(req.started_after_ns, req.started_before_ns) : { whole: { from: null, to: null }, edges: [] };
+  const bounds = durationBounds(req.where!).map((b) => compileBool(b));
+  if (whole) {
+    const range: string[] = [];
+    const rangeParams: unknown[] = [];
+    if (whole.from !== null) {
+      range.push('s.day >= ?');
+      rangeParams.push(whole.from);
+    }
+    if (whole.to !== null) {
+      range.push('s.day < ?');
+      rangeParams.push(whole.to);
+    }
+    // Rows of days that are not stale (NULL: the spans without a start), within the window's whole days.
+    const clean = `${range.map((r) => `${r} AND `).join('')}(CASE WHEN s.day IS NULL THEN NOT EXISTS (SELECT 1 FROM span_name_stale WHERE project_id = ? AND day IS NULL)
+        ELSE s.day NOT IN (SELECT day FROM span_name_stale WHERE project_id = ? AND day IS NOT NULL) END)`;
+    const cleanParams = [...rangeParams, req.project_id, req.project_id];
+    const splitName = `IFNULL(s.span_name, ${conventionalName('s.')})`;
+    const sources = [
+      {
+        // The groups the name layer does not split: their span_rollup_days rows, under the conventional name.
+        from: hasWindow(req) ? 'span_rollup_days s INDEXED BY span_rollup_days_day' : tableSource(prep, 'span_rollup_days', req.project_id, SCAN_SHARE),
+        where: `s.project_id = ? AND ${clean} AND ${groupOf('s.')} NOT IN (SELECT ${groupOf('x.')} FROM span_name_days x WHERE x.project_id = ?)`,
+        params: [req.project_id, ...cleanParams, req.project_id],
+        name: conventionalName('s.'),
+      },
+      { from: 'span_name_days s', where: `s.project_id = ? AND ${clean}`, params: [req.project_id, ...cleanParams], name: splitName },
+    ];
+    for (const src of sources) {
+      // Every bound decided on every row read (a bound on a bucket edge always is), else no answer: tested on
+      // each row before its condition (the last term, so rows of stale days and split groups are not tested),
+      // loupe_undecided(…) failing the statement at the first row it cannot answer.
+      const row = overRows(cond.sql, 'dur_ms_min', src.name);
+      if (bounds.length) {
+        const decided = bounds.map((b) => `${overRows(b.sql, 'dur_ms_min', src.name)} IS ${overRows(b.sql, 'dur_ms_max', src.name)}`).join(' AND ');
+        parts.push(`SELECT ${LAYER_COLUMNS} FROM ${src.from} WHERE ${src.where} AND (CASE WHEN ${decided} THEN ${row} ELSE loupe_undecided(s.span_count) END)`);
+        params.push(...src.params, ...bounds.flatMap((b) => [...b.params, ...b.params]), ...cond.params);
+      } else {
+        parts.push(`SELECT ${LAYER_COLUMNS} FROM ${src.from} WHERE ${src.where} AND ${row}`);
+        params.push(...src.params, ...cond.params);
+      }
+    }
+    // The stale days' spans, by the start index.
+    const staleRange = range.length ? ` AND ${range.join(' AND ').replaceAll('s.day', 't.day')}` : '';
+    parts.push(`SELECT ${SPAN_AS_LAYER_ROW} FROM span_name_stale t CROSS JOIN spans s INDEXED BY spans_project_start
+      ON s.project_id = t.project_id AND s.start_ns >= t.day * ${DAY_NS} AND s.start_ns < (t.day + 1) * ${DAY_NS}
+      WHERE t.project_id = ? AND t.day IS NOT NULL${staleRange} AND ${cond.sql}`);
+    params.push(req.project_id, ...rangeParams, ...cond.params);
+    if (!hasWindow(req)) {
+      parts.push(`SELECT ${SPAN_AS_LAYER_ROW} FROM spans s INDEXED BY spans_project_start
+        WHERE s.project_id = ? AND s.start_ns IS NULL AND EXISTS (SELECT 1 FROM span_name_stale WHERE project_id = ? AND day IS NULL) AND ${cond.sql}`);
+      params.push(req.project_id, req.project_id, ...cond.params);
+    }
+  }
+  // The days the window cuts: their spans in the window, by the start index.
+  for (const e of edges) {
+    parts.push(`SELECT ${SPAN_AS_LAYER_ROW} FROM spans s INDEXED BY spans_project_start
+      WHERE s.project_id = ? AND s.start_ns >= ? AND s.start_ns < ? AND ${cond.sql}`);
+    params.push(req.project_id, e.after, e.before, ...cond.params);
+  }
+  return { sql: `(${parts.join('\n    UNION ALL ')}) s`, params };
 }

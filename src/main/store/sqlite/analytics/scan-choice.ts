@@ -32,7 +32,7 @@ export function rowSource(prep: (sql: string) => Statement, projectId: string, w
  * to back), else `table s` (its project index). Counts at most that many entries of the project
  * index: cheap next to the read it decides.
  */
-export function tableSource(prep: (sql: string) => Statement, table: 'spans' | 'span_rollups' | 'span_rollup_days', projectId: string, share: number): string {
+export function tableSource(prep: (sql: string) => Statement, table: 'spans' | 'span_rollups' | 'span_rollup_days' | 'span_name_days', projectId: string, share: number): string {
   const maxId = (prep(`SELECT MAX(rowid) FROM ${table}`).pluck().get() as number | null) ?? 0;
   const probe = Math.max(1, Math.floor(maxId * share));
   const seen = prep(`SELECT COUNT(*) FROM (SELECT 1 FROM ${table} WHERE project_id = ? LIMIT ?)`).pluck().get(projectId, probe) as number;

@@ -8,7 +8,7 @@ import { whereOf } from './filters.js';
 import { measureSql } from './measures.js';
 import { distributions } from './distributions.js';
 import { previews } from './previews.js';
-import { rollupFrom, rollupLists, rollupMeasureSql, rollupTotals } from './rollups.js';
+import { isUndecided, rollupFrom, rollupLists, rollupMeasureSql, rollupTotals } from './rollups.js';
 import { KEYED_ROLLUPS, rollupsAnswer } from '../../../domain/rollups.js';
 import { rowSource } from './scan-choice.js';
 
@@ -42,8 +42,8 @@ const distinct = (json: unknown) => [...new Set((JSON.parse(json as string) as u
  * SQL text and parameters of one group page (and of its group count, used when the page is empty):
  * from the span rollups when they answer the plan exactly (analytics/rollups.ts), else a scan.
  */
-export function groupQuery(req: SpansGroupPlan, prep: (sql: string) => Statement) {
-  return rollupsAnswer(req, KEYED_ROLLUPS) ? rollupQuery(req, prep) : scanQuery(req, prep);
+export function groupQuery(req: SpansGroupPlan, prep: (sql: string) => Statement, scan = false) {
+  return !scan && rollupsAnswer(req, KEYED_ROLLUPS) ? rollupQuery(req, prep) : scanQuery(req, prep);
 }
 
 /** The group query over the span rollups: the scan's output columns, sort, group filters and paging. */
@@ -137,8 +137,17 @@ function scanQuery(req: SpansGroupPlan, prep: (sql: string) => Statement) {
 }
 
 export function groupSpans(prep: (sql: string) => Statement, req: SpansGroupPlan): { groups: GroupRowOut[]; total_count: number } {
-  const { keys, where, sql, params, countSql, countParams, fill } = groupQuery(req, prep);
-  const rows = prep(sql).all(...params) as Record<string, unknown>[];
+  let q = groupQuery(req, prep);
+  let rows: Record<string, unknown>[];
+  try {
+    rows = prep(q.sql).all(...q.params) as Record<string, unknown>[];
+  } catch (e) {
+    // A duration bound inside a name-layer row's durations (analytics/rollups.ts nameLayerFrom): scanned.
+    if (!isUndecided(e)) throw e;
+    q = groupQuery(req, prep, true);
+    rows = prep(q.sql).all(...q.params) as Record<string, unknown>[];
+  }
+  const { keys, where, countSql, countParams, fill } = q;
   fill?.(prep, rows);
   let total = rows.length ? (rows[0]!.total_groups as number) : 0;
   if (!rows.length && req.offset > 0) total = (prep(countSql).get(...countParams) as { n: number }).n;

@@ -7,7 +7,7 @@
 import type { Db } from '../open.js';
 import { createTraceSummaries } from './traces.js';
 import { createAgentSummaries } from './agents.js';
-import { createSpanRollups, rollupsPending } from './rollups.js';
+import { createSpanRollups, namesPending, rollupsPending } from './rollups.js';
 import { backfillThreads } from './threads.js';
 
 export type { FreshTraces, SummaryMaintainer, SummarySpan } from './types.js';
@@ -71,5 +71,15 @@ export function createSummaryMaintainer(db: Db): SummaryMaintainer {
     db.transaction(() => rollups.rebuild())();
     console.error(`loupe: span rollups rebuilt in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
+  // Migration 0031 on a store with spans: the span_name / duration layer from every span, once (the full
+  // rebuild above fills it too). Then the days a write left stale (their rows are recomputed at the next
+  // write that does not touch them): recomputed now, so a store opened after an import reads kept rows.
+  if (namesPending(db)) {
+    const t = performance.now();
+    console.error('loupe: filling the span_name / duration layer from every stored span (once, after an upgrade)…');
+    db.transaction(() => rollups.rebuildNames())();
+    console.error(`loupe: span_name / duration layer filled in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
+  if (!db.readonly) db.transaction(() => rollups.cleanStale(undefined, true))();
   return maintainer;
 }

@@ -25,6 +25,15 @@
  * min/max, the lists and the bitmaps stay exact; the conversation ids are read at that moment, after the
  * conversation pass, so a conversation whose summary row was dropped and made again is counted by its
  * new id everywhere it has rows.
+ *
+ * The name layer (`span_name_days`, migration 0031): the (day, key combination) groups split further by
+ * span name and duration bucket, rows only for the groups that split divides (below, NAME_FILL). It is
+ * recomputed a whole day at a time from the day's spans (a range of the start index), deferred: every day a
+ * write's unit recomputes touched is marked stale (`span_name_stale`) in the write's transaction, readers take
+ * a stale day from its spans, and the day is recomputed at a later write that does not touch it (one a
+ * write), once it has been stale for a minute and long enough for its size, or at the next open — so the
+ * layer's rows, where not stale, are exactly what their spans give, without per-unit rows split by name
+ * (1.8× the rollup rows: too many bytes) and without a day's recompute on every batch.
  */
 import type { Db } from '../open.js';
 import type { FreshTraces } from './types.js';
@@ -41,6 +50,7 @@ const TRACE_UNIT = 1;
 const KEYS = ROLLUP_KEYS.join(', ');
 const SPLIT = `${KEYS}, day`;
 const DAY_NS = 86_400_000_000_000;
+const DAY_NS_BIG = 86_400_000_000_000n;
 /** The UTC day of a start (days since 1970-01-01, floored also before it). */
 const DAY_SQL = `CASE WHEN s.start_ns >= 0 THEN s.start_ns / ${DAY_NS} ELSE (s.start_ns + 1) / ${DAY_NS} - 1 END`;
 /** Aggregates of one unit's spans per key (same derived values as the spans query). */
@@ -85,6 +95,63 @@ const IN_GROUPS = 'IN (SELECT value FROM json_each(?))';
 const derived = (where: string, index?: string) => `SELECT s.*, ${DERIVED_SQL.duration_ms} AS dur, ${DERIVED_SQL.total_tokens} AS tok,
   ${DERIVED_SQL.total_cost_usd} AS cost, ${DAY_SQL} AS day FROM spans s${index ? ` INDEXED BY ${index}` : ''} WHERE ${where}`;
 
+/**
+ * The name layer (`span_name_days`, migration 0031): the spans of a day split by the rollup keys, the span
+ * name and a duration bucket — but rows only for the (day, key combination) groups that this split divides
+ * or whose name is not the conventional one (`conventionalName`): a group whose spans all carry the
+ * conventional name and lie in one bucket is its span_rollup_days row, which readers take with that name
+ * (analytics/rollups.ts). On the bench's history workload that leaves the tool groups (a name per tool) and
+ * the invoke_agent groups across 5 s. Bucket upper bounds in ms (duration_ms ≤ bound), so a bound on one of
+ * them splits no row (analytics/rollups.ts decides the others row by row). No bound under 5 s: a 1 s edge
+ * splits every chat group (0.3–2.8 s) and a 100 ms edge every tool group (docs/store.md).
+ */
+export const DUR_BOUNDS_MS = [5_000, 10_000, 30_000, 60_000] as const;
+const BUCKET_SQL = `CASE WHEN ${DERIVED_SQL.duration_ms} IS NULL THEN NULL ${DUR_BOUNDS_MS.map((b, i) => `WHEN ${DERIVED_SQL.duration_ms} <= ${b} THEN ${i}`).join(' ')} ELSE ${DUR_BOUNDS_MS.length} END`;
+/**
+ * The span name GenAI semantic conventions give a span with these keys (`p`: the row's alias and dot, or ''):
+ * `invoke_agent {agent}` / `create_agent {agent}`, else `{operation} {request model}` (chat, embeddings, …);
+ * NULL when a part is NULL. Only a storage choice: a row holds its name unless it is this one.
+ */
+export const conventionalName = (p: string): string =>
+  `(CASE WHEN ${p}operation_name IN ('invoke_agent', 'create_agent') THEN ${p}operation_name || ' ' || ${p}agent_name ELSE ${p}operation_name || ' ' || ${p}request_model END)`;
+const NAME_KEYS = ROLLUP_KEYS.join(', ');
+/** The name layer's columns and their values over a group of spans (namedSpans), in that order. */
+const NAME_VALUES: [string, string][] = [
+  ['project_id', 'project_id'], ['day', 'day'], ...ROLLUP_KEYS.map((k): [string, string] => [k, k]),
+  ['span_name', `NULLIF(span_name, ${conventionalName('')})`], ['dur_bucket', 'bucket'],
+  ['span_count', 'COUNT(*)'], ['first_ns', 'MIN(start_ns)'], ['last_ns', 'MAX(start_ns)'], ['last_end_ns', 'MAX(end_ns)'],
+  ['dur_ns', 'SUM(CASE WHEN end_ns > start_ns THEN end_ns - start_ns END)'],
+  ['dur_ms_sum', 'SUM(dur)'], ['dur_ms_n', 'COUNT(dur)'], ['dur_ms_min', 'MIN(dur)'], ['dur_ms_max', 'MAX(dur)'],
+  ['in_tok', 'SUM(CASE WHEN counted & 1 THEN input_tokens END)'], ['out_tok', 'SUM(CASE WHEN counted & 1 THEN output_tokens END)'],
+  ['reasoning_tok', 'SUM(CASE WHEN counted & 1 THEN reasoning_tokens END)'],
+  ['cache_creation_tok', 'SUM(CASE WHEN counted & 1 THEN cache_creation_input_tokens END)'],
+  ['cache_read_tok', 'SUM(CASE WHEN counted & 1 THEN cache_read_input_tokens END)'],
+  ['tok_sum', 'SUM(tok)'], ['tok_n', 'COUNT(tok)'], ['tok_min', 'MIN(tok)'], ['tok_max', 'MAX(tok)'],
+  ['cost', 'SUM(cost)'], ['in_cost', 'SUM(CASE WHEN counted & 2 THEN input_cost_usd END)'], ['out_cost', 'SUM(CASE WHEN counted & 2 THEN output_cost_usd END)'],
+  ['cost_n', 'COUNT(cost)'], ['cost_min', 'MIN(cost)'], ['cost_max', 'MAX(cost)'],
+  // Without the NULL a list would hold ('[null]'): the group row lists strings only, so '[]' reads the same in 4 bytes less.
+  ['agent_versions', 'json_group_array(DISTINCT agent_version) FILTER (WHERE agent_version IS NOT NULL)'],
+  ['conversation_names', 'json_group_array(DISTINCT conversation_name) FILTER (WHERE conversation_name IS NOT NULL)'],
+  ['units', 'loupe_units(cid)'],
+];
+/** Spans of a selection with the derived values, their bucket and their conversation's number (`cid`). */
+const namedSpans = (where: string, index?: string) => `SELECT s.*, ${DERIVED_SQL.duration_ms} AS dur, ${DERIVED_SQL.total_tokens} AS tok,
+  ${DERIVED_SQL.total_cost_usd} AS cost, ${DAY_SQL} AS day, ${BUCKET_SQL} AS bucket,
+  (SELECT c.id FROM conversation_summaries c WHERE c.project_id = s.project_id AND c.conversation_id = s.conversation_id AND c.kind = 'conversation') AS cid
+  FROM spans s${index ? ` INDEXED BY ${index}` : ''} WHERE ${where}`;
+/**
+ * The name layer's rows of a selection of spans: grouped by day, keys, name and bucket, kept for the groups
+ * of (day, keys) that this divides (`parts` > 1) or whose one name is not the conventional one.
+ */
+const NAME_FILL = (where: string, index?: string) => `INSERT INTO span_name_days (${NAME_VALUES.map(([c]) => c).join(', ')})
+  SELECT ${NAME_VALUES.map((_, i) => `v${i}`).join(', ')} FROM (
+    SELECT ${NAME_VALUES.map(([, v], i) => `${v} AS v${i}`).join(', ')},
+      COUNT(*) OVER (PARTITION BY project_id, day, ${NAME_KEYS}) AS parts, span_name IS NOT ${conventionalName('')} AS named
+    FROM (${namedSpans(where, index)}) GROUP BY project_id, day, ${NAME_KEYS}, span_name, bucket)
+  WHERE parts > 1 OR named`;
+
+const NAME_REBUILD = [`DELETE FROM span_name_days`, NAME_FILL('1'), `DELETE FROM span_name_stale`];
+
 export const ROLLUP_SQL = {
   removeUnit: `DELETE FROM span_rollups WHERE project_id = ? AND unit_kind = ? AND unit_id = ? RETURNING day, ${GROUP_OF('')} AS grp`,
   conversationUnit: `INSERT INTO span_rollups (${COLUMNS})
@@ -112,12 +179,27 @@ export const ROLLUP_SQL = {
       FROM (${derived('s.conversation_id IS NULL')}) GROUP BY project_id, trace_id, ${SPLIT}`,
     `DELETE FROM span_rollup_days`,
     `INSERT INTO span_rollup_days (${DAY_COLUMNS}) SELECT ${DAY_AGGREGATES} FROM ${DAY_SOURCE} GROUP BY r.project_id, r.day, ${DAY_GROUP}`,
-    `DELETE FROM summary_backfill WHERE name = 'rollups'`,
+    ...NAME_REBUILD,
+    `DELETE FROM summary_backfill WHERE name IN ('rollups', 'name_days')`,
   ],
+  /** A day's name-layer rows, recomputed from its spans (a range of the start index; NULL: spans without a start). */
+  removeNameDay: `DELETE FROM span_name_days WHERE project_id = ? AND day IS ?`,
+  fillNameDay: NAME_FILL('s.project_id = ? AND s.start_ns >= ? AND s.start_ns < ?', 'spans_project_start'),
+  fillNameNullDay: NAME_FILL('s.project_id = ? AND s.start_ns IS NULL', 'spans_project_start'),
+  staleDays: `SELECT project_id, day, since_ms FROM span_name_stale ORDER BY since_ms`,
+  daySpans: `SELECT SUM(span_count) FROM span_rollup_days WHERE project_id = ? AND day IS ?`,
+  isStale: `SELECT 1 FROM span_name_stale WHERE project_id = ? AND day IS ?`,
+  markStale: `INSERT INTO span_name_stale (project_id, day, since_ms) VALUES (?, ?, ?)`,
+  unstale: `DELETE FROM span_name_stale WHERE project_id = ? AND day IS ?`,
+  /** The name layer alone from all spans (migration 0031). */
+  nameRebuild: [...NAME_REBUILD, `DELETE FROM summary_backfill WHERE name = 'name_days'`],
 } as const;
 
 /** True when the store's rollups must be rebuilt from all spans (migration 0012 or 0020 on a store with spans). */
 export const rollupsPending = (db: Db): boolean => !db.readonly && !!db.prepare(`SELECT 1 FROM summary_backfill WHERE name = 'rollups'`).get();
+
+/** True when the name layer must be filled from all spans (migration 0031 on a store with spans). */
+export const namesPending = (db: Db): boolean => !db.readonly && !!db.prepare(`SELECT 1 FROM summary_backfill WHERE name = 'name_days'`).get();
 
 export interface SpanRollups {
   /** The units the traces belong to now or belonged to before a change (call before the trace pass). */
@@ -131,7 +213,21 @@ export interface SpanRollups {
   recompute(traces: Iterable<TraceRef>, before: Set<string>, fresh?: FreshTraces): void;
   /** Every unit from all spans (at open, after the migration or a summary backfill). */
   rebuild(): void;
+  /** The name layer alone from all spans (at open, after migration 0031). */
+  rebuildNames(): void;
+  /**
+   * Recomputes stale days of the name layer from their spans, oldest first: one a write — a day `touched` (a set
+   * of `project\0day`: this write's days) does not hold, or one it holds that has been stale for longer than
+   * STALE_MAX_MS and than STALE_MS_PER_SPAN per span of the day (so a day that grows through a long import is
+   * recomputed at most every so often, ~5 % of the writer's time) — or every one with `all` (at open). Returns how many.
+   */
+  cleanStale(touched?: Set<string>, all?: boolean): number;
 }
+
+/** The longest a day stays stale while writes keep touching it (it is then recomputed at the next write). */
+export const STALE_MAX_MS = 60_000;
+/** A touched day is recomputed no more often than this per span of it (its recompute: ~5 µs a span). */
+const STALE_MS_PER_SPAN = 0.1;
 
 const unitKey = (projectId: string, kind: number, id: string) => `${projectId}\u0000${kind}\u0000${id}`;
 
@@ -142,6 +238,22 @@ export function createSpanRollups(db: Db): SpanRollups {
   const removeGroups = db.prepare(ROLLUP_SQL.removeGroups);
   const addGroups = db.prepare(ROLLUP_SQL.addGroups);
   const now = db.prepare(ROLLUP_SQL.conversationsNow).pluck();
+  const removeNameDay = db.prepare(ROLLUP_SQL.removeNameDay);
+  const fillNameDay = db.prepare(ROLLUP_SQL.fillNameDay);
+  const fillNameNullDay = db.prepare(ROLLUP_SQL.fillNameNullDay);
+  const staleDays = db.prepare(ROLLUP_SQL.staleDays).safeIntegers();
+  const isStale = db.prepare(ROLLUP_SQL.isStale).pluck();
+  const markStale = db.prepare(ROLLUP_SQL.markStale);
+  const unstale = db.prepare(ROLLUP_SQL.unstale);
+  const daySpans = db.prepare(ROLLUP_SQL.daySpans).pluck();
+  const dayKey = (projectId: string, day: number | bigint | null) => `${projectId}\u0000${day}`;
+  /** Recomputes one day's name-layer rows from its spans and takes it off the stale list. */
+  const refillDay = (projectId: string, day: bigint | null) => {
+    removeNameDay.run(projectId, day);
+    if (day === null) fillNameNullDay.run(projectId);
+    else fillNameDay.run(projectId, day * DAY_NS_BIG, (day + 1n) * DAY_NS_BIG);
+    unstale.run(projectId, day);
+  };
   const before = db.prepare(ROLLUP_SQL.conversationsBefore).pluck();
   const unitsOf = (t: TraceRef, conversations: string[], into: Set<string>) => {
     into.add(unitKey(t.project_id, TRACE_UNIT, t.trace_id));
@@ -188,14 +300,37 @@ export function createSpanRollups(db: Db): SpanRollups {
         touched(projectId, remove.all(projectId, Number(kind), id) as { day: number | null; grp: string }[]);
         touched(projectId, (Number(kind) === CONVERSATION_UNIT ? addConversation : addTrace).all(projectId, id) as { day: number | null; grp: string }[]);
       }
+      const stamp = Date.now();
+      const touchedDays = new Set<string>();
       for (const { projectId, day, groups } of days.values()) {
         const list = JSON.stringify([...groups]);
         removeGroups.run(projectId, day, list);
         addGroups.run(projectId, day, list);
+        // The day's spans changed: its name-layer rows are recomputed later, read from its spans until then.
+        touchedDays.add(dayKey(projectId, day));
+        if (!isStale.get(projectId, day)) markStale.run(projectId, day, stamp);
       }
+      rollups.cleanStale(touchedDays);
     },
     rebuild() {
       for (const sql of ROLLUP_SQL.rebuild) db.prepare(sql).run();
+    },
+    rebuildNames() {
+      for (const sql of ROLLUP_SQL.nameRebuild) db.prepare(sql).run();
+    },
+    cleanStale(touched, all = false) {
+      const stamp = Date.now();
+      let n = 0;
+      for (const r of staleDays.all() as { project_id: string; day: bigint | null; since_ms: bigint }[]) {
+        if (!all && n >= 1) break;
+        if (!all && touched?.has(dayKey(r.project_id, r.day))) {
+          const age = stamp - Number(r.since_ms);
+          if (age < STALE_MAX_MS || age < Number(daySpans.get(r.project_id, r.day) ?? 0) * STALE_MS_PER_SPAN) continue;
+        }
+        refillDay(r.project_id, r.day);
+        n++;
+      }
+      return n;
     },
   };
   return rollups;
