@@ -261,7 +261,8 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
       ClickHouse.prototype.insertJsonEachRow = insert;
     }
     expect(sent.filter((t) => t !== 'write_journal' && t !== 'search_input' && t !== 'resources' && t !== 'dirty_days').sort()).toEqual(
-      ['agent_trace_stats', 'conversation_summaries', 'conversation_turns', 'span_rollups', 'trace_summaries'],
+      // project_days: the kept day rows' empty rows (project-days.ts), at a stamp below the recomputed ones.
+      ['agent_trace_stats', 'conversation_summaries', 'conversation_turns', 'project_days', 'span_rollups', 'trace_summaries'],
     );
     // A trace moved to another conversation: its old turn gets a tombstone, carrying the trace's days.
     const moved = traces[2]!;

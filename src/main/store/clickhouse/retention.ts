@@ -27,7 +27,7 @@ const SPAN_TABLES = ['spans', 'span_payloads'] as const;
 const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'trace_keys', 'conversation_keys'] as const;
 /** The term index (migration 0009), partitioned by the spans' days like them. */
 const SEARCH_TABLES = ['search_terms', 'search_docs'] as const;
-const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, ...SEARCH_TABLES, 'span_rollups', 'resources', 'write_journal', 'scores', 'score_group_turns'] as const;
+const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, ...SEARCH_TABLES, 'span_rollups', 'project_days', 'resources', 'write_journal', 'scores', 'score_group_turns'] as const;
 const CHUNK = 2_000;
 
 export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSelection): Promise<DeleteResult> {
@@ -128,6 +128,8 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
       // The deleted traces' own units: an empty row each (dropped with the tombstones below).
       await writer.rollup(project, new Map(), ids, convTraces, chunk.map((d) => d.trace_id));
     }
+    // The project's kept day rows of every day its deleted traces had spans in (dropped days too).
+    await writer.keepDays(project, list.flatMap((d) => daysOf(d.first_day, d.last_day)));
   }
   await purgeTombstones(ch, [...touchedDays]);
   await dropOrphanTerms(ch, docs);

@@ -48,7 +48,8 @@ import { asError } from '../../../shared/errors.js';
 import { summarizeConversation, summarizeTrace, type LightSpan, type Recount, type TurnContributionRow } from './summaries.js';
 import { date, i64, ident, join, raw, sql, str, strs, u64, type Sql } from './sql.js';
 import { ROLLUP_HEAD, ROLLUP_MID, ROLLUP_TAIL } from './rollups.js';
-import { FINAL_SETTINGS } from './reads/scope.js';
+import { FINAL_SETTINGS, currentSpans } from './reads/scope.js';
+import { DAYS_HEAD, DAYS_MID, DAYS_TAIL } from './project-days.js';
 import { CONVERSATION_KEY_COLUMNS, contributionRow, LIGHT_COLUMNS, lightSpan, type ConversationKeyJson, type LightRowJson } from './rows.js';
 
 let lastStamp = 0;
@@ -594,10 +595,32 @@ export class Writer {
     ]);
     // The conversation-less traces' rows go with the conversations' rows (one statement); alone when no conversation is touched.
     const traceRows = both(live.rows, gone.rows);
-    let convTraces = new Map<string, string[]>();
-    if (conversations.size) convTraces = await this.summarizeConversations(projectId, [...conversations], traceRows);
-    else await this.ch.insertJsonEachRow('conversation_summaries', traceRows);
-    await this.rollup(projectId, looseUnits, [...conversations], convTraces, looseGone);
+    const conversationsAndRollups = async () => {
+      let convTraces = new Map<string, string[]>();
+      if (conversations.size) convTraces = await this.summarizeConversations(projectId, [...conversations], traceRows);
+      else await this.ch.insertJsonEachRow('conversation_summaries', traceRows);
+      await this.rollup(projectId, looseUnits, [...conversations], convTraces, looseGone);
+    };
+    // The kept day rows of every day the traces have spans in, after the recount (their credit and counting bits).
+    await Promise.all([conversationsAndRollups(), this.keepDays(projectId, [...daysOf.values()].flat())]);
+  }
+
+  /**
+   * Recomputes the project's kept day rows of `days` (project-days.ts, migration 0011) from their current
+   * spans, with a version stamped after this writer's inserts into them and before the read: the writer
+   * whose stamp is newest read after every insert whose own recompute is done. An empty row at an earlier
+   * stamp makes a day left without spans read empty (a recomputed row wins over it).
+   */
+  async keepDays(projectId: string, days: Iterable<string>): Promise<void> {
+    const list = [...new Set(days)].sort();
+    if (!list.length) return;
+    const emptyAt = nextStamp();
+    const version = nextStamp();
+    const where = sql`project_id = ${str(projectId)} AND ${inDays(list)} AND deleted = 0`;
+    await Promise.all([
+      this.ch.insertJsonEachRow('project_days', list.map((day) => JSON.stringify({ project_id: projectId, day, version: emptyAt })).join('\n')),
+      this.ch.command(sql`${raw(DAYS_HEAD)}${u64(version)}${raw(DAYS_MID)}${currentSpans(where)}${raw(DAYS_TAIL)}`),
+    ]);
   }
 
   /**

@@ -14,6 +14,7 @@ import scores from './0007_scores.js';
 import scoreGroups from './0008_score_groups.js';
 import searchTerms from './0009_search_terms.js';
 import keysFromSummaries from './0010_keys_from_summaries.js';
+import projectDays from './0011_project_days.js';
 
 export interface ChMigration {
   version: number;
@@ -32,4 +33,5 @@ export const chMigrations: ChMigration[] = [
   { version: 8, name: 'score_groups', statements: scoreGroups },
   { version: 9, name: 'search_terms', statements: searchTerms },
   { version: 10, name: 'keys_from_summaries', statements: keysFromSummaries },
+  { version: 11, name: 'project_days', statements: projectDays },
 ];

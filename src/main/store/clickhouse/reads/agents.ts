@@ -1,9 +1,13 @@
-/** The agents list (semantics §6): sums of each agent's per-trace contributions (agent_trace_stats). */
+/**
+ * The agents list (semantics §6): sums of each agent's per-day aggregates, the kept day rows (project-days.ts,
+ * one per project and day: the same sums agent_trace_stats held per trace, over the stored credit and
+ * counting bits), so the list reads a row per day, not per trace.
+ */
 import type { AgentSortField, AgentsPlan } from '../../../domain/plans.js';
 import { isoFromNs } from '../../../domain/time.js';
 import type { AgentRowOut, ReadOptions } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
-import { ident, join, limit, raw, sql, str } from '../sql.js';
+import { ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS } from './scope.js';
 import { dir } from './spans-list.js';
 
@@ -13,15 +17,24 @@ const SORT: Record<AgentSortField, string> = {
   total_duration_ms: 'duration_ns', agent_name: 'agent_name', total_cost_usd: 'cost_usd',
 };
 
+/** The kept day rows of one project, one row per (day, agent), with the `d_` names the sums read. */
+export function agentDays(projectId: string): Sql {
+  return sql`(SELECT d_agent, d_spans, d_invocations, d_errors, d_dur, d_in, d_out, d_usage, d_cost, d_first, d_last FROM project_days FINAL
+    ARRAY JOIN agent_name AS d_agent, agent_spans AS d_spans, agent_invocations AS d_invocations, agent_errors AS d_errors,
+      agent_dur_ns AS d_dur, agent_in_tok AS d_in, agent_out_tok AS d_out, agent_usage_spans AS d_usage, agent_cost AS d_cost,
+      agent_first_ns AS d_first, agent_last_ns AS d_last
+    WHERE project_id = ${str(projectId)})`;
+}
+
 export async function agents(ch: ClickHouse, plan: AgentsPlan, opts: ReadOptions): Promise<{ agents: AgentRowOut[]; total_count: number }> {
-  const byName = plan.agent_name !== null ? sql` AND agent_name = ${str(plan.agent_name)}` : raw('');
+  const byName = plan.agent_name !== null ? sql` WHERE d_agent = ${str(plan.agent_name)}` : raw('');
   const order = join(plan.sort.map((s) => sql`${ident(SORT[s.field])}${dir(s.direction)}`), ', ');
   const { rows, total } = await ch.page<Record<string, string | number | null>>(
-    sql`SELECT agent_name, sum(span_count) AS span_count, sum(invocation_count) AS invocation_count, sum(error_count) AS error_count,
-          sum(duration_ns) AS duration_ns, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
-          sum(cost_usd) AS cost_usd, min(first_ns) AS first_ns, max(last_ns) AS last_ns, sum(usage_spans) AS usage_spans
-        FROM agent_trace_stats FINAL WHERE project_id = ${str(plan.project_id)}${byName} AND deleted = 0
-        GROUP BY agent_name HAVING span_count > 0
+    sql`SELECT d_agent AS agent_name, sum(d_spans) AS span_count, sum(d_invocations) AS invocation_count, sum(d_errors) AS error_count,
+          sum(d_dur) AS duration_ns, sum(d_in) AS input_tokens, sum(d_out) AS output_tokens,
+          sum(d_cost) AS cost_usd, min(d_first) AS first_ns, max(d_last) AS last_ns, sum(d_usage) AS usage_spans
+        FROM ${agentDays(plan.project_id)}${byName}
+        GROUP BY d_agent HAVING span_count > 0
         ORDER BY ${order}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`,
     opts,
   );

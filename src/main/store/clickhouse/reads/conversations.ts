@@ -295,8 +295,8 @@ async function traceRoots(ch: ClickHouse, projectId: string, traceIds: string[],
 export async function facets(ch: ClickHouse, projectId: string, opts: ReadOptions): Promise<{ agent_names: string[]; request_models: string[] }> {
   const p = str(projectId);
   const [agents, models] = await Promise.all([
-    ch.rows<{ v: string }>(sql`SELECT DISTINCT agent_name AS v FROM agent_trace_stats FINAL WHERE project_id = ${p} AND deleted = 0 ORDER BY v${FINAL_SETTINGS}`, opts),
-    ch.rows<{ v: string }>(sql`SELECT DISTINCT arrayJoin(request_models) AS v FROM conversation_summaries FINAL WHERE project_id = ${p} AND deleted = 0 ORDER BY v${FINAL_SETTINGS}`, opts),
+    ch.rows<{ v: string }>(sql`SELECT DISTINCT arrayJoin(agent_name) AS v FROM project_days FINAL WHERE project_id = ${p} ORDER BY v${FINAL_SETTINGS}`, opts),
+    ch.rows<{ v: string }>(sql`SELECT DISTINCT arrayJoin(request_models) AS v FROM project_days FINAL WHERE project_id = ${p} ORDER BY v${FINAL_SETTINGS}`, opts),
   ]);
   return { agent_names: agents.map((r) => r.v), request_models: models.map((r) => r.v) };
 }

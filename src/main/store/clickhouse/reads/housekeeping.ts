@@ -5,11 +5,14 @@ import type { ClickHouse } from '../connection.js';
 import { raw, sql, str } from '../sql.js';
 import { FINAL_SETTINGS } from './scope.js';
 
-/** Projects with span counts (from the trace summaries, not a scan of spans), most recently active first. */
+/**
+ * Projects with span counts, most recently active first: from the kept day rows (project-days.ts, one per
+ * project and day), not a row per trace.
+ */
 export async function projects(ch: ClickHouse, opts: ReadOptions): Promise<ProjectRow[]> {
   const rows = await ch.rows<{ project_id: string; spans: string; last: string | null }>(
-    sql`SELECT project_id, sum(span_count) AS spans, max(last_start_ns) AS last FROM trace_summaries FINAL WHERE deleted = 0
-        GROUP BY project_id ORDER BY last DESC NULLS LAST, project_id ASC${FINAL_SETTINGS}`,
+    sql`SELECT project_id, sum(span_count) AS spans, max(last_start_ns) AS last FROM project_days FINAL
+        GROUP BY project_id HAVING spans > 0 ORDER BY last DESC NULLS LAST, project_id ASC${FINAL_SETTINGS}`,
     opts,
   );
   return rows.map((r) => ({ project_id: r.project_id, span_count: Number(r.spans), last_activity: r.last == null ? null : isoFromNs(BigInt(r.last)) }));

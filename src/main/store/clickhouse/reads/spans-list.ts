@@ -4,15 +4,17 @@
  * (with the total count from the same pass), then the page's ~50 rows are read whole by key.
  */
 import { CUSTOM_SOURCES, type CustomSource } from '../../../domain/catalog.js';
-import type { SpansListPlan } from '../../../domain/plans.js';
+import type { SpanScope, SpansListPlan } from '../../../domain/plans.js';
+import type { BoolExpr } from '../../../domain/expr.js';
 import { isoFromNs } from '../../../domain/time.js';
 import type { ReadOptions, SpanRowOut } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql } from '../expr.js';
 import { big, receivedRawSpan, type RawSpanParts } from '../rows.js';
-import { date, ident, join, limit, raw, sql, type Sql } from '../sql.js';
+import { date, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentPayloads, currentSpans, scopeSql } from './scope.js';
 import { keyFilter, type SpanKey } from './keys.js';
+import { agentDays } from './agents.js';
 
 const STRINGS = [
   'project_id', 'span_id', 'trace_id', 'parent_span_id', 'span_name', 'span_kind', 'status_code', 'status_message', 'agent_description',
@@ -60,7 +62,7 @@ const DAY_ZERO = '1970-01-01';
  */
 async function newestPage(ch: ClickHouse, plan: SpansListPlan, opts: ReadOptions): Promise<{ rows: SpanKey[]; total: number }> {
   const where = scopeSql(plan);
-  const total = ch.rows<{ n: string }>(sql`SELECT count() AS n FROM ${currentSpans(where)}${FINAL_SETTINGS}`, opts);
+  const total = ch.rows<{ n: string }>(keptCount(plan) ?? sql`SELECT count() AS n FROM ${currentSpans(where)}${FINAL_SETTINGS}`, opts);
   total.catch(() => {}); // awaited below, where a failure is thrown; not left unhandled while the page is read
   const days = (
     await ch.rows<{ p: string }>(raw("SELECT DISTINCT partition AS p FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"), opts)
@@ -82,6 +84,29 @@ async function newestPage(ch: ClickHouse, plan: SpansListPlan, opts: ReadOptions
     }
   }
   throw new Error('unreachable: the last window is the whole store');
+}
+
+/** The string a condition compares `column` equal to (`column = 'x'` either way round), else null. */
+function equalsString(w: BoolExpr | null | undefined, column: string): string | null {
+  if (w?.kind !== 'compare' || w.op !== 'eq') return null;
+  const [col, lit] = w.left.kind === 'column' ? [w.left, w.right] : [w.right, w.left];
+  return col.kind === 'column' && col.column === column && lit.kind === 'literal' && typeof lit.value === 'string' ? lit.value : null;
+}
+
+/**
+ * The list's count from the kept day rows (project-days.ts), as the SQLite adapter counts it from its kept
+ * rows: every span of the project when nothing filters the list (no condition, no window), or the spans of
+ * one agent when the condition is `agent_name = 'x'` alone (or the one row of an AND, the filter bar's form)
+ * without a window — the spans whose stored (credited) agent_name is that name. Null for any other scope.
+ */
+export function keptCount(plan: SpanScope): Sql | null {
+  if (plan.started_after_ns !== null || plan.started_before_ns !== null) return null;
+  const p = str(plan.project_id);
+  if (plan.where === null) return sql`SELECT sum(span_count) AS n FROM project_days FINAL WHERE project_id = ${p}${FINAL_SETTINGS}`;
+  const w = plan.where.kind === 'and' && plan.where.args.length === 1 ? plan.where.args[0] : plan.where;
+  const agent = equalsString(w, 'agent_name');
+  if (agent === null) return null;
+  return sql`SELECT sum(d_spans) AS n FROM ${agentDays(plan.project_id)} WHERE d_agent = ${str(agent)}${FINAL_SETTINGS}`;
 }
 
 /** The default order: started_at descending (the Spans page's, and the first page a user sees). */

@@ -1,0 +1,224 @@
+/**
+ * The ClickHouse adapter's kept day rows (migration 0011, store/clickhouse/project-days.ts) on a real server:
+ * the projects list, the agents list, the filter choices and the Spans list's count (whole, one agent) read
+ * one row per (project, day), and answer exactly what the per-trace rows answered (trace_summaries,
+ * agent_trace_stats, conversation_summaries) and what a count of the spans gives — after re-imports that
+ * move spans to another agent and conversation, a late child that takes the counting role, two writers
+ * importing the same file at once, and deletes by age and by trace; the rows equal a recompute from every
+ * span; a planted row shows the answers come from them; a store filled before 0011 is filled by it.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { dispatch } from '../../src/main/transport/dispatch.js';
+import { EventBus } from '../../src/main/service/events.js';
+import type { ServiceContext } from '../../src/main/service/context.js';
+import type { AgentRowOut, TraceStore } from '../../src/main/store/ports.js';
+import { isoFromNs } from '../../src/main/domain/time.js';
+import { importFile } from '../../src/main/service/ingest/index.js';
+import { openClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
+import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
+import { DAYS_HEAD, DAYS_MID, DAYS_TAIL } from '../../src/main/store/clickhouse/project-days.js';
+import { raw, sql, str } from '../../src/main/store/clickhouse/sql.js';
+import { generateJsonl } from '../../bench/lib/generate.js';
+import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
+import { ALWAYS, rounded } from '../helpers/rollup-compare.js';
+import { freshClickHouseStore } from '../helpers/clickhouse.js';
+import { openTestStores, type TestStores } from '../helpers/temp-store.js';
+
+const P = 'bench/genai';
+const OTHER = 'other/project';
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-chdays-'));
+const closing: { close(): Promise<void> }[] = [];
+afterAll(() => Promise.all(closing.map((c) => c.close())));
+
+let app: TestStores | null = null;
+async function call(traces: TraceStore, op: string, body: unknown): Promise<any> {
+  app ??= await openTestStores();
+  if (!closing.includes(app)) closing.push(app);
+  return dispatch(op, body, { traces, app: app.app, events: new EventBus(), dataDir: os.tmpdir(), apiKey: 'test' } satisfies ServiceContext);
+}
+
+async function open(url: string): Promise<TraceStore> {
+  const s = await openClickHouseTraceStore(url);
+  closing.push(s);
+  return s;
+}
+
+async function withCh<T>(url: string, fn: (ch: ClickHouse) => Promise<T>): Promise<T> {
+  const ch = await ClickHouse.connect(parseStoreUrl(url));
+  try {
+    return await fn(ch);
+  } finally {
+    await ch.close();
+  }
+}
+
+const FINAL = ' SETTINGS optimize_move_to_prewhere = 0';
+
+/** What the per-trace rows answer (the reads before 0011), and counts of the spans themselves. */
+async function fromTraceRows(url: string) {
+  return withCh(url, async (ch) => {
+    const projects = await ch.rows<Record<string, unknown>>(
+      raw(`SELECT project_id, toString(sum(span_count)) AS spans, toString(max(last_start_ns)) AS last FROM trace_summaries FINAL WHERE deleted = 0
+           GROUP BY project_id ORDER BY project_id${FINAL}`),
+    );
+    const agents = await ch.rows<Record<string, unknown>>(
+      sql`SELECT agent_name, sum(span_count) AS span_count, sum(invocation_count) AS invocation_count, sum(error_count) AS error_count,
+            toString(sum(duration_ns)) AS duration_ns, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+            round(sum(cost_usd), 9) AS cost_usd, toString(min(first_ns)) AS first_ns, toString(max(last_ns)) AS last_ns, sum(usage_spans) AS usage_spans
+          FROM agent_trace_stats FINAL WHERE project_id = ${str(P)} AND deleted = 0 GROUP BY agent_name HAVING span_count > 0 ORDER BY agent_name${raw(FINAL)}`,
+    );
+    const models = await ch.rows<{ v: string }>(
+      sql`SELECT DISTINCT arrayJoin(request_models) AS v FROM conversation_summaries FINAL WHERE project_id = ${str(P)} AND deleted = 0 ORDER BY v${raw(FINAL)}`,
+    );
+    const counts = await ch.rows<{ agent: string | null; n: string }>(
+      sql`SELECT agent_name AS agent, toString(count()) AS n FROM spans FINAL WHERE project_id = ${str(P)} AND deleted = 0 GROUP BY agent_name ORDER BY agent_name${raw(FINAL)}`,
+    );
+    return { projects, agents, models: models.map((r) => r.v), counts };
+  });
+}
+
+/** The same from the kept day rows, through the store's own reads. */
+async function fromStore(s: TraceStore) {
+  const projects = (await s.projects()).map((p) => ({ project_id: p.project_id, spans: String(p.span_count), last: p.last_activity }));
+  const agents = (await s.agents({ project_id: P, agent_name: null, include_costs: true, sort: [{ field: 'agent_name', direction: 'asc' }], limit: 1000, offset: 0 })).agents;
+  const facets = await s.conversationFacets(P);
+  const list = (where: unknown) => call(s, 'spans.query', { project_id: P, limit: 1, offset: 0, sort_by: [{ field: 'started_at', direction: 'desc' }], ...(where ? { query: where } : {}) });
+  const whole = (await list(null)).total_count as number;
+  const byAgent: Record<string, number> = {};
+  for (const a of facets.agent_names) {
+    byAgent[a] = (await list({ $expr: { $eq: [{ $getField: 'agent_name' }, { $literal: a }] } })).total_count;
+    // The same count by a scan (a condition the kept rows do not answer).
+    expect((await list({ $expr: { $and: [{ $eq: [{ $getField: 'agent_name' }, { $literal: a }] }, ALWAYS.$expr] } })).total_count).toBe(byAgent[a]);
+  }
+  expect((await list(ALWAYS)).total_count).toBe(whole);
+  return { projects, agents, facets, whole, byAgent };
+}
+
+async function check(s: TraceStore, url: string): Promise<void> {
+  // The summaries of every stored batch are written (writes answer when stored; rounds follow).
+  await s.settled?.();
+  const want = await fromTraceRows(url);
+  const got = await fromStore(s);
+  expect([...got.projects].sort((a, b) => a.project_id.localeCompare(b.project_id))).toEqual(
+    want.projects.map((p) => ({ project_id: p.project_id, spans: p.spans, last: isoFromNs(BigInt(p.last as string)) })),
+  );
+  const agentOf = (a: AgentRowOut) => ({
+    agent_name: a.agent_name, span_count: a.span_count, invocation_count: a.invocation_count, error_count: a.error_count,
+    duration_ms: a.total_duration_ms, input_tokens: a.total_input_tokens, output_tokens: a.total_output_tokens, cost_usd: a.total_cost_usd,
+    first: a.first_seen, last: a.last_seen, usage_known: a.usage_known,
+  });
+  expect(rounded(got.agents.map(agentOf))).toEqual(
+    rounded(want.agents.map((a) => ({
+      agent_name: a.agent_name, span_count: Number(a.span_count), invocation_count: Number(a.invocation_count), error_count: Number(a.error_count),
+      duration_ms: Number(BigInt(a.duration_ns as string) / 1_000_000n), input_tokens: Number(a.input_tokens), output_tokens: Number(a.output_tokens),
+      cost_usd: a.cost_usd, first: isoFromNs(BigInt(a.first_ns as string)), last: isoFromNs(BigInt(a.last_ns as string)), usage_known: Number(a.usage_spans) > 0,
+    }))),
+  );
+  expect(got.agents.length).toBeGreaterThan(1);
+  expect(got.facets.agent_names).toEqual(want.agents.map((a) => a.agent_name));
+  expect(got.facets.request_models).toEqual(want.models);
+  expect(got.whole).toBe(want.counts.reduce((n, c) => n + Number(c.n), 0));
+  expect(got.byAgent).toEqual(Object.fromEntries(want.counts.filter((c) => c.agent !== null).map((c) => [c.agent, Number(c.n)])));
+  // The kept rows are exactly a recompute from every current span (days left empty read as nothing).
+  await withCh(url, async (ch) => {
+    await ch.command(raw('DROP TABLE IF EXISTS project_days_check'));
+    await ch.command(raw('CREATE TABLE project_days_check AS project_days'));
+    await ch.command(raw(`${DAYS_HEAD.replace('INSERT INTO project_days ', 'INSERT INTO project_days_check ')}0${DAYS_MID}spans FINAL WHERE deleted = 0${DAYS_TAIL}` as 'x'));
+    const columns = 'project_id, day, span_count, last_start_ns, agent_name, agent_spans, agent_invocations, agent_errors, agent_dur_ns, agent_in_tok, agent_out_tok, agent_usage_spans, agent_cost, agent_first_ns, agent_last_ns, request_models';
+    const rows = (table: string) => ch.rows<Record<string, unknown>>(raw(`SELECT ${columns} FROM ${table} FINAL WHERE span_count > 0 ORDER BY project_id, day${FINAL}` as 'x'));
+    // Agents in name order (groupArray's order is the server's), models sorted.
+    const sorted = (list: Record<string, unknown>[]) =>
+      list.map((r) => {
+        const names = r.agent_name as string[];
+        const order = names.map((_, i) => i).sort((x, y) => (names[x]! < names[y]! ? -1 : 1));
+        const out: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(r)) out[k] = k.startsWith('agent_') ? order.map((i) => (v as unknown[])[i]) : k === 'request_models' ? [...(v as string[])].sort() : v;
+        return out;
+      });
+    const kept = sorted(await rows('project_days'));
+    expect(kept.length).toBeGreaterThan(0);
+    expect(rounded(kept)).toEqual(rounded(sorted(await rows('project_days_check'))));
+    await ch.command(raw('DROP TABLE project_days_check'));
+  });
+}
+
+/** Traces that move the kept rows: no agent, no conversation, two agents in one trace, another project. */
+async function edgeTraces(s: TraceStore, agentOfChat = 'edge', convOfB = 'edge-b'): Promise<void> {
+  const t = traceBuilder({ seed: 'edge-1', start: '2026-12-02T10:00:00Z' });
+  const root = t.span('invoke_agent edge', { durationMs: 900, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'edge', 'gen_ai.conversation.id': 'edge-a', 'gen_ai.usage.input_tokens': 50 } });
+  t.span('chat m', { parent: root, at: 10, durationMs: 300, status: 'ERROR', attributes: chatAttributes({ model: 'gpt-4o', input: [{ role: 'user', content: 'x' }], output: [{ role: 'assistant', content: 'y' }], inputTokens: 50, outputTokens: 5, conversationId: convOfB, agentName: agentOfChat }) });
+  t.span('tool t', { parent: root, at: 400, durationMs: 0, attributes: { 'gen_ai.operation.name': 'execute_tool' } });
+  await importRequest({ traces: s }, P, t.request());
+  const u = traceBuilder({ seed: 'edge-2', start: '2026-12-03T11:00:00Z' });
+  const r2 = u.span('orphan work', { durationMs: 100 });
+  u.span('chat m', { parent: r2, at: 5, durationMs: 50, attributes: chatAttributes({ model: 'gpt-4o-mini', inputTokens: 7, outputTokens: 3, agentName: 'loner' }) });
+  await importRequest({ traces: s }, P, u.request());
+  const v = traceBuilder({ seed: 'edge-3', start: '2026-12-04T11:00:00Z' });
+  v.span('chat elsewhere', { durationMs: 50, attributes: chatAttributes({ model: 'o3', inputTokens: 1, outputTokens: 1, agentName: 'far' }) });
+  await importRequest({ traces: s }, OTHER, v.request());
+}
+
+describe('ClickHouse kept day rows', () => {
+  it('answer the projects, agents, filter choices and the Spans count as the per-trace rows do, through re-imports, two writers and deletes', async () => {
+    const { url } = await freshClickHouseStore('days');
+    const s = await open(url);
+    const file = path.join(dir, 'gen.jsonl');
+    await generateJsonl(file, { conversations: 12, agents: 4, minSpans: 600, seed: 9 });
+    await importFile(s, file);
+    await edgeTraces(s);
+    await check(s, url);
+    // A span moves to another agent and conversation; a late child takes the counting role from its parent.
+    await edgeTraces(s, 'moved-agent', 'edge-c');
+    const t = traceBuilder({ seed: 'edge-1', start: '2026-12-02T10:00:00Z' });
+    const root = t.span('invoke_agent edge', { durationMs: 900, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'edge', 'gen_ai.conversation.id': 'edge-a', 'gen_ai.usage.input_tokens': 50 } });
+    t.span('late chat', { parent: root, at: 500, durationMs: 100, attributes: chatAttributes({ model: 'gpt-4o', inputTokens: 11, outputTokens: 2, conversationId: 'edge-a' }) });
+    await importRequest({ traces: s }, P, t.request());
+    await check(s, url);
+    // Two writers (two adapter instances) import the same file at once; the first re-imports it too.
+    const other = await open(url);
+    await Promise.all([importFile(s, file), importFile(other, file)]);
+    await check(s, url);
+    await check(other, url);
+    // Deletes: the project's oldest traces, then a trace by id, then a whole day's traces by age (its day left empty).
+    await call(s, 'spans.delete', { project_id: P, older_than: '2026-10-01T00:05:00Z' });
+    await call(s, 'spans.delete', { project_id: P, trace_ids: [t.traceId] });
+    await check(s, url);
+    await call(s, 'spans.delete', { project_id: OTHER, older_than: '2027-01-01T00:00:00Z' });
+    await check(s, url);
+    expect((await s.projects()).map((p) => p.project_id)).toEqual([P]);
+    // The answers come from the kept rows: a row no span backs shows up in them.
+    await withCh(url, (ch) =>
+      ch.insertJsonEachRow('project_days', JSON.stringify({ project_id: P, day: '2030-01-01', version: 1, span_count: 1, agent_name: ['planted'], agent_spans: [1], agent_invocations: [0], agent_errors: [0], agent_dur_ns: [0], agent_in_tok: [0], agent_out_tok: [0], agent_usage_spans: [0], agent_cost: [null], agent_first_ns: [null], agent_last_ns: [null], request_models: ['planted-model'] })),
+    );
+    expect((await s.agents({ project_id: P, agent_name: 'planted', include_costs: false, sort: [{ field: 'agent_name', direction: 'asc' }], limit: 10, offset: 0 })).agents.map((a) => a.span_count)).toEqual([1]);
+    expect((await s.conversationFacets(P)).request_models).toContain('planted-model');
+  }, 300_000);
+
+  it('a store filled before migration 0011 is filled by it', async () => {
+    const { url } = await freshClickHouseStore('daysold');
+    const s = await open(url);
+    const file = path.join(dir, 'gen-old.jsonl');
+    await generateJsonl(file, { conversations: 6, agents: 3, minSpans: 300, seed: 4 });
+    await importFile(s, file);
+    await edgeTraces(s);
+    await s.settled?.();
+    const before = await fromStore(s);
+    await s.close();
+    // Back to the store as migration 0010 left it: no kept day rows, no record of 0011.
+    await withCh(url, async (ch) => {
+      await ch.command(raw('DROP TABLE project_days'));
+      await ch.command(raw('ALTER TABLE schema_migrations DELETE WHERE version >= 11'));
+      for (let i = 0; i < 100; i++) {
+        const left = await ch.rows<{ n: string }>(raw('SELECT count() AS n FROM schema_migrations FINAL WHERE version >= 11'));
+        if (Number(left[0]!.n) === 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+    const reopened = await open(url);
+    expect(rounded(await fromStore(reopened))).toEqual(rounded(before));
+    await check(reopened, url);
+  }, 180_000);
+});
