@@ -222,3 +222,57 @@ describe('ClickHouse kept day rows', () => {
     await check(reopened, url);
   }, 180_000);
 });
+
+describe('ClickHouse threads in the default order', () => {
+  it('pages the newest threads from the days they ended exactly as the whole list, through a turn moved earlier and deletes', async () => {
+    const { url } = await freshClickHouseStore('threadends');
+    const s = await open(url);
+    // Ten conversations with one to three turns each, on days spread over three weeks (some a day apart, two on the last day).
+    const turn = async (conv: string, seed: string, start: string, durationMs: number) => {
+      const t = traceBuilder({ seed, start });
+      t.span('invoke_agent a', { durationMs, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'a', 'gen_ai.conversation.id': conv } });
+      await importRequest({ traces: s }, P, t.request());
+      return t.traceId;
+    };
+    const ids: string[] = [];
+    for (let c = 0; c < 10; c++) {
+      for (let k = 0; k <= c % 3; k++) {
+        const day = 1 + ((c * 2 + k * 3) % 20);
+        ids.push(await turn(`conv-${c}`, `conv-${c}-${k}`, `2026-11-${String(day).padStart(2, '0')}T${String(10 + c).padStart(2, '0')}:00:00Z`, 1000 * (c + 1)));
+      }
+    }
+    // The newest thread's turn starts late on one day and ends on the next.
+    await turn('conv-last-a', 'last-a', '2026-11-21T00:30:00Z', 500);
+    await turn('conv-last-b', 'last-b', '2026-11-20T23:00:00Z', 7_200_000);
+    await turn('conv-late', 'late', '2026-11-20T23:40:00Z', 1000);
+    const all = async () => {
+      const out: unknown[] = [];
+      for await (const t of s.threads({ project_id: P, after_ns: null, before_ns: null, thread_ids: null, sort: [{ field: 'last_updated', direction: 'desc' }, { field: 'thread_id', direction: 'asc' }], limit: 1000, offset: 0 })) out.push(t);
+      return out as { thread_id: string }[];
+    };
+    const expectSame = async () => {
+      const whole = await all();
+      const ids = whole.map((t) => t.thread_id);
+      expect(ids.length).toBeGreaterThan(5);
+      for (const [offset, limit] of [[0, 1], [0, 2], [0, 3], [1, 2], [2, 4], [0, 20], [5, 3], [11, 5]] as const) {
+        const page: unknown[] = [];
+        for await (const t of s.threads({ project_id: P, after_ns: null, before_ns: null, thread_ids: null, sort: [{ field: 'last_updated', direction: 'desc' }, { field: 'thread_id', direction: 'asc' }], limit, offset })) page.push(t);
+        // The same page through the whole sort (a list of ids takes the other path).
+        const sorted: unknown[] = [];
+        for await (const t of s.threads({ project_id: P, after_ns: null, before_ns: null, thread_ids: ids, sort: [{ field: 'last_updated', direction: 'desc' }, { field: 'thread_id', direction: 'asc' }], limit, offset })) sorted.push(t);
+        expect(page, `${offset}/${limit}`).toEqual(sorted);
+        expect(page).toEqual(whole.slice(offset, offset + limit));
+      }
+    };
+    await expectSame();
+    expect((await all())[0]!.thread_id).toBe('conv-last-b');
+    // Its turn written again ending half an hour after its start, the day before: its old end day stays in thread_ends
+    // (a candidate of the newest day that ended before it, after conv-late: the page's check widens the window).
+    await turn('conv-last-b', 'last-b', '2026-11-20T23:00:00Z', 1_800_000);
+    await s.settled?.();
+    await expectSame();
+    expect((await all())[0]!.thread_id).toBe('conv-last-a');
+    await call(s, 'spans.delete', { project_id: P, trace_ids: [ids[ids.length - 1]!] });
+    await expectSame();
+  }, 180_000);
+});

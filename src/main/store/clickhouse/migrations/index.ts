@@ -15,6 +15,7 @@ import scoreGroups from './0008_score_groups.js';
 import searchTerms from './0009_search_terms.js';
 import keysFromSummaries from './0010_keys_from_summaries.js';
 import projectDays from './0011_project_days.js';
+import threadEnds from './0012_thread_ends.js';
 
 export interface ChMigration {
   version: number;
@@ -34,4 +35,5 @@ export const chMigrations: ChMigration[] = [
   { version: 9, name: 'search_terms', statements: searchTerms },
   { version: 10, name: 'keys_from_summaries', statements: keysFromSummaries },
   { version: 11, name: 'project_days', statements: projectDays },
+  { version: 12, name: 'thread_ends', statements: threadEnds },
 ];

@@ -35,6 +35,46 @@ const turnsOf = (rows: TurnJson[]) => {
   return by;
 };
 
+/** The default order (last updated first) of the whole list: no window, no thread ids. */
+const newestFirst = (plan: ThreadsPlan): boolean =>
+  plan.after_ns === null && plan.before_ns === null && plan.thread_ids === null && plan.sort[0]?.field === 'last_updated' && plan.sort[0].direction === 'desc';
+
+const DAY_NS = 86_400_000_000_000n;
+
+/**
+ * The page in the default order from the threads whose turns ended on the newest days only (thread_ends,
+ * migration 0012: per project and day of a turn's root end, a superset of the conversations that ended that
+ * day): their turns are read by key and sorted exactly as the whole list would be, and the page is kept when
+ * its last thread was updated at or after the first instant of the oldest day read — every thread left out
+ * ended before it. Else the window widens (four days, then the whole list). The days tried are those of the
+ * spans' partitions (a root's end is never before its start's day).
+ */
+async function newestPage(
+  ch: ClickHouse,
+  plan: ThreadsPlan,
+  where: Sql,
+  pageOf: (w: Sql, offset: number, count: number) => Promise<{ conversation_id: string; end_ns: string | null }[]>,
+  opts: ReadOptions,
+): Promise<{ conversation_id: string }[]> {
+  const need = plan.offset + plan.limit;
+  if (need === 0) return [];
+  const days = (
+    await ch.rows<{ p: string }>(raw("SELECT DISTINCT partition AS p FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"), opts)
+  ).map((r) => r.p).filter((p) => p !== '1970-01-01' && p !== '0000-00-00').sort().reverse();
+  for (const n of [1, 4]) {
+    if (n > days.length) break;
+    const from = BigInt(Date.parse(`${days[n - 1]}T00:00:00Z`)) * 1_000_000n;
+    const rows = await pageOf(
+      sql`${where} AND conversation_id IN (SELECT conversation_id FROM thread_ends WHERE project_id = ${str(plan.project_id)} AND end_day >= ${i64(from / DAY_NS)})`,
+      0,
+      need,
+    );
+    const last = rows[rows.length - 1];
+    if (rows.length === need && last!.end_ns !== null && BigInt(last!.end_ns) >= from) return rows.slice(plan.offset);
+  }
+  return pageOf(where, plan.offset, plan.limit);
+}
+
 export async function* threads(ch: ClickHouse, plan: ThreadsPlan, opts: ReadOptions): AsyncGenerator<ThreadRowOut> {
   const where = whereOf(plan);
   const turnsSql = (extra: Sql) =>
@@ -42,12 +82,14 @@ export async function* threads(ch: ClickHouse, plan: ThreadsPlan, opts: ReadOpti
         FROM conversation_turns FINAL WHERE ${where}${extra}${FINAL_SETTINGS}`;
   if (plan.sort.every((s) => SQL_SORT[s.field])) {
     const order = join(plan.sort.map((s) => sql`${ident(SQL_SORT[s.field]!)}${dir(s.direction)}`), ', ');
-    const page = await ch.rows<{ conversation_id: string }>(
-      sql`SELECT conversation_id, count() AS turn_count, min(turn_start_ns) AS start_ns, max(root_end_ns) AS end_ns
-          FROM conversation_turns FINAL WHERE ${where} GROUP BY conversation_id HAVING isNotNull(end_ns)
-          ORDER BY ${order}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`,
-      opts,
-    );
+    const pageOf = (w: Sql, offset: number, count: number) =>
+      ch.rows<{ conversation_id: string; end_ns: string | null }>(
+        sql`SELECT conversation_id, count() AS turn_count, min(turn_start_ns) AS start_ns, max(root_end_ns) AS end_ns
+            FROM conversation_turns FINAL WHERE ${w} GROUP BY conversation_id HAVING isNotNull(end_ns)
+            ORDER BY ${order}${limit(offset, count)}${FINAL_SETTINGS}`,
+        opts,
+      );
+    const page = newestFirst(plan) ? await newestPage(ch, plan, where, pageOf, opts) : await pageOf(where, plan.offset, plan.limit);
     for (let i = 0; i < page.length; i += CHUNK) {
       const ids = page.slice(i, i + CHUNK).map((r) => r.conversation_id);
       const by = turnsOf(await ch.rows<TurnJson>(turnsSql(sql` AND conversation_id IN (${join(ids.map((c) => sql`${str(c)}`), ', ')})`), opts));
