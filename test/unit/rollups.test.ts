@@ -80,6 +80,13 @@ async function expectFilteredSameAsScan(s: TestStores, full: boolean, clean = fa
   const { window, across } = windowOf(s);
   // The window's edges cut through units: the edge path (their spans read instead of their rows) is exercised.
   if (full) expect(across.every((n) => n > 0), `units across ${window.join(' / ')}: ${across.join(', ')}`).toBe(true);
+  // A duration equal to a value is not answered from rows (a row's least and greatest durations tell nothing of
+  // the values between), nor a bound on another value than a number: scanned.
+  for (const query of [
+    { $expr: { $eq: [{ $getField: 'duration_ms' }, { $literal: 5000 }] } },
+    { $expr: { $not: { $eq: [{ $getField: 'duration_ms' }, { $literal: 5000 }] } } },
+    { $expr: { $gt: [{ $getField: 'duration_ms' }, { $getField: 'total_tokens' }] } },
+  ]) expect(rollupsAnswer(groupPlan({ project_id: P, group_by: [{ key: 'agent_name', source: 'field' }], query }), KEYED_ROLLUPS), JSON.stringify(query)).toBe(false);
   const db = openStoreFile(s.file, { readonly: true });
   try {
     for (const { name, body, names, offEdge } of filteredCases(window)) {

@@ -70,11 +70,14 @@ export function readsOnlyKeys(e: ValueExpr): boolean {
   }
 }
 
-/** A duration bound: `duration_ms` compared with a number (either side), or its null test. */
+/**
+ * A duration bound: `duration_ms` compared with a number by <, <=, >, >= (either side) — monotone, so it holds for
+ * all of a row's spans when it holds for its least and greatest duration; never `=` — or its null test.
+ */
 function durationAtom(e: ValueExpr): boolean {
   const dur = (x: ValueExpr) => x.kind === 'derived' && x.name === 'duration_ms';
   const num = (x: ValueExpr) => x.kind === 'literal' && typeof x.value === 'number';
-  if (e.kind === 'compare') return (dur(e.left) && num(e.right)) || (num(e.left) && dur(e.right));
+  if (e.kind === 'compare') return e.op !== 'eq' && ((dur(e.left) && num(e.right)) || (num(e.left) && dur(e.right)));
   return e.kind === 'is_null' && dur(e.arg);
 }
 
