@@ -53,6 +53,13 @@ const DAY_NS = 86_400_000_000_000;
 const DAY_NS_BIG = 86_400_000_000_000n;
 /** The UTC day of a start (days since 1970-01-01, floored also before it). */
 const DAY_SQL = `CASE WHEN s.start_ns >= 0 THEN s.start_ns / ${DAY_NS} ELSE (s.start_ns + 1) / ${DAY_NS} - 1 END`;
+/**
+ * A row's distinct agent versions and conversation names, without NULL: a group row lists strings only
+ * (spans-group.ts), so '[]' reads as '[null]' did, in 4 bytes less each (history workload, 100k spans: span_rollups
+ * 3.18 → 3.11 MB, −0.66 B/span; older rows keep '[null]' until their unit is recomputed).
+ */
+const LISTS = `json_group_array(DISTINCT agent_version) FILTER (WHERE agent_version IS NOT NULL),
+  json_group_array(DISTINCT conversation_name) FILTER (WHERE conversation_name IS NOT NULL)`;
 /** Aggregates of one unit's spans per key (same derived values as the spans query). */
 const AGGREGATES = `${KEYS}, COUNT(*), MIN(start_ns), MAX(start_ns), MAX(end_ns), SUM(CASE WHEN end_ns > start_ns THEN end_ns - start_ns END),
   SUM(dur), COUNT(dur), MIN(dur), MAX(dur),
@@ -61,7 +68,7 @@ const AGGREGATES = `${KEYS}, COUNT(*), MIN(start_ns), MAX(start_ns), MAX(end_ns)
   SUM(CASE WHEN counted & 1 THEN cache_read_input_tokens END),
   SUM(tok), COUNT(tok), MIN(tok), MAX(tok),
   SUM(cost), SUM(CASE WHEN counted & 2 THEN input_cost_usd END), SUM(CASE WHEN counted & 2 THEN output_cost_usd END), COUNT(cost), MIN(cost), MAX(cost),
-  json_group_array(DISTINCT agent_version), json_group_array(DISTINCT conversation_name), day`;
+  ${LISTS}, day`;
 const COLUMNS = `project_id, unit_kind, unit_id, ${KEYS}, span_count, first_ns, last_ns, last_end_ns, dur_ns,
   dur_ms_sum, dur_ms_n, dur_ms_min, dur_ms_max, in_tok, out_tok, reasoning_tok, cache_creation_tok, cache_read_tok,
   tok_sum, tok_n, tok_min, tok_max, cost, in_cost, out_cost, cost_n, cost_min, cost_max, agent_versions, conversation_names, day`;
@@ -129,7 +136,7 @@ const NAME_VALUES: [string, string][] = [
   ['tok_sum', 'SUM(tok)'], ['tok_n', 'COUNT(tok)'], ['tok_min', 'MIN(tok)'], ['tok_max', 'MAX(tok)'],
   ['cost', 'SUM(cost)'], ['in_cost', 'SUM(CASE WHEN counted & 2 THEN input_cost_usd END)'], ['out_cost', 'SUM(CASE WHEN counted & 2 THEN output_cost_usd END)'],
   ['cost_n', 'COUNT(cost)'], ['cost_min', 'MIN(cost)'], ['cost_max', 'MAX(cost)'],
-  // Without the NULL a list would hold ('[null]'): the group row lists strings only, so '[]' reads the same in 4 bytes less.
+  // Without NULL, as the rollup rows (LISTS).
   ['agent_versions', 'json_group_array(DISTINCT agent_version) FILTER (WHERE agent_version IS NOT NULL)'],
   ['conversation_names', 'json_group_array(DISTINCT conversation_name) FILTER (WHERE conversation_name IS NOT NULL)'],
   ['units', 'loupe_units(cid)'],
