@@ -229,12 +229,14 @@ async function searched(ch: ClickHouse, plan: ConversationsPlan, needle: string,
   const m = matcher(ch, plan.project_id, needle, opts, { floor: rule.floor, past });
   if (await m.common()) return walked(ch, plan, m, opts);
   const hits = await m.spans();
-  // The conversations of the matching spans' traces (their trace rows, written by the writer).
+  // The conversations of the matching spans' traces (their trace rows, written by the writer), from trace_keys:
+  // the same rows in 128-row granules (migrations 0004, 0010), so a candidate trace costs a small granule
+  // where trace_summaries' 8,192-row ones read most of the table for a few hundred random ids.
   const traceIds = [...new Set(hits.map((h) => h.trace_id))];
   const convs = new Map<string, string[]>();
   for (const part of chunks(traceIds)) {
     const rows = await ch.rows<{ trace_id: string; conversation_ids: string[] }>(
-      sql`SELECT trace_id, conversation_ids FROM trace_summaries FINAL WHERE project_id = ${str(plan.project_id)} AND deleted = 0
+      sql`SELECT trace_id, conversation_ids FROM trace_keys FINAL WHERE project_id = ${str(plan.project_id)} AND deleted = 0
           AND trace_id IN (${inList(part)})${FINAL_SETTINGS}`,
       opts,
     );
