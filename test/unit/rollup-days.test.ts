@@ -157,6 +157,16 @@ describe('per-day rollup layer', () => {
       await expectSameAsScan(s, P);
       await expectSameAsScan(s, Q);
     };
+    // Writes recomputed the days they no longer touched (one a write): fewer stale days than days with spans.
+    const days = openStoreFile(s.file, { readonly: true });
+    try {
+      const stale = days.prepare('SELECT COUNT(*) FROM span_name_stale').pluck().get() as number;
+      const all = days.prepare('SELECT COUNT(DISTINCT project_id || day) FROM span_rollup_days').pluck().get() as number;
+      expect(stale).toBeGreaterThan(0);
+      expect(stale).toBeLessThan(all);
+    } finally {
+      days.close();
+    }
     await check(true);
     // The conversation of a night has rows on two days; its bitmap bit is in both days' rows.
     const db = openStoreFile(s.file, { readonly: true });

@@ -226,9 +226,10 @@ export interface SpanRollups {
    * Recomputes stale days of the name layer from their spans, oldest first: one a write — a day `touched` (a set
    * of `project\0day`: this write's days) does not hold, or one it holds that has been stale for longer than
    * STALE_MAX_MS and than STALE_MS_PER_SPAN per span of the day (so a day that grows through a long import is
-   * recomputed at most every so often, ~5 % of the writer's time) — or every one with `all` (at open). Returns how many.
+   * recomputed at most every so often, ~5 % of the writer's time) — or, with `all` (at open), every one until
+   * `budgetMs` have passed (the rest at later writes; readers take them from their spans meanwhile). Returns how many.
    */
-  cleanStale(touched?: Set<string>, all?: boolean): number;
+  cleanStale(touched?: Set<string>, all?: boolean, budgetMs?: number): number;
 }
 
 /** The longest a day stays stale while writes keep touching it (it is then recomputed at the next write). */
@@ -325,11 +326,11 @@ export function createSpanRollups(db: Db): SpanRollups {
     rebuildNames() {
       for (const sql of ROLLUP_SQL.nameRebuild) db.prepare(sql).run();
     },
-    cleanStale(touched, all = false) {
+    cleanStale(touched, all = false, budgetMs = Infinity) {
       const stamp = Date.now();
       let n = 0;
       for (const r of staleDays.all() as { project_id: string; day: bigint | null; since_ms: bigint }[]) {
-        if (!all && n >= 1) break;
+        if (all ? Date.now() - stamp > budgetMs : n >= 1) break;
         if (!all && touched?.has(dayKey(r.project_id, r.day))) {
           const age = stamp - Number(r.since_ms);
           if (age < STALE_MAX_MS || age < Number(daySpans.get(r.project_id, r.day) ?? 0) * STALE_MS_PER_SPAN) continue;
