@@ -138,7 +138,9 @@ const KEY_NAMES = KEY_FIELDS.map(([name]) => name);
 /** `"<name>` — the tail of a key whose JSON text ends in `"<name>":` without being the name itself. */
 const QUOTED_KEY_NAMES = KEY_NAMES.map((name) => `"${name}`);
 const MARK: { loupe: 0 } = { loupe: 0 };
-const LAST_OF_KEY_NAMES = new Set(KEY_NAMES.map((name) => name.charCodeAt(name.length - 1)));
+if (KEY_NAMES.some((name) => !name.endsWith('Id') && !name.endsWith('UnixNano'))) throw new Error('stripSpanObject tells key names by their last letter');
+const walkStack: unknown[] = [];
+const walkDepth: number[] = [];
 
 /**
  * What `stripMessageAttributes(stripSpanKeys(JSON.stringify(span), keys), messages)` gives, made from the
@@ -164,19 +166,33 @@ export function stripSpanObject(
   const matches = [0, 0, 0, 0, 0];
   let marked = false;
   const carriers: [unknown[], unknown[]] = [[], []]; // the objects whose `key` is each message attribute's name
-  const stack: [unknown, number][] = [[span, 0]];
-  while (stack.length) {
-    const [x, d] = stack.pop()!;
+  // An explicit stack (a span nested thousands of levels deep cannot overflow the call stack), kept from
+  // call to call: the walk allocates nothing per object.
+  let top = 1;
+  walkStack[0] = span;
+  walkDepth[0] = 0;
+  while (top > 0) {
+    const x = walkStack[--top];
+    walkStack[top] = undefined;
+    const d = walkDepth[top]!;
     if (typeof x !== 'object' || x === null || ArrayBuffer.isView(x)) continue;
-    if (d >= maxDepth) return null;
+    if (d >= maxDepth) {
+      for (let i = 0; i < top; i++) walkStack[i] = undefined;
+      return null;
+    }
     if (Array.isArray(x)) {
-      for (const child of x) if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+      for (const child of x) {
+        if (typeof child !== 'object' || child === null) continue;
+        walkStack[top] = child;
+        walkDepth[top++] = d + 1;
+      }
       continue;
     }
     const o = x as Record<string, unknown>;
     for (const k in o) {
       const v = o[k];
-      if (LAST_OF_KEY_NAMES.has(k.charCodeAt(k.length - 1))) {
+      const last = k.charCodeAt(k.length - 1);
+      if (last === 0x64 /* d: …Id */ || last === 0x6f /* o: …UnixNano */) {
         for (let j = 0; j < KEY_NAMES.length; j++) {
           if (k !== KEY_NAMES[j] && !k.endsWith(QUOTED_KEY_NAMES[j]!)) continue;
           if (typeof v === 'string') {
@@ -188,7 +204,10 @@ export function stripSpanObject(
         if (v === MESSAGE_ATTRIBUTES[0][0]) carriers[0].push(o);
         else if (v === MESSAGE_ATTRIBUTES[1][0]) carriers[1].push(o);
       }
-      if (typeof v === 'object' && v !== null) stack.push([v, d + 1]);
+      if (typeof v === 'object' && v !== null) {
+        walkStack[top] = v;
+        walkDepth[top++] = d + 1;
+      }
     }
   }
   let out: Record<string, unknown> | null = null;
