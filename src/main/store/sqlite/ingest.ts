@@ -81,7 +81,49 @@ const SUMMARY_FIELDS = [
   'reasoning_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'total_cost_usd', 'request_model',
   'conversation_name', 'counted',
 ] as const satisfies readonly (keyof SummarySpan)[];
-const SUMMARY_AT = SUMMARY_FIELDS.map((f) => SPAN_COLUMNS.indexOf(f));
+
+/** Where each summary field is in a prepared row. */
+const SA = Object.fromEntries(SUMMARY_FIELDS.map((f) => [f, SPAN_COLUMNS.indexOf(f)])) as Record<(typeof SUMMARY_FIELDS)[number], number>;
+
+/**
+ * The fields the summaries read from a prepared row (SUMMARY_FIELDS' order, then the previews), each
+ * written by its own name: a loop over the names stored them through V8's megamorphic lookups.
+ */
+function summaryOf(row: PreparedSpan): SummarySpan {
+  return {
+    project_id: row[SA.project_id],
+    trace_id: row[SA.trace_id],
+    span_id: row[SA.span_id],
+    parent_span_id: row[SA.parent_span_id],
+    span_name: row[SA.span_name],
+    start_ns: row[SA.start_ns],
+    end_ns: row[SA.end_ns],
+    status_code: row[SA.status_code],
+    provider_name: row[SA.provider_name],
+    agent_name: row[SA.agent_name],
+    agent_version: row[SA.agent_version],
+    operation_name: row[SA.operation_name],
+    conversation_id: row[SA.conversation_id],
+    svc_user_id: row[SA.svc_user_id],
+    input_tokens: row[SA.input_tokens],
+    output_tokens: row[SA.output_tokens],
+    reasoning_tokens: row[SA.reasoning_tokens],
+    cache_creation_input_tokens: row[SA.cache_creation_input_tokens],
+    cache_read_input_tokens: row[SA.cache_read_input_tokens],
+    total_cost_usd: row[SA.total_cost_usd],
+    request_model: row[SA.request_model],
+    conversation_name: row[SA.conversation_name],
+    counted: row[SA.counted],
+    input_preview: row[PREVIEWS_AT],
+    output_preview: row[PREVIEWS_AT + 1],
+  } as SummarySpan;
+}
+{
+  const row = Array.from({ length: N_SPAN + 6 }, (_, i) => i);
+  const got = Object.entries(summaryOf(row));
+  const want = [...SUMMARY_FIELDS.map((f) => [f, SPAN_COLUMNS.indexOf(f)]), ['input_preview', PREVIEWS_AT], ['output_preview', PREVIEWS_AT + 1]];
+  if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error('ingest.ts: summaryOf is out of step with SUMMARY_FIELDS');
+}
 
 /** Columns whose values repeat from span to span of a batch (a project, a trace, a service, an agent, a model…). */
 const REPEATING = new Set<string>([
@@ -98,12 +140,41 @@ const resourceJson = new WeakMap<object, string>();
 // One encoder per thread: its first bodies become its dictionary (sqlite/bodies.ts).
 const bodies = new ThreadBodyEncoder();
 
+/**
+ * The scalar columns of a span into `row` (SCALAR_COLUMNS' order), each read by its own name: a loop over
+ * the names read them through V8's megamorphic property lookups (issue 19 item 3). Checked against
+ * SCALAR_COLUMNS when this module loads.
+ */
+function scalarValues(s: SpanRecord, row: unknown[]): void {
+  row[0] = s.project_id; row[1] = s.trace_id; row[2] = s.span_id; row[3] = s.parent_span_id;
+  row[4] = s.span_name; row[5] = s.span_kind; row[6] = s.start_ns; row[7] = s.end_ns;
+  row[8] = s.status_code; row[9] = s.status_message; row[10] = s.service_name; row[11] = s.scope_name;
+  row[12] = s.scope_version; row[13] = s.operation_name; row[14] = s.provider_name; row[15] = s.agent_id;
+  row[16] = s.agent_name; row[17] = s.agent_version; row[18] = s.agent_description; row[19] = s.conversation_id;
+  row[20] = s.conversation_name; row[21] = s.request_model; row[22] = s.response_model; row[23] = s.response_id;
+  row[24] = s.output_type; row[25] = s.error_type; row[26] = s.server_address; row[27] = s.server_port;
+  row[28] = s.tool_name; row[29] = s.tool_type; row[30] = s.tool_call_id; row[31] = s.tool_description;
+  row[32] = s.reasoning_content; row[33] = s.compaction_summary; row[34] = s.compaction_items_before; row[35] = s.compaction_items_after;
+  row[36] = s.svc_user_id; row[37] = s.svc_run_id; row[38] = s.svc_run_step; row[39] = s.svc_run_step_end;
+  row[40] = s.request_temperature; row[41] = s.request_top_p; row[42] = s.request_frequency_penalty; row[43] = s.request_presence_penalty;
+  row[44] = s.request_max_tokens; row[45] = s.request_seed; row[46] = s.request_choice_count; row[47] = s.input_tokens;
+  row[48] = s.output_tokens; row[49] = s.reasoning_tokens; row[50] = s.cache_creation_input_tokens; row[51] = s.cache_read_input_tokens;
+  row[52] = s.input_cost_usd; row[53] = s.output_cost_usd; row[54] = s.cache_creation_cost_usd; row[55] = s.cache_read_cost_usd;
+  row[56] = s.total_cost_usd;
+}
+{
+  const probe = Object.fromEntries(SCALAR_COLUMNS.map((c) => [c, c])) as unknown as SpanRecord;
+  const got: unknown[] = [];
+  scalarValues(probe, got);
+  if (got.length !== SCALAR_COLUMNS.length || SCALAR_COLUMNS.some((c, i) => got[i] !== c)) throw new Error('ingest.ts: scalarValues is out of step with SCALAR_COLUMNS');
+}
+
 export function prepareSpan(s: SpanRecord): PreparedSpan {
   const row: unknown[] = new Array(N_SPAN + 6);
   // A continued input is stored as its base's messages (by reference) and the rest (the tail).
   const cont = s.input_continues ?? null;
-  let i = 0;
-  for (const c of SCALAR_COLUMNS) row[i++] = s[c];
+  scalarValues(s, row);
+  let i = SCALAR_COLUMNS.length;
   for (const c of JSON_COLUMNS) row[i++] = columnJson(s[c]);
   row[i++] = intMapColumn(s.custom_attrs_int);
   row[i++] = (s.input_messages.length ? HAS_INPUT : 0) | (s.output_messages.length ? HAS_OUTPUT : 0);
@@ -223,13 +294,7 @@ export function createIngestRepo(
     let inserted = 0;
     let replaced = 0;
     const touched = new Map<string, { project_id: string; trace_id: string }>();
-    const written = rows.map((row) => {
-      const summary: Record<string, unknown> = {};
-      for (let f = 0; f < SUMMARY_FIELDS.length; f++) summary[SUMMARY_FIELDS[f]!] = row[SUMMARY_AT[f]!];
-      summary.input_preview = row[PREVIEWS_AT];
-      summary.output_preview = row[PREVIEWS_AT + 1];
-      return summary as SummarySpan;
-    });
+    const written = rows.map(summaryOf);
     countBatch(rows, written);
     const projects = new Map<string, { added: number; last: bigint | null }>();
     // Row ids of the batch's spans, for the continued inputs (a base is mostly in the same batch).
