@@ -29,7 +29,7 @@ describe('ClickHouse migrations', () => {
       [
         'agent_trace_stats', 'conversation_keys', 'conversation_keys_feed', 'conversation_summaries', 'conversation_turns', 'dirty_days', 'project_days', 'resources', 'schema_migrations',
         'score_group_turns', 'scores', 'search_backfill', 'search_docs', 'search_input', 'search_input_docs', 'search_input_terms', 'search_terms',
-        'span_payloads', 'span_rollups', 'spans', 'thread_ends', 'thread_ends_feed', 'trace_keys', 'trace_keys_feed', 'trace_summaries', 'write_journal',
+        'span_payloads', 'span_rollups', 'spans', 'thread_ends', 'thread_ends_feed', 'thread_turns', 'thread_turns_feed', 'trace_keys', 'trace_keys_feed', 'trace_summaries', 'write_journal',
       ],
     );
   });

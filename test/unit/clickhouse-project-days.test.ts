@@ -5,7 +5,9 @@
  * agent_trace_stats, conversation_summaries) and what a count of the spans gives — after re-imports that
  * move spans to another agent and conversation, a late child that takes the counting role, two writers
  * importing the same file at once, and deletes by age and by trace; the rows equal a recompute from every
- * span; a planted row shows the answers come from them; a store filled before 0011 is filled by it.
+ * span; a planted row shows the answers come from them; a store filled before 0011 is filled by it. The
+ * threads page in its default order (thread_ends, 0012) pages exactly as the whole sort, and thread_turns
+ * (0013) holds conversation_turns' rows throughout.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -143,6 +145,18 @@ async function check(s: TraceStore, url: string): Promise<void> {
     expect(rounded(kept)).toEqual(rounded(sorted(await rows('project_days_check'))));
     await ch.command(raw('DROP TABLE project_days_check'));
   });
+  await expectThreadTurns(url);
+}
+
+/** thread_turns (0013) holds conversation_turns' rows: the same newest row of every turn, tombstones included. */
+async function expectThreadTurns(url: string): Promise<void> {
+  await withCh(url, async (ch) => {
+    const cols = 'project_id, conversation_id, trace_id, turn_start_ns, root_end_ns, duration_ms, version, deleted';
+    const of = (t: string) => ch.rows(raw(`SELECT ${cols} FROM ${t} FINAL ORDER BY project_id, conversation_id, trace_id${FINAL}` as 'x'));
+    const turns = await of('conversation_turns');
+    expect(turns.length).toBeGreaterThan(0);
+    expect(await of('thread_turns')).toEqual(turns);
+  });
 }
 
 /** Traces that move the kept rows: no agent, no conversation, two agents in one trace, another project. */
@@ -207,9 +221,9 @@ describe('ClickHouse kept day rows', () => {
     await s.settled?.();
     const before = await fromStore(s);
     await s.close();
-    // Back to the store as migration 0010 left it: no kept day rows, no record of 0011.
+    // Back to the store as migration 0010 left it: no kept day rows, thread ends or thread turns, no record of 0011 on.
     await withCh(url, async (ch) => {
-      await ch.command(raw('DROP TABLE project_days'));
+      for (const t of ['project_days', 'thread_ends_feed', 'thread_ends', 'thread_turns_feed', 'thread_turns']) await ch.command(raw(`DROP TABLE ${t}` as 'x'));
       await ch.command(raw('ALTER TABLE schema_migrations DELETE WHERE version >= 11'));
       for (let i = 0; i < 100; i++) {
         const left = await ch.rows<{ n: string }>(raw('SELECT count() AS n FROM schema_migrations FINAL WHERE version >= 11'));
@@ -274,5 +288,6 @@ describe('ClickHouse threads in the default order', () => {
     expect((await all())[0]!.thread_id).toBe('conv-last-a');
     await call(s, 'spans.delete', { project_id: P, trace_ids: [ids[ids.length - 1]!] });
     await expectSame();
+    await expectThreadTurns(url);
   }, 180_000);
 });

@@ -16,6 +16,7 @@ import searchTerms from './0009_search_terms.js';
 import keysFromSummaries from './0010_keys_from_summaries.js';
 import projectDays from './0011_project_days.js';
 import threadEnds from './0012_thread_ends.js';
+import threadTurns from './0013_thread_turns.js';
 
 export interface ChMigration {
   version: number;
@@ -36,4 +37,5 @@ export const chMigrations: ChMigration[] = [
   { version: 10, name: 'keys_from_summaries', statements: keysFromSummaries },
   { version: 11, name: 'project_days', statements: projectDays },
   { version: 12, name: 'thread_ends', statements: threadEnds },
+  { version: 13, name: 'thread_turns', statements: threadTurns },
 ];

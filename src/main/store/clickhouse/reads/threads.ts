@@ -1,5 +1,6 @@
 /**
- * Threads (semantics §5) from conversation_turns: a page of conversations sorted by a stored
+ * Threads (semantics §5) from thread_turns (conversation_turns' turn rows with the columns a thread needs,
+ * in 128-row granules: migration 0013): a page of conversations sorted by a stored
  * aggregate in SQL, then each page thread's turns (percentiles and first/last turn in JS, the same
  * function as the SQLite adapter: domain/threads.ts); a percentile sort reads every thread's turns once.
  */
@@ -79,13 +80,13 @@ export async function* threads(ch: ClickHouse, plan: ThreadsPlan, opts: ReadOpti
   const where = whereOf(plan);
   const turnsSql = (extra: Sql) =>
     sql`SELECT conversation_id, trace_id, turn_start_ns AS start_ns, root_end_ns AS end_ns, duration_ms
-        FROM conversation_turns FINAL WHERE ${where}${extra}${FINAL_SETTINGS}`;
+        FROM thread_turns FINAL WHERE ${where}${extra}${FINAL_SETTINGS}`;
   if (plan.sort.every((s) => SQL_SORT[s.field])) {
     const order = join(plan.sort.map((s) => sql`${ident(SQL_SORT[s.field]!)}${dir(s.direction)}`), ', ');
     const pageOf = (w: Sql, offset: number, count: number) =>
       ch.rows<{ conversation_id: string; end_ns: string | null }>(
         sql`SELECT conversation_id, count() AS turn_count, min(turn_start_ns) AS start_ns, max(root_end_ns) AS end_ns
-            FROM conversation_turns FINAL WHERE ${w} GROUP BY conversation_id HAVING isNotNull(end_ns)
+            FROM thread_turns FINAL WHERE ${w} GROUP BY conversation_id HAVING isNotNull(end_ns)
             ORDER BY ${order}${limit(offset, count)}${FINAL_SETTINGS}`,
         opts,
       );
