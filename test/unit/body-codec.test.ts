@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importFile } from '../../src/main/service/ingest/index.js';
-import { BODY_FIELDS, BodyDecoder, BodyEncoder, buildDictionary, packBody, unpackBody, type SpanBody } from '../../src/main/store/sqlite/body-codec.js';
+import { BIG_DICTIONARY_BYTES, BODY_FIELDS, BodyDecoder, BodyEncoder, DICTIONARY_BYTES, buildDictionary, packBody, unpackBody, type SpanBody } from '../../src/main/store/sqlite/body-codec.js';
+import { BIG_DICTIONARY_AT, DICTIONARY_SAMPLES, ThreadBodyEncoder } from '../../src/main/store/sqlite/bodies.js';
 import { restoreMessageAttributes, restoreSpanKeys, stripMessageAttributes, stripSpanKeys, type SpanKeys } from '../../src/main/domain/raw-span.js';
 import type { SpanMessage } from '../../src/main/domain/span.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
@@ -134,6 +135,35 @@ describe('span body codec', () => {
         expect(dec.decode(dictId, whole)).toEqual(body);
         expect(dec.decode(dictId, Buffer.from(blob))).toEqual(body);
       }
+    }
+  });
+
+  it('a writing thread: no dictionary, then 32 KiB from its first bodies, then 128 KiB from the same bodies', () => {
+    const enc = new ThreadBodyEncoder();
+    const dicts = new Map<string, Buffer>();
+    const seen: (string | null)[] = [];
+    const encoded: { blob: Buffer; hash: string | null; body: SpanBody }[] = [];
+    for (let i = 0; i < BIG_DICTIONARY_AT + 10; i++) {
+      const text = `span ${i}: ${'order shipment refund invoice account '.repeat(20 + (i % 9))} #${i * 7919}`;
+      const src = { system_instructions: null, tool_definitions: null, tool_call_arguments: `{"id":"A-${i}"}`, tool_call_result: null,
+        input_messages: '[]', output_messages: '[]', events: '[]', links: '[]', raw_span_dump: JSON.stringify({ name: text }),
+        input_parsed: [], output_parsed: [], stripped: true };
+      const out = enc.encode(src);
+      if (out.dict_hash && out.dict) dicts.set(out.dict_hash, out.dict);
+      if (seen.at(-1) !== out.dict_hash) seen.push(out.dict_hash);
+      if (i % 97 === 0 || i === DICTIONARY_SAMPLES || i === BIG_DICTIONARY_AT) {
+        encoded.push({ blob: out.blob, hash: out.dict_hash, body: { ...src, raw_span: src.raw_span_dump } as unknown as SpanBody });
+      }
+    }
+    expect(seen).toHaveLength(3);
+    expect(seen[0]).toBeNull();
+    expect(dicts.get(seen[1]!)!.length).toBe(DICTIONARY_BYTES);
+    expect(dicts.get(seen[2]!)!.length).toBe(BIG_DICTIONARY_BYTES);
+    const ids = [...dicts.keys()];
+    const dec = new BodyDecoder((id) => dicts.get(ids[id - 1]!) ?? null);
+    for (const e of encoded) {
+      const { raw_span_dump: _, input_parsed: _i, output_parsed: _o, stripped: _s, ...body } = e.body as unknown as Record<string, unknown>;
+      expect(dec.decode(e.hash ? ids.indexOf(e.hash) + 1 : 0, e.blob)).toEqual(body);
     }
   });
 

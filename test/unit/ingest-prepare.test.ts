@@ -11,7 +11,7 @@ import { importJsonText } from '../../src/main/service/ingest/buffer.js';
 import { DecodeBudget } from '../../src/main/service/ingest/budget.js';
 import { encodeBatch, splitBatch } from '../../src/main/store/sqlite/trace-store.js';
 import { spanEncoder } from '../../src/main/store/index.js';
-import { DICTIONARY_SAMPLES } from '../../src/main/store/sqlite/bodies.js';
+import { BIG_DICTIONARY_AT } from '../../src/main/store/sqlite/bodies.js';
 import { dictionaryHash } from '../../src/main/store/sqlite/body-codec.js';
 import type { SpanRecord } from '../../src/main/domain/span.js';
 import { chatAttributes, traceBuilder } from '../helpers/otlp.js';
@@ -92,9 +92,10 @@ describe('rows prepared span by span', () => {
     REFUSED.clear();
     for (const i of [0, 4, 5, 13, ids.length - 1]) REFUSED.add(ids[i]!);
     // The thread's body encoder compresses its first DICTIONARY_SAMPLES bodies without a dictionary and
-    // the rest with one made from them (bodies.ts); test files share a process, so other files may have
-    // used some: past the sample count first, both runs below compress with the same dictionary.
-    const warm = jsonl(Math.ceil(DICTIONARY_SAMPLES / 3) + 1, 'warm');
+    // the rest with ones made from them, the bigger past BIG_DICTIONARY_AT bodies (bodies.ts); test files
+    // share a process, so other files may have used some: past that count first, both runs below
+    // compress with the same dictionary.
+    const warm = jsonl(Math.ceil(BIG_DICTIONARY_AT / 3) + 1, 'warm');
     run(batchWriter({ rows: [], lines: [], batches: 0 }), warm.text, 64);
     const byBatch: Written = { rows: [], lines: [], batches: 0 };
     const bySpan: Written = { rows: [], lines: [], batches: 0 };

@@ -32,12 +32,15 @@ export type SpanBody = Record<BodyField, string | null>;
  */
 const LEVEL = 6;
 /**
- * Dictionary size. 16 and 64 KiB of raw content compressed the bench's spans within 5 % of each other
+ * Dictionary sizes. 16 and 64 KiB of raw content compressed the bench's spans within 5 % of each other
  * (the first bodies a store sees are alike); on the conversation-history workload 32 → 128 KiB takes
- * the bodies from 142.9 to 127.7 bytes each for the same compression CPU (docs/store.md "Bodies:
- * frames without their magic number, a 128 KiB dictionary").
+ * the bodies from 142.9 to 127.7 bytes each for the same compression CPU (docs/store.md "Bodies
+ * without the frame's magic number; a second, bigger dictionary"). A writing thread uses the small one
+ * first and the big one past BIG_DICTIONARY_AT bodies (bodies.ts), so an import of a few thousand spans
+ * does not store 128 KiB of dictionary.
  */
-export const DICTIONARY_BYTES = 128 * 1024;
+export const DICTIONARY_BYTES = 32 * 1024;
+export const BIG_DICTIONARY_BYTES = 128 * 1024;
 const NULL_LENGTH = 0xffffffff;
 /**
  * The four bytes every zstd frame starts with. A body is stored without them (−4 bytes a span) and
