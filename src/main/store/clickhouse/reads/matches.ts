@@ -140,16 +140,24 @@ async function candidateDocs(ch: ClickHouse, projectId: string, terms: readonly 
  */
 export async function candidateTraces(
   ch: ClickHouse, projectId: string, docs: readonly string[] | { terms: readonly number[] }, opts: ReadOptions, within?: readonly string[],
-): Promise<string[]> {
+): Promise<CandidateTraces> {
   const ofDocs = Array.isArray(docs) ? join((docs as readonly string[]).map((d) => sql`${u64(BigInt(d))}`), ', ') : docsOf(projectId, (docs as { terms: readonly number[] }).terms);
-  if (Array.isArray(docs) && !docs.length) return [];
+  if (Array.isArray(docs) && !docs.length) return new Map();
   const among = within ? sql` AND trace_id IN (${join(within.map((t) => sql`${str(t)}`), ', ')})` : sql``;
-  const rows = await ch.rows<{ trace_id: string }>(
-    sql`SELECT DISTINCT trace_id FROM search_docs FINAL WHERE project_id = ${str(projectId)} AND deleted = 0${among} AND doc IN (${ofDocs})${FINAL_SETTINGS}`,
+  // Days as day numbers (18.16 prints day 0 as 0000-00-00, which later releases do not read back).
+  const rows = await ch.rows<{ trace_id: string; days: number[] }>(
+    sql`SELECT trace_id, groupUniqArray(toUInt32(day)) AS days FROM search_docs FINAL WHERE project_id = ${str(projectId)} AND deleted = 0${among} AND doc IN (${ofDocs})
+        GROUP BY trace_id${FINAL_SETTINGS}`,
     opts,
   );
-  return rows.map((r) => r.trace_id);
+  return new Map(rows.map((r) => [r.trace_id, r.days.map((d) => new Date(Number(d) * 86_400_000).toISOString().slice(0, 10))]));
 }
+
+/**
+ * Candidate traces with the days of their matching documents: a document holds one day's spans (of one
+ * conversation), so a span that can hold the needle sits in one of its trace's candidate days.
+ */
+export type CandidateTraces = Map<string, string[]>;
 
 /** The candidates' order: start descending (none last), then trace and span id — the hits' order. */
 const byStartDesc = (a: CandidateRow, b: CandidateRow): number =>
@@ -186,11 +194,19 @@ async function candidateRows(ch: ClickHouse, where: Sql, needle: string, payload
   );
 }
 
-/** The candidate spans of candidate traces (candidateRows), newest first. */
-async function spansOfTraces(ch: ClickHouse, projectId: string, traces: readonly string[], needle: string, payloads: Payloads, opts: ReadOptions): Promise<CandidateRow[]> {
+/**
+ * The candidate spans of candidate traces (candidateRows), newest first, read in their candidate days only:
+ * without a day, every partition's index is searched for every id, and with ids that do not grow with time
+ * each day's parts hold granules around each of them.
+ */
+async function spansOfTraces(ch: ClickHouse, projectId: string, candidates: CandidateTraces, needle: string, payloads: Payloads, opts: ReadOptions): Promise<CandidateRow[]> {
   const found: CandidateRow[] = [];
+  const traces = [...candidates.keys()];
   for (let i = 0; i < traces.length; i += CHUNK) {
-    const where = sql`project_id = ${str(projectId)} AND deleted = 0 AND trace_id IN (${join(traces.slice(i, i + CHUNK).map((t) => sql`${str(t)}`), ', ')})`;
+    const chunk = traces.slice(i, i + CHUNK);
+    const days = [...new Set(chunk.flatMap((t) => candidates.get(t)!))].sort();
+    const where = sql`project_id = ${str(projectId)} AND deleted = 0 AND day IN (${join(days.map((d) => sql`${date(d)}`), ', ')})
+      AND trace_id IN (${join(chunk.map((t) => sql`${str(t)}`), ', ')})`;
     found.push(...(await candidateRows(ch, where, needle, payloads, opts)));
   }
   return found.sort(byStartDesc);
@@ -324,7 +340,7 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
     async spansIn(traceIds) {
       const terms = await termsOf();
       if (!terms) throw new Error('spansIn needs the term index (common() was false)');
-      const traces = traceIds.length ? await candidateTraces(ch, projectId, { terms }, opts, traceIds) : [];
+      const traces = traceIds.length ? await candidateTraces(ch, projectId, { terms }, opts, traceIds) : new Map<string, string[]>();
       return check(await spansOfTraces(ch, projectId, traces, needle, payloads, opts), Number.POSITIVE_INFINITY);
     },
     async spans(limit = Number.POSITIVE_INFINITY) {
