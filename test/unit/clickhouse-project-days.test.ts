@@ -9,17 +9,13 @@
  * threads page in its default order (thread_ends, 0012) pages exactly as the whole sort, and thread_turns
  * (0013) holds conversation_turns' rows throughout.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dispatch } from '../../src/main/transport/dispatch.js';
-import { EventBus } from '../../src/main/service/events.js';
-import type { ServiceContext } from '../../src/main/service/context.js';
 import type { AgentRowOut, TraceStore } from '../../src/main/store/ports.js';
 import { isoFromNs } from '../../src/main/domain/time.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
-import { openClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
 import { DAYS_HEAD, DAYS_MID, DAYS_TAIL } from '../../src/main/store/clickhouse/project-days.js';
 import { raw, sql, str } from '../../src/main/store/clickhouse/sql.js';
@@ -27,26 +23,12 @@ import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { ALWAYS, rounded } from '../helpers/rollup-compare.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
-import { openTestStores, type TestStores } from '../helpers/temp-store.js';
+import { clickhouseService } from '../helpers/clickhouse-service.js';
 
 const P = 'bench/genai';
 const OTHER = 'other/project';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-chdays-'));
-const closing: { close(): Promise<void> }[] = [];
-afterAll(() => Promise.all(closing.map((c) => c.close())));
-
-let app: TestStores | null = null;
-async function call(traces: TraceStore, op: string, body: unknown): Promise<any> {
-  app ??= await openTestStores();
-  if (!closing.includes(app)) closing.push(app);
-  return dispatch(op, body, { traces, app: app.app, events: new EventBus(), dataDir: os.tmpdir(), apiKey: 'test' } satisfies ServiceContext);
-}
-
-async function open(url: string): Promise<TraceStore> {
-  const s = await openClickHouseTraceStore(url);
-  closing.push(s);
-  return s;
-}
+const { call, open } = clickhouseService();
 
 async function withCh<T>(url: string, fn: (ch: ClickHouse) => Promise<T>): Promise<T> {
   const ch = await ClickHouse.connect(parseStoreUrl(url));

@@ -6,41 +6,23 @@
  * role, spans without an agent or a conversation, deletes, and two writers importing overlapping
  * batches at once; a store filled before the rollups existed is rolled up by the migration.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dispatch } from '../../src/main/transport/dispatch.js';
-import { EventBus } from '../../src/main/service/events.js';
-import type { ServiceContext } from '../../src/main/service/context.js';
 import type { TraceStore } from '../../src/main/store/ports.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
-import { openClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
 import { ident, raw, sql } from '../../src/main/store/clickhouse/sql.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { ALWAYS, MEASURES, rounded } from '../helpers/rollup-compare.js';
 import { freshClickHouseStore } from '../helpers/clickhouse.js';
-import { openTestStores, type TestStores } from '../helpers/temp-store.js';
+import { clickhouseService } from '../helpers/clickhouse-service.js';
 
 const P = 'bench/genai';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-chrollups-'));
-const closing: { close(): Promise<void> }[] = [];
-afterAll(() => Promise.all(closing.map((c) => c.close())));
-
-let app: TestStores | null = null;
-async function call(traces: TraceStore, op: string, body: unknown): Promise<any> {
-  app ??= await openTestStores();
-  if (!closing.includes(app)) closing.push(app);
-  return dispatch(op, body, { traces, app: app.app, events: new EventBus(), dataDir: os.tmpdir(), apiKey: 'test' } satisfies ServiceContext);
-}
-
-async function open(url: string): Promise<TraceStore> {
-  const s = await openClickHouseTraceStore(url);
-  closing.push(s);
-  return s;
-}
+const { call, open } = clickhouseService();
 
 async function expectSameAsScan(s: TraceStore, body: Record<string, unknown>): Promise<void> {
   const base = { project_id: P, group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 1000, ...body };
