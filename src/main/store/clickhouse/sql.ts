@@ -194,6 +194,9 @@ export function limit(offset: number, count: number): Sql {
   return new Sql([` LIMIT ${literal({ type: 'UInt64', value: offset })}, ${literal({ type: 'UInt64', value: count })}`], []);
 }
 
+/** A sort direction: SQLite orders NULL lowest; ClickHouse puts NULLs last unless told. Same order in both adapters. */
+export const dir = (d: 'asc' | 'desc'): Sql => raw(d === 'asc' ? ' ASC NULLS FIRST' : ' DESC NULLS LAST');
+
 /** How values reach the server (see the file comment). */
 export type ParamMode = 'literal' | 'server';
 

@@ -7,9 +7,8 @@ import type { AgentSortField, AgentsPlan } from '../../../domain/plans.js';
 import { isoFromNs } from '../../../domain/time.js';
 import type { AgentRowOut, ReadOptions } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
-import { ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
+import { dir, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS } from './scope.js';
-import { dir } from './spans-list.js';
 
 const SORT: Record<AgentSortField, string> = {
   last_seen: 'last_ns', first_seen: 'first_ns', invocation_count: 'invocation_count', span_count: 'span_count',

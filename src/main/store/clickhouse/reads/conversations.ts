@@ -17,9 +17,8 @@ import { afterKey, compareKeys, columnKind, keyOf, leadingBound, orderOf, type C
 import { searchScope } from '../../../domain/search-text.js';
 import { conversationScoreSql } from '../scores.js';
 import type { ClickHouse } from '../connection.js';
-import { i64, ident, join, limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
+import { dir, i64, ident, join, limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans } from './scope.js';
-import { dir } from './spans-list.js';
 import { gatherBound, matcher, newestFirst, type Matcher, type Snippet, type SpanHit } from './matches.js';
 import { GATHER_DOCS } from '../../../domain/gather-bound.js';
 

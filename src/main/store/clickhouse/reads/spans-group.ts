@@ -10,9 +10,8 @@ import { isoFromNs } from '../../../domain/time.js';
 import type { GroupRowOut, ReadOptions } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql, fieldSql, predicate, withProject } from '../expr.js';
-import { f64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
+import { dir, f64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
-import { dir } from './spans-list.js';
 import { rollupColumns, rollupMeasureSql, rollupRows } from './spans-rollup.js';
 import { AGENT_ROLLUPS, rollupsAnswer } from '../../../domain/rollups.js';
 

@@ -11,7 +11,7 @@ import type { ReadOptions, SpanRowOut } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql } from '../expr.js';
 import { big, receivedRawSpan, type RawSpanParts } from '../rows.js';
-import { date, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
+import { date, dir, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentPayloads, currentSpans, scopeSql } from './scope.js';
 import { keyFilter, type SpanKey } from './keys.js';
 import { agentDays } from './agents.js';
@@ -35,9 +35,6 @@ const ROW_COLUMNS = join(
   [...STRINGS, ...FLOATS, ...INTS, ...ARRAYS, ...COSTS, 'start_ns', 'end_ns', 'day', 'tool_call_arguments', 'tool_call_result', 'tool_definitions', ...MAPS].map(ident),
   ', ',
 );
-
-/** SQLite orders NULL lowest; ClickHouse puts NULLs last unless told. Same order in both adapters. */
-export const dir = (d: 'asc' | 'desc'): Sql => raw(d === 'asc' ? ' ASC NULLS FIRST' : ' DESC NULLS LAST');
 
 function sortSql(plan: SpansListPlan): Sql {
   const parts = plan.sort.map((s) => sql`${s.ref.kind === 'custom' ? customSql(s.ref.source, s.ref.key) : columnSql(s.ref.column)}${dir(s.direction)}`);

@@ -8,9 +8,8 @@ import type { ThreadsPlan } from '../../../domain/plans.js';
 import type { ReadOptions, ThreadRowOut } from '../../ports.js';
 import { pageOfThreads, threadOf } from '../../../domain/threads.js';
 import type { ClickHouse } from '../connection.js';
-import { i64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
+import { dir, i64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS } from './scope.js';
-import { dir } from './spans-list.js';
 
 const SQL_SORT: Record<string, string> = { thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'start_ns', last_updated: 'end_ns' };
 const CHUNK = 256;
