@@ -18,7 +18,7 @@ import { decodeUnits, encodeUnits } from '../../src/main/store/sqlite/unit-bits.
 import { windowDays } from '../../src/main/store/sqlite/analytics/rollups.js';
 import { chatAttributes, importRequest, otlpRequest, traceBuilder } from '../helpers/otlp.js';
 import { MEASURES, filteredCases, rounded, scanned } from '../helpers/rollup-compare.js';
-import { tempStores, type TestStores } from '../helpers/temp-store.js';
+import { openTestStores, tempStores, type TestStores } from '../helpers/temp-store.js';
 import { openStoreFile, refillNameDays } from '../helpers/sqlite.js';
 import { contextOf } from '../helpers/analytics-call.js';
 
@@ -257,5 +257,36 @@ describe('per-day rollup layer', () => {
     }
     // A run never spans a gap of more than 16 bytes: one far conversation costs 7 bytes, not the gap.
     expect(encodeUnits([0, 8 * 1_000_000]).length).toBe(14);
+  });
+  it('a store whose write lock another process holds opens anyway; its stale days wait for a later write', async () => {
+    const s = await freshStore();
+    for (const [i, day] of ['2026-12-01', '2026-12-02', '2026-12-03'].entries()) await midnightTraces(s, P, `b${i}`, day);
+    const staleOf = (db: ReturnType<typeof openStoreFile>) => db.prepare('SELECT COUNT(*) FROM span_name_stale').pluck().get() as number;
+    await s.close();
+    // Another process (a server beside a CLI import) in a write transaction while this one opens.
+    const other = openStoreFile(s.file);
+    const before = staleOf(other);
+    expect(before).toBeGreaterThan(0);
+    other.prepare('BEGIN IMMEDIATE').run();
+    let opened: TestStores | null = null;
+    try {
+      opened = await openTestStores(s.dir, { busyTimeoutMs: 100 });
+      const body = { project_id: P, group_by: [{ key: 'agent_name', source: 'field' }], include_costs: true, limit: 1000, query: { $expr: { $eq: [{ $getField: 'span_name' }, { $literal: 'chat before' }] } } };
+      expect(rounded(await call(opened, 'spans.query', body))).toEqual(rounded(await call(opened, 'spans.query', scanned(body))));
+      expect(staleOf(other)).toBe(before);
+    } finally {
+      other.prepare('ROLLBACK').run();
+      other.close();
+      await opened?.close();
+    }
+    // Opened again with nothing else writing: the open recomputes them.
+    const again = await openTestStores(s.dir);
+    await again.close();
+    const after = openStoreFile(s.file, { readonly: true });
+    try {
+      expect(staleOf(after)).toBe(0);
+    } finally {
+      after.close();
+    }
   });
 });

@@ -81,7 +81,15 @@ export function createSummaryMaintainer(db: Db): SummaryMaintainer {
     console.error(`loupe: span_name / duration layer filled in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
   // At most ~5 s of it (a day is ~0.2 s of CPU for 28k spans): a store left with many stale days (a large import in
-  // no time order) opens, and recomputes the rest at its next writes.
-  if (!db.readonly) db.transaction(() => rollups.cleanStale(undefined, true, 5_000))();
+  // no time order) opens, and recomputes the rest at its next writes. Best effort: the write lock is taken first
+  // (IMMEDIATE, so a deferred read could not fail to upgrade when another process — a server beside a CLI import —
+  // wrote meanwhile), and a store another connection keeps busy opens anyway: reads take stale days from the spans.
+  if (!db.readonly) {
+    try {
+      db.transaction(() => rollups.cleanStale(undefined, true, 5_000)).immediate();
+    } catch (err) {
+      if (!(err as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw err;
+    }
+  }
   return maintainer;
 }
