@@ -29,38 +29,43 @@ const KEY_DERIVED: readonly string[] = ['is_error', 'is_invocation'];
 /** Derived numeric values the rollups keep sum, non-null count, min and max of. */
 export const ROLLUP_NUMERIC = ['duration_ms', 'total_tokens', 'total_cost_usd'] as const;
 /** Derived flags (never null) the rollups count the spans of. */
+export const ROLLUP_FLAGS = ['is_error', 'is_invocation'] as const;
 /** Rollups keyed by agent_name alone, no condition, no window (decisions 0012 and 0020). */
 export const AGENT_ROLLUPS: RollupCapability = { keys: ['agent_name'], conditions: false, windows: false };
-export const ROLLUP_FLAGS = ['is_error', 'is_invocation'] as const;
 
 const NUMERIC_AGGS: readonly MeasurePlan['aggregation'][] = ['sum', 'count', 'min', 'max', 'avg'];
 const FLAG_AGGS: readonly MeasurePlan['aggregation'][] = ['count_true', 'sum', 'count_false', 'count', 'avg', 'min', 'max'];
 
 const isKey = (column: string): boolean => (ROLLUP_KEYS as readonly string[]).includes(column);
 
-/** True when an expression reads nothing but the rollups' key columns (so one row's spans all agree on it). */
-export function readsOnlyKeys(e: ValueExpr): boolean {
+/**
+ * True when an expression reads only columns `column` accepts (and constants, and the derived flags that
+ * follow from the keys); `atom`: sub-expressions accepted whole (the name layer's duration bounds).
+ */
+function readsOnly(e: ValueExpr, column: (name: string) => boolean, atom?: (e: ValueExpr) => boolean): boolean {
+  if (atom?.(e)) return true;
+  const only = (x: ValueExpr) => readsOnly(x, column, atom);
   switch (e.kind) {
     case 'const':
     case 'literal':
       return true;
     case 'and':
     case 'or':
-      return e.args.every(readsOnlyKeys);
+      return e.args.every(only);
     case 'not':
-      return readsOnlyKeys(e.arg);
+      return only(e.arg);
     case 'compare':
-      return readsOnlyKeys(e.left) && readsOnlyKeys(e.right);
+      return only(e.left) && only(e.right);
     case 'is_null':
-      return readsOnlyKeys(e.arg);
+      return only(e.arg);
     case 'in':
-      return readsOnlyKeys(e.arg);
+      return only(e.arg);
     case 'contains':
-      return readsOnlyKeys(e.input) && readsOnlyKeys(e.substr);
+      return only(e.input) && only(e.substr);
     case 'convert':
-      return readsOnlyKeys(e.input);
+      return only(e.input);
     case 'column':
-      return isKey(e.column);
+      return column(e.column);
     case 'derived':
       return KEY_DERIVED.includes(e.name);
     case 'custom':
@@ -69,6 +74,9 @@ export function readsOnlyKeys(e: ValueExpr): boolean {
       return false;
   }
 }
+
+/** True when an expression reads nothing but the rollups' key columns (so one row's spans all agree on it). */
+export const readsOnlyKeys = (e: ValueExpr): boolean => readsOnly(e, isKey);
 
 /**
  * A duration bound: `duration_ms` compared with a number by <, <=, >, >= (either side) — monotone, so it holds for
@@ -87,30 +95,7 @@ function durationAtom(e: ValueExpr): boolean {
  * spans share the keys and the span name, and a bound holds for all of them or none unless it falls inside
  * the row's durations (the adapter then scans: analytics/rollups.ts).
  */
-export function readsOnlyNameKeys(e: ValueExpr): boolean {
-  if (durationAtom(e)) return true;
-  switch (e.kind) {
-    case 'and':
-    case 'or':
-      return e.args.every(readsOnlyNameKeys);
-    case 'not':
-      return readsOnlyNameKeys(e.arg);
-    case 'compare':
-      return readsOnlyNameKeys(e.left) && readsOnlyNameKeys(e.right);
-    case 'is_null':
-      return readsOnlyNameKeys(e.arg);
-    case 'in':
-      return readsOnlyNameKeys(e.arg);
-    case 'contains':
-      return readsOnlyNameKeys(e.input) && readsOnlyNameKeys(e.substr);
-    case 'convert':
-      return readsOnlyNameKeys(e.input);
-    case 'column':
-      return e.column === 'span_name' || isKey(e.column);
-    default:
-      return readsOnlyKeys(e);
-  }
-}
+export const readsOnlyNameKeys = (e: ValueExpr): boolean => readsOnly(e, (c) => c === 'span_name' || isKey(c), durationAtom);
 
 /** The duration bounds of a condition the name layer answers (each `duration_ms` comparison), in tree order. */
 export function durationBounds(e: ValueExpr): BoolExpr[] {

@@ -155,11 +155,11 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   // Emitters with keys of their own get the standard keys added first (dialects.ts).
   const a = withDialect(attributes(s.attributes), name, ctx.scope_name, ev.events);
   const m = pickColumns(a);
-  const pick = (_a: unknown, col: number): unknown => m[col] ?? null;
+  const pick = (col: number): unknown => m[col] ?? null;
   const status = isObj(s.status) ? s.status : {};
 
-  const operation = operationOf(a, name, pick(a, C.operation_name) as string | null, str(pick(a, C.tool_name)));
-  let agent_name = str(pick(a, C.agent_name));
+  const operation = operationOf(a, name, pick(C.operation_name) as string | null, str(pick(C.tool_name)));
+  let agent_name = str(pick(C.agent_name));
   if (!agent_name) agent_name = suffixAfter(name, 'invoke_agent ');
   // OpenAI Agents SDK (Logfire) names the agent / function in a plain `name` attribute.
   const plainName = typeof a.name === 'string' && a.name ? a.name : null;
@@ -169,11 +169,11 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   if (!agent_name && operation === 'handoff') agent_name = str(a.to_agent);
   // Langfuse agent observations and OpenInference AGENT spans are named after their agent.
   if (!agent_name && operation === 'invoke_agent' && name && (a['langfuse.observation.type'] != null || a['openinference.span.kind'] != null)) agent_name = name;
-  let tool_name = str(pick(a, C.tool_name)) ?? (operation === 'execute_tool' ? plainName : null);
+  let tool_name = str(pick(C.tool_name)) ?? (operation === 'execute_tool' ? plainName : null);
   // A tool span named for its tool (OpenInference TOOL, Langfuse tool observations, `execute_tool X`).
   if (!tool_name && operation === 'execute_tool') tool_name = suffixAfter(name, 'execute_tool ') ?? (name && name !== 'execute_tool' ? name : null);
-  let toolArgs = pick(a, C.tool_call_arguments);
-  let toolResult = pick(a, C.tool_call_result);
+  let toolArgs = pick(C.tool_call_arguments);
+  let toolResult = pick(C.tool_call_result);
   const isTool = operation === 'execute_tool';
   if (isTool) {
     // Tool spans carry arguments and result as their generic input / output values.
@@ -191,7 +191,7 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     ? (v: unknown) => {
         if (typeof v !== 'string') return null;
         // One history per conversation (else trace) and agent: interleaved agents each continue their own calls.
-        const scope = `${ctx.project_id}\u0000${str(pick(a, C.conversation_id)) ?? trace_id}\u0000${str(pick(a, C.agent_name)) ?? ''}`;
+        const scope = `${ctx.project_id}\u0000${str(pick(C.conversation_id)) ?? trace_id}\u0000${str(pick(C.agent_name)) ?? ''}`;
         const read = (got.read = history.read(scope, v, { trace_id, span_id }));
         return read.messages.length ? read.messages : null;
       }
@@ -204,28 +204,28 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     toolArgs ??= content.input.length ? content.input.map((m) => m.content).join('\n') || null : null;
     toolResult ??= content.output.length ? content.output.map((m) => m.content).join('\n') || null : null;
   }
-  const provider_name = str(pick(a, C.provider_name));
-  const request_model = str(pick(a, C.request_model));
-  const response_model = str(pick(a, C.response_model));
+  const provider_name = str(pick(C.provider_name));
+  const request_model = str(pick(C.request_model));
+  const response_model = str(pick(C.response_model));
   const usage = {
-    input_tokens: int(pick(a, C.input_tokens)),
-    output_tokens: int(pick(a, C.output_tokens)),
-    cache_read_input_tokens: int(pick(a, C.cache_read_input_tokens)),
-    cache_creation_input_tokens: int(pick(a, C.cache_creation_input_tokens)),
+    input_tokens: int(pick(C.input_tokens)),
+    output_tokens: int(pick(C.output_tokens)),
+    cache_read_input_tokens: int(pick(C.cache_read_input_tokens)),
+    cache_creation_input_tokens: int(pick(C.cache_creation_input_tokens)),
   };
-  const carried = num(pick(a, C.total_cost_usd));
+  const carried = num(pick(C.total_cost_usd));
   const costs =
     carried !== null
       ? {
           total_cost_usd: carried,
-          input_cost_usd: num(pick(a, C.input_cost_usd)),
-          output_cost_usd: num(pick(a, C.output_cost_usd)),
-          cache_read_cost_usd: num(pick(a, C.cache_read_cost_usd)),
-          cache_creation_cost_usd: num(pick(a, C.cache_creation_cost_usd)),
+          input_cost_usd: num(pick(C.input_cost_usd)),
+          output_cost_usd: num(pick(C.output_cost_usd)),
+          cache_read_cost_usd: num(pick(C.cache_read_cost_usd)),
+          cache_creation_cost_usd: num(pick(C.cache_creation_cost_usd)),
         }
       : computeCosts(usage, response_model, request_model, provider_name);
 
-  let reasoning = str(pick(a, C.reasoning_content));
+  let reasoning = str(pick(C.reasoning_content));
   if (!reasoning) {
     const r = content.output.flatMap((m) => m.parts.filter((p) => p.type === 'reasoning').map((p) => p.content ?? ''));
     if (r.length) reasoning = r.join('\n');
@@ -240,7 +240,7 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
   // of its own (BeeAI Python's `exception.*` on an OK span).
   const tagged = (str(a['otel.status_code']) ?? '').toUpperCase() === 'ERROR';
   if (tagged) statusCode = 'ERROR';
-  const rawFinish = pick(a, C.finish_reasons);
+  const rawFinish = pick(C.finish_reasons);
   const finish_reasons = rawFinish !== null ? strList(rawFinish) : content.output.map((m) => m.finish_reason).filter(Boolean);
 
   const span: SpanRecord = {
@@ -259,46 +259,46 @@ export function normalizeSpan(s: Obj, ctx: SpanContext, rawDump?: string): Norma
     scope_version: ctx.scope_version,
     operation_name: operation,
     provider_name,
-    agent_id: str(pick(a, C.agent_id)),
+    agent_id: str(pick(C.agent_id)),
     agent_name,
-    agent_version: str(pick(a, C.agent_version)),
-    agent_description: str(pick(a, C.agent_description)),
-    conversation_id: str(pick(a, C.conversation_id)),
-    conversation_name: str(pick(a, C.conversation_name)),
+    agent_version: str(pick(C.agent_version)),
+    agent_description: str(pick(C.agent_description)),
+    conversation_id: str(pick(C.conversation_id)),
+    conversation_name: str(pick(C.conversation_name)),
     request_model,
     response_model,
-    response_id: str(pick(a, C.response_id)),
-    output_type: str(pick(a, C.output_type)),
-    error_type: str(pick(a, C.error_type)) ?? failure.type,
-    server_address: str(pick(a, C.server_address)),
-    server_port: int(pick(a, C.server_port)),
+    response_id: str(pick(C.response_id)),
+    output_type: str(pick(C.output_type)),
+    error_type: str(pick(C.error_type)) ?? failure.type,
+    server_address: str(pick(C.server_address)),
+    server_port: int(pick(C.server_port)),
     tool_name,
-    tool_type: str(pick(a, C.tool_type)),
-    tool_call_id: str(pick(a, C.tool_call_id)),
-    tool_description: str(pick(a, C.tool_description)),
+    tool_type: str(pick(C.tool_type)),
+    tool_call_id: str(pick(C.tool_call_id)),
+    tool_description: str(pick(C.tool_description)),
     reasoning_content: reasoning,
-    compaction_summary: str(pick(a, C.compaction_summary)),
-    compaction_items_before: int(pick(a, C.compaction_items_before)),
-    compaction_items_after: int(pick(a, C.compaction_items_after)),
-    svc_user_id: str(pick(a, C.svc_user_id)),
-    svc_run_id: str(pick(a, C.svc_run_id)),
-    svc_run_step: int(pick(a, C.svc_run_step)),
-    svc_run_step_end: int(pick(a, C.svc_run_step_end)),
-    request_temperature: num(pick(a, C.request_temperature)),
-    request_top_p: num(pick(a, C.request_top_p)),
-    request_frequency_penalty: num(pick(a, C.request_frequency_penalty)),
-    request_presence_penalty: num(pick(a, C.request_presence_penalty)),
-    request_max_tokens: int(pick(a, C.request_max_tokens)),
-    request_seed: int(pick(a, C.request_seed)),
-    request_choice_count: int(pick(a, C.request_choice_count)),
+    compaction_summary: str(pick(C.compaction_summary)),
+    compaction_items_before: int(pick(C.compaction_items_before)),
+    compaction_items_after: int(pick(C.compaction_items_after)),
+    svc_user_id: str(pick(C.svc_user_id)),
+    svc_run_id: str(pick(C.svc_run_id)),
+    svc_run_step: int(pick(C.svc_run_step)),
+    svc_run_step_end: int(pick(C.svc_run_step_end)),
+    request_temperature: num(pick(C.request_temperature)),
+    request_top_p: num(pick(C.request_top_p)),
+    request_frequency_penalty: num(pick(C.request_frequency_penalty)),
+    request_presence_penalty: num(pick(C.request_presence_penalty)),
+    request_max_tokens: int(pick(C.request_max_tokens)),
+    request_seed: int(pick(C.request_seed)),
+    request_choice_count: int(pick(C.request_choice_count)),
     ...usage,
-    reasoning_tokens: int(pick(a, C.reasoning_tokens)),
+    reasoning_tokens: int(pick(C.reasoning_tokens)),
     ...costs,
     finish_reasons,
-    request_stop_sequences: strList(pick(a, C.request_stop_sequences)),
-    artifact_refs: strList(pick(a, C.artifact_refs)),
-    content_refs: strList(pick(a, C.content_refs)),
-    object_refs: strList(pick(a, C.object_refs)),
+    request_stop_sequences: strList(pick(C.request_stop_sequences)),
+    artifact_refs: strList(pick(C.artifact_refs)),
+    content_refs: strList(pick(C.content_refs)),
+    object_refs: strList(pick(C.object_refs)),
     custom_attrs_bool: custom.custom_attrs_bool,
     custom_attrs_int: custom.custom_attrs_int,
     custom_attrs_float: custom.custom_attrs_float,

@@ -21,7 +21,6 @@ import type { SearchReader, SpanMatch } from './fts.js';
 import { CONVERSATIONS_OF_TRACE_SQL } from './summaries/traces.js';
 import { GATHER_DOCS, gatherBound as weighedBound } from '../../domain/gather-bound.js';
 
-
 /**
  * Measured at 10M spans (500,210 rows; docs/store.md "The 10M list-search cliff"): the walk passes a row
  * that does not match in ~3.3 ms of CPU (each of its ~5 traces asks the index whether it is a

@@ -112,6 +112,9 @@ class JsonUnion {
   }
 }
 
+/** The error loupe_undecided() fails a statement with (a duration bound inside a name-layer row: analytics/rollups.ts). */
+export const UNDECIDED = 'loupe: a duration bound falls inside a row of the name layer';
+
 /**
  * The layer's SQL functions, on every connection (like the body and search functions):
  *  - loupe_units(id): aggregate, the encoded set of the non-null ids (NULL when none);
@@ -120,9 +123,6 @@ class JsonUnion {
  *  - loupe_unit(id): the set of one id (NULL for NULL), for a rollup row read beside layer rows;
  *  - loupe_undecided(x): fails the statement with UNDECIDED (the name layer cannot answer it exactly).
  */
-/** The error loupe_undecided() fails a statement with (a duration bound inside a name-layer row: analytics/rollups.ts). */
-export const UNDECIDED = 'loupe: a duration bound falls inside a row of the name layer';
-
 export function registerRollupFunctions(db: Db): void {
   // One argument (any row value), so SQLite evaluates it per row reached, never once as a constant.
   db.function('loupe_undecided', (_row: unknown) => {

@@ -58,8 +58,9 @@ const DAY_SQL = `CASE WHEN s.start_ns >= 0 THEN s.start_ns / ${DAY_NS} ELSE (s.s
  * (spans-group.ts), so '[]' reads as '[null]' did, in 4 bytes less each (history workload, 100k spans: span_rollups
  * 3.18 → 3.11 MB, −0.66 B/span; older rows keep '[null]' until their unit is recomputed).
  */
-const LISTS = `json_group_array(DISTINCT agent_version) FILTER (WHERE agent_version IS NOT NULL),
-  json_group_array(DISTINCT conversation_name) FILTER (WHERE conversation_name IS NOT NULL)`;
+const AGENT_VERSIONS = 'json_group_array(DISTINCT agent_version) FILTER (WHERE agent_version IS NOT NULL)';
+const CONVERSATION_NAMES = 'json_group_array(DISTINCT conversation_name) FILTER (WHERE conversation_name IS NOT NULL)';
+const LISTS = `${AGENT_VERSIONS}, ${CONVERSATION_NAMES}`;
 /** Aggregates of one unit's spans per key (same derived values as the spans query). */
 const AGGREGATES = `${KEYS}, COUNT(*), MIN(start_ns), MAX(start_ns), MAX(end_ns), SUM(CASE WHEN end_ns > start_ns THEN end_ns - start_ns END),
   SUM(dur), COUNT(dur), MIN(dur), MAX(dur),
@@ -99,8 +100,8 @@ const IN_GROUPS = 'IN (SELECT value FROM json_each(?))';
  * every column needed but was ordered by agent first — a scan of the whole project for every unit
  * (measured: 540 s of a 100k-span import instead of a few); naming it keeps any later index out.
  */
-const derived = (where: string, index?: string) => `SELECT s.*, ${DERIVED_SQL.duration_ms} AS dur, ${DERIVED_SQL.total_tokens} AS tok,
-  ${DERIVED_SQL.total_cost_usd} AS cost, ${DAY_SQL} AS day FROM spans s${index ? ` INDEXED BY ${index}` : ''} WHERE ${where}`;
+const derived = (where: string, index?: string, more = '') => `SELECT s.*, ${DERIVED_SQL.duration_ms} AS dur, ${DERIVED_SQL.total_tokens} AS tok,
+  ${DERIVED_SQL.total_cost_usd} AS cost, ${DAY_SQL} AS day${more} FROM spans s${index ? ` INDEXED BY ${index}` : ''} WHERE ${where}`;
 
 /**
  * The name layer (`span_name_days`, migration 0031): the spans of a day split by the rollup keys, the span
@@ -121,7 +122,6 @@ const BUCKET_SQL = `CASE WHEN ${DERIVED_SQL.duration_ms} IS NULL THEN NULL ${DUR
  */
 export const conventionalName = (p: string): string =>
   `(CASE WHEN ${p}operation_name IN ('invoke_agent', 'create_agent') THEN ${p}operation_name || ' ' || ${p}agent_name ELSE ${p}operation_name || ' ' || ${p}request_model END)`;
-const NAME_KEYS = ROLLUP_KEYS.join(', ');
 /** The name layer's columns and their values over a group of spans (namedSpans), in that order. */
 const NAME_VALUES: [string, string][] = [
   ['project_id', 'project_id'], ['day', 'day'], ...ROLLUP_KEYS.map((k): [string, string] => [k, k]),
@@ -136,16 +136,12 @@ const NAME_VALUES: [string, string][] = [
   ['tok_sum', 'SUM(tok)'], ['tok_n', 'COUNT(tok)'], ['tok_min', 'MIN(tok)'], ['tok_max', 'MAX(tok)'],
   ['cost', 'SUM(cost)'], ['in_cost', 'SUM(CASE WHEN counted & 2 THEN input_cost_usd END)'], ['out_cost', 'SUM(CASE WHEN counted & 2 THEN output_cost_usd END)'],
   ['cost_n', 'COUNT(cost)'], ['cost_min', 'MIN(cost)'], ['cost_max', 'MAX(cost)'],
-  // Without NULL, as the rollup rows (LISTS).
-  ['agent_versions', 'json_group_array(DISTINCT agent_version) FILTER (WHERE agent_version IS NOT NULL)'],
-  ['conversation_names', 'json_group_array(DISTINCT conversation_name) FILTER (WHERE conversation_name IS NOT NULL)'],
+  ['agent_versions', AGENT_VERSIONS], ['conversation_names', CONVERSATION_NAMES],
   ['units', 'loupe_units(cid)'],
 ];
 /** Spans of a selection with the derived values, their bucket and their conversation's number (`cid`). */
-const namedSpans = (where: string, index?: string) => `SELECT s.*, ${DERIVED_SQL.duration_ms} AS dur, ${DERIVED_SQL.total_tokens} AS tok,
-  ${DERIVED_SQL.total_cost_usd} AS cost, ${DAY_SQL} AS day, ${BUCKET_SQL} AS bucket,
-  (SELECT c.id FROM conversation_summaries c WHERE c.project_id = s.project_id AND c.conversation_id = s.conversation_id AND c.kind = 'conversation') AS cid
-  FROM spans s${index ? ` INDEXED BY ${index}` : ''} WHERE ${where}`;
+const namedSpans = (where: string, index?: string) => derived(where, index, `, ${BUCKET_SQL} AS bucket,
+  (SELECT c.id FROM conversation_summaries c WHERE c.project_id = s.project_id AND c.conversation_id = s.conversation_id AND c.kind = 'conversation') AS cid`);
 /**
  * The name layer's rows of a selection of spans: grouped by day, keys, name and bucket, kept for the groups
  * of (day, keys) that this divides (`parts` > 1) or whose one name is not the conventional one.
@@ -153,8 +149,8 @@ const namedSpans = (where: string, index?: string) => `SELECT s.*, ${DERIVED_SQL
 const NAME_FILL = (where: string, index?: string) => `INSERT INTO span_name_days (${NAME_VALUES.map(([c]) => c).join(', ')})
   SELECT ${NAME_VALUES.map((_, i) => `v${i}`).join(', ')} FROM (
     SELECT ${NAME_VALUES.map(([, v], i) => `${v} AS v${i}`).join(', ')},
-      COUNT(*) OVER (PARTITION BY project_id, day, ${NAME_KEYS}) AS parts, span_name IS NOT ${conventionalName('')} AS named
-    FROM (${namedSpans(where, index)}) GROUP BY project_id, day, ${NAME_KEYS}, span_name, bucket)
+      COUNT(*) OVER (PARTITION BY project_id, day, ${KEYS}) AS parts, span_name IS NOT ${conventionalName('')} AS named
+    FROM (${namedSpans(where, index)}) GROUP BY project_id, day, ${KEYS}, span_name, bucket)
   WHERE parts > 1 OR named`;
 
 const NAME_REBUILD = [`DELETE FROM span_name_days`, NAME_FILL('1'), `DELETE FROM span_name_stale`];
@@ -202,11 +198,11 @@ export const ROLLUP_SQL = {
   nameRebuild: [...NAME_REBUILD, `DELETE FROM summary_backfill WHERE name = 'name_days'`],
 } as const;
 
+const pending = (db: Db, name: 'rollups' | 'name_days'): boolean => !db.readonly && !!db.prepare('SELECT 1 FROM summary_backfill WHERE name = ?').get(name);
 /** True when the store's rollups must be rebuilt from all spans (migration 0012 or 0020 on a store with spans). */
-export const rollupsPending = (db: Db): boolean => !db.readonly && !!db.prepare(`SELECT 1 FROM summary_backfill WHERE name = 'rollups'`).get();
-
+export const rollupsPending = (db: Db): boolean => pending(db, 'rollups');
 /** True when the name layer must be filled from all spans (migration 0031 on a store with spans). */
-export const namesPending = (db: Db): boolean => !db.readonly && !!db.prepare(`SELECT 1 FROM summary_backfill WHERE name = 'name_days'`).get();
+export const namesPending = (db: Db): boolean => pending(db, 'name_days');
 
 export interface SpanRollups {
   /** The units the traces belong to now or belonged to before a change (call before the trace pass). */
