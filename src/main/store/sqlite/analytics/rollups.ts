@@ -212,16 +212,9 @@ export function rollupFrom(req: SpanScope, prep: (sql: string) => Statement): Sq
   const parts: string[] = [];
   const params: unknown[] = [];
   if (whole) {
-    const range: string[] = ['s.project_id = ?'];
-    params.push(req.project_id);
-    if (whole.from !== null) {
-      range.push('s.day >= ?');
-      params.push(whole.from);
-    }
-    if (whole.to !== null) {
-      range.push('s.day < ?');
-      params.push(whole.to);
-    }
+    const days = dayRange(whole);
+    const range = ['s.project_id = ?', ...days.terms];
+    params.push(req.project_id, ...days.params);
     // A range of days by the day index: the layer is written day by day, so the range is read nearly in file order.
     parts.push(`SELECT ${LAYER_COLUMNS} FROM span_rollup_days s INDEXED BY span_rollup_days_day WHERE ${and(range.join(' AND '))}`);
     params.push(...condParams);
@@ -311,6 +304,21 @@ const SPAN_AS_LAYER_ROW = [
 /** A layer row's (day, key combination), as one value. */
 const groupOf = (p: string) => `json_array(${p}day, ${ROLLUP_KEYS.map((k) => p + k).join(', ')})`;
 
+/** The terms (over `s.day`) and parameters of a window's whole days; none for an open end. */
+function dayRange(whole: { from: bigint | null; to: bigint | null }): { terms: string[]; params: unknown[] } {
+  const terms: string[] = [];
+  const params: unknown[] = [];
+  if (whole.from !== null) {
+    terms.push('s.day >= ?');
+    params.push(whole.from);
+  }
+  if (whole.to !== null) {
+    terms.push('s.day < ?');
+    params.push(whole.to);
+  }
+  return { terms, params };
+}
+
 /**
  * The FROM of a query whose condition reads span_name or a duration bound (domain/rollups.ts needsNameLayer),
  * one statement (so the stale list and the rows are one snapshot), over the whole days in scope that are not
@@ -328,16 +336,7 @@ function nameLayerFrom(req: SpanScope, prep: (sql: string) => Statement): Sql {
   const { whole, edges } = hasWindow(req) ? windowDays(req.started_after_ns, req.started_before_ns) : { whole: { from: null, to: null }, edges: [] };
   const bounds = durationBounds(req.where!).map((b) => compileBool(b));
   if (whole) {
-    const range: string[] = [];
-    const rangeParams: unknown[] = [];
-    if (whole.from !== null) {
-      range.push('s.day >= ?');
-      rangeParams.push(whole.from);
-    }
-    if (whole.to !== null) {
-      range.push('s.day < ?');
-      rangeParams.push(whole.to);
-    }
+    const { terms: range, params: rangeParams } = dayRange(whole);
     // Rows of days that are not stale (NULL: the spans without a start), within the window's whole days.
     const clean = `${range.map((r) => `${r} AND `).join('')}(CASE WHEN s.day IS NULL THEN NOT EXISTS (SELECT 1 FROM span_name_stale WHERE project_id = ? AND day IS NULL)
         ELSE s.day NOT IN (SELECT day FROM span_name_stale WHERE project_id = ? AND day IS NOT NULL) END)`;
