@@ -5,7 +5,7 @@
  */
 import { CUSTOM_SOURCES, type CustomSource } from '../../../domain/catalog.js';
 import type { SpanScope, SpansListPlan } from '../../../domain/plans.js';
-import type { BoolExpr } from '../../../domain/expr.js';
+import { oneAgent } from '../../../domain/one-agent.js';
 import { isoFromNs } from '../../../domain/time.js';
 import type { ReadOptions, SpanRowOut } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
@@ -83,13 +83,6 @@ async function newestPage(ch: ClickHouse, plan: SpansListPlan, opts: ReadOptions
   throw new Error('unreachable: the last window is the whole store');
 }
 
-/** The string a condition compares `column` equal to (`column = 'x'` either way round), else null. */
-function equalsString(w: BoolExpr | null | undefined, column: string): string | null {
-  if (w?.kind !== 'compare' || w.op !== 'eq') return null;
-  const [col, lit] = w.left.kind === 'column' ? [w.left, w.right] : [w.right, w.left];
-  return col.kind === 'column' && col.column === column && lit.kind === 'literal' && typeof lit.value === 'string' ? lit.value : null;
-}
-
 /**
  * The list's count from the kept day rows (project-days.ts), as the SQLite adapter counts it from its kept
  * rows: every span of the project when nothing filters the list (no condition, no window), or the spans of
@@ -100,8 +93,7 @@ export function keptCount(plan: SpanScope): Sql | null {
   if (plan.started_after_ns !== null || plan.started_before_ns !== null) return null;
   const p = str(plan.project_id);
   if (plan.where === null) return sql`SELECT sum(span_count) AS n FROM project_days FINAL WHERE project_id = ${p}${FINAL_SETTINGS}`;
-  const w = plan.where.kind === 'and' && plan.where.args.length === 1 ? plan.where.args[0] : plan.where;
-  const agent = equalsString(w, 'agent_name');
+  const agent = oneAgent(plan);
   if (agent === null) return null;
   return sql`SELECT sum(d_spans) AS n FROM ${agentDays(plan.project_id)} WHERE d_agent = ${str(agent)}${FINAL_SETTINGS}`;
 }

@@ -10,6 +10,7 @@ import { countSource } from './scan-choice.js';
 import { isUndecided, rollupSpanCount } from './rollups.js';
 import { rollupsCount } from '../../../domain/rollups.js';
 import type { BoolExpr } from '../../../domain/expr.js';
+import { equalsString, oneAgent } from '../../../domain/one-agent.js';
 
 const LIGHT = [
   'project_id', 'span_id', 'trace_id', 'parent_span_id', 'span_name', 'span_kind', 'status_code', 'status_message', 'agent_description',
@@ -90,29 +91,10 @@ function rollupCountOrNull(req: SpansListPlan, prep: (sql: string) => Statement)
   }
 }
 
-/** The string a condition compares `column` equal to (`column = 'x'` either way round), else null. */
-function equalsString(w: BoolExpr | null | undefined, column: string): string | null {
-  if (w?.kind !== 'compare' || w.op !== 'eq') return null;
-  const [col, lit] = w.left.kind === 'column' ? [w.left, w.right] : [w.right, w.left];
-  return col.kind === 'column' && col.column === column && lit.kind === 'literal' && typeof lit.value === 'string' ? lit.value : null;
-}
-
 /** True when a condition keeps the spans of one trace (trace_id = a string, alone or in an AND). */
 function oneTrace(w: BoolExpr | null): boolean {
   if (w?.kind === 'and') return w.args.some(oneTrace);
   return equalsString(w, 'trace_id') !== null;
-}
-
-/**
- * The agent name when the list is "the spans of one agent" (agent_name = a string, alone or as the
- * one row of an AND, no time window, nothing else): its count is the agent's summary row, which counts the same spans (spans whose
- * agent_name is that name; summaries/agents.ts), so no index of spans by agent is needed (0025).
- */
-function oneAgent(req: SpansListPlan): string | null {
-  if (req.started_after_ns !== null || req.started_before_ns !== null) return null;
-  // The filter bar sends its rows as an AND, of one row here.
-  const w = req.where?.kind === 'and' && req.where.args.length === 1 ? req.where.args[0] : req.where;
-  return equalsString(w, 'agent_name');
 }
 
 function toRow(r: Record<string, unknown>, custom: Map<CustomSource, string[]>, req: SpansListPlan): SpanRowOut {
