@@ -20,7 +20,7 @@ import { date, ident, join, raw, sql, str, u64, type Sql } from '../sql.js';
 import { columnCandidates, payloadCandidates, prefilterSql } from '../search-sql.js';
 import { needleTerms } from '../../../domain/search-terms.js';
 import { termIndexReady, type TermSource } from '../search-index.js';
-import { FINAL_SETTINGS, currentPayloads, currentSpans } from './scope.js';
+import { DAY_ZERO_TEXT, FINAL_SETTINGS, currentPayloads, currentSpans, isDayZero, spanDays } from './scope.js';
 import { GATHER_DOCS, gatherBound as weighedBound } from '../../../domain/gather-bound.js';
 
 export type Snippet = NonNullable<ReturnType<typeof snippetOf>>;
@@ -214,9 +214,6 @@ async function spansOfTraces(ch: ClickHouse, projectId: string, candidates: Cand
 
 /** The first day past what a Date column holds (2149-06-06): spans starting later sit in day 0 with those without a start. */
 const PAST_DATES_NS = 65_536n * 86_400_000_000_000n;
-const DAY_ZERO = '1970-01-01';
-/** How system.parts names day 0's partition (18.16 prints the zero date). */
-const isDayZero = (partition: string) => partition === DAY_ZERO || partition === '0000-00-00';
 
 /**
  * The candidates of a common needle in the hits' order, a day's at a time (each window newest first,
@@ -226,9 +223,7 @@ const isDayZero = (partition: string) => partition === DAY_ZERO || partition ===
  * years: its candidates past 2149 come first, the rest last (1970-01-01, before 1970, no start).
  */
 async function* candidatesByDay(ch: ClickHouse, projectId: string, terms: readonly number[], needle: string, payloads: Payloads, opts: ReadOptions): AsyncGenerator<CandidateRow[]> {
-  const days = (
-    await ch.rows<{ p: string }>(raw("SELECT DISTINCT partition AS p FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"), opts)
-  ).map((r) => r.p).sort().reverse();
+  const days = await spanDays(ch, opts);
   const ofDay = async (day: string) => {
     const docs = sql`SELECT doc FROM search_terms WHERE project_id = ${str(projectId)} AND day = ${date(day)} AND term IN (${join(terms.map((t) => sql`${u64(t)}`), ', ')})
       GROUP BY doc HAVING uniqExact(term) = ${u64(terms.length)}`;
@@ -236,7 +231,7 @@ async function* candidatesByDay(ch: ClickHouse, projectId: string, terms: readon
     const rows = await candidateRows(ch, sql`project_id = ${str(projectId)} AND day = ${date(day)} AND deleted = 0 AND trace_id IN (${traces})`, needle, payloads, opts);
     return rows.sort(byStartDesc);
   };
-  const zero = days.some(isDayZero) ? await ofDay(DAY_ZERO) : [];
+  const zero = days.some(isDayZero) ? await ofDay(DAY_ZERO_TEXT) : [];
   const late = (r: CandidateRow) => r.start_ns !== null && BigInt(r.start_ns) >= PAST_DATES_NS;
   if (zero.some(late)) yield zero.filter(late);
   for (const day of days) if (!isDayZero(day)) yield await ofDay(day);

@@ -4,6 +4,8 @@
  * the `$expr` condition.
  */
 import type { SpanScope } from '../../../domain/plans.js';
+import type { ReadOptions } from '../../ports.js';
+import type { ClickHouse } from '../connection.js';
 import { dayNumber, dayOf } from '../encode.js';
 import { predicate, withProject } from '../expr.js';
 import { date, i64, raw, sql, str, type Sql } from '../sql.js';
@@ -46,7 +48,12 @@ export function scopeSql(s: SpanScope): Sql {
 }
 
 /** Day 0's partition: spans without a start, and those starting before 1970 or after 2149 (encode.ts partitionDay). */
-const DAY_ZERO = date('1970-01-01');
+/** Day 0's partition: spans without a start and those outside the Date column's years. */
+export const DAY_ZERO_TEXT = '1970-01-01';
+/** How system.parts names day 0's partition (18.16 prints the zero date). */
+export const isDayZero = (partition: string): boolean => partition === DAY_ZERO_TEXT || partition === '0000-00-00';
+
+const DAY_ZERO = date(DAY_ZERO_TEXT);
 /** The last day a Date column holds (2149-06-06). */
 const LAST_DAY = 0xffff;
 
@@ -63,4 +70,10 @@ function beforeDays(ns: bigint): Sql {
   const d = dayNumber(ns);
   if (d > LAST_DAY) return raw('');
   return sql` AND day <= ${d < 0 ? DAY_ZERO : date(dayOf(ns))}`;
+}
+
+/** The days (partitions) of `spans` that hold rows, newest first, day 0 included (as system.parts names it). */
+export async function spanDays(ch: ClickHouse, opts: ReadOptions): Promise<string[]> {
+  const rows = await ch.rows<{ p: string }>(raw("SELECT DISTINCT partition AS p FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"), opts);
+  return rows.map((r) => r.p).sort().reverse();
 }

@@ -11,8 +11,8 @@ import type { ReadOptions, SpanRowOut } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql } from '../expr.js';
 import { big, receivedRawSpan, type RawSpanParts } from '../rows.js';
-import { date, dir, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
-import { FINAL_SETTINGS, currentPayloads, currentSpans, scopeSql } from './scope.js';
+import { date, dir, ident, join, limit, sql, str, type Sql } from '../sql.js';
+import { DAY_ZERO_TEXT, FINAL_SETTINGS, currentPayloads, currentSpans, isDayZero, scopeSql, spanDays } from './scope.js';
 import { keyFilter, type SpanKey } from './keys.js';
 import { agentDays } from './agents.js';
 
@@ -48,7 +48,6 @@ type Row = Record<string, unknown> & { trace_id: string; span_id: string; day: s
 
 /** The first ns of a partition day (UTC). */
 const dayStartNs = (day: string): bigint => BigInt(Date.parse(`${day}T00:00:00Z`)) * 1_000_000n;
-const DAY_ZERO = '1970-01-01';
 
 /**
  * The page's keys in the default order (started_at descending), reading the newest days only: a span's
@@ -61,16 +60,14 @@ async function newestPage(ch: ClickHouse, plan: SpansListPlan, opts: ReadOptions
   const where = scopeSql(plan);
   const total = ch.rows<{ n: string }>(keptCount(plan) ?? sql`SELECT count() AS n FROM ${currentSpans(where)}${FINAL_SETTINGS}`, opts);
   total.catch(() => {}); // awaited below, where a failure is thrown; not left unhandled while the page is read
-  const days = (
-    await ch.rows<{ p: string }>(raw("SELECT DISTINCT partition AS p FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"), opts)
-  ).map((r) => r.p).filter((p) => p !== DAY_ZERO && p !== '0000-00-00').sort().reverse();
+  const days = (await spanDays(ch, opts)).filter((p) => !isDayZero(p));
   const need = plan.offset + plan.limit;
   if (need === 0) return { rows: [], total: Number((await total)[0]?.n ?? 0) };
   // One day, then four, then the whole store: a selective filter costs at most a whole sort and two small reads.
   for (const n of [1, 4, days.length]) {
     const whole = n >= days.length;
     const from = days[Math.min(n, days.length) - 1];
-    const window = whole || !from ? where : sql`${where} AND (day >= ${date(from)} OR day = ${date(DAY_ZERO)})`;
+    const window = whole || !from ? where : sql`${where} AND (day >= ${date(from)} OR day = ${date(DAY_ZERO_TEXT)})`;
     const rows = await ch.rows<SpanKey & { start_ns: string | null }>(
       sql`SELECT trace_id, span_id, day, start_ns FROM ${currentSpans(window)} ORDER BY ${sortSql(plan)}${limit(0, need)}${FINAL_SETTINGS}`,
       opts,

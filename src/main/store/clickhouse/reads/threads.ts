@@ -9,7 +9,7 @@ import type { ReadOptions, ThreadRowOut } from '../../ports.js';
 import { pageOfThreads, threadOf } from '../../../domain/threads.js';
 import type { ClickHouse } from '../connection.js';
 import { dir, i64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
-import { FINAL_SETTINGS } from './scope.js';
+import { FINAL_SETTINGS, isDayZero, spanDays } from './scope.js';
 
 const SQL_SORT: Record<string, string> = { thread_id: 'conversation_id', turn_count: 'turn_count', start_time: 'start_ns', last_updated: 'end_ns' };
 const CHUNK = 256;
@@ -58,9 +58,7 @@ async function newestPage(
 ): Promise<{ conversation_id: string }[]> {
   const need = plan.offset + plan.limit;
   if (need === 0) return [];
-  const days = (
-    await ch.rows<{ p: string }>(raw("SELECT DISTINCT partition AS p FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active"), opts)
-  ).map((r) => r.p).filter((p) => p !== '1970-01-01' && p !== '0000-00-00').sort().reverse();
+  const days = (await spanDays(ch, opts)).filter((p) => !isDayZero(p));
   for (const n of [1, 4]) {
     if (n > days.length) break;
     const from = BigInt(Date.parse(`${days[n - 1]}T00:00:00Z`)) * 1_000_000n;
