@@ -43,6 +43,9 @@ export function gatherBound(rows: number, need: number, floor = GATHER_DOCS): nu
 
 export type Snippet = SpanMatch['snippet'];
 
+/** Whether a conversation's row owns a span of one of its traces: the span is untagged or tagged with it (semantics §4.1). */
+const owns = (span: { conversation_id: string | null }, conversation: string) => span.conversation_id == null || span.conversation_id === conversation;
+
 const SQL = {
   turnsOfTrace: CONVERSATIONS_OF_TRACE_SQL,
   tracesOfConversation: `SELECT trace_id FROM conversation_turns WHERE project_id = ? AND conversation_id = ? ORDER BY turn_start_ns DESC`,
@@ -88,15 +91,18 @@ export function createConversationSearch(db: Db, reader: SearchReader, bound: (r
       const owners = new Map<string, { row: number; conversation: string | null }[]>();
       // A trace is checked only when one of its rows has not matched yet (a conversation's later turns
       // repeat its history, so its newest trace usually answers for all of them).
+      // Its check ends as soon as each of those rows has its first matching span.
       const wanted = (traceId: string) => {
         const mine = rowsOf(projectId, traceId);
         owners.set(traceId, mine);
-        return mine.some((r) => !snippets.has(r.row));
+        const open = mine.filter((r) => !snippets.has(r.row));
+        if (!open.length) return false;
+        return (found: readonly SpanMatch[]) => open.every(({ conversation }) => conversation === null || found.some((m) => owns(m, conversation)));
       };
       reader.eachMatch(projectId, needle, (spans, traceId) => {
         for (const { row, conversation } of owners.get(traceId) ?? []) {
           if (snippets.has(row)) continue;
-          const s = conversation === null ? spans[0] : spans.find((m) => m.conversation_id == null || m.conversation_id === conversation);
+          const s = conversation === null ? spans[0] : spans.find((m) => owns(m, conversation));
           if (s) snippets.set(row, s.snippet);
         }
         return true;
@@ -107,7 +113,7 @@ export function createConversationSearch(db: Db, reader: SearchReader, bound: (r
     rowSnippet(projectId: string, kind: 'conversation' | 'trace', conversationId: string, needle: string): Snippet | null {
       const traceIds = kind === 'trace' ? [conversationId] : (tracesOf.all(projectId, conversationId) as string[]);
       // The first matching span the row owns (a span tagged with another conversation is not its own).
-      const accept = kind === 'trace' ? () => true : (m: { conversation_id: string | null }) => m.conversation_id == null || m.conversation_id === conversationId;
+      const accept = kind === 'trace' ? () => true : (m: { conversation_id: string | null }) => owns(m, conversationId);
       for (const traceId of traceIds) {
         const [s] = reader.traceMatches(projectId, traceId, needle, accept);
         if (s) return s.snippet;
