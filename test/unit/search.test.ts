@@ -23,7 +23,7 @@ import { gatherBound } from '../../src/main/store/sqlite/conversation-search.js'
 import { GATHER_DOCS } from '../../src/main/domain/gather-bound.js';
 import { FTS_SQL, ftsQuery, registerSearchFunctions, searchSql, storedTexts, type StoredSearchRow } from '../../src/main/store/sqlite/fts.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
-import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
+import { chatAttributes, importRequest, otlpRequest, traceBuilder } from '../helpers/otlp.js';
 import { tempStores } from '../helpers/temp-store.js';
 import { asOlderWriter, openStoreFile } from '../helpers/sqlite.js';
 
@@ -328,6 +328,69 @@ describe('full-text search', () => {
       }
     } finally {
       await reopened.close();
+    }
+  }, 90_000);
+
+  it('a needle in a continued input is found in every span whose rebuilt history holds it; one in an earlier span\'s own text, only there', async () => {
+    // One import: three turns of a conversation whose chat calls continue each other (each input is the
+    // previous call's messages, its answer and a new question: stored as base + tail, migration 0021).
+    // 'Q-7731' is said once, in turn 1: turns 2 and 3 hold it only in their rebuilt history (turn 3
+    // two bases back). 'R-5520' is a tool result of turn 1 that no later input repeats.
+    const store = await freshStore();
+    const conversationId = 'conv-history';
+    const say = (content: string) => ({ role: 'user', content });
+    const answer = (content: string) => ({ role: 'assistant', content });
+    const inputs = [[say('where is parcel Q-7731?')]];
+    inputs.push([...inputs[0]!, answer('it left the depot'), say('and the invoice?')]);
+    inputs.push([...inputs[1]!, answer('sent yesterday'), say('thanks, that is all')]);
+    const spans: Record<string, unknown>[] = [];
+    const chats: string[] = [];
+    let tool = '';
+    inputs.forEach((input, i) => {
+      const t = traceBuilder({ seed: `history-${i}`, start: Date.parse('2026-12-02T10:00:00Z') + i * 60_000 });
+      const root = t.span('invoke_agent courier', { durationMs: 900, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'courier', 'gen_ai.conversation.id': conversationId } });
+      if (i === 0) {
+        tool = t.span('execute_tool print_label', {
+          parent: root, at: 5, durationMs: 20,
+          attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'print_label', 'gen_ai.conversation.id': conversationId, 'gen_ai.tool.call.result': 'label printed: R-5520' },
+        }).spanId;
+      }
+      chats.push(t.span('chat gpt-4o-mini', {
+        parent: root, at: 100, durationMs: 300,
+        attributes: chatAttributes({ model: 'gpt-4o-mini', conversationId, agentName: 'courier', input, output: [answer(['it left the depot', 'sent yesterday', 'bye'][i]!)] }),
+      }).spanId);
+      spans.push(...t.spans());
+    });
+    await importRequest(store, P, otlpRequest(spans));
+    await loneTraces(store);
+
+    const db = openStoreFile(store.file, { readonly: true });
+    registerSearchFunctions(db);
+    try {
+      // Turns 2 and 3 are stored continued (the rebuilt history is what the check must look through).
+      const base = db.prepare(`SELECT b.input_base FROM span_bodies b JOIN spans s ON s.id = b.span_rowid WHERE s.span_id = ?`).pluck();
+      expect(chats.map((id) => base.get(id) != null)).toEqual([false, true, true]);
+      const spansOf = (needle: string) => {
+        const { sql, params } = searchSql(needle);
+        return db.prepare(`SELECT s.span_id FROM spans s WHERE s.project_id = ? AND ${sql} ORDER BY 1`).pluck().all(P, ...params) as string[];
+      };
+      for (const [needle, owners, excerpt] of [['Q-7731', chats, 'where is parcel Q-7731?'], ['R-5520', [tool], 'label printed: R-5520']] as const) {
+        // The spans: each whose texts (its whole input included) hold it, by the index's check and by $search.
+        const hits = await store.traces.search({ project_id: P, text: needle, limit: 100 });
+        expect(hits.map((h) => h.span_id).sort(), needle).toEqual([...owners].sort());
+        expect(spansOf(needle), needle).toEqual([...owners].sort());
+        // The conversation's row, gathered and walked alike, with the excerpt of the text that holds it.
+        const got = await list(store, { search: needle });
+        expect(keysOf(got.conversations), needle).toEqual([`conversation:${conversationId}`]);
+        expect(got.total_count).toBe(1);
+        expect(got.conversations[0].snippet.text, needle).toBe(excerpt);
+        const plan = conversationsPlan({ project_id: P, search: needle, limit: 10, offset: 0 });
+        const walked = createConversationsRepo(db, { gatherBound: () => 0 }).list(plan);
+        expect(walked.total_exact, needle).toBe(false);
+        expect(walked.conversations, needle).toEqual(createConversationsRepo(db).list(plan).conversations);
+      }
+    } finally {
+      db.close();
     }
   }, 90_000);
 });

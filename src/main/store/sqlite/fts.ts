@@ -136,6 +136,8 @@ function rawTest(needle: string): ((raw: string | null | undefined) => boolean) 
 /** The fields of a span's stored body the texts come from. */
 const BODY_KEYS = ['input_messages', 'output_messages', 'system_instructions', 'tool_call_arguments', 'tool_call_result'] as const satisfies readonly BodyField[];
 const TEXT_FIELDS: ReadonlySet<BodyField> = new Set(BODY_KEYS);
+/** The body fields a span's texts take as they are stored (the input may continue a base's). */
+const OWN_KEYS = BODY_KEYS.filter((f) => f !== 'input_messages');
 const INPUT_FIELD: ReadonlySet<BodyField> = new Set(['input_messages']);
 /** Bases walked at most for one continued input (the span_details view's bound). */
 const MAX_CHAIN = 1000;
@@ -296,7 +298,7 @@ function spanCheck(read: CheckReads, needle: string) {
     }
     return joinJsonArrays(parts.reverse());
   };
-  /** Whether the input of `rowid` (a base) may hold the needle, its own messages or a base's. */
+  /** Whether the whole input of span `rowid` may hold the needle: its own messages or a base's. */
   const mayHoldChain = (rowid: number): boolean => {
     const walked: number[] = [];
     let holds = false;
@@ -323,7 +325,12 @@ function spanCheck(read: CheckReads, needle: string) {
     const [id, , , rowText, dict, blob, base] = r;
     let own: Partial<SpanBody> | null = null;
     const body = () => (own ??= Buffer.isBuffer(blob) ? fields(dict, blob, TEXT_FIELDS) : {});
-    if (test && !test(rowText) && !BODY_KEYS.some((f) => test(body()[f])) && (base == null || !mayHoldChain(base))) return null;
+    if (test && !test(rowText)) {
+      const o = body();
+      // Its own input, for the spans that continue it (mostly later calls of the same trace).
+      if (!bases.has(id)) bases.set(id, { input: o.input_messages ?? '[]', base });
+      if (!OWN_KEYS.some((f) => test(o[f])) && !mayHoldChain(id)) return null;
+    }
     const o = body();
     return firstMatch(
       storedTexts({
