@@ -331,20 +331,24 @@ describe('full-text search', () => {
     }
   }, 90_000);
 
-  it('a needle in a continued input is found in every span whose rebuilt history holds it; one in an earlier span\'s own text, only there', async () => {
+  it('a needle in a continued input is found in every span whose rebuilt history holds it; one in an earlier span\'s own text, only there; a row\'s excerpt does not depend on how inputs are stored', async () => {
     // One import: three turns of a conversation whose chat calls continue each other (each input is the
     // previous call's messages, its answer and a new question: stored as base + tail, migration 0021).
     // 'Q-7731' is said once, in turn 1: turns 2 and 3 hold it only in their rebuilt history (turn 3
-    // two bases back). 'R-5520' is a tool result of turn 1 that no later input repeats.
+    // two bases back). 'R-5520' is a tool result of turn 1 that no later input repeats. 'P-3300' is said
+    // in turn 1 and again in turn 3's answer: the row's excerpt is the first text of turn 3's call that
+    // holds it — turn 1's message, which its input repeats — as when every input is stored whole (the
+    // same turns imported one request at a time are: a history is kept per import).
     const store = await freshStore();
     const conversationId = 'conv-history';
     const say = (content: string) => ({ role: 'user', content });
     const answer = (content: string) => ({ role: 'assistant', content });
-    const inputs = [[say('where is parcel Q-7731?')]];
+    const inputs = [[say('where is parcel Q-7731? ref P-3300')]];
     inputs.push([...inputs[0]!, answer('it left the depot'), say('and the invoice?')]);
     inputs.push([...inputs[1]!, answer('sent yesterday'), say('thanks, that is all')]);
     const spans: Record<string, unknown>[] = [];
     const chats: string[] = [];
+    const requests: ReturnType<typeof otlpRequest>[] = [];
     let tool = '';
     inputs.forEach((input, i) => {
       const t = traceBuilder({ seed: `history-${i}`, start: Date.parse('2026-12-02T10:00:00Z') + i * 60_000 });
@@ -357,9 +361,10 @@ describe('full-text search', () => {
       }
       chats.push(t.span('chat gpt-4o-mini', {
         parent: root, at: 100, durationMs: 300,
-        attributes: chatAttributes({ model: 'gpt-4o-mini', conversationId, agentName: 'courier', input, output: [answer(['it left the depot', 'sent yesterday', 'bye'][i]!)] }),
+        attributes: chatAttributes({ model: 'gpt-4o-mini', conversationId, agentName: 'courier', input, output: [answer(['it left the depot', 'sent yesterday', 'bye, ref P-3300'][i]!)] }),
       }).spanId);
       spans.push(...t.spans());
+      requests.push(t.request());
     });
     await importRequest(store, P, otlpRequest(spans));
     await loneTraces(store);
@@ -374,7 +379,8 @@ describe('full-text search', () => {
         const { sql, params } = searchSql(needle);
         return db.prepare(`SELECT s.span_id FROM spans s WHERE s.project_id = ? AND ${sql} ORDER BY 1`).pluck().all(P, ...params) as string[];
       };
-      for (const [needle, owners, excerpt] of [['Q-7731', chats, 'where is parcel Q-7731?'], ['R-5520', [tool], 'label printed: R-5520']] as const) {
+      const cases = [['Q-7731', chats, 'where is parcel Q-7731? ref P-3300'], ['R-5520', [tool], 'label printed: R-5520'], ['P-3300', chats, 'where is parcel Q-7731? ref P-3300']] as const;
+      for (const [needle, owners, excerpt] of cases) {
         // The spans: each whose texts (its whole input included) hold it, by the index's check and by $search.
         const hits = await store.traces.search({ project_id: P, text: needle, limit: 100 });
         expect(hits.map((h) => h.span_id).sort(), needle).toEqual([...owners].sort());
@@ -392,5 +398,16 @@ describe('full-text search', () => {
     } finally {
       db.close();
     }
+    // The same turns one request at a time: every input stored whole (a history is kept per import), the same answers.
+    const whole = await freshStore();
+    for (const r of requests) await importRequest(whole, P, r);
+    await loneTraces(whole);
+    const wdb = openStoreFile(whole.file, { readonly: true });
+    try {
+      expect(wdb.prepare(`SELECT COUNT(*) FROM span_bodies WHERE input_base IS NOT NULL`).pluck().get()).toBe(0);
+    } finally {
+      wdb.close();
+    }
+    for (const needle of ['Q-7731', 'R-5520', 'P-3300']) expect(await list(whole, { search: needle }), needle).toEqual(await list(store, { search: needle }));
   }, 90_000);
 });
