@@ -18,7 +18,6 @@
  */
 import type { Db } from './open.js';
 import type { SearchReader, SpanMatch } from './fts.js';
-import { CONVERSATIONS_OF_TRACE_SQL } from './summaries/traces.js';
 import { GATHER_DOCS, gatherBound as weighedBound } from '../../domain/gather-bound.js';
 
 /**
@@ -47,7 +46,14 @@ export type Snippet = SpanMatch['snippet'];
 const owns = (span: { conversation_id: string | null }, conversation: string) => span.conversation_id == null || span.conversation_id === conversation;
 
 const SQL = {
-  turnsOfTrace: CONVERSATIONS_OF_TRACE_SQL,
+  /**
+   * The conversation rows of a trace's conversations (summaries/traces.ts CONVERSATIONS_OF_TRACE_SQL, each
+   * row's id sought in the same statement: one step per candidate trace instead of 1 + one per conversation;
+   * NULL when a conversation has no row). As a join, SQLite's plan scanned the project's rows.
+   */
+  turnsOfTrace: `SELECT j.value AS conversation,
+      (SELECT cs.id FROM conversation_summaries cs WHERE cs.project_id = ts.project_id AND cs.conversation_id = j.value AND cs.kind = 'conversation') AS row
+    FROM trace_summaries ts, json_each(ts.conversation_ids) j WHERE ts.project_id = ? AND ts.trace_id = ? ORDER BY j.key`,
   tracesOfConversation: `SELECT trace_id FROM conversation_turns WHERE project_id = ? AND conversation_id = ? ORDER BY turn_start_ns DESC`,
   rowId: `SELECT id FROM conversation_summaries WHERE project_id = ? AND conversation_id = ? AND kind = ?`,
 } as const;
@@ -61,19 +67,19 @@ export interface ConversationMatches {
 
 /** `bound`: candidate documents beyond which a query is walked, for the project's rows and the rows a page needs. */
 export function createConversationSearch(db: Db, reader: SearchReader, bound: (rows: number, need: number) => number = gatherBound) {
-  const turnsOfTrace = db.prepare(SQL.turnsOfTrace).pluck();
+  const turnsOfTrace = db.prepare<[string, string], { conversation: string; row: number | null }>(SQL.turnsOfTrace);
   const tracesOf = db.prepare(SQL.tracesOfConversation).pluck();
   const rowId = db.prepare(SQL.rowId).pluck();
 
   /** The rows a trace's spans belong to: its conversations' rows, else its own. */
   const rowsOf = (projectId: string, traceId: string): { row: number; conversation: string | null }[] => {
-    const conversations = turnsOfTrace.all(projectId, traceId) as string[];
-    const keys: [string, 'conversation' | 'trace'][] = conversations.length ? conversations.map((c) => [c, 'conversation']) : [[traceId, 'trace']];
-    const out: { row: number; conversation: string | null }[] = [];
-    for (const [id, kind] of keys) {
-      const row = rowId.get(projectId, id, kind) as number | undefined;
-      if (row !== undefined) out.push({ row, conversation: kind === 'conversation' ? id : null });
+    const turns = turnsOfTrace.all(projectId, traceId);
+    if (!turns.length) {
+      const row = rowId.get(projectId, traceId, 'trace') as number | undefined;
+      return row === undefined ? [] : [{ row, conversation: null }];
     }
+    const out: { row: number; conversation: string | null }[] = [];
+    for (const t of turns) if (t.row != null) out.push({ row: t.row, conversation: t.conversation });
     return out;
   };
 

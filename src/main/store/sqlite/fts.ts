@@ -138,7 +138,6 @@ const BODY_KEYS = ['input_messages', 'output_messages', 'system_instructions', '
 const TEXT_FIELDS: ReadonlySet<BodyField> = new Set(BODY_KEYS);
 /** The body fields a span's texts take as they are stored (the input may continue a base's). */
 const OWN_KEYS = BODY_KEYS.filter((f) => f !== 'input_messages');
-const INPUT_FIELD: ReadonlySet<BodyField> = new Set(['input_messages']);
 /** Bases walked at most for one continued input (the span_details view's bound). */
 const MAX_CHAIN = 1000;
 
@@ -273,15 +272,20 @@ interface CheckReads {
 function spanCheck(read: CheckReads, needle: string) {
   const { fields, baseBody, spanColumns } = read;
   const test = rawTest(needle);
-  /** Per base span: its own input messages (as stored) and its own base. */
-  const bases = new Map<number, { input: string; base: number | null } | null>();
+  /**
+   * Per span read: its own input messages (as stored) and its own base; for a base read on its own, its
+   * body's text fields too (a base is often a span of an older candidate trace, checked later: its body
+   * is then not decoded twice — 3,193 of 8,752 decodings for `A-1187` at 10M).
+   */
+  const bases = new Map<number, { input: string; base: number | null; fields?: Partial<SpanBody> } | null>();
   /** Per base span: whether its whole input (its own messages and its bases') may hold the needle. */
   const chainHolds = new Map<number, boolean>();
   const baseOf = (rowid: number) => {
     let b = bases.get(rowid);
     if (b === undefined) {
       const row = baseBody.get(rowid);
-      b = row ? { input: Buffer.isBuffer(row.body) ? (fields(row.dict_id, row.body, INPUT_FIELD).input_messages ?? '[]') : '[]', base: row.input_base } : null;
+      const f = row && Buffer.isBuffer(row.body) ? fields(row.dict_id, row.body, TEXT_FIELDS) : {};
+      b = row ? { input: f.input_messages ?? '[]', base: row.input_base, fields: f } : null;
       bases.set(rowid, b);
     }
     return b;
@@ -324,7 +328,7 @@ function spanCheck(read: CheckReads, needle: string) {
   const firstText = (r: CheckRow): string | null => {
     const [id, , , rowText, dict, blob, base] = r;
     let own: Partial<SpanBody> | null = null;
-    const body = () => (own ??= Buffer.isBuffer(blob) ? fields(dict, blob, TEXT_FIELDS) : {});
+    const body = () => (own ??= bases.get(id)?.fields ?? (Buffer.isBuffer(blob) ? fields(dict, blob, TEXT_FIELDS) : {}));
     if (test && !test(rowText)) {
       const o = body();
       // Its own input, for the spans that continue it (mostly later calls of the same trace).
