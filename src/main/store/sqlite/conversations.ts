@@ -92,14 +92,22 @@ export function conversationsWhere(plan: IndexedPlan, paging = true): { sql: str
   return { sql: and.join(' AND '), params };
 }
 
+/**
+ * The rows a page and its count read. Restricted to the search's matching rows (`ids`), they are sought
+ * by id: left to itself SQLite read the project's whole sort index (or, for the count, the cost index)
+ * and tested each entry against the list — at 10M spans (500,210 rows) 35 ms for the page of `A-1187`'s
+ * 277 rows and 25 ms for its count, against 1.5 and 0.1 ms by id.
+ */
+const fromRows = (plan: IndexedPlan) => (plan.ids ? 'conversation_summaries c NOT INDEXED' : 'conversation_summaries c');
+
 export const CONVERSATIONS_SQL = {
   page: (plan: IndexedPlan) => {
     const order = orderOf(plan.sort).map((o) => `c.${o.column} ${o.direction === 'asc' ? 'ASC' : 'DESC'}`);
     return `SELECT c.id, c.kind, c.conversation_id, c.conversation_name, c.turn_count, c.span_count, c.error_count, c.input_tokens,
       c.output_tokens, c.usage_spans, c.cost_usd, c.first_ns, c.last_ns, c.agent_names, c.request_models, c.first_text, c.last_text
-      FROM conversation_summaries c WHERE ${conversationsWhere(plan).sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
+      FROM ${fromRows(plan)} WHERE ${conversationsWhere(plan).sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
   },
-  count: (plan: IndexedPlan) => `SELECT COUNT(*) FROM conversation_summaries c WHERE ${conversationsWhere(plan, false).sql}`,
+  count: (plan: IndexedPlan) => `SELECT COUNT(*) FROM ${fromRows(plan)} WHERE ${conversationsWhere(plan, false).sql}`,
   // Rows with an error: a range of the errors index, no row read.
   errorRows: `SELECT COUNT(*) FROM conversation_summaries c WHERE c.project_id = ? AND c.error_count > 0`,
   // Every row of a project (nothing filters the list): kept by triggers (migration 0026), not counted.
