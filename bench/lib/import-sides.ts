@@ -8,7 +8,9 @@
  *        normalize, prepare and pack the rows (what the ingest worker does), nothing written
  *   tsx bench/lib/import-sides.ts write <file.jsonl> <dir>   → {spans, cpuMs}: the rows prepared first (not
  *        counted), then written batch by batch through the writer thread's own code (write-side.ts:
- *        upserts, bodies, summaries, search index, commits, WAL policy) into a new store in <dir>
+ *        upserts, bodies, summaries, search index, commits, WAL policy) into a new store in <dir> (with
+ *        LOUPE_BENCH_KEEP=1 into the store already there); prints the writing thread's own CPU and the bytes read
+ *        and written
  *   tsx bench/lib/import-sides.ts prepare <file.jsonl> <out.batches>   → the packed batches saved once, so
  *        that repeated `write <out.batches> <dir>` runs spend no CPU preparing them (the prepare of 100k
  *        history spans costs more than their write); the file holds the batches of today's code only
@@ -99,10 +101,14 @@ async function cli(): Promise<void> {
     let batches: EncodedBatch[] = [];
     if (file.endsWith('.batches')) batches = loadBatches(file);
     else await prepareAll(file, (batch) => batches.push(batch));
-    fs.rmSync(dir, { recursive: true, force: true });
+    // LOUPE_BENCH_KEEP=1: written into the store already in <dir> (a store grown part by part, or a copy of a big one).
+    if (!process.env.LOUPE_BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
     const db = path.join(dir, 'loupe.db');
     const side = createWriteSide(openDatabase(db), db);
     const job = side.channelJob();
+    const io = () => Object.fromEntries(fs.readFileSync('/proc/self/io', 'utf8').trim().split('\n').map((l) => l.split(': ')).map(([k, v]) => [k, Number(v)]));
+    const io0 = io();
     const cpu0 = process.cpuUsage();
     const thread0 = threadMs();
     for (const batch of batches) {
@@ -112,8 +118,11 @@ async function cli(): Promise<void> {
     }
     const ms = cpuMs(cpu0);
     const thread = threadMs() - thread0;
+    const io1 = io();
+    // Bytes the process read and wrote (MB), page cache included: rchar / wchar of /proc/self/io.
+    const mb = (k: string) => Math.round((io1[k]! - io0[k]!) / 1e5) / 10;
     side.close();
-    console.log(JSON.stringify({ spans: batches.reduce((n, b) => n + b.count, 0), cpuMs: ms, threadMs: thread }));
+    console.log(JSON.stringify({ spans: batches.reduce((n, b) => n + b.count, 0), cpuMs: ms, threadMs: thread, readMB: mb('rchar'), writtenMB: mb('wchar') }));
   } else {
     console.error('usage: tsx bench/lib/import-sides.ts parse <file.jsonl> | prepare <file.jsonl> <out.batches> | write <file.jsonl | file.batches> <dir>');
     process.exitCode = 2;

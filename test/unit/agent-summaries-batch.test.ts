@@ -17,6 +17,7 @@ import { traceAgentStats, type TraceSpanRow } from '../../src/main/domain/summar
 import { importRequest, traceBuilder } from '../helpers/otlp.js';
 import { tempStores } from '../helpers/temp-store.js';
 import { openStoreFile } from '../helpers/sqlite.js';
+import { AGENT_SUMMARY_SQL } from '../../src/main/store/sqlite/summaries/agents.js';
 
 const P = 'bench/genai';
 const newStore = tempStores('loupe-agent-batch-');
@@ -92,6 +93,23 @@ describe('agent summaries of new traces from the batch', () => {
           expect(r[k], `${String(r.agent_name)} ${k}`).toEqual(r[`t_${k}`]);
         }
       }
+
+      // The second import rebuilt every agent's row from its per-trace rows (each trace was known): read through
+      // the agent index (the planner chose the project's whole primary key), the same rows in the same order (trace
+      // id) as that key gives, so every value, the REAL cost included, is exactly the sums over the key's rows.
+      expect((db.prepare(`EXPLAIN QUERY PLAN ${AGENT_SUMMARY_SQL.rebuildSummary.replace(/^INSERT[^]*?SELECT/, 'SELECT')}`).all('p', 'a') as { detail: string }[]).map((r) => r.detail).join('\n'))
+        .toMatch(/USING INDEX agent_trace_stats_agent \(project_id=\? AND agent_name=\?\)/);
+      const byKey = db.prepare(
+        `SELECT project_id, agent_name, SUM(span_count), SUM(invocation_count), SUM(error_count), SUM(duration_ns), SUM(input_tokens), SUM(output_tokens),
+                SUM(cost_usd), MIN(first_ns), MAX(last_ns), SUM(usage_spans)
+           FROM agent_trace_stats NOT INDEXED WHERE project_id = ? AND agent_name = ? GROUP BY project_id, agent_name`,
+      ).raw().safeIntegers(true);
+      const rows = db.prepare(
+        `SELECT project_id, agent_name, span_count, invocation_count, error_count, duration_ns, input_tokens, output_tokens, cost_usd, first_ns, last_ns, usage_spans
+           FROM agent_summaries`,
+      ).raw().safeIntegers(true).all() as unknown[][];
+      expect(rows.length).toBeGreaterThanOrEqual(3);
+      for (const r of rows) expect(r, String(r[1])).toEqual(byKey.get(r[0], r[1]));
     } finally {
       db.close();
     }
