@@ -39,7 +39,8 @@ export type SearchSource = Pick<SpanRecord, (typeof SEARCHED_COLUMNS)[number] | 
 const asText = (v: unknown): string | null =>
   v == null ? null : textOf(v);
 
-function messageTexts(messages: readonly SpanMessage[], out: string[]): void {
+/** The searchable texts of messages, in order (the first of searchTexts' texts: a span's input messages). */
+export function messageTexts(messages: readonly SpanMessage[], out: string[]): void {
   for (const m of messages) {
     if (!m.parts?.length) {
       if (m.content) out.push(m.content);

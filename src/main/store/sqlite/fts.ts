@@ -18,7 +18,7 @@
  * texts of every span in scope (exact, a scan), the conversations list the texts its rows show.
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { SEARCHED_COLUMNS, firstMatch, searchTexts, snippetOf, type SearchSource } from '../../domain/search-text.js';
+import { SEARCHED_COLUMNS, firstMatch, messageTexts, searchTexts, snippetOf, type SearchSource } from '../../domain/search-text.js';
 import type { SpanMessage } from '../../domain/span.js';
 import { TERM_CHARS, TRACES_PER_DOCUMENT, needleTrigrams } from '../../domain/search-terms.js';
 import { joinJsonArrays } from '../../domain/messages-attribute.js';
@@ -290,9 +290,11 @@ function spanCheck(read: CheckReads, needle: string) {
     }
     return b;
   };
-  /** The span_details view's input_messages of a continued span: its bases' own messages, oldest first, then its own. */
-  const wholeInput = (own: string, base: number | null): string => {
-    if (base == null) return own;
+  /**
+   * The parts of a span's input messages, oldest first: a continued input's bases' own messages, then its
+   * own (joined, the span_details view's input_messages).
+   */
+  const inputParts = (own: string, base: number | null): string[] => {
     const parts = [own];
     for (let at: number | null = base, depth = 0; at != null && depth < MAX_CHAIN; depth++) {
       const b = baseOf(at);
@@ -300,7 +302,29 @@ function spanCheck(read: CheckReads, needle: string) {
       parts.push(b.input);
       at = b.base;
     }
-    return joinJsonArrays(parts.reverse());
+    return parts.reverse();
+  };
+  /**
+   * The first matching text of an input, part by part (a span's input texts come first among its texts,
+   * in order): only a part whose raw text holds the needle is parsed, not the whole conversation so far
+   * (parsed whole, the 277 matching spans of `A-1187` at 10M took ~45 ms). Null when no input text holds
+   * it; undefined when a part does not parse on its own (the whole input is parsed then).
+   */
+  const firstInInput = (parts: string[]): string | null | undefined => {
+    for (const p of parts) {
+      if (!test!(p)) continue;
+      let messages: SpanMessage[];
+      try {
+        messages = JSON.parse(p) as SpanMessage[];
+      } catch {
+        return undefined;
+      }
+      const texts: string[] = [];
+      messageTexts(messages, texts);
+      const found = firstMatch(texts, needle);
+      if (found !== null) return found;
+    }
+    return null;
   };
   /** Whether the whole input of span `rowid` may hold the needle: its own messages or a base's. */
   const mayHoldChain = (rowid: number): boolean => {
@@ -336,13 +360,17 @@ function spanCheck(read: CheckReads, needle: string) {
       if (!OWN_KEYS.some((f) => test(o[f])) && !mayHoldChain(id)) return null;
     }
     const o = body();
+    const parts = inputParts(o.input_messages ?? '[]', base);
+    const first = test ? firstInInput(parts) : undefined;
+    if (first) return first;
     return firstMatch(
       storedTexts({
         ...(spanColumns.get(id) as RowColumns),
         id,
         span_id: r[1],
         start_ns: null,
-        input_messages: wholeInput(o.input_messages ?? '[]', base),
+        // No input text holds it (null): the texts after the input's.
+        input_messages: first === null ? '[]' : parts.length === 1 ? parts[0]! : joinJsonArrays(parts),
         output_messages: o.output_messages ?? '[]',
         system_instructions: o.system_instructions ?? '[]',
         tool_call_arguments: o.tool_call_arguments ?? null,
