@@ -138,7 +138,7 @@ const BODY_KEYS = ['input_messages', 'output_messages', 'system_instructions', '
 const TEXT_FIELDS: ReadonlySet<BodyField> = new Set(BODY_KEYS);
 /** The body fields a span's texts take as they are stored (the input may continue a base's). */
 const OWN_KEYS = BODY_KEYS.filter((f) => f !== 'input_messages');
-/** Bases walked at most for one continued input (the span_details view's bound). */
+/** Bases walked at most for one continued input (the span_details view's bound: the span, then up to 1,000 bases). */
 const MAX_CHAIN = 1000;
 
 /** A stored span as the check reads it (FTS_SQL.traceSpansLean, raw): row id, span id, conversation, row texts, body. */
@@ -330,7 +330,7 @@ function spanCheck(read: CheckReads, needle: string) {
   const mayHoldChain = (rowid: number): boolean => {
     const walked: number[] = [];
     let holds = false;
-    for (let at: number | null = rowid, depth = 0; at != null && depth < MAX_CHAIN; depth++) {
+    for (let at: number | null = rowid, depth = 0; at != null && depth <= MAX_CHAIN; depth++) {
       const known = chainHolds.get(at);
       if (known !== undefined) {
         holds = known;
