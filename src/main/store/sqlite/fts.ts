@@ -265,9 +265,9 @@ interface CheckReads {
  * The check of candidate spans against one needle (one read: what it learns of bases is kept for its
  * spans). A span's raw columns are tested before anything is decoded, its body's fields then (one
  * decompression), and a continued input's bases last, each base's own messages once whatever number
- * of spans continue it; a span's texts are parsed — its whole input rebuilt — only when these
- * leave a match possible, so a span the needle is not in costs its own body's decompression, not
- * its conversation's history. The answer is the texts' (storedTexts), as before.
+ * of spans continue it; a span's texts are parsed only when these leave a match possible (and of its
+ * input only the parts whose raw text holds the needle), so a span the needle is not in costs its own
+ * body's decompression, not its conversation's history. The answer is the texts' (storedTexts), as before.
  */
 function spanCheck(read: CheckReads, needle: string) {
   const { fields, baseBody, spanColumns } = read;
