@@ -46,14 +46,6 @@ export type Snippet = SpanMatch['snippet'];
 const owns = (span: { conversation_id: string | null }, conversation: string) => span.conversation_id == null || span.conversation_id === conversation;
 
 const SQL = {
-  /**
-   * The conversation rows of a trace's conversations (summaries/traces.ts CONVERSATIONS_OF_TRACE_SQL, each
-   * row's id sought in the same statement: one step per candidate trace instead of 1 + one per conversation;
-   * NULL when a conversation has no row). As a join, SQLite's plan scanned the project's rows.
-   */
-  turnsOfTrace: `SELECT j.value AS conversation,
-      (SELECT cs.id FROM conversation_summaries cs WHERE cs.project_id = ts.project_id AND cs.conversation_id = j.value AND cs.kind = 'conversation') AS row
-    FROM trace_summaries ts, json_each(ts.conversation_ids) j WHERE ts.project_id = ? AND ts.trace_id = ? ORDER BY j.key`,
   tracesOfConversation: `SELECT trace_id FROM conversation_turns WHERE project_id = ? AND conversation_id = ? ORDER BY turn_start_ns DESC`,
   rowId: `SELECT id FROM conversation_summaries WHERE project_id = ? AND conversation_id = ? AND kind = ?`,
 } as const;
@@ -67,19 +59,28 @@ export interface ConversationMatches {
 
 /** `bound`: candidate documents beyond which a query is walked, for the project's rows and the rows a page needs. */
 export function createConversationSearch(db: Db, reader: SearchReader, bound: (rows: number, need: number) => number = gatherBound) {
-  const turnsOfTrace = db.prepare<[string, string], { conversation: string; row: number | null }>(SQL.turnsOfTrace);
   const tracesOf = db.prepare(SQL.tracesOfConversation).pluck();
   const rowId = db.prepare(SQL.rowId).pluck();
 
-  /** The rows a trace's spans belong to: its conversations' rows, else its own. */
-  const rowsOf = (projectId: string, traceId: string): { row: number; conversation: string | null }[] => {
-    const turns = turnsOfTrace.all(projectId, traceId);
-    if (!turns.length) {
-      const row = rowId.get(projectId, traceId, 'trace') as number | undefined;
-      return row === undefined ? [] : [{ row, conversation: null }];
-    }
+  /**
+   * The rows a trace's spans belong to: its conversations' rows (`conversations`: the trace's, from
+   * trace_summaries as the reader gives them; `known` keeps each conversation's row for one read), else its own.
+   */
+  const rowsOf = (projectId: string, traceId: string, conversations: readonly string[], known: Map<string, number | undefined>) => {
     const out: { row: number; conversation: string | null }[] = [];
-    for (const t of turns) if (t.row != null) out.push({ row: t.row, conversation: t.conversation });
+    if (!conversations.length) {
+      const row = rowId.get(projectId, traceId, 'trace') as number | undefined;
+      if (row !== undefined) out.push({ row, conversation: null });
+      return out;
+    }
+    for (const c of conversations) {
+      let row = known.get(c);
+      if (row === undefined && !known.has(c)) {
+        row = rowId.get(projectId, c, 'conversation') as number | undefined;
+        known.set(c, row);
+      }
+      if (row !== undefined) out.push({ row, conversation: c });
+    }
     return out;
   };
 
@@ -98,8 +99,9 @@ export function createConversationSearch(db: Db, reader: SearchReader, bound: (r
       // A trace is checked only when one of its rows has not matched yet (a conversation's later turns
       // repeat its history, so its newest trace usually answers for all of them).
       // Its check ends as soon as each of those rows has its first matching span.
-      const wanted = (traceId: string) => {
-        const mine = rowsOf(projectId, traceId);
+      const known = new Map<string, number | undefined>();
+      const wanted = (traceId: string, conversations: readonly string[]) => {
+        const mine = rowsOf(projectId, traceId, conversations, known);
         owners.set(traceId, mine);
         const open = mine.filter((r) => !snippets.has(r.row));
         if (!open.length) return false;
