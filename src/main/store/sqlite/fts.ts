@@ -161,8 +161,12 @@ export interface SpanMatch {
 }
 
 export interface SearchIndex {
-  /** Inside the write transaction: one document per (project, conversation or conversation-less trace) of the batch. */
-  add(spans: { project_id: string; trace_id: string; conversation_id: string | null; texts: readonly string[] }[]): void;
+  /**
+   * Inside the write transaction: one document per (project, conversation or conversation-less trace) of the batch.
+   * `firstRowids` (by `project\u0000trace`): the first span rowid of traces whose spans are all the batch's, known
+   * to the writer; the others are read.
+   */
+  add(spans: { project_id: string; trace_id: string; conversation_id: string | null; texts: readonly string[] }[], firstRowids?: ReadonlyMap<string, number | bigint>): void;
   /** Inside the delete transaction, before the traces' spans go: their documents. */
   drop(traces: readonly { project_id: string; trace_id: string }[]): void;
 }
@@ -177,7 +181,7 @@ export function createSearchIndex(db: Db): SearchIndex {
   const docMapped = db.prepare(FTS_SQL.docMapped);
   const dropText = db.prepare(FTS_SQL.dropText);
   const index: SearchIndex = {
-    add(spans) {
+    add(spans, firstRowids) {
       type Doc = { project_id: string; traces: Set<string>; texts: Set<string> };
       // Every document of the batch; per conversation, the one still taking traces; per trace, its document.
       const docs: Doc[] = [];
@@ -203,7 +207,7 @@ export function createSearchIndex(db: Db): SearchIndex {
         if (!d.texts.size) continue;
         doc = (doc || Number(lastDoc.get())) + 1;
         addText.run(doc, [...d.texts].join('\n'));
-        for (const traceId of d.traces) mapDoc.run(doc, traceRowid.get(d.project_id, traceId));
+        for (const traceId of d.traces) mapDoc.run(doc, firstRowids?.get(`${d.project_id}\u0000${traceId}`) ?? traceRowid.get(d.project_id, traceId));
       }
     },
     drop(traces) {

@@ -299,6 +299,9 @@ export function createIngestRepo(
     const projects = new Map<string, { added: number; last: bigint | null }>();
     // Row ids of the batch's spans, for the continued inputs (a base is mostly in the same batch).
     const rowids = new Map<string, number | bigint>();
+    // Each trace's first (lowest) row id among the batch's spans: a trace first seen in the batch is named by it in
+    // the search index's document map (fts.ts), without a read of spans_key per trace.
+    const firstRowids = new Map<string, number | bigint>();
     for (const [n, row] of rows.entries()) {
       const insertedBefore = inserted;
       for (let i = 0; i < N_SPAN; i++) spanArgs[i] = row[i];
@@ -320,15 +323,19 @@ export function createIngestRepo(
       }
       rowids.set(`${String(row[0])}\u0000${String(row[1])}\u0000${String(row[2])}`, rowid);
       const s = written[n]!;
+      const key = `${s.project_id}\u0000${s.trace_id}`;
+      const first = firstRowids.get(key);
+      if (first === undefined || rowid < first) firstRowids.set(key, rowid);
       let p = projects.get(s.project_id);
       if (!p) projects.set(s.project_id, (p = { added: 0, last: null }));
       if (inserted > insertedBefore) p.added++;
       if (s.start_ns != null && (p.last == null || s.start_ns > p.last)) p.last = s.start_ns;
-      const key = `${s.project_id}\u0000${s.trace_id}`;
       if (!touched.has(key)) touched.set(key, { project_id: s.project_id, trace_id: s.trace_id });
     }
-    summaries.afterWrite(written);
-    search.add(written.map((s, n) => ({ project_id: s.project_id, trace_id: s.trace_id, conversation_id: s.conversation_id, texts: rows[n]![SEARCH_AT] as string[] })));
+    // The traces first seen in this batch: every span of them is the batch's (a stored span has a trace row).
+    const fresh = summaries.afterWrite(written) ?? new Map();
+    for (const key of firstRowids.keys()) if (!fresh.has(key)) firstRowids.delete(key);
+    search.add(written.map((s, n) => ({ project_id: s.project_id, trace_id: s.trace_id, conversation_id: s.conversation_id, texts: rows[n]![SEARCH_AT] as string[] })), firstRowids);
     // Filter choices (migration 0008): each distinct model of the batch once.
     const models = new Set<string>();
     for (const s of written) if (s.request_model) models.add(`${s.project_id}\u0000${s.request_model}`);

@@ -77,8 +77,10 @@ export function createAgentSummaries(db: Db): SummaryMaintainer {
     // instead of one per (trace, agent).
     const added = new Map<string, AgentTraceStats & { project_id: string }>();
     for (const { project_id, trace_id } of traces) {
-      const before = oldAgents.all(project_id, trace_id) as string[];
-      const batch = before.length ? undefined : fresh?.get(`${project_id}\u0000${trace_id}`);
+      // A trace first seen in the batch (no trace row before it) had no per-agent rows either: both are written
+      // together, and deleted together (retention), so its earlier agents are not read.
+      const batch = fresh?.get(`${project_id}\u0000${trace_id}`);
+      const before = batch ? [] : (oldAgents.all(project_id, trace_id) as string[]);
       const stats = traceAgentStats(batch ? inReadOrder(batch) : (readTrace.all(project_id, trace_id) as TraceSpanRow[]));
       if (before.length) {
         deleteTrace.run(project_id, trace_id);

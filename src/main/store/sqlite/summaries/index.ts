@@ -38,10 +38,14 @@ export function createSummaryMaintainer(db: Db): SummaryMaintainer {
   const maintainer: SummaryMaintainer = {
     afterWrite(spans) {
       const traces = tracesOf(spans);
-      const before = rollups.unitsBefore(traces);
-      const fresh = traceSummaries.afterWrite(spans);
+      // The conversations the batch's traces had before it, as the trace pass reads them before it rewrites
+      // their trace rows (a trace first seen in the batch has none): no second read per trace for the rollups.
+      const old = new Map<string, string[]>();
+      const fresh = traceSummaries.afterWrite(spans, old);
+      const before = rollups.unitsBefore(traces, old);
       agentSummaries.afterWrite(spans, fresh);
       rollups.recompute(traces, before, fresh);
+      return fresh;
     },
     refresh(traces) {
       const before = rollups.unitsBefore(traces);

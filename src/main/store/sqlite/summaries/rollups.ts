@@ -205,8 +205,12 @@ export const rollupsPending = (db: Db): boolean => pending(db, 'rollups');
 export const namesPending = (db: Db): boolean => pending(db, 'name_days');
 
 export interface SpanRollups {
-  /** The units the traces belong to now or belonged to before a change (call before the trace pass). */
-  unitsBefore(traces: Iterable<TraceRef>): Set<string>;
+  /**
+   * The units the traces belonged to before a change: read (call before the trace pass), or with `known` (the trace
+   * pass's `before`: the conversations of each trace that had a trace row) taken from it — a trace without a row
+   * had no conversations, so nothing is read for the traces first seen in a batch.
+   */
+  unitsBefore(traces: Iterable<TraceRef>, known?: ReadonlyMap<string, readonly string[]>): Set<string>;
   /**
    * Recomputes the units of these traces, now, plus `before` (call after the trace pass). A trace of
    * `fresh` (first seen in the batch: all its spans are the batch's, none stored before) has its units
@@ -259,14 +263,14 @@ export function createSpanRollups(db: Db): SpanRollups {
     unstale.run(projectId, day);
   };
   const before = db.prepare(ROLLUP_SQL.conversationsBefore).pluck();
-  const unitsOf = (t: TraceRef, conversations: string[], into: Set<string>) => {
+  const unitsOf = (t: TraceRef, conversations: readonly string[], into: Set<string>) => {
     into.add(unitKey(t.project_id, TRACE_UNIT, t.trace_id));
     for (const c of conversations) into.add(unitKey(t.project_id, CONVERSATION_UNIT, c));
   };
   const rollups: SpanRollups = {
-    unitsBefore(traces) {
+    unitsBefore(traces, known) {
       const units = new Set<string>();
-      for (const t of traces) unitsOf(t, before.all(t.project_id, t.trace_id) as string[], units);
+      for (const t of traces) unitsOf(t, known ? (known.get(`${t.project_id}\u0000${t.trace_id}`) ?? []) : (before.all(t.project_id, t.trace_id) as string[]), units);
       return units;
     },
     recompute(traces, earlier, fresh) {

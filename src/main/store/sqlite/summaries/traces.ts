@@ -56,8 +56,12 @@ const minNs = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null
 const maxNs = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a > b ? a : b);
 const MESSAGE_BITS = HAS_INPUT | HAS_OUTPUT;
 
-/** The trace pass: its afterWrite says which traces it summarized from the batch alone. */
-export type TraceSummaries = Omit<SummaryMaintainer, 'afterWrite'> & { afterWrite(spans: SummarySpan[]): FreshTraces };
+/**
+ * The trace pass: its afterWrite says which traces it summarized from the batch alone, and puts in `before` the
+ * conversations each other trace had before the batch (its trace row, read before the pass rewrites it: the
+ * rollups' units before the batch).
+ */
+export type TraceSummaries = Omit<SummaryMaintainer, 'afterWrite'> & { afterWrite(spans: SummarySpan[], before?: Map<string, string[]>): FreshTraces };
 
 export function createTraceSummaries(db: Db): TraceSummaries {
   const light = db.prepare<[string, string], LightRow>(TRACE_SUMMARY_SQL.lightSpans);
@@ -89,12 +93,14 @@ export function createTraceSummaries(db: Db): TraceSummaries {
    * `batch`: this trace's spans of the batch (last write of a span id wins, as in the upsert).
    * Adds the conversations whose summaries must be re-aggregated to `touched`.
    */
-  const refresh = (projectId: string, traceId: string, batch: Map<string, Span> | null, touched: Set<string>, fresh: Map<string, Span[]>) => {
+  const refresh = (projectId: string, traceId: string, batch: Map<string, Span> | null, touched: Set<string>, fresh: Map<string, Span[]>, before?: Map<string, string[]>) => {
     const known = hasSummary.get(projectId, traceId) !== undefined;
     const spans = known || !batch ? stored(projectId, traceId) : [...batch.values()];
     if (!known && batch) fresh.set(`${projectId}\u0000${traceId}`, spans);
     if (known) {
-      for (const c of oldConversations.all(projectId, traceId)) {
+      const old = oldConversations.all(projectId, traceId);
+      before?.set(`${projectId}\u0000${traceId}`, old);
+      for (const c of old) {
         touched.add(c);
         deleteTurn.run(projectId, c, traceId);
       }
@@ -155,13 +161,13 @@ export function createTraceSummaries(db: Db): TraceSummaries {
   };
 
   /** Returns the traces summarized from the batch alone (first seen in it). */
-  const refreshAll = (traces: Iterable<{ project_id: string; trace_id: string; spans: Map<string, Span> | null }>): FreshTraces => {
+  const refreshAll = (traces: Iterable<{ project_id: string; trace_id: string; spans: Map<string, Span> | null }>, before?: Map<string, string[]>): FreshTraces => {
     const touched = new Map<string, Set<string>>();
     const fresh = new Map<string, Span[]>();
     for (const t of traces) {
       let set = touched.get(t.project_id);
       if (!set) touched.set(t.project_id, (set = new Set()));
-      refresh(t.project_id, t.trace_id, t.spans, set, fresh);
+      refresh(t.project_id, t.trace_id, t.spans, set, fresh, before);
     }
     try {
       for (const [projectId, ids] of touched) conversations.refreshConversations(projectId, ids);
@@ -172,7 +178,7 @@ export function createTraceSummaries(db: Db): TraceSummaries {
   };
 
   return {
-    afterWrite(spans: SummarySpan[]): FreshTraces {
+    afterWrite(spans: SummarySpan[], before?: Map<string, string[]>): FreshTraces {
       const byTrace = new Map<string, { project_id: string; trace_id: string; spans: Map<string, Span> }>();
       for (const s of spans) {
         const key = `${s.project_id}\u0000${s.trace_id}`;
@@ -180,7 +186,7 @@ export function createTraceSummaries(db: Db): TraceSummaries {
         if (!t) byTrace.set(key, (t = { project_id: s.project_id, trace_id: s.trace_id, spans: new Map() }));
         t.spans.set(s.span_id, s);
       }
-      return refreshAll(byTrace.values());
+      return refreshAll(byTrace.values(), before);
     },
     refresh(traces) {
       void refreshAll(traces.map((t) => ({ ...t, spans: null })));
