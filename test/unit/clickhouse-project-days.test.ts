@@ -18,6 +18,7 @@ import { isoFromNs } from '../../src/main/domain/time.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
 import { DAYS_HEAD, DAYS_MID, DAYS_TAIL } from '../../src/main/store/clickhouse/project-days.js';
+import traceDaysMigration from '../../src/main/store/clickhouse/migrations/0014_trace_days.js';
 import { raw, sql, str } from '../../src/main/store/clickhouse/sql.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
@@ -40,6 +41,11 @@ async function withCh<T>(url: string, fn: (ch: ClickHouse) => Promise<T>): Promi
 }
 
 const FINAL = ' SETTINGS optimize_move_to_prewhere = 0';
+/** Migration 0014's fill of trace_days from every current span (version 0). */
+const TRACE_DAYS_BACKFILL = traceDaysMigration[traceDaysMigration.length - 1]!;
+
+/** How a store's writer kept its day rows so far: updated from contributions, or recomputed from the day's spans. */
+const dayStats = (s: TraceStore) => (s as unknown as { writer: { dayStats: { deltas: number; recomputed: number } } }).writer.dayStats;
 
 /** What the per-trace rows answer (the reads before 0011), and counts of the spans themselves. */
 async function fromTraceRows(url: string) {
@@ -126,6 +132,16 @@ async function check(s: TraceStore, url: string): Promise<void> {
     expect(kept.length).toBeGreaterThan(0);
     expect(rounded(kept)).toEqual(rounded(sorted(await rows('project_days_check'))));
     await ch.command(raw('DROP TABLE project_days_check'));
+    // Each trace's contribution (trace_days, 0014) is a recompute from its spans too: what a day row is updated by.
+    await ch.command(raw('DROP TABLE IF EXISTS trace_days_check'));
+    await ch.command(raw('CREATE TABLE trace_days_check AS trace_days'));
+    await ch.command(raw(TRACE_DAYS_BACKFILL.replace('INSERT INTO trace_days ', 'INSERT INTO trace_days_check ') as 'x'));
+    const traceRows = (table: string) =>
+      ch.rows<Record<string, unknown>>(raw(`SELECT trace_id, ${columns} FROM ${table} FINAL WHERE span_count > 0 ORDER BY project_id, day, trace_id${FINAL}` as 'x'));
+    const contributions = sorted(await traceRows('trace_days'));
+    expect(contributions.length).toBeGreaterThan(kept.length);
+    expect(rounded(contributions)).toEqual(rounded(sorted(await traceRows('trace_days_check'))));
+    await ch.command(raw('DROP TABLE trace_days_check'));
   });
   await expectThreadTurns(url);
 }
@@ -166,6 +182,9 @@ describe('ClickHouse kept day rows', () => {
     await importFile(s, file);
     await edgeTraces(s);
     await check(s, url);
+    // The import's rounds after the first updated day rows from their traces' contributions (a day is recomputed
+    // from its spans only for a change arithmetic cannot undo, or another writer's overlapping window).
+    expect(dayStats(s).deltas).toBeGreaterThan(0);
     // A span moves to another agent and conversation; a late child takes the counting role from its parent.
     await edgeTraces(s, 'moved-agent', 'edge-c');
     const t = traceBuilder({ seed: 'edge-1', start: '2026-12-02T10:00:00Z' });
@@ -178,6 +197,19 @@ describe('ClickHouse kept day rows', () => {
     await Promise.all([importFile(s, file), importFile(other, file)]);
     await check(s, url);
     await check(other, url);
+    // Two writers store different new traces into one day at once: the day row must end up holding both
+    // (a writer adding its traces to a row the other replaced meanwhile would lose the other's).
+    const burst = async (store: TraceStore, tag: string) => {
+      for (let i = 0; i < 6; i++) {
+        const b = traceBuilder({ seed: `burst-${tag}-${i}`, start: `2026-12-02T12:0${i}:00Z` });
+        const r = b.span('invoke_agent burst', { durationMs: 100 + i, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': `burst-${tag}`, 'gen_ai.conversation.id': `burst-${tag}-${i}` } });
+        b.span('chat m', { parent: r, at: 5, durationMs: 50, attributes: chatAttributes({ model: `model-${tag}`, inputTokens: 3 + i, outputTokens: 1, agentName: `burst-${tag}` }) });
+        await importRequest({ traces: store }, P, b.request());
+      }
+    };
+    await Promise.all([burst(s, 'a'), burst(other, 'b')]);
+    await other.settled?.();
+    await check(s, url);
     // Deletes: the project's oldest traces, then a trace by id, then a whole day's traces by age (its day left empty).
     await call(s, 'spans.delete', { project_id: P, older_than: '2026-10-01T00:05:00Z' });
     await call(s, 'spans.delete', { project_id: P, trace_ids: [t.traceId] });
@@ -205,7 +237,7 @@ describe('ClickHouse kept day rows', () => {
     await s.close();
     // Back to the store as migration 0010 left it: no kept day rows, thread ends or thread turns, no record of 0011 on.
     await withCh(url, async (ch) => {
-      for (const t of ['project_days', 'thread_ends_feed', 'thread_ends', 'thread_turns_feed', 'thread_turns']) await ch.command(raw(`DROP TABLE ${t}` as 'x'));
+      for (const t of ['project_days', 'thread_ends_feed', 'thread_ends', 'thread_turns_feed', 'thread_turns', 'trace_days', 'day_writes']) await ch.command(raw(`DROP TABLE ${t}` as 'x'));
       await ch.command(raw('ALTER TABLE schema_migrations DELETE WHERE version >= 11'));
       for (let i = 0; i < 100; i++) {
         const left = await ch.rows<{ n: string }>(raw('SELECT count() AS n FROM schema_migrations FINAL WHERE version >= 11'));

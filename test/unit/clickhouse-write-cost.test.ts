@@ -82,31 +82,51 @@ describe('ClickHouse writes', () => {
       start_ns: s.start_ns! + 40n * DAY_NS,
       end_ns: s.end_ns === null ? null : s.end_ns + 40n * DAY_NS,
     }));
-    const since = await withConnection('cost', async (ch) => {
-      await ch.command(raw('SYSTEM FLUSH LOGS'));
-      return (await ch.rows<{ t: string }>(raw('SELECT toString(now()) AS t')))[0]!.t;
-    });
-    await new Promise((r) => setTimeout(r, 1100)); // query_log's event_time has whole seconds
-    await store.writeSpans(probe);
-    const statements = await withConnection('cost', async (ch) => {
-      await ch.command(raw('SYSTEM FLUSH LOGS'));
-      const rows = await ch.rows<{ query: string; read_rows: string }>(
-        sql`SELECT query, read_rows FROM system.query_log WHERE type = 2 AND event_time > toDateTime(${str(since)})
-            AND query NOT LIKE '%system.%' AND query NOT LIKE 'SYSTEM%' ORDER BY event_time`,
-      );
-      return rows.map((r) => ({ statement: r.query.replace(/\s+/g, ' ').slice(0, 70), read_rows: Number(r.read_rows) }));
-    });
+    /** The statements a write of `spans` ran, with the rows each read (the server's query log). */
+    const measure = async (spans: SpanRecord[]) => {
+      const since = await withConnection('cost', async (ch) => {
+        await ch.command(raw('SYSTEM FLUSH LOGS'));
+        return (await ch.rows<{ t: string }>(raw('SELECT toString(now()) AS t')))[0]!.t;
+      });
+      await new Promise((r) => setTimeout(r, 1100)); // query_log's event_time has whole seconds
+      await store.writeSpans(spans);
+      return withConnection('cost', async (ch) => {
+        await ch.command(raw('SYSTEM FLUSH LOGS'));
+        const rows = await ch.rows<{ query: string; read_rows: string }>(
+          sql`SELECT query, read_rows FROM system.query_log WHERE type = 2 AND event_time > toDateTime(${str(since)})
+              AND query NOT LIKE '%system.%' AND query NOT LIKE 'SYSTEM%' ORDER BY event_time`,
+        );
+        return rows.map((r) => ({ statement: r.query.replace(/\s+/g, ' ').slice(0, 400), read_rows: Number(r.read_rows) }));
+      });
+    };
+    const expectSmall = (statements: { statement: string; read_rows: number }[]) => {
+      const reads = statements.filter((s) => s.read_rows > 0);
+      // The reads a write does: the trace's keys, the conversation's turns, the trace's spans, the rollup.
+      expect(reads.length).toBeGreaterThanOrEqual(3);
+      // Each reads a few granules (128 rows in the key tables, 2,048 in the span tables, per part), while
+      // the store holds 8,000 spans in ~2,000 traces: the statements before migration 0004 read them all.
+      for (const s of reads) expect(s.read_rows, JSON.stringify(s)).toBeLessThanOrEqual(1200);
+      const total = reads.reduce((a, s) => a + s.read_rows, 0);
+      expect(total, JSON.stringify(statements)).toBeLessThan(background.length / 2);
+    };
+    const statements = await measure(probe);
     // The writer's look-ups are filled by the summary inserts (migration 0010): no statement of their own.
     expect(statements.filter((s) => /INSERT INTO (trace_keys|conversation_keys)\b/.test(s.statement))).toEqual([]);
     expect(statements.filter((s) => /INSERT INTO trace_summaries\b/.test(s.statement))).toHaveLength(1);
-    const reads = statements.filter((s) => s.read_rows > 0);
-    // The reads a write does: the trace's keys, the conversation's turns, the trace's spans, the rollup.
-    expect(reads.length).toBeGreaterThanOrEqual(3);
-    // Each reads a few granules (128 rows in the key tables, 2,048 in the span tables, per part), while
-    // the store holds 8,000 spans in ~2,000 traces: the statements before migration 0004 read them all.
-    for (const s of reads) expect(s.read_rows, JSON.stringify(s)).toBeLessThanOrEqual(1200);
-    const total = reads.reduce((a, s) => a + s.read_rows, 0);
-    expect(total, JSON.stringify(statements)).toBeLessThan(background.length / 2);
+    expectSmall(statements);
+
+    // A new turn in the day every background span is in: its day row is updated from the turn's own contribution
+    // (trace_days, migration 0014), not recomputed from the day's 8,000 spans (which it was before).
+    const sameDay = first.map((s) => ({ ...s, trace_id: `probf${s.trace_id.slice(5)}`, conversation_id: 'probe-conversation-2' }));
+    const inDay = await measure(sameDay);
+    expect(inDay.filter((s) => /^INSERT INTO project_days FORMAT/.test(s.statement))).toHaveLength(1);
+    expect(inDay.filter((s) => /^INSERT INTO project_days \(/.test(s.statement))).toEqual([]); // the recompute from the day's spans
+    // The day row's upkeep reads the stored row and the window log; the span statements a granule of each part.
+    const upkeep = inDay.filter((s) => /\b(project_days|trace_days|day_writes)\b/.test(s.statement) && s.read_rows > 0);
+    expect(upkeep.length).toBeGreaterThanOrEqual(2);
+    for (const s of upkeep) expect(s.read_rows, JSON.stringify(s)).toBeLessThanOrEqual(200);
+    for (const s of inDay) expect(s.read_rows, JSON.stringify(s)).toBeLessThanOrEqual(4096);
+    expect(inDay.reduce((a, s) => a + s.read_rows, 0), JSON.stringify(inDay)).toBeLessThan(background.length);
   }, 600_000);
 
   it('a batch left with its spans stored and its summaries unwritten is recomputed by repair', async () => {

@@ -21,13 +21,13 @@ import { traceIn } from './reads/keys.js';
 import { FINAL_SETTINGS } from './reads/scope.js';
 import { storageStats } from './reads/housekeeping.js';
 import { date, i64, ident, join, raw, sql, str, u64, type Sql } from './sql.js';
-import { nextStamp, type Writer } from './writer.js';
+import { nextStamp, type DayWindow, type Writer } from './writer.js';
 
 const SPAN_TABLES = ['spans', 'span_payloads'] as const;
 const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'trace_keys', 'conversation_keys', 'thread_turns'] as const;
 /** The term index (migration 0009), partitioned by the spans' days like them. */
 const SEARCH_TABLES = ['search_terms', 'search_docs'] as const;
-const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, ...SEARCH_TABLES, 'span_rollups', 'project_days', 'thread_ends', 'resources', 'write_journal', 'scores', 'score_group_turns'] as const;
+const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, ...SEARCH_TABLES, 'span_rollups', 'project_days', 'trace_days', 'day_writes', 'thread_ends', 'resources', 'write_journal', 'scores', 'score_group_turns'] as const;
 const CHUNK = 2_000;
 
 export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSelection): Promise<DeleteResult> {
@@ -52,6 +52,11 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
     store_bytes: (await storageStats(ch, {})).total_bytes,
   });
   if (!doomed.length) return done();
+  // Writers updating these days' rows from contributions see the delete's window and recompute instead (writer.keepDays).
+  const windows: DayWindow[] = [];
+  for (const project of new Set(doomed.map((d) => d.project_id))) {
+    windows.push(await writer.openWindow(project, doomed.filter((d) => d.project_id === project).flatMap((d) => daysOf(d.first_day, d.last_day)), false));
+  }
   const version = i64(nextStamp());
 
   const dropped = new Set<string>();
@@ -117,6 +122,11 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
         sql`INSERT INTO score_group_turns (project_id, kind, key, turn, trace_id, version, deleted)
             SELECT project_id, kind, key, turn, trace_id, ${version}, 1 FROM score_group_turns FINAL WHERE ${where}`,
       );
+      // Their contributions to the day rows (migration 0014): empty, so a later re-import starts from nothing.
+      await ch.command(
+        sql`INSERT INTO trace_days (project_id, day, trace_id, version)
+            SELECT project_id, day, trace_id, ${version} FROM trace_days FINAL WHERE project_id = ${str(project)} AND ${traceIn(chunk.map((d) => d.trace_id))} AND span_count > 0${FINAL_SETTINGS}`,
+      );
       for (const t of ['trace_summaries', 'trace_keys'] as const) {
         await ch.command(
           sql`INSERT INTO ${ident(t)} (project_id, trace_id, first_day, last_day, version, deleted)
@@ -131,6 +141,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
     // The project's kept day rows of every day its deleted traces had spans in (dropped days too).
     await writer.keepDays(project, list.flatMap((d) => daysOf(d.first_day, d.last_day)));
   }
+  for (const w of windows) await writer.closeWindow(w);
   await purgeTombstones(ch, [...touchedDays]);
   await dropOrphanTerms(ch, docs);
   await writer.cleanDirtyDays(0);

@@ -49,7 +49,7 @@ import { summarizeConversation, summarizeTrace, type LightSpan, type Recount, ty
 import { date, i64, ident, join, raw, sql, str, strs, u64, type Sql } from './sql.js';
 import { ROLLUP_HEAD, ROLLUP_MID, ROLLUP_TAIL } from './rollups.js';
 import { FINAL_SETTINGS, currentSpans } from './reads/scope.js';
-import { DAYS_HEAD, DAYS_MID, DAYS_TAIL } from './project-days.js';
+import { DAY_ROW_COLUMNS, DAYS_HEAD, DAYS_MID, DAYS_TAIL, contributions, dayRowJson, dayRowOf, emptyDay, replaceable, replaced, type DayRow, type DayRowJson } from './project-days.js';
 import { CONVERSATION_KEY_COLUMNS, contributionRow, LIGHT_COLUMNS, lightSpan, type ConversationKeyJson, type LightRowJson } from './rows.js';
 
 let lastStamp = 0;
@@ -112,6 +112,36 @@ const inList = (column: 'trace_id' | 'conversation_id' | 'unit_id', ids: Iterabl
   sql`${ident(column)} IN (${join([...ids].map((x) => sql`${str(x)}`), ', ')})`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A writer's changes to a project's day rows (project_days), recorded in day_writes: a row when they start (before
+ * any read they depend on) and one when they end. `deltas`: the day rows may be updated from the traces'
+ * contributions (trace_days) instead of recomputed from the day's spans. See keepDays.
+ */
+export interface DayWindow {
+  projectId: string;
+  id: string;
+  stamp: number;
+  days: Set<string>;
+  deltas: boolean;
+  /** keepDays calls made in it: a retry (the server failed part-way) recomputes, as its trace_days may be half written. */
+  uses: number;
+}
+
+/** How far back day_writes is read: a window started earlier and never ended (its writer died) is ignored after this. */
+const WINDOW_LOOKBACK_US = 60 * 60 * 1_000_000;
+
+/** One round's contributions of its traces to their days (trace_days), and what keepDays needs to use them. */
+export interface TraceDays {
+  /** The summaries' version (stamped before the read-back they come from). */
+  version: number;
+  /** Trace → day → its contribution now (a trace without spans: an empty map). */
+  now: Map<string, Map<string, DayRow>>;
+  /** Every day each trace has or had spans in. */
+  daysOf: Map<string, string[]>;
+  /** Traces summarized before this round (trace_keys): the only ones that can have a contribution stored. */
+  known: Set<string>;
+}
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -390,13 +420,16 @@ export class Writer {
           }
         }
         try {
+          // The day rows' window opens before any read the round's day-row changes depend on.
+          const window = await this.retrying(() => this.openWindow(p, list.flatMap((e) => e.days), true));
           // What the summaries say before this round, read once: a retry after a part-way failure
           // must not see trace_keys this round already rewrote.
           const old = await this.retrying(() => this.oldTraces(p, [...traces.keys()]));
           await this.retrying(async () => {
-            await this.summarize(p, traces, old);
+            await this.summarize(p, traces, old, [], window);
             await this.journal(list, 1);
           });
+          await this.retrying(() => this.closeWindow(window));
         } catch (e) {
           this.unfinished.push(...list);
           throw e;
@@ -454,6 +487,7 @@ export class Writer {
 
   /** Recomputes one journal entry's traces and conversations from the stored spans, then marks it done. */
   private async redo(e: JournalEntry): Promise<void> {
+    const window = await this.openWindow(e.project_id, e.days, false);
     const old = await this.oldTraces(e.project_id, e.trace_ids);
     // The conversations the traces fed before the batch (the journal's list) are recomputed too.
     for (const t of e.trace_ids) {
@@ -461,8 +495,54 @@ export class Writer {
       if (o) old.set(t, { ...o, conversation_ids: [...new Set([...o.conversation_ids, ...e.conversation_ids])] });
     }
     const extra = e.trace_ids.some((t) => old.has(t)) ? [] : e.conversation_ids;
-    await this.summarize(e.project_id, new Map(e.trace_ids.map((t) => [t, new Set(e.days)])), old, extra);
+    await this.summarize(e.project_id, new Map(e.trace_ids.map((t) => [t, new Set(e.days)])), old, extra, window);
     await this.journal([e], 1);
+    await this.closeWindow(window);
+  }
+
+  /**
+   * Records that this writer starts changing the project's rows of `days` (day_writes, phase 0), stamped before
+   * the insert: a writer whose own window overlaps it sees it when it checks, and recomputes instead.
+   */
+  async openWindow(projectId: string, days: Iterable<string>, deltas: boolean): Promise<DayWindow> {
+    const w: DayWindow = { projectId, id: randomUUID(), stamp: nextStamp(), days: new Set(days), deltas, uses: 0 };
+    await this.dayWrites(w, 0, w.stamp);
+    return w;
+  }
+
+  /** Records that the window's changes are all stored (phase 1, stamped after them). */
+  async closeWindow(w: DayWindow): Promise<void> {
+    await this.dayWrites(w, 1, nextStamp());
+  }
+
+  private async dayWrites(w: DayWindow, phase: 0 | 1, stamp: number): Promise<void> {
+    if (!w.days.size) return;
+    await this.ch.insertJsonEachRow('day_writes', [...w.days].map((day) => JSON.stringify({ project_id: w.projectId, day, writer: w.id, stamp, phase })).join('\n'));
+  }
+
+  /**
+   * Days of `w` that another writer's window overlapped: one that ended after `w` started, or has not ended
+   * (within WINDOW_LOOKBACK_US). Read after `w`'s own day rows are stored, so of two overlapping windows at least
+   * one sees the other, and the one that does recomputes after both wrote.
+   */
+  private async overlapped(w: DayWindow, days: string[]): Promise<Set<string>> {
+    const rows = await this.ch.rows<{ day: string; writer: string; phase: number; stamp: string }>(
+      sql`SELECT day, writer, phase, stamp FROM day_writes WHERE project_id = ${str(w.projectId)} AND ${inDays(days)}
+          AND stamp >= ${u64(Math.max(0, w.stamp - WINDOW_LOOKBACK_US))} AND writer != ${str(w.id)}`,
+    );
+    const ends = new Map<string, number>();
+    const seen = new Set<string>();
+    for (const r of rows) {
+      const k = `${r.day}\u0000${r.writer}`;
+      seen.add(k);
+      if (Number(r.phase) === 1) ends.set(k, Number(r.stamp));
+    }
+    const out = new Set<string>();
+    for (const k of seen) {
+      const end = ends.get(k);
+      if (end === undefined || end > w.stamp) out.add(k.slice(0, k.indexOf('\u0000')));
+    }
+    return out;
   }
 
   /**
@@ -508,7 +588,7 @@ export class Writer {
    * Recomputes the summaries of `traces` (of one project) from their stored spans, then the
    * summaries of every conversation they feed or fed (and `alsoConversations`), then the rollups.
    */
-  async summarize(projectId: string, traces: Map<string, Set<string>>, old: Map<string, OldTrace>, alsoConversations: string[] = []): Promise<void> {
+  async summarize(projectId: string, traces: Map<string, Set<string>>, old: Map<string, OldTrace>, alsoConversations: string[] = [], window: DayWindow | null = null): Promise<void> {
     const ids = [...traces.keys()];
     const daysOf = new Map<string, string[]>();
     for (const t of ids) {
@@ -546,9 +626,15 @@ export class Writer {
     /** Traces whose conversation-less rollup unit is recomputed, with their days; and those left without one. */
     const looseUnits = new Map<string, string[]>();
     const looseGone: string[] = [];
+    const traceDays: TraceDays = { version, now: new Map(), daysOf, known: new Set(ids.filter((t) => old.has(t))) };
     for (const t of ids) {
       const spans = byTrace.get(t) ?? [];
       const sum = summarizeTrace(projectId, t, spans);
+      // Its contribution to each day row, with the credit and counting bits the recount below stores.
+      traceDays.now.set(t, contributions(spans.map((s) => {
+        const r = sum?.recount.get(s.span_id);
+        return r ? { ...s, counted: r.bits, agent_name: r.agent_name } : s;
+      })));
       const before = old.get(t);
       const convNow = new Set(sum?.trace.conversation_ids ?? []);
       const agentsNow = new Set(sum?.trace.agent_names ?? []);
@@ -602,26 +688,93 @@ export class Writer {
       await this.rollup(projectId, looseUnits, [...conversations], convTraces, looseGone);
     };
     // The kept day rows of every day the traces have spans in, after the recount (their credit and counting bits).
-    await Promise.all([conversationsAndRollups(), this.keepDays(projectId, [...daysOf.values()].flat())]);
+    await Promise.all([conversationsAndRollups(), this.keepDays(projectId, [...daysOf.values()].flat(), window, traceDays)]);
   }
 
   /**
-   * Recomputes the project's kept day rows of `days` (project-days.ts, migration 0011) from their current
-   * spans, with a version stamped after this writer's inserts into them and before the read: the writer
-   * whose stamp is newest read after every insert whose own recompute is done. An empty row at an earlier
-   * stamp makes a day left without spans read empty (a recomputed row wins over it).
+   * Keeps the project's day rows of `days` (project-days.ts, migrations 0011 and 0014) after the writes of a round or
+   * a delete, and stores the round's traces' contributions (`traces`: trace_days).
+   *
+   * A day row is updated from the contributions when it can be: the stored row (FINAL) minus the old contributions of
+   * the traces this round re-summarized, plus their new ones — reading a row per day and per re-summarized trace, not
+   * the day's spans. That needs the stored row to be the sum of the stored contributions, which holds while every
+   * writer's changes to the day are applied one after another: each is bracketed by a window (day_writes), and a
+   * writer whose window another overlapped (checked after its rows are stored) recomputes the day from its spans,
+   * stamped after both. A day is also recomputed when a change cannot be undone by arithmetic (`replaceable`), when
+   * the window was not opened for deltas (repairs, deletes) or this is a retry within it, and when no window is given.
+   *
+   * The recompute: from the day's current spans, with a version stamped after this writer's inserts into them and
+   * before the read — the writer whose stamp is newest read after every insert whose recompute is done — and an empty
+   * row at an earlier stamp, so a day left without spans reads empty.
    */
-  async keepDays(projectId: string, days: Iterable<string>): Promise<void> {
+  async keepDays(projectId: string, days: Iterable<string>, window: DayWindow | null = null, traces: TraceDays | null = null): Promise<void> {
     const list = [...new Set(days)].sort();
     if (!list.length) return;
+    const recompute = new Set(list);
+    if (window) window.uses++;
+    if (traces) {
+      const known = [...traces.known];
+      const knownDays = known.flatMap((t) => traces.daysOf.get(t) ?? []);
+      const deltas = window !== null && window.deltas && window.uses === 1;
+      const [oldRows, baseRows] = await Promise.all([
+        known.length
+          ? this.ch.rows<DayRowJson & { trace_id: string }>(
+              sql`SELECT trace_id, ${raw(DAY_ROW_COLUMNS)} FROM trace_days FINAL WHERE project_id = ${str(projectId)} AND ${inDays(knownDays)}
+                  AND ${inList('trace_id', known)}${FINAL_SETTINGS}`,
+            )
+          : [],
+        deltas ? this.ch.rows<DayRowJson>(sql`SELECT ${raw(DAY_ROW_COLUMNS)} FROM project_days FINAL WHERE project_id = ${str(projectId)} AND ${inDays(list)}${FINAL_SETTINGS}`) : [],
+      ]);
+      const old = new Map<string, DayRow>(oldRows.map((r) => [`${r.day}\u0000${r.trace_id}`, dayRowOf(r)]));
+      // The contributions now, and an empty one where a trace had one and has none left.
+      const lines: string[] = [];
+      const changes = new Map<string, { old: DayRow | undefined; now: DayRow | undefined }[]>();
+      for (const [t, byDay] of traces.now) {
+        for (const day of new Set([...byDay.keys(), ...(traces.daysOf.get(t) ?? [])])) {
+          const now = byDay.get(day);
+          const before = old.get(`${day}\u0000${t}`);
+          if (!now && !before) continue;
+          lines.push(dayRowJson(projectId, day, traces.version, now ?? emptyDay(), t));
+          let list = changes.get(day);
+          if (!list) changes.set(day, (list = []));
+          list.push({ old: before, now });
+        }
+      }
+      await this.ch.insertJsonEachRow('trace_days', lines.join('\n'));
+      if (deltas) {
+        const base = new Map(baseRows.map((r) => [r.day, dayRowOf(r)]));
+        const updated: string[] = [];
+        const version = nextStamp();
+        for (const day of list) {
+          if (!window.days.has(day)) continue;
+          const c = changes.get(day) ?? [];
+          if (!c.every((x) => !x.old || replaceable(x.old, x.now))) continue;
+          const row = replaced(base.get(day) ?? emptyDay(), c);
+          if (!row) continue;
+          updated.push(dayRowJson(projectId, day, version, row));
+          recompute.delete(day);
+        }
+        if (updated.length) {
+          await this.ch.insertJsonEachRow('project_days', updated.join('\n'));
+          for (const day of await this.overlapped(window, list.filter((d) => !recompute.has(d)))) recompute.add(day);
+        }
+        this.dayStats.deltas += list.length - recompute.size;
+      }
+    }
+    if (!recompute.size) return;
+    this.dayStats.recomputed += recompute.size;
+    const again = [...recompute];
     const emptyAt = nextStamp();
     const version = nextStamp();
-    const where = sql`project_id = ${str(projectId)} AND ${inDays(list)} AND deleted = 0`;
+    const where = sql`project_id = ${str(projectId)} AND ${inDays(again)} AND deleted = 0`;
     await Promise.all([
-      this.ch.insertJsonEachRow('project_days', list.map((day) => JSON.stringify({ project_id: projectId, day, version: emptyAt })).join('\n')),
+      this.ch.insertJsonEachRow('project_days', again.map((day) => JSON.stringify({ project_id: projectId, day, version: emptyAt })).join('\n')),
       this.ch.command(sql`${raw(DAYS_HEAD)}${u64(version)}${raw(DAYS_MID)}${currentSpans(where)}${raw(DAYS_TAIL)}`),
     ]);
   }
+
+  /** Day rows updated from contributions and recomputed from spans, since the writer started (the bench prints them). */
+  readonly dayStats = { deltas: 0, recomputed: 0 };
 
   /**
    * Recomputes the span rollups (rollups.ts) of the conversation-less spans of the traces `looseUnits`

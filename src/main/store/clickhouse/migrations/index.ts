@@ -17,6 +17,7 @@ import keysFromSummaries from './0010_keys_from_summaries.js';
 import projectDays from './0011_project_days.js';
 import threadEnds from './0012_thread_ends.js';
 import threadTurns from './0013_thread_turns.js';
+import traceDays from './0014_trace_days.js';
 
 export interface ChMigration {
   version: number;
@@ -38,4 +39,5 @@ export const chMigrations: ChMigration[] = [
   { version: 11, name: 'project_days', statements: projectDays },
   { version: 12, name: 'thread_ends', statements: threadEnds },
   { version: 13, name: 'thread_turns', statements: threadTurns },
+  { version: 14, name: 'trace_days', statements: traceDays },
 ];
