@@ -9,9 +9,12 @@
  * last start (domain/summaries/agent-stats.ts over the stored credit and counting bits, which is what
  * agent_trace_stats held per trace) — and the day's distinct request models.
  *
- * Kept by the writer at the end of every summary round (and after deletes): each day the round's
- * traces have spans in (the batch's days and the days they had before) is recomputed from its current
- * spans, with a version stamped after the round's inserts (spans, recounts) and before the read, and
+ * Kept by the writer at the end of every summary round (and after deletes). Since migration 0014 a round
+ * updates a day row from its traces' contributions (trace_days: the same SQL over one trace's spans of the
+ * day; `contributions`, `replaceable` and `replaced` below, writer.ts keepDays), reading a row per day and per
+ * re-summarized trace. Otherwise (a change arithmetic cannot undo, another writer's overlapping window, a delete
+ * or a repair) each day the round's traces have spans in (the batch's days and the days they had before) is
+ * recomputed from its current spans, with a version stamped after the round's inserts (spans, recounts) and before the read, and
  * an empty row at an earlier stamp so a day left without spans reads empty. The same argument as the
  * summaries': every insert into a day is followed by its writer's recompute of that day, stamped after
  * the insert, so the newest row of a day was read after every insert into it whose recompute is done.

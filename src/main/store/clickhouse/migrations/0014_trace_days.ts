@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS day_writes (
   stamp UInt64,
   phase UInt8
 ) ENGINE = MergeTree
-ORDER BY (project_id, day, stamp)`,
+ORDER BY (project_id, day, stamp)
+SETTINGS index_granularity = 128`,
   BACKFILL,
 ];
