@@ -688,7 +688,10 @@ export class Writer {
       await this.rollup(projectId, looseUnits, [...conversations], convTraces, looseGone);
     };
     // The kept day rows of every day the traces have spans in, after the recount (their credit and counting bits).
-    await Promise.all([conversationsAndRollups(), this.keepDays(projectId, [...daysOf.values()].flat(), window, traceDays)]);
+    // Both settle before a failure is reported: a retry of this summary must not run beside a day-row update of
+    // this attempt still in flight (one landing after the retry's recompute would replace it with a stale sum).
+    const settled = await Promise.allSettled([conversationsAndRollups(), this.keepDays(projectId, [...daysOf.values()].flat(), window, traceDays)]);
+    for (const r of settled) if (r.status === 'rejected') throw r.reason;
   }
 
   /**
@@ -711,11 +714,11 @@ export class Writer {
     const list = [...new Set(days)].sort();
     if (!list.length) return;
     const recompute = new Set(list);
-    if (window) window.uses++;
+    const use = window ? ++window.uses : 0;
     if (traces) {
       const known = [...traces.known];
       const knownDays = known.flatMap((t) => traces.daysOf.get(t) ?? []);
-      const deltas = window !== null && window.deltas && window.uses === 1;
+      const deltas = window !== null && window.deltas && use === 1;
       const [oldRows, baseRows] = await Promise.all([
         known.length
           ? this.ch.rows<DayRowJson & { trace_id: string }>(
@@ -754,7 +757,9 @@ export class Writer {
           updated.push(dayRowJson(projectId, day, version, row));
           recompute.delete(day);
         }
-        if (updated.length) {
+        // A later attempt in this window (a retry) recomputes: this one's base may be older than its rows.
+        if (window.uses !== use) for (const day of list) recompute.add(day);
+        else if (updated.length) {
           await this.ch.insertJsonEachRow('project_days', updated.join('\n'));
           for (const day of await this.overlapped(window, list.filter((d) => !recompute.has(d)))) recompute.add(day);
         }
