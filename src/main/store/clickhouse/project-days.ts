@@ -14,7 +14,7 @@
  * day; `contributions`, `replaceable` and `replaced` below, writer.ts keepDays), reading a row per day and per
  * re-summarized trace. Otherwise (a change arithmetic cannot undo, another writer's overlapping window, a delete
  * or a repair) each day the round's traces have spans in (the batch's days and the days they had before) is
- * recomputed from its current spans, with a version stamped after the round's inserts (spans, recounts) and before the read, and
+ * recomputed as the sum of its current contributions (before 0014: from its current spans), with a version stamped after the round's inserts (spans, recounts) and before the read, and
  * an empty row at an earlier stamp so a day left without spans reads empty. The same argument as the
  * summaries': every insert into a day is followed by its writer's recompute of that day, stamped after
  * the insert, so the newest row of a day was read after every insert into it whose recompute is done.
@@ -25,7 +25,12 @@
  * Nullable argument (a NULL cost or first start) and would misalign the arrays; a tuple is never NULL.
  */
 
-/** `INSERT … SELECT project_id, day, ` + version + DAYS_MID + spans source + DAYS_TAIL (the source names its own WHERE). */
+/**
+ * `INSERT … SELECT project_id, day, ` + version + DAYS_MID + spans source + DAYS_TAIL (the source names its own WHERE): the
+ * day rows' definition from the spans (migration 0011's fill; the tests' reference). Since 0014 the writer keeps them from
+ * the traces' contributions (trace_days: the same rules per trace, `contributions` below), and recomputes a day as the sum
+ * of its contributions: its spans would also count batches stored and not yet summarized, which their rounds add later.
+ */
 export const DAYS_HEAD = `INSERT INTO project_days (project_id, day, version, span_count, last_start_ns, agent_name, agent_spans,
 agent_invocations, agent_errors, agent_dur_ns, agent_in_tok, agent_out_tok, agent_usage_spans, agent_cost, agent_first_ns,
 agent_last_ns, request_models) SELECT project_id, day, `;

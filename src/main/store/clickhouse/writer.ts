@@ -48,8 +48,8 @@ import { asError } from '../../../shared/errors.js';
 import { summarizeConversation, summarizeTrace, type LightSpan, type Recount, type TurnContributionRow } from './summaries.js';
 import { date, i64, ident, join, raw, sql, str, strs, u64, type Sql } from './sql.js';
 import { ROLLUP_HEAD, ROLLUP_MID, ROLLUP_TAIL } from './rollups.js';
-import { FINAL_SETTINGS, currentSpans } from './reads/scope.js';
-import { DAY_ROW_COLUMNS, DAYS_HEAD, DAYS_MID, DAYS_TAIL, contributions, dayRowJson, dayRowOf, emptyDay, replaceable, replaced, type DayRow, type DayRowJson } from './project-days.js';
+import { FINAL_SETTINGS } from './reads/scope.js';
+import { DAY_ROW_COLUMNS, contributions, dayRowJson, dayRowOf, emptyDay, replaceable, replaced, type DayRow, type DayRowJson } from './project-days.js';
 import { CONVERSATION_KEY_COLUMNS, contributionRow, LIGHT_COLUMNS, lightSpan, type ConversationKeyJson, type LightRowJson } from './rows.js';
 
 let lastStamp = 0;
@@ -768,17 +768,19 @@ export class Writer {
     }
     if (!recompute.size) return;
     this.dayStats.recomputed += recompute.size;
-    const again = [...recompute];
-    const emptyAt = nextStamp();
+    // The sum of the days' current contributions — not of their spans: a day's spans include those of batches
+    // stored and not summarized yet (by any writer), whose contributions their own rounds add later.
+    const again = [...recompute].sort();
     const version = nextStamp();
-    const where = sql`project_id = ${str(projectId)} AND ${inDays(again)} AND deleted = 0`;
-    await Promise.all([
-      this.ch.insertJsonEachRow('project_days', again.map((day) => JSON.stringify({ project_id: projectId, day, version: emptyAt })).join('\n')),
-      this.ch.command(sql`${raw(DAYS_HEAD)}${u64(version)}${raw(DAYS_MID)}${currentSpans(where)}${raw(DAYS_TAIL)}`),
-    ]);
+    const rows = await this.ch.rows<DayRowJson>(
+      sql`SELECT ${raw(DAY_ROW_COLUMNS)} FROM trace_days FINAL WHERE project_id = ${str(projectId)} AND ${inDays(again)} AND span_count > 0${FINAL_SETTINGS}`,
+    );
+    const byDay = new Map<string, { old: undefined; now: DayRow }[]>(again.map((d) => [d, []]));
+    for (const r of rows) byDay.get(r.day)?.push({ old: undefined, now: dayRowOf(r) });
+    await this.ch.insertJsonEachRow('project_days', again.map((day) => dayRowJson(projectId, day, version, replaced(emptyDay(), byDay.get(day)!) ?? emptyDay())).join('\n'));
   }
 
-  /** Day rows updated from contributions and recomputed from spans, since the writer started (the bench prints them). */
+  /** Day rows updated from contributions and recomputed from them, since the writer started (tests read them). */
   readonly dayStats = { deltas: 0, recomputed: 0 };
 
   /**
