@@ -706,9 +706,10 @@ export class Writer {
    * stamped after both. A day is also recomputed when a change cannot be undone by arithmetic (`replaceable`), when
    * the window was not opened for deltas (repairs, deletes) or this is a retry within it, and when no window is given.
    *
-   * The recompute: from the day's current spans, with a version stamped after this writer's inserts into them and
-   * before the read — the writer whose stamp is newest read after every insert whose recompute is done — and an empty
-   * row at an earlier stamp, so a day left without spans reads empty.
+   * The recompute: the sum of the day's current contributions (trace_days FINAL, not its spans, which also hold
+   * batches stored and not summarized yet), with a version stamped after this writer's inserts into them and before
+   * the read — the writer whose stamp is newest read after every insert whose recompute is done. A day without
+   * contributions gets a row of zeros.
    */
   async keepDays(projectId: string, days: Iterable<string>, window: DayWindow | null = null, traces: TraceDays | null = null): Promise<void> {
     const list = [...new Set(days)].sort();
