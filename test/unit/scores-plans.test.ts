@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStores } from '../../src/main/store/index.js';
 import { scoresPageSql } from '../../src/main/store/sqlite/scores.js';
+import { RETENTION_SQL } from '../../src/main/store/sqlite/retention.js';
 
 describe('scores query plans (SQLite)', () => {
   it('corrected scores are read through scores_corrected, newest first without sorting; a scorer\'s own ids by the primary key', async () => {
@@ -27,6 +28,14 @@ describe('scores query plans (SQLite)', () => {
     const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n');
     expect(plan).toMatch(/SEARCH scores USING PRIMARY KEY \(project_id=\? AND score_id=\?\)/);
     expect(plan).not.toMatch(/SCAN scores/);
+    // One trace's scores: its rows by scores_trace, not the project's newest-first walk.
+    const byTrace = scoresPageSql({ ...q, with_correction: false, trace_id: 't' });
+    expect((db.prepare(`EXPLAIN QUERY PLAN ${byTrace.sql}`).all(...byTrace.params) as { detail: string }[]).map((r) => r.detail).join('\n')).toMatch(
+      /SEARCH scores USING INDEX scores_trace \(project_id=\? AND trace_id=\?\)/,
+    );
+    // Deleting a trace's scores (spans.delete) seeks the trace's rows, not every score of its project.
+    const del = (db.prepare(`EXPLAIN QUERY PLAN ${RETENTION_SQL.deleteScores}`).all('p', 't') as { detail: string }[]).map((r) => r.detail).join('\n');
+    expect(del).toMatch(/SEARCH scores USING INDEX scores_trace \(project_id=\? AND trace_id=\?\)/);
     db.close();
   });
 });

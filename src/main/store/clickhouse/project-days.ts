@@ -94,6 +94,9 @@ const minN = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null 
 const maxN = (a: bigint | null, b: bigint | null) => (a == null ? b : b == null ? a : a > b ? a : b);
 const big = (v: string | number | null | undefined) => (v == null ? null : BigInt(v));
 
+/** An agent's sums before any span. */
+const emptyAgent = (): AgentDay => ({ spans: 0, invocations: 0, errors: 0, dur: 0n, inTok: 0, outTok: 0, usage: 0, cost: null, first: null, last: null });
+
 export const emptyDay = (): DayRow => ({ spanCount: 0, lastStart: null, agents: new Map(), models: new Set() });
 
 /**
@@ -111,7 +114,7 @@ export function contributions(spans: Iterable<DaySpan>): Map<string, DayRow> {
     if (s.request_model != null) row.models.add(s.request_model);
     if (s.agent_name == null) continue;
     let a = row.agents.get(s.agent_name);
-    if (!a) row.agents.set(s.agent_name, (a = { spans: 0, invocations: 0, errors: 0, dur: 0n, inTok: 0, outTok: 0, usage: 0, cost: null, first: null, last: null }));
+    if (!a) row.agents.set(s.agent_name, (a = emptyAgent()));
     a.spans++;
     if (s.operation_name === 'invoke_agent') a.invocations++;
     if (s.status_code === 'ERROR') a.errors++;
@@ -170,7 +173,7 @@ export function replaced(base: DayRow, changes: { old: DayRow | undefined; now: 
       let o = out.agents.get(name);
       if (!o) {
         if (sign < 0) return false;
-        out.agents.set(name, (o = { spans: 0, invocations: 0, errors: 0, dur: 0n, inTok: 0, outTok: 0, usage: 0, cost: null, first: null, last: null }));
+        out.agents.set(name, (o = emptyAgent()));
       }
       o.spans += sign * a.spans;
       o.invocations += sign * a.invocations;

@@ -25,8 +25,10 @@ export const RETENTION_SQL = {
     WHERE (@project_id IS NULL OR project_id = @project_id) AND COALESCE(last_end_ns, first_start_ns) < @before_ns`,
   oldestFirst: `SELECT project_id, trace_id, span_count FROM trace_summaries ORDER BY COALESCE(last_end_ns, first_start_ns), project_id, trace_id`,
   deleteSpans: `DELETE FROM spans WHERE project_id = ? AND trace_id = ?`,
-  // A deleted turn's scores go with it (conversation scores stay while the conversation has turns).
-  deleteScores: `DELETE FROM scores WHERE project_id = ? AND trace_id = ?`,
+  // A deleted turn's scores go with it (conversation scores stay while the conversation has turns). INDEXED BY:
+  // left to itself SQLite 3.53 searched the primary key by project_id alone — every score of the project read for
+  // each deleted trace (500 traces a transaction) — where scores_trace finds the trace's own rows.
+  deleteScores: `DELETE FROM scores INDEXED BY scores_trace WHERE project_id = ? AND trace_id = ?`,
   deleteProjectScores: `DELETE FROM scores WHERE project_id = ?`,
   totalSpans: `SELECT COUNT(*) FROM spans`,
   // Spans per project from the project rows (migration 0009, kept at ingest and after deletes): the Settings

@@ -101,7 +101,8 @@ export function scoresPageSql(q: ScoresQuery): Sql {
       params: [JSON.stringify(q.score_ids), q.project_id, ...w.params, q.limit],
     };
   }
-  const from = q.conv_keys ? 'scores INDEXED BY scores_conv' : 'scores';
+  // One trace's scores (a turn's badges): its own rows, sorted after — the newest-first index walked the project's.
+  const from = q.conv_keys ? 'scores INDEXED BY scores_conv' : q.trace_id != null ? 'scores INDEXED BY scores_trace' : 'scores';
   const sql = `SELECT * FROM ${from} WHERE ${w.sql} ORDER BY created_at_ns DESC, score_id DESC LIMIT ?`;
   return { sql, params: [...w.params, q.limit] };
 }
