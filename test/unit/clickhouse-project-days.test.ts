@@ -171,6 +171,10 @@ async function edgeTraces(s: TraceStore, agentOfChat = 'edge', convOfB = 'edge-b
   const v = traceBuilder({ seed: 'edge-3', start: '2026-12-04T11:00:00Z' });
   v.span('chat elsewhere', { durationMs: 50, attributes: chatAttributes({ model: 'o3', inputTokens: 1, outputTokens: 1, agentName: 'far' }) });
   await importRequest({ traces: s }, OTHER, v.request());
+  // Day 0 (a start in 1970; spans without a start or past 2149 go there too), which 18.16 sends back as '0000-00-00'.
+  const z = traceBuilder({ seed: 'edge-4', start: '1970-01-01T00:00:02Z' });
+  z.span('chat epoch', { durationMs: 1000, attributes: chatAttributes({ model: 'gpt-4o', inputTokens: 2, outputTokens: 1, agentName: 'epoch' }) });
+  await importRequest({ traces: s }, P, z.request());
 }
 
 describe('ClickHouse kept day rows', () => {

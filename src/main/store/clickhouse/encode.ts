@@ -184,6 +184,12 @@ const dateColumn = (day: number): number => (day >= 0 && day <= 0xffff ? day : 0
 /** The partition (day) of a span's rows, as 'YYYY-MM-DD': 1970-01-01 for a start outside 1970–2149 or none. */
 export const partitionDay = (startNs: bigint | null): string => dayName(dateColumn(dayNumber(startNs)));
 
+/**
+ * A Date the server sent, named as dayOf names it: 18.16 prints day 0 as '0000-00-00' (current releases
+ * '1970-01-01'). Days read back and days of the batch meet in maps keyed by name (the day rows' upkeep).
+ */
+export const dayText = (d: string): string => (d === '0000-00-00' ? '1970-01-01' : d);
+
 /** One span's row of `spans` (after the version the writer sets). */
 function writeSpanRow(w: RowBinaryWriter, s: SpanRecord, day: number, resourceId: string, credit: Credit, counted: number): void {
   w.u16(dateColumn(day));

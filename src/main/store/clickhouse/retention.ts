@@ -22,6 +22,7 @@ import { FINAL_SETTINGS } from './reads/scope.js';
 import { storageStats } from './reads/housekeeping.js';
 import { date, i64, ident, join, raw, sql, str, u64, type Sql } from './sql.js';
 import { nextStamp, type DayWindow, type Writer } from './writer.js';
+import { dayText } from './encode.js';
 
 const SPAN_TABLES = ['spans', 'span_payloads'] as const;
 const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'trace_keys', 'conversation_keys', 'thread_turns'] as const;
@@ -148,9 +149,10 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
   return done();
 }
 
+/** The days from a trace row's first to its last (as the server sends them: day 0 may read '0000-00-00'). */
 const daysOf = (first: string, last: string): string[] => {
   const out: string[] = [];
-  for (let t = Date.parse(`${first}T00:00:00Z`); t <= Date.parse(`${last}T00:00:00Z`); t += 86_400_000) out.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(`${dayText(first)}T00:00:00Z`); t <= Date.parse(`${dayText(last)}T00:00:00Z`); t += 86_400_000) out.push(new Date(t).toISOString().slice(0, 10));
   return out;
 };
 

@@ -4,6 +4,7 @@
  * next to the converters that read them.
  */
 import { raw } from './sql.js';
+import { dayText } from './encode.js';
 import type { StatusCode } from '../../domain/span.js';
 import type { LightSpan, TurnContributionRow, TurnRow } from './summaries.js';
 import { restoreMessageAttributes, restoreSpanKeys } from '../../domain/raw-span.js';
@@ -53,6 +54,7 @@ export interface LightRowJson {
 export function lightSpan(r: LightRowJson): LightSpan {
   return {
     ...r,
+    day: dayText(r.day),
     status_code: r.status_code as StatusCode,
     start_ns: big(r.start_ns),
     end_ns: big(r.end_ns),

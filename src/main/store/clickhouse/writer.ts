@@ -39,7 +39,7 @@
  */
 import type { WriteResult } from '../ports.js';
 import type { ClickHouse } from './connection.js';
-import { PAYLOAD_COLUMNS, SPAN_COLUMNS, type EncodedSpans } from './encode.js';
+import { PAYLOAD_COLUMNS, SPAN_COLUMNS, dayText, type EncodedSpans } from './encode.js';
 import { pickRows, setVersion, type BinaryRows } from './row-binary.js';
 import { OpenDocuments, reusableDocs } from './search-index.js';
 import { randomUUID } from 'node:crypto';
@@ -96,7 +96,7 @@ interface JournalEntry {
 
 const daysBetween = (from: string, to: string): string[] => {
   const out: string[] = [];
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`) && out.length < 400; t += 86_400_000) {
+  for (let t = Date.parse(`${dayText(from)}T00:00:00Z`); t <= Date.parse(`${dayText(to)}T00:00:00Z`) && out.length < 400; t += 86_400_000) {
     out.push(new Date(t).toISOString().slice(0, 10));
   }
   return out;
@@ -533,7 +533,7 @@ export class Writer {
     const ends = new Map<string, number>();
     const seen = new Set<string>();
     for (const r of rows) {
-      const k = `${r.day}\u0000${r.writer}`;
+      const k = `${dayText(r.day)}\u0000${r.writer}`;
       seen.add(k);
       if (Number(r.phase) === 1) ends.set(k, Number(r.stamp));
     }
@@ -729,7 +729,7 @@ export class Writer {
           : [],
         deltas ? this.ch.rows<DayRowJson>(sql`SELECT ${raw(DAY_ROW_COLUMNS)} FROM project_days FINAL WHERE project_id = ${str(projectId)} AND ${inDays(list)}${FINAL_SETTINGS}`) : [],
       ]);
-      const old = new Map<string, DayRow>(oldRows.map((r) => [`${r.day}\u0000${r.trace_id}`, dayRowOf(r)]));
+      const old = new Map<string, DayRow>(oldRows.map((r) => [`${dayText(r.day)}\u0000${r.trace_id}`, dayRowOf(r)]));
       // The contributions now, and an empty one where a trace had one and has none left.
       const lines: string[] = [];
       const changes = new Map<string, { old: DayRow | undefined; now: DayRow | undefined }[]>();
@@ -746,7 +746,7 @@ export class Writer {
       }
       await this.ch.insertJsonEachRow('trace_days', lines.join('\n'));
       if (deltas) {
-        const base = new Map(baseRows.map((r) => [r.day, dayRowOf(r)]));
+        const base = new Map(baseRows.map((r) => [dayText(r.day), dayRowOf(r)]));
         const updated: string[] = [];
         const version = nextStamp();
         for (const day of list) {
@@ -777,7 +777,7 @@ export class Writer {
       sql`SELECT ${raw(DAY_ROW_COLUMNS)} FROM trace_days FINAL WHERE project_id = ${str(projectId)} AND ${inDays(again)} AND span_count > 0${FINAL_SETTINGS}`,
     );
     const byDay = new Map<string, { old: undefined; now: DayRow }[]>(again.map((d) => [d, []]));
-    for (const r of rows) byDay.get(r.day)?.push({ old: undefined, now: dayRowOf(r) });
+    for (const r of rows) byDay.get(dayText(r.day))?.push({ old: undefined, now: dayRowOf(r) });
     await this.ch.insertJsonEachRow('project_days', again.map((day) => dayRowJson(projectId, day, version, replaced(emptyDay(), byDay.get(day)!) ?? emptyDay())).join('\n'));
   }
 

@@ -6,7 +6,7 @@
 import type { SpanScope } from '../../../domain/plans.js';
 import type { ReadOptions } from '../../ports.js';
 import type { ClickHouse } from '../connection.js';
-import { dayNumber, dayOf } from '../encode.js';
+import { dayNumber, dayOf, dayText } from '../encode.js';
 import { predicate, withProject } from '../expr.js';
 import { date, i64, raw, sql, str, type Sql } from '../sql.js';
 
@@ -48,10 +48,9 @@ export function scopeSql(s: SpanScope): Sql {
 }
 
 /** Day 0's partition: spans without a start, and those starting before 1970 or after 2149 (encode.ts partitionDay). */
-/** Day 0's partition: spans without a start and those outside the Date column's years. */
 export const DAY_ZERO_TEXT = '1970-01-01';
-/** How system.parts names day 0's partition (18.16 prints the zero date). */
-export const isDayZero = (partition: string): boolean => partition === DAY_ZERO_TEXT || partition === '0000-00-00';
+/** Whether a partition (or a Date the server sent) is day 0 (18.16 prints the zero date: encode.ts dayText). */
+export const isDayZero = (partition: string): boolean => dayText(partition) === DAY_ZERO_TEXT;
 
 const DAY_ZERO = date(DAY_ZERO_TEXT);
 /** The last day a Date column holds (2149-06-06). */
