@@ -167,6 +167,8 @@ async function edgeTraces(s: TraceStore, agentOfChat = 'edge', convOfB = 'edge-b
   const u = traceBuilder({ seed: 'edge-2', start: '2026-12-03T11:00:00Z' });
   const r2 = u.span('orphan work', { durationMs: 100 });
   u.span('chat m', { parent: r2, at: 5, durationMs: 50, attributes: chatAttributes({ model: 'gpt-4o-mini', inputTokens: 7, outputTokens: 3, agentName: 'loner' }) });
+  // A dated trace with a span on day 0 too: its row's days are day 0 and its dated days, not every day since 1970.
+  u.span('chat epoch child', { parent: r2, at: 5_000 - Date.parse('2026-12-03T11:00:00Z'), durationMs: 10, attributes: chatAttributes({ model: 'gpt-4o-mini', inputTokens: 1, outputTokens: 1, agentName: 'loner' }) });
   await importRequest({ traces: s }, P, u.request());
   const v = traceBuilder({ seed: 'edge-3', start: '2026-12-04T11:00:00Z' });
   v.span('chat elsewhere', { durationMs: 50, attributes: chatAttributes({ model: 'o3', inputTokens: 1, outputTokens: 1, agentName: 'far' }) });

@@ -190,6 +190,26 @@ export const partitionDay = (startNs: bigint | null): string => dayName(dateColu
  */
 export const dayText = (d: string): string => (d === '0000-00-00' ? '1970-01-01' : d);
 
+/** Dated days a trace row's range stands for when its first day is day 0 (see daysBetween). */
+const DATED_AFTER_DAY_ZERO = 400;
+
+/**
+ * The days from a trace row's first day to its last (as the server sends them), at most `cap`. Day 0 stands apart:
+ * a trace with spans on day 0 (no start, or outside 1970–2149) and dated ones has first day 0, so its days are day 0
+ * and the last DATED_AFTER_DAY_ZERO days up to its last — not every day since 1970 (~20k).
+ */
+export function daysBetween(first: string, last: string, cap = Number.POSITIVE_INFINITY): string[] {
+  const end = Date.parse(`${dayText(last)}T00:00:00Z`);
+  let t = Date.parse(`${dayText(first)}T00:00:00Z`);
+  const out: string[] = [];
+  if (t === 0 && end > 0) {
+    out.push(dayName(0));
+    t = Math.max(DAY_MS, end - (DATED_AFTER_DAY_ZERO - 1) * DAY_MS);
+  }
+  for (; t <= end && out.length < cap; t += DAY_MS) out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+}
+
 /** One span's row of `spans` (after the version the writer sets). */
 function writeSpanRow(w: RowBinaryWriter, s: SpanRecord, day: number, resourceId: string, credit: Credit, counted: number): void {
   w.u16(dateColumn(day));

@@ -22,7 +22,7 @@ import { FINAL_SETTINGS } from './reads/scope.js';
 import { storageStats } from './reads/housekeeping.js';
 import { date, i64, ident, join, raw, sql, str, u64, type Sql } from './sql.js';
 import { nextStamp, type DayWindow, type Writer } from './writer.js';
-import { dayText } from './encode.js';
+import { daysBetween } from './encode.js';
 
 const SPAN_TABLES = ['spans', 'span_payloads'] as const;
 const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'trace_keys', 'conversation_keys', 'thread_turns'] as const;
@@ -56,7 +56,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
   // Writers updating these days' rows from contributions see the delete's window and recompute instead (writer.keepDays).
   const windows: DayWindow[] = [];
   for (const project of new Set(doomed.map((d) => d.project_id))) {
-    windows.push(await writer.openWindow(project, doomed.filter((d) => d.project_id === project).flatMap((d) => daysOf(d.first_day, d.last_day)), false));
+    windows.push(await writer.openWindow(project, doomed.filter((d) => d.project_id === project).flatMap((d) => daysBetween(d.first_day, d.last_day)), false));
   }
   const version = i64(nextStamp());
 
@@ -72,14 +72,14 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
   const byProject = new Map<string, typeof doomed>();
   for (const d of doomed) {
     byProject.set(d.project_id, [...(byProject.get(d.project_id) ?? []), d]);
-    for (const day of daysOf(d.first_day, d.last_day)) if (!dropped.has(day)) touchedDays.add(day);
+    for (const day of daysBetween(d.first_day, d.last_day)) if (!dropped.has(day)) touchedDays.add(day);
   }
   const docs: { project: string; doc: string }[] = [];
   for (const [project, list] of byProject) {
     for (let i = 0; i < list.length; i += CHUNK) {
       const chunk = list.slice(i, i + CHUNK);
       const where = sql`project_id = ${str(project)} AND ${traceIn(chunk.map((d) => d.trace_id))} AND deleted = 0`;
-      const days = [...new Set(chunk.flatMap((d) => daysOf(d.first_day, d.last_day)))].filter((d) => !dropped.has(d));
+      const days = [...new Set(chunk.flatMap((d) => daysBetween(d.first_day, d.last_day)))].filter((d) => !dropped.has(d));
       if (days.length) {
         await writer.markDirty(days);
         const inDays = sql`day IN (${join(days.map((d) => sql`${date(d)}`), ', ')})`;
@@ -140,7 +140,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
       await writer.rollup(project, new Map(), ids, convTraces, chunk.map((d) => d.trace_id));
     }
     // The project's kept day rows of every day its deleted traces had spans in (dropped days too).
-    await writer.keepDays(project, list.flatMap((d) => daysOf(d.first_day, d.last_day)));
+    await writer.keepDays(project, list.flatMap((d) => daysBetween(d.first_day, d.last_day)));
   }
   for (const w of windows) await writer.closeWindow(w);
   await purgeTombstones(ch, [...touchedDays]);
@@ -149,12 +149,6 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
   return done();
 }
 
-/** The days from a trace row's first to its last (as the server sends them: day 0 may read '0000-00-00'). */
-const daysOf = (first: string, last: string): string[] => {
-  const out: string[] = [];
-  for (let t = Date.parse(`${dayText(first)}T00:00:00Z`); t <= Date.parse(`${dayText(last)}T00:00:00Z`); t += 86_400_000) out.push(new Date(t).toISOString().slice(0, 10));
-  return out;
-};
 
 /**
  * Days that hold no span of a surviving trace (one outside the selection reaching into the day):

@@ -39,7 +39,7 @@
  */
 import type { WriteResult } from '../ports.js';
 import type { ClickHouse } from './connection.js';
-import { PAYLOAD_COLUMNS, SPAN_COLUMNS, dayText, type EncodedSpans } from './encode.js';
+import { PAYLOAD_COLUMNS, SPAN_COLUMNS, dayText, daysBetween, type EncodedSpans } from './encode.js';
 import { pickRows, setVersion, type BinaryRows } from './row-binary.js';
 import { OpenDocuments, reusableDocs } from './search-index.js';
 import { randomUUID } from 'node:crypto';
@@ -94,13 +94,8 @@ interface JournalEntry {
   written?: string;
 }
 
-const daysBetween = (from: string, to: string): string[] => {
-  const out: string[] = [];
-  for (let t = Date.parse(`${dayText(from)}T00:00:00Z`); t <= Date.parse(`${dayText(to)}T00:00:00Z`) && out.length < 400; t += 86_400_000) {
-    out.push(new Date(t).toISOString().slice(0, 10));
-  }
-  return out;
-};
+/** A trace row's days, at most 400 (encode.ts daysBetween). */
+const rowDays = (from: string, to: string): string[] => daysBetween(from, to, 400);
 
 /** `day IN (…)` over a set of partitions (days as Date literals). */
 export const inDays = (days: Iterable<string>): Sql => {
@@ -317,7 +312,7 @@ export class Writer {
         if (known.length) {
           const days = known.flatMap((t) => {
             const before = o.get(t);
-            return [...traces.get(t)!, ...(before ? daysBetween(before.first_day, before.last_day) : []), ...(pending.get(`${p}\u0000${t}`) ?? [])];
+            return [...traces.get(t)!, ...(before ? rowDays(before.first_day, before.last_day) : []), ...(pending.get(`${p}\u0000${t}`) ?? [])];
           });
           const rows = await this.ch.rows<{ trace_id: string; span_id: string }>(
             sql`SELECT trace_id, span_id FROM spans FINAL WHERE project_id = ${str(p)} AND ${inDays(days)} AND ${inList('trace_id', known)} AND deleted = 0${FINAL_SETTINGS}`,
@@ -334,7 +329,7 @@ export class Writer {
         ds.forEach((d) => days.add(d));
         const before = o.get(t);
         if (before) {
-          daysBetween(before.first_day, before.last_day).forEach((d) => days.add(d));
+          rowDays(before.first_day, before.last_day).forEach((d) => days.add(d));
           before.conversation_ids.forEach((c) => conversations.add(c));
         }
       }
@@ -593,7 +588,7 @@ export class Writer {
     const daysOf = new Map<string, string[]>();
     for (const t of ids) {
       const o = old.get(t);
-      daysOf.set(t, [...new Set([...traces.get(t)!, ...(o ? daysBetween(o.first_day, o.last_day) : [])])]);
+      daysOf.set(t, [...new Set([...traces.get(t)!, ...(o ? rowDays(o.first_day, o.last_day) : [])])]);
     }
     const version = nextStamp();
     // Every stored version, merged here: the newest of each span wins (as FINAL would pick), and a
@@ -920,7 +915,7 @@ export class Writer {
       if (!had || BigInt(r.version) > BigInt(had.version)) newest.set(k, r);
       let days = traces.get(r.trace_id);
       if (!days) traces.set(r.trace_id, (days = new Set()));
-      daysBetween(r.first_day, r.last_day).forEach((d) => days.add(d));
+      rowDays(r.first_day, r.last_day).forEach((d) => days.add(d));
     }
     const byConv = new Map<string, TurnContributionRow[]>();
     for (const r of [...newest.values()].sort((x, y) => (x.trace_id < y.trace_id ? -1 : x.trace_id > y.trace_id ? 1 : 0))) {
