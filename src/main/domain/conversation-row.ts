@@ -21,6 +21,13 @@ export interface ConversationSummary extends ConversationTotals {
 
 type Snippet = ConversationRow['snippet'];
 
+/**
+ * Whether a conversation's row owns a span of one of its traces (semantics §4.1): the span is untagged or tagged
+ * with that conversation — a span tagged with another conversation belongs to that one's row.
+ */
+export const ownsSpan = (span: { conversation_id: string | null }, conversation: string): boolean =>
+  span.conversation_id == null || span.conversation_id === conversation;
+
 /** The excerpt of the first of the row's own texts (previews, name, id, agents, models) that holds `search`. */
 export function summarySnippet(r: ConversationSummary, search: string): Snippet {
   for (const text of [r.first_text, r.last_text, r.conversation_name, r.conversation_id, r.agent_names.join(', '), r.request_models.join(', ')]) {

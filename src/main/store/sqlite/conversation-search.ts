@@ -19,6 +19,7 @@
 import type { Db } from './open.js';
 import type { SearchReader, SpanMatch } from './fts.js';
 import { GATHER_DOCS, gatherBound as weighedBound } from '../../domain/gather-bound.js';
+import { ownsSpan } from '../../domain/conversation-row.js';
 
 /**
  * Measured at 10M spans (500,210 rows; docs/store.md "The 10M list-search cliff"): the walk passes a row
@@ -42,8 +43,6 @@ export function gatherBound(rows: number, need: number, floor = GATHER_DOCS): nu
 
 export type Snippet = SpanMatch['snippet'];
 
-/** Whether a conversation's row owns a span of one of its traces: the span is untagged or tagged with it (semantics §4.1). */
-const owns = (span: { conversation_id: string | null }, conversation: string) => span.conversation_id == null || span.conversation_id === conversation;
 
 const SQL = {
   tracesOfConversation: `SELECT trace_id FROM conversation_turns WHERE project_id = ? AND conversation_id = ? ORDER BY turn_start_ns DESC`,
@@ -105,12 +104,12 @@ export function createConversationSearch(db: Db, reader: SearchReader, bound: (r
         owners.set(traceId, mine);
         const open = mine.filter((r) => !snippets.has(r.row));
         if (!open.length) return false;
-        return (found: readonly SpanMatch[]) => open.every(({ conversation }) => conversation === null || found.some((m) => owns(m, conversation)));
+        return (found: readonly SpanMatch[]) => open.every(({ conversation }) => conversation === null || found.some((m) => ownsSpan(m, conversation)));
       };
       reader.eachMatch(projectId, needle, (spans, traceId) => {
         for (const { row, conversation } of owners.get(traceId) ?? []) {
           if (snippets.has(row)) continue;
-          const s = conversation === null ? spans[0] : spans.find((m) => owns(m, conversation));
+          const s = conversation === null ? spans[0] : spans.find((m) => ownsSpan(m, conversation));
           if (s) snippets.set(row, s.snippet);
         }
         return true;
@@ -121,7 +120,7 @@ export function createConversationSearch(db: Db, reader: SearchReader, bound: (r
     rowSnippet(projectId: string, kind: 'conversation' | 'trace', conversationId: string, needle: string): Snippet | null {
       const traceIds = kind === 'trace' ? [conversationId] : (tracesOf.all(projectId, conversationId) as string[]);
       // The first matching span the row owns (a span tagged with another conversation is not its own).
-      const accept = kind === 'trace' ? () => true : (m: { conversation_id: string | null }) => owns(m, conversationId);
+      const accept = kind === 'trace' ? () => true : (m: { conversation_id: string | null }) => ownsSpan(m, conversationId);
       for (const traceId of traceIds) {
         const [s] = reader.traceMatches(projectId, traceId, needle, accept);
         if (s) return s.snippet;

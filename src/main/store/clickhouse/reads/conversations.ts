@@ -12,7 +12,7 @@
  */
 import type { ConversationRow, ConversationsPlan } from '../../../domain/plans.js';
 import type { ConversationsPage, ReadOptions } from '../../ports.js';
-import { conversationRow, summarySnippet, type ConversationSummary, type RootCandidate, type TraceRoot, traceRoot } from '../../../domain/conversation-row.js';
+import { conversationRow, ownsSpan, summarySnippet, type ConversationSummary, type RootCandidate, type TraceRoot, traceRoot } from '../../../domain/conversation-row.js';
 import { afterKey, compareKeys, columnKind, keyOf, leadingBound, orderOf, type ConversationKey, type KeyTest, type Order } from '../../../domain/conversation-order.js';
 import { searchScope } from '../../../domain/search-text.js';
 import { conversationScoreSql } from '../scores.js';
@@ -201,7 +201,7 @@ async function walked(ch: ClickHouse, plan: ConversationsPlan, m: Matcher, opts:
     for (const h of hits) byTrace.set(h.trace_id, [...(byTrace.get(h.trace_id) ?? []), h]);
     // A row's newest matching span among its traces' (a span tagged with another conversation is not its own).
     const hitOf = (kind: string, id: string): SpanHit | null => {
-      const own = kind === 'trace' ? (byTrace.get(id) ?? []) : (tracesOf.get(id) ?? []).flatMap((t) => (byTrace.get(t) ?? []).filter((h) => h.conversation_id === null || h.conversation_id === id));
+      const own = kind === 'trace' ? (byTrace.get(id) ?? []) : (tracesOf.get(id) ?? []).flatMap((t) => (byTrace.get(t) ?? []).filter((h) => ownsSpan(h, id)));
       return own.length ? own.reduce((a, b) => (newestFirst(a, b) <= 0 ? a : b)) : null;
     };
     const rows = new Map((await rowsOf(ch, plan.project_id, [...new Set(keys.map((k) => k.conversation_id))], opts)).map((r) => [`${r.kind}\u0000${r.conversation_id}`, r]));
@@ -247,7 +247,7 @@ async function searched(ch: ClickHouse, plan: ConversationsPlan, needle: string,
   for (const h of hits) {
     const of = convs.get(h.trace_id);
     if (!of) continue; // a trace deleted meanwhile
-    const keys = of.length ? of.filter((c) => h.conversation_id === null || h.conversation_id === c).map((c) => keyOfRow('conversation', c)) : [keyOfRow('trace', h.trace_id)];
+    const keys = of.length ? of.filter((c) => ownsSpan(h, c)).map((c) => keyOfRow('conversation', c)) : [keyOfRow('trace', h.trace_id)];
     for (const k of keys) if (!source.has(k)) source.set(k, h);
   }
   const ids = [...new Set([...source.keys()].map((k) => k.split('\u0000')[1]!))];
