@@ -64,6 +64,8 @@ interface RequestFigures {
   p95: number;
   runs: number;
   reads?: ServerReads;
+  /** The request's error when it failed (the fill goes on: a read that fails at 8M must not hide 9M and 10M). */
+  failed?: string;
 }
 
 interface ServerReads {
@@ -156,15 +158,21 @@ async function pageRequests(url: string): Promise<Stretch['requests']> {
     const ids = await sampleIds(ctx, 10);
     const out: Stretch['requests'] = [];
     for (const r of uiRequests(ids[0]!)) {
-      const first = await timeOp(ctx, r.op, r.input, 1);
-      const perId = ['chat.conversation', 'chat.trace', 'traces.timeline'].includes(r.op);
-      const ms = [...first.ms];
-      for (let i = 0; i < runsFor(first.p50); i++) {
-        const input = perId ? uiRequests(ids[i % ids.length]!).find((x) => x.name === r.name)!.input : r.input;
-        ms.push(...(await timeOp(ctx, r.op, input, 1)).ms);
+      const name = `${r.page}: ${r.name}`;
+      try {
+        const first = await timeOp(ctx, r.op, r.input, 1);
+        const perId = ['chat.conversation', 'chat.trace', 'traces.timeline'].includes(r.op);
+        const ms = [...first.ms];
+        for (let i = 0; i < runsFor(first.p50); i++) {
+          const input = perId ? uiRequests(ids[i % ids.length]!).find((x) => x.name === r.name)!.input : r.input;
+          ms.push(...(await timeOp(ctx, r.op, input, 1)).ms);
+        }
+        const reads = await serverReads(url, () => timeOp(ctx, r.op, r.input, 0));
+        out.push({ name, p50: percentileOf(ms, 0.5), p95: percentileOf(ms, 0.95), runs: ms.length, reads });
+      } catch (e) {
+        // Printed as FAILED and the fill goes on, so the figures of the millions after it still come.
+        out.push({ name, p50: NaN, p95: NaN, runs: 0, failed: (e instanceof Error ? e.message : String(e)).slice(0, 300) });
       }
-      const reads = await serverReads(url, () => timeOp(ctx, r.op, r.input, 0));
-      out.push({ name: `${r.page}: ${r.name}`, p50: percentileOf(ms, 0.5), p95: percentileOf(ms, 0.95), runs: ms.length, reads });
     }
     return out;
   } finally {
@@ -185,6 +193,10 @@ function printStretch(s: Stretch, print: BenchContext['print']): void {
 
 function printRequests(at: string, requests: RequestFigures[], print: BenchContext['print']): void {
   for (const r of requests) {
+    if (r.failed !== undefined) {
+      print(`${at}: ${r.name}`, `FAILED: ${r.failed}`);
+      continue;
+    }
     const read = r.reads ? ` · ${r.reads.statements} stmts, ${(r.reads.rows / 1000).toFixed(0)}k rows, ${(r.reads.bytes / 2 ** 20).toFixed(1)} MiB read` : '';
     print(`${at}: ${r.name} p50 / p95 (ms, ${r.runs} runs)`, `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}${read}`);
   }
@@ -248,7 +260,9 @@ async function ensureStore(workDir: string, server: ClickHouseServer, print: Ben
   const fp = fingerprint();
   if (fs.existsSync(marker)) {
     const m = JSON.parse(fs.readFileSync(marker, 'utf8')) as { fp: string; figures: Built };
-    if (m.fp === fp) {
+    // LOUPE_BENCH_CH_REUSE=1 keeps a store built by other code (its migrations run at open): a 10M fill
+    // takes an hour, and re-timing the reads after a read-side change needs no new fill.
+    if (m.fp === fp || process.env.LOUPE_BENCH_CH_REUSE === '1') {
       print('store', `reused (${m.figures.spans} spans); the figures of its build:`);
       for (const s of m.figures.stretches) printStretch(s, print);
       printTotals(m.figures, print);
