@@ -23,14 +23,15 @@ import { fileURLToPath } from 'node:url';
 import type { BenchContext, BenchSection } from '../lib/section.js';
 import { withBenchLock } from '../lib/bench-store.js';
 import { loadAverage, timeOp } from '../lib/timing.js';
-import { uiRequests, type UiIds } from '../lib/ui-requests.js';
+import { uiRequests } from '../lib/ui-requests.js';
+import { sampleIds, serverReads, type ServerReads } from '../lib/clickhouse-reads.js';
 import { generateJsonl } from '../lib/generate.js';
 import { serve } from '../lib/serve.js';
 import { bigPostBody, timeBigPost } from '../lib/big-post.js';
 import { startClickHouse, stopClickHouse, type ClickHouseServer } from '../../test/helpers/clickhouse-server.js';
 import { chMigrations } from '../../src/main/store/clickhouse/migrations/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
-import { ident, raw, sql, str } from '../../src/main/store/clickhouse/sql.js';
+import { ident, sql, str } from '../../src/main/store/clickhouse/sql.js';
 import { openStores } from '../../src/main/store/index.js';
 import { EventBus } from '../../src/main/service/events.js';
 import type { ServiceContext } from '../../src/main/service/context.js';
@@ -38,7 +39,6 @@ import { percentileOf } from '../../src/shared/stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const tsx = path.resolve(here, '../../node_modules/.bin/tsx');
-const PROJECT = 'bench/genai';
 const SPANS = Number(process.env.LOUPE_BENCH_SCALE_SPANS ?? 10_000_000);
 const STEP = Math.min(SPANS, Number(process.env.LOUPE_BENCH_SCALE_STEP ?? 1_000_000));
 const BATCH = Number(process.env.LOUPE_BENCH_CH_BATCH ?? 20_000);
@@ -68,11 +68,6 @@ interface RequestFigures {
   failed?: string;
 }
 
-interface ServerReads {
-  statements: number;
-  rows: number;
-  bytes: number;
-}
 
 interface Built {
   spans: number;
@@ -110,44 +105,6 @@ async function bytesOnDisk(url: string, spans: number): Promise<{ perSpan: numbe
 
 /** Runs per request, from how long the warm-up call took: slow requests are timed a few times only. */
 const runsFor = (ms: number) => (ms < 50 ? 20 : ms < 500 ? 10 : ms < 5000 ? 3 : 0);
-
-/** Conversations and traces to open (from the list itself), and an agent. */
-async function sampleIds(ctx: ServiceContext, n: number): Promise<UiIds[]> {
-  const list = (await ctx.traces.conversations({
-    project_id: PROJECT, active_after_ns: null, active_before_ns: null, agent_names: null, models: null, status: 'all', search: null,
-    sort: [{ field: 'last_activity', direction: 'desc' }, { field: 'conversation_id', direction: 'asc' }], limit: 200, offset: 0, after: null,
-  })).conversations;
-  const out: UiIds[] = [];
-  for (let i = 0; i < list.length && out.length < n; i += Math.max(1, Math.floor(list.length / n))) {
-    const c = list[i]!;
-    const turns = await ctx.traces.conversationTurns({ project_id: PROJECT, conversation_id: c.conversation_id, limit: 1, offset: 0 });
-    const trace = turns.trace_ids[0];
-    if (trace) out.push({ project: PROJECT, conversation: c.conversation_id, trace, agent: c.agent_names[0] ?? 'agent-00' });
-  }
-  if (!out.length) throw new Error(`no conversations of ${PROJECT} in the ClickHouse store`);
-  return out;
-}
-
-/**
- * The statements one call sends and the rows and bytes they read on the server (system.query_log): the
- * call runs alone, a second after a mark (the log's times are whole seconds), and the log is flushed after.
- */
-async function serverReads(url: string, call: () => Promise<unknown>): Promise<ServerReads> {
-  const ch = await ClickHouse.connect(parseStoreUrl(url));
-  try {
-    const t = (await ch.rows<{ t: string }>(raw('SELECT toString(now()) AS t')))[0]!.t;
-    await new Promise((r) => setTimeout(r, 1100));
-    await call();
-    await ch.command(raw('SYSTEM FLUSH LOGS'));
-    const [r] = await ch.rows<{ n: string; rows: string; bytes: string }>(
-      sql`SELECT count() AS n, sum(read_rows) AS rows, sum(read_bytes) AS bytes FROM system.query_log
-          WHERE type = 2 AND event_time > toDateTime(${str(t)}) AND query NOT LIKE '%system.%' AND query NOT LIKE 'SYSTEM%'`,
-    );
-    return { statements: Number(r!.n), rows: Number(r!.rows), bytes: Number(r!.bytes) };
-  } finally {
-    await ch.close();
-  }
-}
 
 /** Every UI page request, p50 / p95, as in the SQLite scale section (per-id requests rotate ids), and one call's server reads. */
 async function pageRequests(url: string): Promise<Stretch['requests']> {
