@@ -46,19 +46,31 @@ export function messageTexts(messages: readonly SpanMessage[], out: string[]): v
       if (m.content) out.push(m.content);
       continue;
     }
+    // Each field by its own call: an array of the four per part was one allocation a part, on every span ingested.
     for (const p of m.parts) {
-      for (const v of [p.content, p.name, p.arguments, p.response]) {
-        const t = asText(v);
-        if (t) out.push(t);
-      }
+      pushText(out, p.content);
+      pushText(out, p.name);
+      pushText(out, p.arguments);
+      pushText(out, p.response);
     }
   }
 }
 
-/** The searchable texts of a span, in a fixed order (messages first: the snippet comes from the first match). */
-export function searchTexts(s: SearchSource): string[] {
+/** `v` as text onto `out` when it has any (asText, then non-empty). */
+function pushText(out: string[], v: unknown): void {
+  if (v == null) return;
+  const t = textOf(v);
+  if (t) out.push(t);
+}
+
+/**
+ * The searchable texts of a span, in a fixed order (messages first: the snippet comes from the first match).
+ * `input`: the input messages to read instead of the span's own (the SQLite writer indexes a continued
+ * input's tail alone, ingest.ts), so the caller need not copy the span to change them.
+ */
+export function searchTexts(s: SearchSource, input: readonly SpanMessage[] = s.input_messages): string[] {
   const out: string[] = [];
-  messageTexts(s.input_messages, out);
+  messageTexts(input, out);
   messageTexts(s.output_messages, out);
   for (const v of s.system_instructions) {
     const t = typeof v === 'object' && v !== null && 'content' in v ? asText(v.content) : asText(v);
@@ -66,15 +78,47 @@ export function searchTexts(s: SearchSource): string[] {
   }
   if (s.tool_call_arguments) out.push(s.tool_call_arguments);
   if (s.tool_call_result) out.push(s.tool_call_result);
-  for (const c of SEARCHED_COLUMNS) {
-    const v = s[c];
-    if (v) out.push(v);
-  }
+  columnTexts(s, out);
   for (const k in s.custom_attrs_string) {
     const v = s.custom_attrs_string[k];
     if (v) out.push(v);
   }
   return out;
+}
+
+/**
+ * The SEARCHED_COLUMNS values of a span that have text, in that order onto `out`, each read by its own
+ * name: a loop over the names read them through V8's megamorphic property lookups, once per column and
+ * span ingested. Checked against SEARCHED_COLUMNS when this module loads.
+ */
+function columnTexts(s: Pick<SearchSource, (typeof SEARCHED_COLUMNS)[number]>, out: string[]): void {
+  let v: string | null;
+  if ((v = s.span_name)) out.push(v);
+  if ((v = s.status_message)) out.push(v);
+  if ((v = s.service_name)) out.push(v);
+  if ((v = s.operation_name)) out.push(v);
+  if ((v = s.provider_name)) out.push(v);
+  if ((v = s.agent_id)) out.push(v);
+  if ((v = s.agent_name)) out.push(v);
+  if ((v = s.agent_description)) out.push(v);
+  if ((v = s.conversation_id)) out.push(v);
+  if ((v = s.conversation_name)) out.push(v);
+  if ((v = s.request_model)) out.push(v);
+  if ((v = s.response_model)) out.push(v);
+  if ((v = s.response_id)) out.push(v);
+  if ((v = s.error_type)) out.push(v);
+  if ((v = s.tool_name)) out.push(v);
+  if ((v = s.tool_call_id)) out.push(v);
+  if ((v = s.tool_description)) out.push(v);
+  if ((v = s.reasoning_content)) out.push(v);
+  if ((v = s.compaction_summary)) out.push(v);
+  if ((v = s.svc_user_id)) out.push(v);
+}
+{
+  const probe = Object.fromEntries(SEARCHED_COLUMNS.map((c) => [c, c])) as unknown as Pick<SearchSource, (typeof SEARCHED_COLUMNS)[number]>;
+  const got: string[] = [];
+  columnTexts(probe, got);
+  if (got.length !== SEARCHED_COLUMNS.length || SEARCHED_COLUMNS.some((c, i) => got[i] !== c)) throw new Error('search-text.ts: columnTexts is out of step with SEARCHED_COLUMNS');
 }
 
 /** The first text containing `needle` (case-insensitive), or null. */

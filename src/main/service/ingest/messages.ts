@@ -17,9 +17,9 @@
  */
 import type { MessagePart, SpanMessage } from '../../domain/span.js';
 import { isObj, jsonish, str, type Obj } from './lenient.js';
+import { jsonWithBigints } from '../../../shared/text.js';
 
-const bigintSafe = (_k: string, x: unknown) => (typeof x === 'bigint' ? x.toString() : x);
-const toText = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : JSON.stringify(v, bigintSafe));
+const toText = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : jsonWithBigints(v)!);
 
 const ROLES: Record<string, string> = {
   user: 'user', human: 'user', humanmessage: 'user',
@@ -175,7 +175,7 @@ export function contentOf(parts: MessagePart[]): string {
   const out: string[] = [];
   for (const p of parts) {
     if (p.type === 'text') out.push(p.content ?? '');
-    else if (p.type === 'tool_call') out.push(JSON.stringify({ id: p.id ?? null, name: p.name, arguments: p.arguments }, bigintSafe));
+    else if (p.type === 'tool_call') out.push(jsonWithBigints({ id: p.id ?? null, name: p.name, arguments: p.arguments })!);
     else if (p.type === 'tool_call_response') out.push(toText(p.response));
   }
   return out.join('\n');

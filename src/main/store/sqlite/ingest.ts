@@ -193,14 +193,15 @@ export function prepareSpan(s: SpanRecord): PreparedSpan {
     raw_span_dump: s.raw_span_dump,
     input_parsed: s.input_messages,
     output_parsed: s.output_messages,
-    keys: rawKeys(s),
+    // Already in its stored form (stripSpanObject on the ingest worker): the keys are not looked for again.
+    keys: s.raw_span_stripped === true ? undefined : rawKeys(s),
     stripped: s.raw_span_stripped === true,
   });
   row[i++] = s.input_messages.length ? previewOf(s.input_messages, 'input') : null;
   row[i++] = s.output_messages.length ? previewOf(s.output_messages, 'output') : null;
   // The search index gets a continued input's earlier messages once per trace (fts.ts: a trace's
   // documents together hold the texts of all its spans), and only the tail from its other spans.
-  row[i++] = searchTexts(cont && !cont.first_in_trace ? { ...s, input_messages: cont.tail } : s);
+  row[i++] = searchTexts(s, cont && !cont.first_in_trace ? cont.tail : s.input_messages);
   row[i] = cont ? [cont.base_trace_id, cont.base_span_id] : null;
   return row;
 }
