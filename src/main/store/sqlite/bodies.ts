@@ -225,6 +225,12 @@ export interface BodyWriter {
    * `inputBase`: the row id of the span whose input messages the body's continue (migration 0021).
    */
   write(spanRowid: number | bigint, resourceJson: string, body: EncodedBody, replace: boolean, inputBase?: number | bigint | null): void;
+  /**
+   * Forgets the dictionary and resource ids it has cached: the caller's transaction rolled back, so rows it
+   * stored may be gone (a batch refused for one span after its first spans stored a new resource) — an id
+   * kept would be written into bodies with no row behind it, and given to the next new row.
+   */
+  forget(): void;
 }
 
 export function createBodyWriter(db: Db): BodyWriter {
@@ -235,8 +241,7 @@ export function createBodyWriter(db: Db): BodyWriter {
   const insert = db.prepare(BODY_SQL.insert);
   const upsert = db.prepare(BODY_SQL.upsert);
   const handOver = db.prepare(BODY_SQL.handOver);
-  // Ids by hash / text; a rolled-back transaction may leave an id here that is not stored, so a
-  // miss in the table is re-checked on the next lookup rather than trusted (see ids()).
+  // Ids by hash / text, valid within the transactions that committed (see forget).
   const dicts = new Map<string, number>();
   const resources = new Map<string, number>();
   const dictId = (hash: string, bytes: Buffer): number => {
@@ -252,7 +257,8 @@ export function createBodyWriter(db: Db): BodyWriter {
     resources.set(json, id);
     return id;
   };
-  // A transaction that rolls back may leave ids cached here that it never stored: forget them.
+  // A transaction that rolls back leaves ids cached here that it never stored: forget them (here when the
+  // insert itself throws, and by the writer's caller on any rollback).
   const forget = () => {
     dicts.clear();
     resources.clear();
@@ -270,6 +276,7 @@ export function createBodyWriter(db: Db): BodyWriter {
         throw e;
       }
     },
+    forget,
   };
 }
 

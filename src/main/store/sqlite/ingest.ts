@@ -290,7 +290,7 @@ export function createIngestRepo(
   const spanArgs: unknown[] = new Array(SPAN_COLUMNS.length);
   const rowidOf = db.prepare(`SELECT id FROM spans WHERE project_id = ? AND trace_id = ? AND span_id = ?`).pluck();
 
-  const write = db.transaction((rows: PreparedSpan[]): WriteResult => {
+  const writeRows = db.transaction((rows: PreparedSpan[]): WriteResult => {
     const now = Date.now();
     let inserted = 0;
     let replaced = 0;
@@ -344,6 +344,16 @@ export function createIngestRepo(
     for (const [projectId, p] of projects) addToProject.run(projectId, p.added, p.last);
     return { inserted, replaced, touched: [...touched.values()] };
   });
+  // A batch that fails is rolled back (and then mostly written again span by span): the body writer's
+  // cached ids of rows it stored are forgotten with it.
+  const write = (rows: PreparedSpan[]): WriteResult => {
+    try {
+      return writeRows(rows);
+    } catch (e) {
+      bodyWriter.forget();
+      throw e;
+    }
+  };
   const empty = (): WriteResult => ({ inserted: 0, replaced: 0, touched: [] });
 
   /**
