@@ -27,6 +27,7 @@ import { search } from './reads/search.js';
 import { spanTexts } from './reads/matches.js';
 import { GATHER_DOCS } from '../../domain/gather-bound.js';
 import { backfillSearchTerms } from './search-index.js';
+import { backfillRollupDays } from './rollup-days.js';
 import { ping, projects, storageStats } from './reads/housekeeping.js';
 import { deleteSpans } from './retention.js';
 import { verifyStore } from './verify.js';
@@ -62,7 +63,7 @@ export async function openClickHouseTraceStore(url: string): Promise<ClickHouseT
   const store = new ClickHouseTraceStore(ch, redactStoreUrl(url));
   // Batches another writer left unfinished (killed mid-write) are recomputed in the background, once
   // the opener had its chance to make the store read-only (openStores does right after opening).
-  setTimeout(() => void store.repair().catch(() => {}).then(() => store.indexOldSpans()).catch(() => {}), 1000).unref();
+  setTimeout(() => void store.repair().catch(() => {}).then(() => store.fillRollupDays()).catch(() => {}).then(() => store.indexOldSpans()).catch(() => {}), 1000).unref();
   return store;
 }
 
@@ -138,6 +139,26 @@ export class ClickHouseTraceStore implements TraceStore {
   }
   private backfilling: Promise<number> | null = null;
 
+  /**
+   * Fills the rollups' day layer (migration 0015, rollup-days.ts) for the days stored before it existed, then lets the
+   * group view read it. Runs after the repair at open (its days are then kept by every round); until it is done the
+   * group view reads span_rollups. A read-only Loupe writes nothing and keeps reading span_rollups.
+   */
+  fillRollupDays(): Promise<number> {
+    if (this.refusing || this.closed) return Promise.resolve(0);
+    this.fillingDays ??= backfillRollupDays(this.ch).then((n) => {
+      if (this.rollupDays === 'filling') this.rollupDays = 'ready';
+      return n;
+    }).finally(() => (this.fillingDays = null));
+    return this.fillingDays;
+  }
+  private fillingDays: Promise<number> | null = null;
+  /**
+   * Whether the group view reads the day layer: 'ready' once fillRollupDays has run in this process (the layer holds
+   * every stored day). Tests set 'off' to pin span_rollups (clickhouse-rollups.test.ts), which the fill leaves off.
+   */
+  rollupDays: 'filling' | 'ready' | 'off' = 'filling';
+
   /** How long a write is retried while the server is unreachable (the writer's retryForMs). */
   set retryForMs(ms: number) {
     this.writer.retryForMs = ms;
@@ -210,7 +231,7 @@ export class ClickHouseTraceStore implements TraceStore {
   }
 
   groupSpans(plan: SpansGroupPlan, opts: ReadOptions = {}) {
-    return groupSpans(this.ch, plan, opts);
+    return groupSpans(this.ch, plan, opts, this.rollupDays === 'ready');
   }
 
   threads(plan: ThreadsPlan, opts: ReadOptions = {}) {

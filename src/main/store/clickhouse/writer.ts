@@ -48,6 +48,7 @@ import { asError } from '../../../shared/errors.js';
 import { summarizeConversation, summarizeTrace, type LightSpan, type Recount, type TurnContributionRow } from './summaries.js';
 import { date, i64, ident, join, raw, sql, str, strs, u64, type Sql } from './sql.js';
 import { ROLLUP_HEAD, ROLLUP_MID, ROLLUP_TAIL } from './rollups.js';
+import { emptyDays, recomputeDays } from './rollup-days.js';
 import { FINAL_SETTINGS } from './reads/scope.js';
 import { DAY_ROW_COLUMNS, contributions, dayRowJson, dayRowOf, emptyDay, replaceable, replaced, type DayRow, type DayRowJson } from './project-days.js';
 import { CONVERSATION_KEY_COLUMNS, contributionRow, LIGHT_COLUMNS, lightSpan, type ConversationKeyJson, type LightRowJson } from './rows.js';
@@ -709,6 +710,23 @@ export class Writer {
   async keepDays(projectId: string, days: Iterable<string>, window: DayWindow | null = null, traces: TraceDays | null = null): Promise<void> {
     const list = [...new Set(days)].sort();
     if (!list.length) return;
+    // The rollups' day layer of the same days (migration 0015), beside the day rows; both settle before a failure is reported.
+    const settled = await Promise.allSettled([this.keepRollupDays(projectId, list), this.keepDayRows(projectId, list, window, traces)]);
+    for (const r of settled) if (r.status === 'rejected') throw r.reason;
+  }
+
+  /**
+   * Recomputes the rollups' day layer (rollup-days.ts) of `days` from their current spans: an empty row at an earlier
+   * stamp (a day left without spans), then the server's recompute stamped after the caller's inserts (spans, recounts,
+   * tombstones) and before its read — the newest row of a day was read after every insert whose recompute is done.
+   */
+  async keepRollupDays(projectId: string, days: readonly string[]): Promise<void> {
+    if (!days.length) return;
+    await this.ch.insertJsonEachRow('rollup_days', emptyDays(projectId, days, nextStamp()));
+    await this.ch.command(recomputeDays(projectId, days, nextStamp()));
+  }
+
+  private async keepDayRows(projectId: string, list: string[], window: DayWindow | null, traces: TraceDays | null): Promise<void> {
     const recompute = new Set(list);
     const use = window ? ++window.uses : 0;
     if (traces) {

@@ -18,6 +18,7 @@ import projectDays from './0011_project_days.js';
 import threadEnds from './0012_thread_ends.js';
 import threadTurns from './0013_thread_turns.js';
 import traceDays from './0014_trace_days.js';
+import rollupDays from './0015_rollup_days.js';
 
 export interface ChMigration {
   version: number;
@@ -40,4 +41,5 @@ export const chMigrations: ChMigration[] = [
   { version: 12, name: 'thread_ends', statements: threadEnds },
   { version: 13, name: 'thread_turns', statements: threadTurns },
   { version: 14, name: 'trace_days', statements: traceDays },
+  { version: 15, name: 'rollup_days', statements: rollupDays },
 ];

@@ -12,7 +12,7 @@ import type { ClickHouse } from '../connection.js';
 import { columnSql, customSql, fieldSql, predicate, withProject } from '../expr.js';
 import { dir, f64, ident, join, limit, raw, sql, str, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans, scopeSql } from './scope.js';
-import { rollupColumns, rollupMeasureSql, rollupRows } from './spans-rollup.js';
+import { rollupColumns, rollupDayRows, rollupMeasureSql, rollupRows } from './spans-rollup.js';
 import { AGENT_ROLLUPS, rollupsAnswer } from '../../../domain/rollups.js';
 
 /** Output column of each fixed total a plan may sort by. */
@@ -60,11 +60,15 @@ function metric(m: MeasurePlan, v: unknown): unknown {
 
 const sortedDistinct = (xs: unknown) => [...new Set((xs as (string | null)[]).filter((x): x is string => typeof x === 'string' && x !== ''))].sort();
 
-export async function groupSpans(ch: ClickHouse, plan: SpansGroupPlan, opts: ReadOptions): Promise<{ groups: GroupRowOut[]; total_count: number }> {
-  return withProject(plan.project_id, () => compile(plan)).run(ch, opts);
+/**
+ * `rollupDays`: the rollups' day layer (migration 0015) holds every day of the store (its backfill is done), so the
+ * plans the rollups answer read it — a row per day — instead of span_rollups' row per unit.
+ */
+export async function groupSpans(ch: ClickHouse, plan: SpansGroupPlan, opts: ReadOptions, rollupDays = false): Promise<{ groups: GroupRowOut[]; total_count: number }> {
+  return withProject(plan.project_id, () => compile(plan, rollupDays)).run(ch, opts);
 }
 
-function compile(plan: SpansGroupPlan) {
+function compile(plan: SpansGroupPlan, rollupDays: boolean) {
   const keys = plan.keys.map((k) => (k.ref.kind === 'column' ? columnSql(k.ref.column) : customSql(k.ref.source, k.ref.key)));
   const keyed = (column: string) => plan.keys.some((k) => k.ref.kind === 'column' && k.ref.column === column);
   // Token and cost totals sum what the one counting rule counts (counted: 1 tokens, 2 cost), so a
@@ -75,7 +79,7 @@ function compile(plan: SpansGroupPlan) {
   const fromRollups = rollupsAnswer(plan, AGENT_ROLLUPS);
   const measureOf = fromRollups ? (m: MeasurePlan) => rollupMeasureSql(m)! : measureSql;
   const measures = plan.measures.map(measureOf);
-  const cols: Sql[] = fromRollups ? rollupColumns(plan, measures) : [
+  const cols: Sql[] = fromRollups ? rollupColumns(plan, measures, rollupDays) : [
     ...keys.map((k, i) => sql`${k} AS ${ident(`k${i}`)}`),
     raw('count() AS span_count'),
     raw("countIf(operation_name = 'invoke_agent') AS invocation_count"),
@@ -105,7 +109,7 @@ function compile(plan: SpansGroupPlan) {
     return sql`${ident(col)}${dir(s.direction)}`;
   });
   const scope = scopeSql(plan);
-  const query = sql`SELECT ${join(cols, ', ')} FROM ${fromRollups ? rollupRows(plan.project_id) : currentSpans(scope)}
+  const query = sql`SELECT ${join(cols, ', ')} FROM ${fromRollups ? (rollupDays ? rollupDayRows(plan.project_id) : rollupRows(plan.project_id)) : currentSpans(scope)}
     GROUP BY ${join(keys.map((_, i) => ident(`k${i}`)), ', ')}${having.length ? sql` HAVING ${join(having, ' AND ')}` : raw('')}
     ORDER BY ${join(order, ', ')}${limit(plan.offset, plan.limit)}${FINAL_SETTINGS}`;
 
