@@ -33,6 +33,8 @@ export interface ServerReads {
   statements: number;
   rows: number;
   bytes: number;
+  /** The server's CPU for them (query_log ProfileEvents: user + system time), ms. */
+  cpuMs: number;
 }
 
 /** Conversations and traces to open (from the list itself, spread over its first 200 rows), and an agent. */
@@ -63,11 +65,13 @@ export async function serverReads(url: string, call: () => Promise<unknown>): Pr
     await new Promise((r) => setTimeout(r, 1100));
     await call();
     await ch.command(raw('SYSTEM FLUSH LOGS'));
-    const [r] = await ch.rows<{ n: string; rows: string; bytes: string }>(
-      sql`SELECT count() AS n, sum(read_rows) AS rows, sum(read_bytes) AS bytes FROM system.query_log
+    const [r] = await ch.rows<{ n: string; rows: string; bytes: string; cpu: string }>(
+      sql`SELECT count() AS n, sum(read_rows) AS rows, sum(read_bytes) AS bytes,
+            sum(arraySum(arrayMap((k, v) -> if(k IN ('UserTimeMicroseconds', 'SystemTimeMicroseconds'), v, 0), ProfileEvents.Names, ProfileEvents.Values))) AS cpu
+          FROM system.query_log
           WHERE type = 2 AND event_time > toDateTime(${str(t)}) AND query NOT LIKE '%system.%' AND query NOT LIKE 'SYSTEM%'`,
     );
-    return { statements: Number(r!.n), rows: Number(r!.rows), bytes: Number(r!.bytes) };
+    return { statements: Number(r!.n), rows: Number(r!.rows), bytes: Number(r!.bytes), cpuMs: Number(r!.cpu) / 1000 };
   } finally {
     await ch.close();
   }
@@ -106,7 +110,7 @@ async function main(): Promise<void> {
           const reads = await serverReads(url, () => timeOp(ctx, r.op, r.input, 0));
           const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
           const p95 = [...ms].sort((a, b) => a - b)[Math.min(ms.length - 1, Math.ceil(ms.length * 0.95) - 1)]!;
-          console.log(`${r.page}: ${r.name}: p50 ${mid(ms).toFixed(1)} · p95 ${p95.toFixed(1)} · CPU p50 ${mid(cpu).toFixed(1)} ms (${runs} runs) · ${reads.statements} stmts, ${(reads.rows / 1000).toFixed(0)}k rows, ${(reads.bytes / 2 ** 20).toFixed(1)} MiB read (load ${loadAverage().split(' ')[0]})`);
+          console.log(`${r.page}: ${r.name}: p50 ${mid(ms).toFixed(1)} · p95 ${p95.toFixed(1)} · CPU p50 ${mid(cpu).toFixed(1)} ms (${runs} runs) · ${reads.statements} stmts, ${(reads.rows / 1000).toFixed(0)}k rows, ${(reads.bytes / 2 ** 20).toFixed(1)} MiB read, server CPU ${reads.cpuMs.toFixed(0)} ms (load ${loadAverage().split(' ')[0]})`);
         } catch (e) {
           console.log(`${r.page}: ${r.name}: FAILED: ${(e instanceof Error ? e.message : String(e)).slice(0, 300)}`);
         }

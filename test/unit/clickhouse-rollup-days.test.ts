@@ -5,7 +5,9 @@
  * though it has rows on two days), a re-import that moves a span to another day and conversation, a late child that
  * takes the counting role, two writers importing at once, and deletes by age and by trace; a planted layer row shows
  * in the answer (it is what is read); a store filled before 0015 is filled at open in the background and answers
- * the same before and after.
+ * the same before and after. Also conversation_rows (migration 0016: the list's rows in small granules, fed by a view
+ * from conversation_summaries): its newest rows equal conversation_summaries' through the same writes, and an older store
+ * is filled by the migration.
  */
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -69,6 +71,22 @@ async function layerDays(url: string): Promise<number> {
   }
 }
 
+/** conversation_rows' newest rows equal conversation_summaries' (every column, tombstones too). */
+async function expectSameRows(url: string): Promise<void> {
+  const ch = await ClickHouse.connect(parseStoreUrl(url));
+  try {
+    const read = (t: 'conversation_summaries' | 'conversation_rows') =>
+      ch.rows(t === 'conversation_rows'
+        ? raw('SELECT * FROM conversation_rows FINAL ORDER BY project_id, conversation_id, kind SETTINGS optimize_move_to_prewhere = 0')
+        : raw('SELECT * FROM conversation_summaries FINAL ORDER BY project_id, conversation_id, kind SETTINGS optimize_move_to_prewhere = 0'));
+    const rows = await read('conversation_rows');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows).toEqual(await read('conversation_summaries'));
+  } finally {
+    await ch.close();
+  }
+}
+
 const owl = async (s: TraceStore) => ((await call(s, 'spans.query', { ...GROUP, measures: [] })).groups as { group_keys: { agent_name: string | null }; conversation_count: number }[])
   .find((g) => g.group_keys.agent_name === 'owl');
 
@@ -103,12 +121,14 @@ describe('ClickHouse rollups day layer', () => {
     await Promise.all([importFile(s, file), importFile(other, file)]);
     await check(s);
     await check(other);
+    await expectSameRows(url);
     // Deletes: the project's oldest traces, then the midnight conversation's second trace by id.
     await call(s, 'spans.delete', { project_id: P, older_than: '2026-10-01T02:00:00Z' });
     const [, second] = await midnight(s);
     await call(s, 'spans.delete', { project_id: P, trace_ids: [second] });
     await check(s);
     expect((await owl(s))?.conversation_count).toBe(1);
+    await expectSameRows(url);
     // What is read is the layer: a row no span backs shows up in the answer (and not in the scan).
     const ch = await ClickHouse.connect(parseStoreUrl(url));
     try {
@@ -136,10 +156,12 @@ describe('ClickHouse rollups day layer', () => {
     const body = { ...GROUP, measures: MEASURES };
     const scanned = await call(s, 'spans.query', { ...body, query: ALWAYS });
     await s.close();
-    // Back to the store as migration 0014 left it: no layer, no record of 0015.
+    // Back to the store as migration 0014 left it: no layer, no conversation_rows, no record of 0015 on.
     const ch = await ClickHouse.connect(parseStoreUrl(url));
     try {
       await ch.command(raw('DROP TABLE rollup_days'));
+      await ch.command(raw('DROP TABLE conversation_rows_feed'));
+      await ch.command(raw('DROP TABLE conversation_rows'));
       await ch.command(raw('ALTER TABLE schema_migrations DELETE WHERE version >= 15'));
       await expect.poll(async () => Number((await ch.rows<{ n: string }>(raw('SELECT count() AS n FROM schema_migrations FINAL WHERE version >= 15')))[0]!.n)).toBe(0);
     } finally {
@@ -152,5 +174,6 @@ describe('ClickHouse rollups day layer', () => {
     await expect.poll(() => layerDays(url)).toBeGreaterThan(1);
     expect(rounded(await call(reopened, 'spans.query', body))).toEqual(rounded(scanned));
     expect((await owl(reopened))?.conversation_count).toBe(1);
+    await expectSameRows(url);
   }, 180_000);
 });

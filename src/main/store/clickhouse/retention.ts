@@ -25,7 +25,7 @@ import { nextStamp, type DayWindow, type Writer } from './writer.js';
 import { daysBetween } from './encode.js';
 
 const SPAN_TABLES = ['spans', 'span_payloads'] as const;
-const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'trace_keys', 'conversation_keys', 'thread_turns'] as const;
+const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'conversation_rows', 'trace_keys', 'conversation_keys', 'thread_turns'] as const;
 /** The term index (migration 0009), partitioned by the spans' days like them. */
 const SEARCH_TABLES = ['search_terms', 'search_docs'] as const;
 const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, ...SEARCH_TABLES, 'span_rollups', 'rollup_days', 'project_days', 'trace_days', 'day_writes', 'thread_ends', 'resources', 'write_journal', 'scores', 'score_group_turns'] as const;

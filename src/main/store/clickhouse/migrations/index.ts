@@ -19,6 +19,7 @@ import threadEnds from './0012_thread_ends.js';
 import threadTurns from './0013_thread_turns.js';
 import traceDays from './0014_trace_days.js';
 import rollupDays from './0015_rollup_days.js';
+import conversationRows from './0016_conversation_rows.js';
 
 export interface ChMigration {
   version: number;
@@ -42,4 +43,5 @@ export const chMigrations: ChMigration[] = [
   { version: 13, name: 'thread_turns', statements: threadTurns },
   { version: 14, name: 'trace_days', statements: traceDays },
   { version: 15, name: 'rollup_days', statements: rollupDays },
+  { version: 16, name: 'conversation_rows', statements: conversationRows },
 ];

@@ -136,11 +136,15 @@ async function countOf(ch: ClickHouse, where: Sql[], opts: ReadOptions): Promise
   return Number(r?.n ?? 0);
 }
 
+/**
+ * The rows of `ids`, by key, from conversation_rows (migration 0016: conversation_summaries' rows in 128-row granules,
+ * so rows spread over the store cost a small granule each, not an 8,192-row one).
+ */
 async function rowsOf(ch: ClickHouse, projectId: string, ids: string[], opts: ReadOptions, extra: Sql[] = []): Promise<ConversationSummary[]> {
   const out: ConversationSummary[] = [];
   for (const part of chunks(ids)) {
     const rows = await ch.rows<Row>(
-      sql`SELECT ${ROW_COLUMNS} FROM conversation_summaries FINAL WHERE project_id = ${str(projectId)} AND deleted = 0
+      sql`SELECT ${ROW_COLUMNS} FROM conversation_rows FINAL WHERE project_id = ${str(projectId)} AND deleted = 0
           AND conversation_id IN (${inList(part)})${extra.length ? sql` AND ${join(extra, ' AND ')}` : raw('')}${FINAL_SETTINGS}`,
       opts,
     );
