@@ -17,7 +17,7 @@ import type { TraceStore } from '../../src/main/store/ports.js';
 import type { ClickHouseTraceStore } from '../../src/main/store/clickhouse/index.js';
 import { importFile } from '../../src/main/service/ingest/index.js';
 import { ClickHouse, parseStoreUrl } from '../../src/main/store/clickhouse/connection.js';
-import { raw } from '../../src/main/store/clickhouse/sql.js';
+import { ident, raw, sql } from '../../src/main/store/clickhouse/sql.js';
 import { generateJsonl } from '../../bench/lib/generate.js';
 import { chatAttributes, importRequest, traceBuilder } from '../helpers/otlp.js';
 import { ALWAYS, MEASURES, rounded } from '../helpers/rollup-compare.js';
@@ -159,7 +159,7 @@ describe('ClickHouse rollups day layer', () => {
     // Back to the store as migration 0014 left it: no layer, no conversation_rows, no record of 0015 on.
     const ch = await ClickHouse.connect(parseStoreUrl(url));
     try {
-      await ch.command(raw('DROP TABLE rollup_days'));
+      for (const t of ['rollup_days', 'unit_days', 'rollup_days_fill']) await ch.command(sql`DROP TABLE ${ident(t)}`);
       await ch.command(raw('DROP TABLE conversation_rows_feed'));
       await ch.command(raw('DROP TABLE conversation_rows'));
       await ch.command(raw('ALTER TABLE schema_migrations DELETE WHERE version >= 15'));

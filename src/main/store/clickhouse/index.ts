@@ -13,7 +13,7 @@ import {
 import { ClickHouse, parseStoreUrl, redactStoreUrl } from './connection.js';
 import { encodeSpans, type EncodedSpans } from './encode.js';
 import { migrateClickHouse } from './migrate.js';
-import { Writer } from './writer.js';
+import { Writer, nextStamp } from './writer.js';
 import { listSpans } from './reads/spans-list.js';
 import { groupSpans } from './reads/spans-group.js';
 import { agents } from './reads/agents.js';
@@ -146,7 +146,7 @@ export class ClickHouseTraceStore implements TraceStore {
    */
   fillRollupDays(): Promise<number> {
     if (this.refusing || this.closed) return Promise.resolve(0);
-    this.fillingDays ??= backfillRollupDays(this.ch).then((n) => {
+    this.fillingDays ??= backfillRollupDays(this.ch, nextStamp).then((n) => {
       if (this.rollupDays === 'filling') this.rollupDays = 'ready';
       return n;
     }).finally(() => (this.fillingDays = null));

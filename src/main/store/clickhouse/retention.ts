@@ -28,7 +28,7 @@ const SPAN_TABLES = ['spans', 'span_payloads'] as const;
 const SUMMARY_TABLES = ['trace_summaries', 'conversation_turns', 'agent_trace_stats', 'conversation_summaries', 'conversation_rows', 'trace_keys', 'conversation_keys', 'thread_turns'] as const;
 /** The term index (migration 0009), partitioned by the spans' days like them. */
 const SEARCH_TABLES = ['search_terms', 'search_docs'] as const;
-const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, ...SEARCH_TABLES, 'span_rollups', 'rollup_days', 'project_days', 'trace_days', 'day_writes', 'thread_ends', 'resources', 'write_journal', 'scores', 'score_group_turns'] as const;
+const ALL_TABLES = [...SPAN_TABLES, ...SUMMARY_TABLES, ...SEARCH_TABLES, 'span_rollups', 'unit_days', 'rollup_days', 'project_days', 'trace_days', 'day_writes', 'thread_ends', 'resources', 'write_journal', 'scores', 'score_group_turns'] as const;
 const CHUNK = 2_000;
 
 export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSelection): Promise<DeleteResult> {
@@ -137,7 +137,7 @@ export async function deleteSpans(ch: ClickHouse, writer: Writer, sel: DeleteSel
       const ids = conversations.map((c) => c.conversation_id);
       const convTraces = ids.length ? await writer.summarizeConversations(project, ids) : new Map<string, string[]>();
       // The deleted traces' own units: an empty row each (dropped with the tombstones below).
-      await writer.rollup(project, new Map(), ids, convTraces, chunk.map((d) => d.trace_id));
+      await writer.rollup(project, new Map(), ids, convTraces, chunk.map((d) => d.trace_id), chunk.flatMap((d) => daysBetween(d.first_day, d.last_day)));
     }
     // The project's kept day rows of every day its deleted traces had spans in (dropped days too).
     await writer.keepDays(project, list.flatMap((d) => daysBetween(d.first_day, d.last_day)));
@@ -175,6 +175,9 @@ async function purgeTombstones(ch: ClickHouse, days: string[]): Promise<void> {
   // A rollup unit with no span left is an empty row (rollups.ts): merged to its newest row, dropped.
   await ch.command(raw('OPTIMIZE TABLE span_rollups FINAL'));
   await ch.command(raw('ALTER TABLE span_rollups DELETE WHERE empty(agent_name)'));
+  // So is a unit's day row (unit_days, migration 0015).
+  await ch.command(raw('OPTIMIZE TABLE unit_days FINAL'));
+  await ch.command(raw('ALTER TABLE unit_days DELETE WHERE empty(agent_name)'));
   await waitForMutations(ch);
 }
 

@@ -27,14 +27,14 @@ import type { ClickHouse } from './connection.js';
 import { dayText } from './encode.js';
 import { date, join, raw, sql, str, u64, type Sql } from './sql.js';
 
-/** The table's columns after (project_id, day, version), in the arrays' order. */
-const NAMES = `agent_name, span_count, invocations, errors, first_ns, last_ns, dur_ns, in_tok, out_tok, reasoning_tok,
+/** unit_days' columns after (project_id, day, unit_kind, unit_id, version), in the arrays' order. */
+const UNIT_NAMES = `agent_name, span_count, invocations, errors, first_ns, last_ns, dur_ns, in_tok, out_tok, reasoning_tok,
 cache_creation_tok, cache_read_tok, cost, in_cost, out_cost, cost_n, cost_min, cost_max, dur_ms_sum, dur_ms_n,
 dur_ms_min, dur_ms_max, tok_sum, tok_n, tok_min, tok_max, agent_versions, provider_names, request_models,
-conversation_names, last_end, conversations`;
+conversation_names, last_end`;
 
-/** Per (project, day, agent_name) over the day's spans: what a unit's rollup row holds (rollups.ts), and the conversation ids. */
-const INNER = `agent_name AS u_agent_name, count() AS u_span_count, countIf(ifNull(operation_name = 'invoke_agent',
+/** Per (project, day, unit, agent_name) over the unit's spans of the day: what a unit's rollup row holds (rollups.ts). */
+const UNIT_INNER = `agent_name AS u_agent_name, count() AS u_span_count, countIf(ifNull(operation_name = 'invoke_agent',
 0)) AS u_invocations, countIf(status_code = 'ERROR') AS u_errors, min(start_ns) AS u_first_ns,
 max(start_ns) AS u_last_ns, sum(if(end_ns > start_ns, end_ns - start_ns, 0)) AS u_dur_ns,
 sum(if(bitAnd(counted, 1) != 0, input_tokens, NULL)) AS u_in_tok, sum(if(bitAnd(counted, 1) != 0,
@@ -55,9 +55,59 @@ ifNull(input_tokens, 0) + ifNull(output_tokens, 0), NULL)) AS u_tok_min, max(if(
 ifNull(input_tokens, 0) + ifNull(output_tokens, 0), NULL)) AS u_tok_max,
 groupUniqArray(agent_version) AS u_agent_versions, groupUniqArray(provider_name) AS u_provider_names,
 groupUniqArray(request_model) AS u_request_models, groupUniqArray(conversation_name) AS u_conversation_names,
-max(end_ns) AS u_last_end, groupUniqArray(conversation_id) AS u_conversations`;
+max(end_ns) AS u_last_end`;
 
-/** The per-agent tuples (g) spread into the arrays. */
+const UNIT_SPREAD = `arrayMap(t -> tupleElement(t, 1), g), arrayMap(t -> tupleElement(t, 2), g), arrayMap(t -> tupleElement(t, 3),
+g), arrayMap(t -> tupleElement(t, 4), g), arrayMap(t -> tupleElement(t, 5), g), arrayMap(t -> tupleElement(t,
+6), g), arrayMap(t -> tupleElement(t, 7), g), arrayMap(t -> tupleElement(t, 8), g),
+arrayMap(t -> tupleElement(t, 9), g), arrayMap(t -> tupleElement(t, 10), g), arrayMap(t -> tupleElement(t, 11),
+g), arrayMap(t -> tupleElement(t, 12), g), arrayMap(t -> tupleElement(t, 13), g), arrayMap(t -> tupleElement(t,
+14), g), arrayMap(t -> tupleElement(t, 15), g), arrayMap(t -> tupleElement(t, 16), g),
+arrayMap(t -> tupleElement(t, 17), g), arrayMap(t -> tupleElement(t, 18), g), arrayMap(t -> tupleElement(t,
+19), g), arrayMap(t -> tupleElement(t, 20), g), arrayMap(t -> tupleElement(t, 21), g),
+arrayMap(t -> tupleElement(t, 22), g), arrayMap(t -> tupleElement(t, 23), g), arrayMap(t -> tupleElement(t,
+24), g), arrayMap(t -> tupleElement(t, 25), g), arrayMap(t -> tupleElement(t, 26), g),
+arrayMap(t -> tupleElement(t, 27), g), arrayMap(t -> tupleElement(t, 28), g), arrayMap(t -> tupleElement(t,
+29), g), arrayMap(t -> tupleElement(t, 30), g), arrayMap(t -> tupleElement(t, 31), g)`;
+
+const UNIT_TUPLE = `u_agent_name, u_span_count, u_invocations, u_errors, u_first_ns, u_last_ns, u_dur_ns, u_in_tok, u_out_tok,
+u_reasoning_tok, u_cache_creation_tok, u_cache_read_tok, u_cost, u_in_cost, u_out_cost, u_cost_n, u_cost_min,
+u_cost_max, u_dur_ms_sum, u_dur_ms_n, u_dur_ms_min, u_dur_ms_max, u_tok_sum, u_tok_n, u_tok_min, u_tok_max,
+u_agent_versions, u_provider_names, u_request_models, u_conversation_names, u_last_end`;
+
+/** unit_days' arrays spread into one row per (day, unit, agent), as r_<column>. */
+const LAYER_JOIN = `agent_name AS r_agent_name, span_count AS r_span_count, invocations AS r_invocations, errors AS r_errors,
+first_ns AS r_first_ns, last_ns AS r_last_ns, dur_ns AS r_dur_ns, in_tok AS r_in_tok, out_tok AS r_out_tok,
+reasoning_tok AS r_reasoning_tok, cache_creation_tok AS r_cache_creation_tok,
+cache_read_tok AS r_cache_read_tok, cost AS r_cost, in_cost AS r_in_cost, out_cost AS r_out_cost,
+cost_n AS r_cost_n, cost_min AS r_cost_min, cost_max AS r_cost_max, dur_ms_sum AS r_dur_ms_sum,
+dur_ms_n AS r_dur_ms_n, dur_ms_min AS r_dur_ms_min, dur_ms_max AS r_dur_ms_max, tok_sum AS r_tok_sum,
+tok_n AS r_tok_n, tok_min AS r_tok_min, tok_max AS r_tok_max, agent_versions AS r_agent_versions,
+provider_names AS r_provider_names, request_models AS r_request_models,
+conversation_names AS r_conversation_names, last_end AS r_last_end`;
+
+/** rollup_days' columns after (project_id, day, version). */
+const NAMES = `agent_name, span_count, invocations, errors, first_ns, last_ns, dur_ns, in_tok, out_tok, reasoning_tok,
+cache_creation_tok, cache_read_tok, cost, in_cost, out_cost, cost_n, cost_min, cost_max, dur_ms_sum, dur_ms_n,
+dur_ms_min, dur_ms_max, tok_sum, tok_n, tok_min, tok_max, agent_versions, provider_names, request_models,
+conversation_names, last_end, conversations`;
+
+/** Per (project, day, agent_name) over the day's unit rows: sums add, bounds take theirs, lists unite; the conversation units' ids. */
+const INNER = `r_agent_name AS u_agent_name, sum(r_span_count) AS u_span_count, sum(r_invocations) AS u_invocations,
+sum(r_errors) AS u_errors, min(r_first_ns) AS u_first_ns, max(r_last_ns) AS u_last_ns,
+sum(r_dur_ns) AS u_dur_ns, sum(r_in_tok) AS u_in_tok, sum(r_out_tok) AS u_out_tok,
+sum(r_reasoning_tok) AS u_reasoning_tok, sum(r_cache_creation_tok) AS u_cache_creation_tok,
+sum(r_cache_read_tok) AS u_cache_read_tok, sum(r_cost) AS u_cost, sum(r_in_cost) AS u_in_cost,
+sum(r_out_cost) AS u_out_cost, sum(r_cost_n) AS u_cost_n, min(r_cost_min) AS u_cost_min,
+max(r_cost_max) AS u_cost_max, sum(r_dur_ms_sum) AS u_dur_ms_sum, sum(r_dur_ms_n) AS u_dur_ms_n,
+min(r_dur_ms_min) AS u_dur_ms_min, max(r_dur_ms_max) AS u_dur_ms_max, sum(r_tok_sum) AS u_tok_sum,
+sum(r_tok_n) AS u_tok_n, min(r_tok_min) AS u_tok_min, max(r_tok_max) AS u_tok_max,
+groupUniqArrayArray(r_agent_versions) AS u_agent_versions,
+groupUniqArrayArray(r_provider_names) AS u_provider_names,
+groupUniqArrayArray(r_request_models) AS u_request_models,
+groupUniqArrayArray(r_conversation_names) AS u_conversation_names, max(r_last_end) AS u_last_end,
+groupUniqArrayIf(unit_id, unit_kind = 'conversation') AS u_conversations`;
+
 const SPREAD = `arrayMap(t -> tupleElement(t, 1), g), arrayMap(t -> tupleElement(t, 2), g), arrayMap(t -> tupleElement(t, 3),
 g), arrayMap(t -> tupleElement(t, 4), g), arrayMap(t -> tupleElement(t, 5), g), arrayMap(t -> tupleElement(t,
 6), g), arrayMap(t -> tupleElement(t, 7), g), arrayMap(t -> tupleElement(t, 8), g),
@@ -77,47 +127,79 @@ u_reasoning_tok, u_cache_creation_tok, u_cache_read_tok, u_cost, u_in_cost, u_ou
 u_cost_max, u_dur_ms_sum, u_dur_ms_n, u_dur_ms_min, u_dur_ms_max, u_tok_sum, u_tok_n, u_tok_min, u_tok_max,
 u_agent_versions, u_provider_names, u_request_models, u_conversation_names, u_last_end, u_conversations`;
 
+/**
+ * `INSERT … SELECT`: the unit rows (unit_days) of the spans `where` selects (the writer's rollup condition: its touched
+ * units' traces in their days), at `version`, from the current spans (FINAL, tombstones dropped). groupArray(tuple(…))
+ * keeps the per-agent aggregates aligned (a tuple is never NULL; groupArray skips a NULL agent or sum on its own).
+ */
+export function unitDays(version: number, where: Sql): Sql {
+  return sql`INSERT INTO unit_days (project_id, day, unit_kind, unit_id, version, ${raw(UNIT_NAMES)})
+    SELECT project_id, day, unit_kind, unit_id, ${u64(version)}, ${raw(UNIT_SPREAD)}
+    FROM (SELECT project_id, day, unit_kind, unit_id, groupArray(tuple(${raw(UNIT_TUPLE)})) AS g
+          FROM (SELECT project_id, day, if(isNull(conversation_id), 'trace', 'conversation') AS unit_kind, ifNull(conversation_id, trace_id) AS unit_id,
+                  ${raw(UNIT_INNER)}
+                FROM spans FINAL WHERE deleted = 0 AND ${where}
+                GROUP BY project_id, day, unit_kind, unit_id, agent_name)
+          GROUP BY project_id, day, unit_kind, unit_id)
+    SETTINGS optimize_move_to_prewhere = 0`;
+}
 
 /**
- * `INSERT … SELECT`: the day rows of `days` of one project at `version`, from their current spans (FINAL, tombstones
- * dropped). groupArray(tuple(…)) keeps the per-agent aggregates aligned (a tuple is never NULL; groupArray skips a
- * NULL agent or sum on its own).
+ * `INSERT … SELECT`: an empty row (every array empty) at `version` for each stored unit row of these units in `days` —
+ * written before the units' recompute, at an earlier stamp, so a (day, unit) left without spans reads empty. Reads the
+ * units' rows by key (unit_days is keyed by project, day, unit).
+ */
+export function emptyUnitDays(projectId: string, days: readonly string[], conversations: readonly string[], traces: readonly string[], version: number): Sql {
+  const units: Sql[] = [];
+  if (conversations.length) units.push(sql`(unit_kind = 'conversation' AND unit_id IN (${join(conversations.map((c) => sql`${str(c)}`), ', ')}))`);
+  if (traces.length) units.push(sql`(unit_kind = 'trace' AND unit_id IN (${join(traces.map((t) => sql`${str(t)}`), ', ')}))`);
+  return sql`INSERT INTO unit_days (project_id, day, unit_kind, unit_id, version)
+    SELECT project_id, day, unit_kind, unit_id, ${u64(version)} FROM unit_days FINAL
+    WHERE project_id = ${str(projectId)} AND ${inDayList(days)} AND (${units.length ? join(units, ' OR ') : raw('0')}) AND notEmpty(agent_name)
+    SETTINGS optimize_move_to_prewhere = 0`;
+}
+
+const inDayList = (days: readonly string[]): Sql => (days.length ? sql`day IN (${join([...new Set(days)].sort().map((d) => sql`${date(d)}`), ', ')})` : raw('0'));
+
+/**
+ * `INSERT … SELECT`: the layer rows of `days` of one project at `version`, from the days' current unit rows (unit_days
+ * FINAL): a day's units, not its spans. A day without unit rows gets none (emptyDays writes its empty row first).
  */
 export function recomputeDays(projectId: string, days: readonly string[], version: number): Sql {
   return sql`INSERT INTO rollup_days (project_id, day, version, ${raw(NAMES)})
     SELECT project_id, day, ${u64(version)}, ${raw(SPREAD)}
     FROM (SELECT project_id, day, groupArray(tuple(${raw(TUPLE)})) AS g
-          FROM (SELECT project_id, day, ${raw(INNER)} FROM spans FINAL
-                WHERE project_id = ${str(projectId)} AND day IN (${join(days.map((d) => sql`${date(d)}`), ', ')}) AND deleted = 0
-                GROUP BY project_id, day, agent_name)
+          FROM (SELECT project_id, day, ${raw(INNER)}
+                FROM unit_days FINAL ARRAY JOIN ${raw(LAYER_JOIN)}
+                WHERE project_id = ${str(projectId)} AND ${inDayList(days)}
+                GROUP BY project_id, day, r_agent_name)
           GROUP BY project_id, day)
     SETTINGS optimize_move_to_prewhere = 0`;
 }
 
-/** Empty rows of `days` (every array empty): a day left without spans reads empty once they are the newest. */
+/** Empty layer rows of `days` (every array empty): a day left without spans reads empty once they are the newest. */
 export function emptyDays(projectId: string, days: readonly string[], version: number): string {
   return days.map((day) => JSON.stringify({ project_id: projectId, day, version })).join('\n');
 }
 
 /**
- * Fills the layer for the days of a store that held spans before migration 0015: each (project, day) the day rows
- * (project_days) name that has no layer row yet, one day per statement (memory bounded by a day), version 0 so a
- * writer's recompute of the day wins. Idempotent: a second run, or two processes at once, insert equal rows.
- * Returns the days filled.
+ * Fills unit_days and the layer for a store that held spans before migration 0015 (rollup_days_fill says whether it is
+ * done): every (project, day) the day rows (project_days) name, newest first, one day per step — the day's unit rows
+ * from its spans at version 0 (any writer's row is newer), then the day's layer row stamped after them (a writer's
+ * recompute of the day that ran before this step read fewer units, and is older) — then the mark. Idempotent: an
+ * interrupted fill starts again at the next open; two processes insert equal unit rows. Returns the days filled.
  */
-export async function backfillRollupDays(ch: ClickHouse): Promise<number> {
-  const have = new Set(
-    (await ch.rows<{ project_id: string; day: string }>(raw('SELECT DISTINCT project_id, day FROM rollup_days'))).map((r) => `${r.project_id}\u0000${dayText(r.day)}`),
-  );
+export async function backfillRollupDays(ch: ClickHouse, stamp: () => number): Promise<number> {
+  const [state] = await ch.rows<{ done: number }>(raw('SELECT done FROM rollup_days_fill FINAL'));
+  if (state && Number(state.done) === 1) return 0;
   const days = await ch.rows<{ project_id: string; day: string }>(
     raw('SELECT project_id, day FROM project_days FINAL WHERE span_count > 0 ORDER BY project_id, day DESC SETTINGS optimize_move_to_prewhere = 0'),
   );
-  let filled = 0;
   for (const d of days) {
     const day = dayText(d.day);
-    if (have.has(`${d.project_id}\u0000${day}`)) continue;
-    await ch.command(recomputeDays(d.project_id, [day], 0));
-    filled++;
+    await ch.command(unitDays(0, sql`project_id = ${str(d.project_id)} AND day = ${date(day)}`));
+    await ch.command(recomputeDays(d.project_id, [day], stamp()));
   }
-  return filled;
+  await ch.insertJsonEachRow('rollup_days_fill', JSON.stringify({ name: 'fill', done: 1, version: stamp() }));
+  return days.length;
 }

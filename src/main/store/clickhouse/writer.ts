@@ -48,7 +48,7 @@ import { asError } from '../../../shared/errors.js';
 import { summarizeConversation, summarizeTrace, type LightSpan, type Recount, type TurnContributionRow } from './summaries.js';
 import { date, i64, ident, join, raw, sql, str, strs, u64, type Sql } from './sql.js';
 import { ROLLUP_HEAD, ROLLUP_MID, ROLLUP_TAIL } from './rollups.js';
-import { emptyDays, recomputeDays } from './rollup-days.js';
+import { emptyDays, emptyUnitDays, recomputeDays, unitDays } from './rollup-days.js';
 import { FINAL_SETTINGS } from './reads/scope.js';
 import { DAY_ROW_COLUMNS, contributions, dayRowJson, dayRowOf, emptyDay, replaceable, replaced, type DayRow, type DayRowJson } from './project-days.js';
 import { CONVERSATION_KEY_COLUMNS, contributionRow, LIGHT_COLUMNS, lightSpan, type ConversationKeyJson, type LightRowJson } from './rows.js';
@@ -681,7 +681,7 @@ export class Writer {
       let convTraces = new Map<string, string[]>();
       if (conversations.size) convTraces = await this.summarizeConversations(projectId, [...conversations], traceRows);
       else await this.ch.insertJsonEachRow('conversation_summaries', traceRows);
-      await this.rollup(projectId, looseUnits, [...conversations], convTraces, looseGone);
+      await this.rollup(projectId, looseUnits, [...conversations], convTraces, looseGone, looseGone.flatMap((t) => daysOf.get(t) ?? []));
     };
     // The kept day rows of every day the traces have spans in, after the recount (their credit and counting bits).
     // Both settle before a failure is reported: a retry of this summary must not run beside a day-row update of
@@ -710,23 +710,6 @@ export class Writer {
   async keepDays(projectId: string, days: Iterable<string>, window: DayWindow | null = null, traces: TraceDays | null = null): Promise<void> {
     const list = [...new Set(days)].sort();
     if (!list.length) return;
-    // The rollups' day layer of the same days (migration 0015), beside the day rows; both settle before a failure is reported.
-    const settled = await Promise.allSettled([this.keepRollupDays(projectId, list), this.keepDayRows(projectId, list, window, traces)]);
-    for (const r of settled) if (r.status === 'rejected') throw r.reason;
-  }
-
-  /**
-   * Recomputes the rollups' day layer (rollup-days.ts) of `days` from their current spans: an empty row at an earlier
-   * stamp (a day left without spans), then the server's recompute stamped after the caller's inserts (spans, recounts,
-   * tombstones) and before its read — the newest row of a day was read after every insert whose recompute is done.
-   */
-  async keepRollupDays(projectId: string, days: readonly string[]): Promise<void> {
-    if (!days.length) return;
-    await this.ch.insertJsonEachRow('rollup_days', emptyDays(projectId, days, nextStamp()));
-    await this.ch.command(recomputeDays(projectId, days, nextStamp()));
-  }
-
-  private async keepDayRows(projectId: string, list: string[], window: DayWindow | null, traces: TraceDays | null): Promise<void> {
     const recompute = new Set(list);
     const use = window ? ++window.uses : 0;
     if (traces) {
@@ -807,7 +790,9 @@ export class Writer {
    * traces `looseGone` names (known traces that have no conversation-less span now) — most traces have
    * no conversation-less span, and an empty row kept for each would be read by every group-by.
    */
-  async rollup(projectId: string, looseUnits: Map<string, string[]>, conversationIds: string[], convTraces: Map<string, string[]>, looseGone: string[]): Promise<void> {
+  async rollup(
+    projectId: string, looseUnits: Map<string, string[]>, conversationIds: string[], convTraces: Map<string, string[]>, looseGone: string[], goneDays: string[] = [],
+  ): Promise<void> {
     if (!looseUnits.size && !conversationIds.length && !looseGone.length) return;
     const emptyAt = nextStamp();
     const version = nextStamp();
@@ -817,15 +802,27 @@ export class Writer {
     const days = [...looseUnits.values(), ...convTraces.values()].flat();
     const traces = new Set([...looseUnits.keys(), ...convTraces.keys()]);
     const empty = (kind: string, ids: string[]) => ids.map((id) => JSON.stringify({ project_id: projectId, unit_kind: kind, unit_id: id, version: emptyAt }));
+    const spans = sql`project_id = ${str(projectId)} AND ${inDays(days)} AND ${inList('trace_id', traces)} AND (${join(units, ' OR ')})`;
+    // The same units split by day (unit_days, migration 0015): every day any of them may have had rows in.
+    const allDays = [...new Set([...days, ...goneDays])].sort();
     await Promise.all([
       this.ch.insertJsonEachRow('span_rollups', [...empty('conversation', conversationIds), ...empty('trace', looseGone)].join('\n')),
-      units.length
-        ? this.ch.command(
-            sql`${raw(ROLLUP_HEAD)}${u64(version)}${raw(ROLLUP_MID)}project_id = ${str(projectId)} AND ${inDays(days)} AND ${inList('trace_id', traces)}
-                AND (${join(units, ' OR ')})${raw(ROLLUP_TAIL)}`,
-          )
-        : null,
+      units.length ? this.ch.command(sql`${raw(ROLLUP_HEAD)}${u64(version)}${raw(ROLLUP_MID)}${spans}${raw(ROLLUP_TAIL)}`) : null,
+      allDays.length ? this.ch.command(emptyUnitDays(projectId, allDays, conversationIds, [...looseUnits.keys(), ...looseGone], emptyAt)) : null,
+      units.length ? this.ch.command(unitDays(version, spans)) : null,
     ]);
+    await this.keepRollupDays(projectId, allDays);
+  }
+
+  /**
+   * Recomputes the rollups' day layer (rollup-days.ts) of `days` from their unit rows, after this writer's unit_days
+   * inserts: an empty row at an earlier stamp (a day left without units), then the server's recompute stamped after the
+   * inserts and before its read — the newest row of a day was read after every unit insert whose recompute is done.
+   */
+  async keepRollupDays(projectId: string, days: readonly string[]): Promise<void> {
+    if (!days.length) return;
+    await this.ch.insertJsonEachRow('rollup_days', emptyDays(projectId, days, nextStamp()));
+    await this.ch.command(recomputeDays(projectId, days, nextStamp()));
   }
 
   /**
