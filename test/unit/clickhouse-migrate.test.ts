@@ -27,9 +27,10 @@ describe('ClickHouse migrations', () => {
     const tables = await ch.rows<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${str(ch.config.database)} ORDER BY name`);
     expect(tables.map((t) => t.name)).toEqual(
       [
-        'agent_trace_stats', 'conversation_keys', 'conversation_keys_feed', 'conversation_summaries', 'conversation_turns', 'day_writes', 'dirty_days', 'project_days', 'resources', 'schema_migrations',
+        'agent_trace_stats', 'conversation_keys', 'conversation_keys_feed', 'conversation_rows', 'conversation_rows_feed', 'conversation_summaries', 'conversation_turns', 'day_writes', 'dirty_days',
+        'project_days', 'resources', 'rollup_days', 'rollup_days_fill', 'schema_migrations',
         'score_group_turns', 'scores', 'search_backfill', 'search_docs', 'search_input', 'search_input_docs', 'search_input_terms', 'search_terms',
-        'span_payloads', 'span_rollups', 'spans', 'thread_ends', 'thread_ends_feed', 'thread_turns', 'thread_turns_feed', 'trace_days', 'trace_keys', 'trace_keys_feed', 'trace_summaries', 'write_journal',
+        'span_payloads', 'span_rollups', 'spans', 'thread_ends', 'thread_ends_feed', 'thread_turns', 'thread_turns_feed', 'trace_days', 'trace_keys', 'trace_keys_feed', 'trace_summaries', 'unit_days', 'write_journal',
       ],
     );
   });

@@ -261,8 +261,9 @@ describe('ClickHouse adapter writes', { timeout: 180_000 }, () => {
       ClickHouse.prototype.insertJsonEachRow = insert;
     }
     expect(sent.filter((t) => t !== 'write_journal' && t !== 'search_input' && t !== 'resources' && t !== 'dirty_days' && t !== 'day_writes').sort()).toEqual(
-      // project_days: the day rows, updated by the traces' contributions (trace_days, project-days.ts).
-      ['agent_trace_stats', 'conversation_summaries', 'conversation_turns', 'project_days', 'span_rollups', 'trace_days', 'trace_summaries'],
+      // project_days: the day rows, updated by the traces' contributions (trace_days, project-days.ts); rollup_days: the
+      // rollups' day layer's empty rows before its recompute (rollup-days.ts).
+      ['agent_trace_stats', 'conversation_summaries', 'conversation_turns', 'project_days', 'rollup_days', 'span_rollups', 'trace_days', 'trace_summaries'],
     );
     // A trace moved to another conversation: its old turn gets a tombstone, carrying the trace's days.
     const moved = traces[2]!;
