@@ -173,6 +173,22 @@ describe.each(ADAPTERS)('conformance: $name', (adapter) => {
       traces.gatherDocs = was;
     }
   });
+
+  // The list's search reads its candidates in batches of documents and days, newest first (reads/matches.ts
+  // Chunking): with one id and one day a statement, the same answers as one batch.
+  it.each(adapter.name === 'clickhouse' ? CASES.filter((c) => c.operation === 'conversations.list' && typeof c.params.search === 'string') : [])('$name, one id and one day a statement', async (c) => {
+    const traces = store.traces as { listGather?: { chunking?: { ids?: number; days?: number } } };
+    expect(traces.listGather).toBeDefined();
+    const was = traces.listGather!;
+    traces.listGather = { ...was, chunking: { ids: 1, days: 1 } };
+    try {
+      const expected = own[c.name]?.expected ?? c.expected;
+      const got = await answer(c, ctx);
+      expect(Object.fromEntries(Object.entries(expected).map(([k, want]) => [k, actual(got, k, want)]))).toEqual(expected);
+    } finally {
+      traces.listGather = was;
+    }
+  });
 });
 
 describe('conformance data', () => {

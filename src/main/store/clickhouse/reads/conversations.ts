@@ -19,7 +19,8 @@ import { conversationScoreSql } from '../scores.js';
 import type { ClickHouse } from '../connection.js';
 import { dir, i64, ident, join, limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans } from './scope.js';
-import { gatherBound, matcher, newestFirst, type Matcher, type Snippet, type SpanHit } from './matches.js';
+import { daysBetween } from '../encode.js';
+import { gatherBound, matcher, newestFirst, type Chunking, type GatherRows, type Matcher, type Snippet, type SpanHit } from './matches.js';
 import { GATHER_DOCS } from '../../../domain/gather-bound.js';
 
 type Row = {
@@ -99,6 +100,8 @@ const summaryOf = (r: Row): ConversationSummary => ({
 export interface GatherRule {
   floor: number;
   bound: (rows: number, need: number) => number;
+  /** Ids and days per statement of the gather and the walk (matches.ts; tests lower them). */
+  chunking?: Chunking;
 }
 
 export const GATHER_RULE: GatherRule = { floor: GATHER_DOCS, bound: gatherBound };
@@ -186,20 +189,31 @@ async function walked(ch: ClickHouse, plan: ConversationsPlan, m: Matcher, opts:
           ORDER BY ${orderBy}${limit(at, WALK_ROWS)}${FINAL_SETTINGS}`,
       opts,
     );
-    // Each row's traces: a conversation's turns, a trace row's own trace.
+    // Each row's traces (a conversation's turns, a trace row's own trace) and the days their spans lie in.
     const conversationIds = keys.filter((k) => k.kind === 'conversation').map((k) => k.conversation_id);
     const tracesOf = new Map<string, string[]>();
+    const daysOf = new Map<string, string[]>();
     for (const part of chunks(conversationIds)) {
-      const turns = await ch.rows<{ conversation_id: string; trace_id: string }>(
-        sql`SELECT conversation_id, trace_id FROM conversation_keys FINAL WHERE project_id = ${str(plan.project_id)} AND deleted = 0
-            AND conversation_id IN (${inList(part)})${FINAL_SETTINGS}`,
+      const turns = await ch.rows<{ conversation_id: string; trace_id: string; first_day: string; last_day: string }>(
+        sql`SELECT conversation_id, trace_id, toString(first_day) AS first_day, toString(last_day) AS last_day FROM conversation_keys FINAL
+            WHERE project_id = ${str(plan.project_id)} AND deleted = 0 AND conversation_id IN (${inList(part)})${FINAL_SETTINGS}`,
         opts,
       );
-      for (const t of turns) tracesOf.set(t.conversation_id, [...(tracesOf.get(t.conversation_id) ?? []), t.trace_id]);
+      for (const t of turns) {
+        tracesOf.set(t.conversation_id, [...(tracesOf.get(t.conversation_id) ?? []), t.trace_id]);
+        daysOf.set(t.trace_id, daysBetween(t.first_day, t.last_day));
+      }
     }
-    const traceIds = [...new Set([...tracesOf.values()].flat().concat(keys.filter((k) => k.kind === 'trace').map((k) => k.conversation_id)))];
-    const hits: SpanHit[] = [];
-    for (const part of chunks(traceIds)) hits.push(...(await m.spansIn(part)));
+    for (const part of chunks(keys.filter((k) => k.kind === 'trace').map((k) => k.conversation_id))) {
+      const traces = await ch.rows<{ trace_id: string; first_day: string; last_day: string }>(
+        sql`SELECT trace_id, toString(first_day) AS first_day, toString(last_day) AS last_day FROM trace_keys FINAL
+            WHERE project_id = ${str(plan.project_id)} AND deleted = 0 AND trace_id IN (${inList(part)})${FINAL_SETTINGS}`,
+        opts,
+      );
+      for (const t of traces) daysOf.set(t.trace_id, daysBetween(t.first_day, t.last_day));
+    }
+    // Their candidate traces (the documents holding the needle in those days) and those traces' matching spans.
+    const hits = await m.spansIn(daysOf);
     hits.sort(newestFirst);
     const byTrace = new Map<string, SpanHit[]>();
     for (const h of hits) byTrace.set(h.trace_id, [...(byTrace.get(h.trace_id) ?? []), h]);
@@ -229,31 +243,48 @@ async function walked(ch: ClickHouse, plan: ConversationsPlan, m: Matcher, opts:
 async function searched(ch: ClickHouse, plan: ConversationsPlan, needle: string, opts: ReadOptions, rule: GatherRule): Promise<ConversationsPage> {
   // The list's rows are counted only for a needle past the floor (a rare one reads nothing more).
   const past = async () => rule.bound(await countOf(ch, filtersOf(plan).slice(0, 2), opts), plan.offset + plan.limit + 1);
-  const m = matcher(ch, plan.project_id, needle, opts, { floor: rule.floor, past });
+  const m = matcher(ch, plan.project_id, needle, opts, { floor: rule.floor, past }, rule.chunking);
   if (await m.common()) return walked(ch, plan, m, opts);
-  const hits = await m.spans();
-  // The conversations of the matching spans' traces (their trace rows, written by the writer), from trace_keys:
+  // The conversations of candidate traces (their trace rows, written by the writer), from trace_keys:
   // the same rows in 128-row granules (migrations 0004, 0010), so a candidate trace costs a small granule
   // where trace_summaries' 8,192-row ones read most of the table for a few hundred random ids.
-  const traceIds = [...new Set(hits.map((h) => h.trace_id))];
   const convs = new Map<string, string[]>();
-  for (const part of chunks(traceIds)) {
-    const rows = await ch.rows<{ trace_id: string; conversation_ids: string[] }>(
-      sql`SELECT trace_id, conversation_ids FROM trace_keys FINAL WHERE project_id = ${str(plan.project_id)} AND deleted = 0
-          AND trace_id IN (${inList(part)})${FINAL_SETTINGS}`,
-      opts,
-    );
-    for (const r of rows) convs.set(r.trace_id, r.conversation_ids);
-  }
+  const readConvs = async (traceIds: readonly string[]) => {
+    for (const part of chunks(traceIds.filter((t) => !convs.has(t)))) {
+      const rows = await ch.rows<{ trace_id: string; conversation_ids: string[] }>(
+        sql`SELECT trace_id, conversation_ids FROM trace_keys FINAL WHERE project_id = ${str(plan.project_id)} AND deleted = 0
+            AND trace_id IN (${inList(part)})${FINAL_SETTINGS}`,
+        opts,
+      );
+      for (const r of rows) convs.set(r.trace_id, r.conversation_ids);
+    }
+  };
+  const keyOfRow = (kind: string, id: string) => `${kind}\u0000${id}`;
+  /** The rows a trace's spans may belong to; of a hit, those it belongs to (null: the trace was deleted meanwhile). */
+  const rowsOfTrace = (t: string): string[] | null => {
+    const of = convs.get(t);
+    return !of ? null : of.length ? of.map((c) => keyOfRow('conversation', c)) : [keyOfRow('trace', t)];
+  };
+  const rowsOfHit = (h: SpanHit): string[] => {
+    const of = convs.get(h.trace_id);
+    return !of ? [] : of.length ? of.filter((c) => ownsSpan(h, c)).map((c) => keyOfRow('conversation', c)) : [keyOfRow('trace', h.trace_id)];
+  };
+  // A candidate trace is checked unless every row it belongs to has matched in a newer day (SQLite's gather skips those too).
+  const matchedRows = new Set<string>();
+  const held: GatherRows = {
+    async keep(traceIds) {
+      await readConvs(traceIds);
+      return traceIds.filter((t) => rowsOfTrace(t)?.some((r) => !matchedRows.has(r)) ?? false);
+    },
+    seen(hits) {
+      for (const h of hits) for (const r of rowsOfHit(h)) matchedRows.add(r);
+    },
+  };
+  const hits = await m.spans(Number.POSITIVE_INFINITY, held);
+  await readConvs([...new Set(hits.map((h) => h.trace_id))]);
   // Each row's newest matching span (hits are newest first).
   const source = new Map<string, SpanHit>();
-  const keyOfRow = (kind: string, id: string) => `${kind}\u0000${id}`;
-  for (const h of hits) {
-    const of = convs.get(h.trace_id);
-    if (!of) continue; // a trace deleted meanwhile
-    const keys = of.length ? of.filter((c) => ownsSpan(h, c)).map((c) => keyOfRow('conversation', c)) : [keyOfRow('trace', h.trace_id)];
-    for (const k of keys) if (!source.has(k)) source.set(k, h);
-  }
+  for (const h of hits) for (const k of rowsOfHit(h)) if (!source.has(k)) source.set(k, h);
   const ids = [...new Set([...source.keys()].map((k) => k.split('\u0000')[1]!))];
   const order = orderOf(plan.sort);
   const matched = (await rowsOf(ch, plan.project_id, ids, opts, filtersOf(plan).slice(2)))

@@ -20,7 +20,7 @@ import { date, ident, join, raw, sql, str, u64, type Sql } from '../sql.js';
 import { columnCandidates, payloadCandidates, prefilterSql } from '../search-sql.js';
 import { needleTerms } from '../../../domain/search-terms.js';
 import { termIndexReady, type TermSource } from '../search-index.js';
-import { DAY_ZERO_TEXT, FINAL_SETTINGS, currentPayloads, currentSpans, isDayZero, spanDays } from './scope.js';
+import { DAY_ZERO_TEXT, DIRTY, FINAL_SETTINGS, currentPayloads, currentSpans, isDayZero, spanDays } from './scope.js';
 import { GATHER_DOCS, gatherBound as weighedBound } from '../../../domain/gather-bound.js';
 
 export type Snippet = NonNullable<ReturnType<typeof snippetOf>>;
@@ -34,13 +34,26 @@ export interface SpanHit {
 }
 
 type CandidateRow = Record<(typeof SEARCHED_COLUMNS)[number], string | null> & {
-  trace_id: string; span_id: string; conversation_id: string | null; start_ns: string | null;
+  trace_id: string; span_id: string; conversation_id: string | null; start_ns: string | null; day_n: number;
   tool_call_arguments: string | null; tool_call_result: string | null; str_keys: string[]; str_values: string[]; payload: number;
 };
 type PayloadRow = { trace_id: string; span_id: string; system_instructions: string; input_messages: string; output_messages: string };
 
-/** Spans' keys per payload read (an IN list well under the server's 256 KiB query size). */
-const CHUNK = 1_000;
+/**
+ * Ids (documents, traces, spans' keys) per statement: an IN list well under the server's 256 KiB query
+ * size, and a read bounded whatever the store holds (tests lower it: GatherRule.chunk).
+ */
+export const CHUNK = 1_000;
+
+/** Days a statement of the gather looks documents up in, at most (its windows grow 1, 2, 4, … up to this, newest first). */
+const WINDOW_DAYS = 32;
+
+const dayList = (days: readonly string[]): Sql => join(days.map((d) => sql`${date(d)}`), ', ');
+const idList = (ids: readonly string[]): Sql => join(ids.map((t) => sql`${str(t)}`), ', ');
+const docList = (docs: readonly string[]): Sql => join(docs.map((d) => sql`${u64(BigInt(d))}`), ', ');
+const slices = <T>(xs: readonly T[], n: number): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, (i + 1) * n));
+/** A day number (days since 1970, as the server sends toUInt32(day)) as the day's text. */
+const dayOfNumber = (d: number | string): string => new Date(Number(d) * 86_400_000).toISOString().slice(0, 10);
 
 const parse = <T>(json: string | null | undefined): T[] => {
   if (!json) return [];
@@ -106,51 +119,83 @@ export function gatherBound(rows: number, need: number, floor = GATHER_DOCS): nu
  */
 export type GatherLimit = number | { floor: number; past: () => Promise<number> };
 
+/**
+ * The conversations list's hold on a gather (reads/conversations.ts): which candidate traces still need
+ * their spans checked — a trace every row of which has matched in a newer day is skipped, as SQLite's
+ * gather does — and the hits newer than every candidate still to come.
+ */
+export interface GatherRows {
+  /** Of these candidate traces, those to check. */
+  keep(traceIds: string[]): Promise<string[]>;
+  /** Hits newer than any span of the candidates still to come (their rows' newest). */
+  seen(hits: readonly SpanHit[]): void;
+}
+
 export interface Matcher {
   /** True when the index names more candidate documents than the gather limit (never when it cannot answer the needle). */
   common(): Promise<boolean>;
-  /** Matching spans of these traces only, newest first (the walk's check). */
-  spansIn(traceIds: readonly string[]): Promise<SpanHit[]>;
+  /** Matching spans of these traces only (trace → the days its spans lie in), newest first: the walk's check. */
+  spansIn(traces: ReadonlyMap<string, readonly string[]>): Promise<SpanHit[]>;
   /**
    * Matching spans, newest first; at most `limit` of them (the candidates are checked newest first,
-   * so a small limit reads few payloads).
+   * so a small limit reads few payloads). `rows`: the list's rows, to skip traces whose rows all matched.
    */
-  spans(limit?: number): Promise<SpanHit[]>;
+  spans(limit?: number, rows?: GatherRows): Promise<SpanHit[]>;
   /** The excerpt of a matching span: around the first match in its texts, in the rule's order. */
   snippets(hits: readonly SpanHit[]): Promise<Map<string, Snippet>>;
 }
 
-/** The columns of `spans` a candidate is checked by. */
-const CANDIDATE_COLUMNS = sql`trace_id, span_id, conversation_id, start_ns, ${join(SEARCHED_COLUMNS.map((c) => ident(c)), ', ')}, tool_call_arguments, tool_call_result, str_keys, str_values`;
+/** The columns of `spans` a span's texts are read from. */
+const TEXT_COLUMNS = sql`trace_id, span_id, conversation_id, start_ns, ${join(SEARCHED_COLUMNS.map((c) => ident(c)), ', ')}, tool_call_arguments, tool_call_result, str_keys, str_values`;
+/** The columns of `spans` a candidate is checked by: its texts and its day (where its payload is read). */
+const CANDIDATE_COLUMNS = sql`${TEXT_COLUMNS}, toUInt32(day) AS day_n`;
 
-/** The documents holding every term (SQL): reads the terms' granules of `search_terms` only (its key starts with project and term). */
-const docsOf = (projectId: string, terms: readonly number[]): Sql =>
-  sql`SELECT doc FROM search_terms WHERE project_id = ${str(projectId)} AND term IN (${join(terms.map((t) => sql`${u64(t)}`), ', ')})
-      GROUP BY doc HAVING uniqExact(term) = ${u64(terms.length)}`;
+/** The condition "holds every term" of a document's rows of `search_terms` grouped by day and document (a document never spans days). */
+const termsIn = (projectId: string, terms: readonly number[], days: readonly string[]): Sql =>
+  sql`FROM search_terms WHERE project_id = ${str(projectId)} AND day IN (${dayList(days)}) AND term IN (${join(terms.map((t) => sql`${u64(t)}`), ', ')})
+      GROUP BY day, doc HAVING uniqExact(term) = ${u64(terms.length)}`;
 
-/** Up to `atMost` documents holding every term (their ids as text). */
-async function candidateDocs(ch: ClickHouse, projectId: string, terms: readonly number[], atMost: number, opts: ReadOptions): Promise<string[]> {
-  const rows = await ch.rows<{ d: string }>(sql`SELECT toString(doc) AS d FROM (${docsOf(projectId, terms)}) LIMIT ${u64(atMost)}`, opts);
-  return rows.map((r) => r.d);
+/** A day's candidate documents (ids as text). */
+type DocsOfDay = { day: string; docs: string[] };
+
+/**
+ * Up to `atMost` documents holding every term in these days: reads the terms' granules of those
+ * days' partitions only (the key starts with project and term).
+ */
+async function docsIn(ch: ClickHouse, projectId: string, terms: readonly number[], days: readonly string[], atMost: number, opts: ReadOptions): Promise<DocsOfDay[]> {
+  const rows = await ch.rows<{ day: number; d: string }>(sql`SELECT toUInt32(day) AS day, toString(doc) AS d ${termsIn(projectId, terms, days)} LIMIT ${u64(atMost)}`, opts);
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const day = dayOfNumber(r.day);
+    out.set(day, [...(out.get(day) ?? []), r.d]);
+  }
+  return [...out].map(([day, docs]) => ({ day, docs }));
 }
 
 /**
- * The traces of documents (`search_docs`, keyed by document): of the listed ones, or of every document
- * holding the terms (a subquery), optionally among some traces only.
+ * The traces of documents with the days their documents lie in (`search_docs`, keyed by document), read
+ * in those days' partitions only: of the listed documents, or of those holding the terms there (a
+ * subquery), optionally among some traces only. A tombstone (retention.ts: the same day, document and
+ * trace, a newer version, deleted = 1) hides its trace: each row's newest version decides — what FINAL
+ * gives, without FINAL's merge of every part of the days read (at 8M spans a FINAL over every day's
+ * parts used 2.7 GiB for 600 documents).
  */
-export async function candidateTraces(
-  ch: ClickHouse, projectId: string, docs: readonly string[] | { terms: readonly number[] }, opts: ReadOptions, within?: readonly string[],
+async function candidateTraces(
+  ch: ClickHouse, projectId: string, days: readonly string[], docs: readonly string[] | { terms: readonly number[] }, opts: ReadOptions, within?: readonly string[],
 ): Promise<CandidateTraces> {
-  const ofDocs = Array.isArray(docs) ? join((docs as readonly string[]).map((d) => sql`${u64(BigInt(d))}`), ', ') : docsOf(projectId, (docs as { terms: readonly number[] }).terms);
-  if (Array.isArray(docs) && !docs.length) return new Map();
-  const among = within ? sql` AND trace_id IN (${join(within.map((t) => sql`${str(t)}`), ', ')})` : sql``;
+  if (!days.length || (Array.isArray(docs) && !docs.length) || (within && !within.length)) return new Map();
+  const ofDocs = Array.isArray(docs) ? docList(docs as readonly string[]) : sql`SELECT doc ${termsIn(projectId, (docs as { terms: readonly number[] }).terms, days)}`;
+  const among = within ? sql` AND trace_id IN (${idList(within)})` : sql``;
   // Days as day numbers (18.16 prints day 0 as 0000-00-00, which later releases do not read back).
   const rows = await ch.rows<{ trace_id: string; days: number[] }>(
-    sql`SELECT trace_id, groupUniqArray(toUInt32(day)) AS days FROM search_docs FINAL WHERE project_id = ${str(projectId)} AND deleted = 0${among} AND doc IN (${ofDocs})
-        GROUP BY trace_id${FINAL_SETTINGS}`,
+    sql`SELECT trace_id, groupUniqArray(toUInt32(day)) AS days FROM (
+          SELECT day, trace_id, argMax(deleted, version) AS dead FROM search_docs
+          WHERE project_id = ${str(projectId)} AND day IN (${dayList(days)}) AND doc IN (${ofDocs})${among}
+          GROUP BY day, doc, trace_id)
+        WHERE dead = 0 GROUP BY trace_id`,
     opts,
   );
-  return new Map(rows.map((r) => [r.trace_id, r.days.map((d) => new Date(Number(d) * 86_400_000).toISOString().slice(0, 10))]));
+  return new Map(rows.map((r) => [r.trace_id, r.days.map(dayOfNumber)]));
 }
 
 /**
@@ -173,41 +218,53 @@ type Payloads = Map<string, PayloadRow | null>;
 const KEYED_PAYLOADS = 500;
 
 /**
- * The candidate spans of rows `where` selects (in both `spans` and `span_payloads`). With the needle's
- * server-side test (search-sql.ts asciiPrefilter): first the payloads that pass it, with their texts
- * (kept in `payloads`: the check reads nothing more), then only the spans whose columns pass it or
- * whose payload did, `payload` telling which. Without one: every span, each payload to be read when
- * its columns do not match. Unsorted.
+ * currentSpans / currentPayloads (scope.ts) of some traces: in the days read as stored, the trace ids are
+ * a PREWHERE, so the server reads the other columns only around those traces' rows and tests the needle
+ * on their rows only (a WHERE is evaluated on every row of the granules read: at 8M spans, ~480 candidate
+ * traces over 151 days cost ~900 ms of server CPU as a WHERE, ~100 ms of it for the key test alone).
  */
-async function candidateRows(ch: ClickHouse, where: Sql, needle: string, payloads: Payloads, opts: ReadOptions): Promise<CandidateRow[]> {
+function ofTraces(table: 'spans' | 'span_payloads', where: Sql, traces: Sql): Sql {
+  const t = raw(table);
+  return sql`(SELECT * FROM ${t} FINAL WHERE day IN ${DIRTY} AND ${where} AND trace_id IN (${traces})
+    UNION ALL SELECT * FROM ${t} PREWHERE trace_id IN (${traces}) WHERE day NOT IN ${DIRTY} AND ${where})`;
+}
+
+/**
+ * The candidate spans of rows `where` selects (in both `spans` and `span_payloads`), of the listed traces
+ * only when `traces` is given. With the needle's server-side test (search-sql.ts asciiPrefilter): first
+ * the payloads that pass it, with their texts (kept in `payloads`: the check reads nothing more), then
+ * only the spans whose columns pass it or whose payload did, `payload` telling which. Without one:
+ * every span, each payload to be read when its columns do not match. Unsorted.
+ */
+async function candidateRows(ch: ClickHouse, where: Sql, needle: string, payloads: Payloads, opts: ReadOptions, traces?: Sql): Promise<CandidateRow[]> {
+  const spansFrom = traces ? ofTraces('spans', where, traces) : currentSpans(where);
   const pre = prefilterSql(needle);
-  if (!pre) return ch.rows<CandidateRow>(sql`SELECT ${CANDIDATE_COLUMNS}, 1 AS payload FROM ${currentSpans(where)}${FINAL_SETTINGS}`, opts);
-  const passed = sql`FROM ${currentPayloads(where)} WHERE ${pre.payload}`;
+  if (!pre) return ch.rows<CandidateRow>(sql`SELECT ${CANDIDATE_COLUMNS}, 1 AS payload FROM ${spansFrom}${FINAL_SETTINGS}`, opts);
+  const passed = sql`FROM ${traces ? ofTraces('span_payloads', where, traces) : currentPayloads(where)} WHERE ${pre.payload}`;
   const found = await ch.rows<PayloadRow>(sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages ${passed}${FINAL_SETTINGS}`, opts);
   for (const p of found) payloads.set(`${p.trace_id}/${p.span_id}`, p);
   const inFound = !found.length ? raw('0')
     : found.length <= KEYED_PAYLOADS ? sql`(trace_id, span_id) IN (${join(found.map((p) => sql`(${str(p.trace_id)}, ${str(p.span_id)})`), ', ')})`
     : sql`(trace_id, span_id) IN (SELECT trace_id, span_id ${passed})`;
   return ch.rows<CandidateRow>(
-    sql`SELECT ${CANDIDATE_COLUMNS}, ${inFound} AS payload FROM ${currentSpans(where)} WHERE payload OR ${pre.columns}${FINAL_SETTINGS}`,
+    sql`SELECT ${CANDIDATE_COLUMNS}, ${inFound} AS payload FROM ${spansFrom} WHERE payload OR ${pre.columns}${FINAL_SETTINGS}`,
     opts,
   );
 }
 
 /**
- * The candidate spans of candidate traces (candidateRows), newest first, read in their candidate days only:
- * without a day, every partition's index is searched for every id, and with ids that do not grow with time
- * each day's parts hold granules around each of them.
+ * The candidate spans of candidate traces (candidateRows), newest first, read in their candidate days
+ * only, `chunk` traces a statement: without a day, every partition's index is searched for every id,
+ * and with ids that do not grow with time each day's parts hold granules around each of them.
  */
-async function spansOfTraces(ch: ClickHouse, projectId: string, candidates: CandidateTraces, needle: string, payloads: Payloads, opts: ReadOptions): Promise<CandidateRow[]> {
+async function spansOfTraces(
+  ch: ClickHouse, projectId: string, candidates: CandidateTraces, needle: string, payloads: Payloads, opts: ReadOptions, chunk = CHUNK,
+): Promise<CandidateRow[]> {
   const found: CandidateRow[] = [];
-  const traces = [...candidates.keys()];
-  for (let i = 0; i < traces.length; i += CHUNK) {
-    const chunk = traces.slice(i, i + CHUNK);
-    const days = [...new Set(chunk.flatMap((t) => candidates.get(t)!))].sort();
-    const where = sql`project_id = ${str(projectId)} AND deleted = 0 AND day IN (${join(days.map((d) => sql`${date(d)}`), ', ')})
-      AND trace_id IN (${join(chunk.map((t) => sql`${str(t)}`), ', ')})`;
-    found.push(...(await candidateRows(ch, where, needle, payloads, opts)));
+  for (const part of slices([...candidates.keys()], chunk)) {
+    const days = [...new Set(part.flatMap((t) => candidates.get(t)!))].sort();
+    const where = sql`project_id = ${str(projectId)} AND deleted = 0 AND day IN (${dayList(days)})`;
+    found.push(...(await candidateRows(ch, where, needle, payloads, opts, idList(part))));
   }
   return found.sort(byStartDesc);
 }
@@ -255,7 +312,7 @@ export async function spanTexts(ch: ClickHouse, projectId: string, traceIds: rea
   const traces = join(traceIds.map((t) => sql`${str(t)}`), ', ');
   const where = sql`project_id = ${str(projectId)} AND deleted = 0 AND trace_id IN (${traces})`;
   const [rows, payloads] = await Promise.all([
-    ch.rows<CandidateRow & { day: string }>(sql`SELECT ${CANDIDATE_COLUMNS}, toString(day) AS day FROM ${currentSpans(where)}${FINAL_SETTINGS}`),
+    ch.rows<CandidateRow & { day: string }>(sql`SELECT ${TEXT_COLUMNS}, toString(day) AS day FROM ${currentSpans(where)}${FINAL_SETTINGS}`),
     ch.rows<PayloadRow>(
       sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages FROM span_payloads FINAL WHERE ${where}${FINAL_SETTINGS}`,
     ),
@@ -267,19 +324,32 @@ export async function spanTexts(ch: ClickHouse, projectId: string, traceIds: rea
   }));
 }
 
-export function matcher(ch: ClickHouse, projectId: string, needle: string, opts: ReadOptions, limit: GatherLimit = GATHER_DOCS): Matcher {
+/** A gather's documents (up to the limit, or its weighed bound, + 1), day 0's first then newest first; `over`: more than the bound. */
+type Gathered = { days: DocsOfDay[]; count: number; over: boolean };
+
+/** Test knobs: ids per statement (documents, traces), days per document lookup. */
+export interface Chunking {
+  ids?: number;
+  days?: number;
+}
+
+export function matcher(ch: ClickHouse, projectId: string, needle: string, opts: ReadOptions, limit: GatherLimit = GATHER_DOCS, chunking: Chunking = {}): Matcher {
+  const ids = chunking.ids ?? CHUNK;
+  const windowDays = chunking.days ?? WINDOW_DAYS;
   const key = (h: { trace_id: string; span_id: string }) => `${h.trace_id}/${h.span_id}`;
   const rows = new Map<string, CandidateRow>();
   const payloads: Payloads = new Map();
 
+  /** Payloads of candidate spans, read in their days' partitions (their traces a PREWHERE), `ids` spans a statement. */
   const readPayloads = async (keys: string[]) => {
     const missing = keys.filter((k) => !payloads.has(k));
-    for (let i = 0; i < missing.length; i += CHUNK) {
-      const chunk = missing.slice(i, i + CHUNK).map((k) => rows.get(k)!);
+    for (const part of slices(missing, ids)) {
+      const chunk = part.map((k) => rows.get(k)!);
+      const days = [...new Set(chunk.map((r) => dayOfNumber(r.day_n)))];
+      const where = sql`project_id = ${str(projectId)} AND deleted = 0 AND day IN (${dayList(days)})`;
       const got = await ch.rows<PayloadRow>(
-        sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages FROM span_payloads FINAL
-            WHERE project_id = ${str(projectId)} AND deleted = 0
-              AND (trace_id, span_id) IN (${join(chunk.map((r) => sql`(${str(r.trace_id)}, ${str(r.span_id)})`), ', ')})${FINAL_SETTINGS}`,
+        sql`SELECT trace_id, span_id, system_instructions, input_messages, output_messages FROM ${ofTraces('span_payloads', where, idList([...new Set(chunk.map((r) => r.trace_id))]))}
+            WHERE (trace_id, span_id) IN (${join(chunk.map((r) => sql`(${str(r.trace_id)}, ${str(r.span_id)})`), ', ')})${FINAL_SETTINGS}`,
         opts,
       );
       for (const r of chunk) payloads.set(key(r), null);
@@ -296,24 +366,44 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
   })());
   /** The candidate documents gathered at most (the limit, or past its floor the weighed bound). */
   let most = typeof limit === 'number' ? limit : limit.floor;
-  /** Up to `most` + 1 candidate documents (all of them when there are no more). */
-  let gathered: Promise<string[] | null> | null = null;
+  /**
+   * The candidate documents, looked up in windows of days, day 0 first then newest first (1, 2, 4, …
+   * days a statement, at most `windowDays`), until there are more than `most` (a common needle stops in
+   * its newest days) or no day is left. Past the floor, the bound weighed for the list and the page once.
+   */
+  let gathered: Promise<Gathered | null> | null = null;
   const gather = () => (gathered ??= termsOf().then(async (terms) => {
     if (!terms) return null;
-    const docs = await candidateDocs(ch, projectId, terms, most + 1, opts);
-    if (typeof limit === 'number' || docs.length <= most) return docs;
-    // Past the floor: the bound weighed for this list and page, and the lookup again up to it.
-    const weighed = await limit.past();
-    if (weighed <= most) return docs;
-    most = weighed;
-    return candidateDocs(ch, projectId, terms, most + 1, opts);
+    const all = (await spanDays(ch, opts)).map((p) => (isDayZero(p) ? DAY_ZERO_TEXT : p));
+    const days = [...all.filter((d) => d === DAY_ZERO_TEXT), ...all.filter((d) => d !== DAY_ZERO_TEXT)];
+    const out: Gathered = { days: [], count: 0, over: false };
+    let weighed = typeof limit === 'number';
+    for (let at = 0, size = 1; at < days.length; at += size, size = Math.min(size * 2, windowDays)) {
+      const window = days[at] === DAY_ZERO_TEXT ? [DAY_ZERO_TEXT] : days.slice(at, at + size);
+      if (days[at] === DAY_ZERO_TEXT) size = 1;
+      let got = await docsIn(ch, projectId, terms, window, most + 1 - out.count, opts);
+      const found = () => got.reduce((a, d) => a + d.docs.length, 0);
+      if (out.count + found() > most && !weighed && typeof limit !== 'number') {
+        weighed = true;
+        const bound = await limit.past();
+        if (bound > most) {
+          most = bound;
+          got = await docsIn(ch, projectId, terms, window, most + 1 - out.count, opts);
+        }
+      }
+      // Newest first within the window (the lookup's rows come in no order).
+      out.days.push(...got.sort((a, b) => (a.day === DAY_ZERO_TEXT ? -1 : b.day === DAY_ZERO_TEXT ? 1 : a.day < b.day ? 1 : -1)));
+      out.count += found();
+      if (out.count > most) return { ...out, over: true };
+    }
+    return out;
   }));
 
   /** The hits among candidates (newest first), checked in chunks: the payloads of a chunk's message candidates are read together. */
   const check = async (found: CandidateRow[], limit: number): Promise<SpanHit[]> => {
     const hits: SpanHit[] = [];
-    for (let i = 0; i < found.length && hits.length < limit; i += CHUNK) {
-      const chunk = found.slice(i, i + CHUNK);
+    for (let i = 0; i < found.length && hits.length < limit; i += ids) {
+      const chunk = found.slice(i, i + ids);
       for (const r of chunk) rows.set(key(r), r);
       // A column match needs no payload; a message candidate is checked against its messages.
       const needPayload = chunk.filter((r) => firstMatch(searchTexts(source(r, null)), needle) === null && Number(r.payload)).map(key);
@@ -327,22 +417,69 @@ export function matcher(ch: ClickHouse, projectId: string, needle: string, opts:
     return hits;
   };
 
+  /**
+   * The gathered documents' hits, newest first: the documents in batches of days (day 0 alone, first;
+   * then newest first, up to `ids` documents or `windowDays` days a batch), each batch's traces checked
+   * before the next — never a statement with every gathered id. Day 0 holds the spans past 2149 (newer
+   * than any dated one) and those without a start or before 1970 (older than any): its hits are split
+   * and answered first and last. A dated batch's hits are newer than any older batch's spans, so once
+   * a row matched its traces in older days are skipped (`rows`).
+   */
+  const gatheredHits = async (g: Gathered, limit: number, held?: GatherRows): Promise<SpanHit[]> => {
+    const late: SpanHit[] = [];
+    const early: SpanHit[] = [];
+    const dated: SpanHit[] = [];
+    const batches: DocsOfDay[][] = [];
+    for (const d of g.days) {
+      const last = batches[batches.length - 1];
+      const open = last && last[0]!.day !== DAY_ZERO_TEXT && d.day !== DAY_ZERO_TEXT && last.length < windowDays && last.reduce((a, x) => a + x.docs.length, 0) + d.docs.length <= ids;
+      if (open) last.push(d);
+      else batches.push([d]);
+    }
+    for (const batch of batches) {
+      const zero = batch[0]!.day === DAY_ZERO_TEXT;
+      const days = batch.map((d) => d.day);
+      const traces: CandidateTraces = new Map();
+      for (const part of slices(batch.flatMap((d) => d.docs), ids)) {
+        for (const [t, ds] of await candidateTraces(ch, projectId, days, part, opts)) traces.set(t, [...new Set([...(traces.get(t) ?? []), ...ds])]);
+      }
+      const keep = held && !zero ? new Set(await held.keep([...traces.keys()])) : null;
+      const checked = keep ? new Map([...traces].filter(([t]) => keep.has(t))) : traces;
+      const hits = await check(await spansOfTraces(ch, projectId, checked, needle, payloads, opts, ids), limit - late.length - dated.length);
+      const isLate = (h: SpanHit) => h.start_ns !== null && h.start_ns >= PAST_DATES_NS;
+      if (zero) {
+        late.push(...hits.filter(isLate));
+        early.push(...hits.filter((h) => !isLate(h)));
+        held?.seen(late);
+      } else {
+        dated.push(...hits);
+        held?.seen(hits);
+      }
+      if (late.length + dated.length >= limit) break;
+    }
+    return [...late, ...dated, ...early].slice(0, limit);
+  };
+
   return {
     async common() {
       const g = await gather();
-      return g !== null && g.length > most;
+      return g !== null && g.over;
     },
-    async spansIn(traceIds) {
+    async spansIn(traces) {
       const terms = await termsOf();
       if (!terms) throw new Error('spansIn needs the term index (common() was false)');
-      const traces = traceIds.length ? await candidateTraces(ch, projectId, { terms }, opts, traceIds) : new Map<string, string[]>();
-      return check(await spansOfTraces(ch, projectId, traces, needle, payloads, opts), Number.POSITIVE_INFINITY);
+      const days = [...new Set([...traces.values()].flat())].sort().reverse();
+      const candidates: CandidateTraces = new Map();
+      for (const part of slices([...traces.keys()], ids)) {
+        for (const [t, ds] of await candidateTraces(ch, projectId, days, { terms }, opts, part)) candidates.set(t, ds);
+      }
+      return check(await spansOfTraces(ch, projectId, candidates, needle, payloads, opts, ids), Number.POSITIVE_INFINITY);
     },
-    async spans(limit = Number.POSITIVE_INFINITY) {
+    async spans(limit = Number.POSITIVE_INFINITY, held) {
       const terms = await termsOf();
       if (!terms) return check(await scannedCandidates(ch, projectId, needle, opts), limit);
       const g = (await gather())!;
-      if (g.length <= most) return check(await spansOfTraces(ch, projectId, await candidateTraces(ch, projectId, g, opts), needle, payloads, opts), limit);
+      if (!g.over) return gatheredHits(g, limit, held);
       // A common needle: its candidates day by day, newest first, until `limit` hits.
       const hits: SpanHit[] = [];
       for await (const window of candidatesByDay(ch, projectId, terms, needle, payloads, opts)) {

@@ -14,7 +14,7 @@ import { date, i64, raw, sql, str, type Sql } from '../sql.js';
 export const FINAL_SETTINGS = raw(' SETTINGS optimize_move_to_prewhere = 0');
 
 /** Days that may hold several versions of a span (dirty_days, writer.ts). */
-const DIRTY = raw('(SELECT day FROM dirty_days FINAL WHERE dirty = 1)');
+export const DIRTY = raw('(SELECT day FROM dirty_days FINAL WHERE dirty = 1)');
 
 /**
  * The current spans a scan reads, as a subquery: versions merged (FINAL) only in dirty days, the
