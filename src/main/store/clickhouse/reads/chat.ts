@@ -184,7 +184,9 @@ export async function conversationTurns(
   const where = sql`project_id = ${str(q.project_id)} AND conversation_id = ${str(q.conversation_id)} AND deleted = 0`;
   const [page, totals] = await Promise.all([
     ch.page<{ trace_id: string }>(
-      sql`SELECT trace_id FROM conversation_turns FINAL WHERE ${where}
+      // The turns' page from thread_turns (migration 0013: conversation_turns' turn columns in 128-row granules; one
+      // conversation's rows cost a small granule per part, not an 8,192-row one).
+      sql`SELECT trace_id FROM thread_turns FINAL WHERE ${where}
           ORDER BY turn_start_ns DESC NULLS LAST, trace_id DESC${limit(q.offset, q.limit)}${FINAL_SETTINGS}`,
       opts,
     ),
@@ -194,9 +196,10 @@ export async function conversationTurns(
       opts,
     ),
   ]);
-  // The conversation's list row (issue 18): the chat header shows exactly what the list shows.
+  // The conversation's list row (issue 18): the chat header shows exactly what the list shows (conversation_rows,
+  // migration 0016: the same rows in 128-row granules).
   const row = await ch.rows<Record<string, string | number | string[] | null>>(
-    sql`SELECT span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd, first_ns, last_ns, conversation_name, first_text, agent_names FROM conversation_summaries FINAL
+    sql`SELECT span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd, first_ns, last_ns, conversation_name, first_text, agent_names FROM conversation_rows FINAL
         WHERE project_id = ${str(q.project_id)} AND conversation_id = ${str(q.conversation_id)} AND kind = 'conversation' AND deleted = 0${FINAL_SETTINGS}`,
     opts,
   );
