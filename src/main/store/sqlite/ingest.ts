@@ -23,6 +23,13 @@ export interface IngestRepo {
   writeBatch(spans: SpanRecord[]): WriteResult;
   /** The same for spans already in storage form (prepareSpan, e.g. done in the ingest worker thread). */
   writePrepared(rows: PreparedSpan[]): WriteResult;
+  /**
+   * The same inside a transaction the caller holds open (the bulk path, write-side.ts): no savepoint of its own, so a
+   * failure leaves the caller's transaction to roll back whole.
+   */
+  writeInOpen(rows: PreparedSpan[]): WriteResult;
+  /** After the caller rolled back a transaction writeInOpen wrote in: cached row ids of it are forgotten. */
+  forgetIds(): void;
 }
 
 /** Scalar columns of `spans`, bound as-is (strings, numbers, bigint nanoseconds, null). */
@@ -290,7 +297,7 @@ export function createIngestRepo(
   const spanArgs: unknown[] = new Array(SPAN_COLUMNS.length);
   const rowidOf = db.prepare(`SELECT id FROM spans WHERE project_id = ? AND trace_id = ? AND span_id = ?`).pluck();
 
-  const writeRows = db.transaction((rows: PreparedSpan[]): WriteResult => {
+  const writeBody = (rows: PreparedSpan[]): WriteResult => {
     const now = Date.now();
     let inserted = 0;
     let replaced = 0;
@@ -343,7 +350,8 @@ export function createIngestRepo(
     for (const m of models) addValue.run(...m.split('\u0000'));
     for (const [projectId, p] of projects) addToProject.run(projectId, p.added, p.last);
     return { inserted, replaced, touched: [...touched.values()] };
-  });
+  };
+  const writeRows = db.transaction(writeBody);
   // A batch that fails is rolled back (and then mostly written again span by span): the body writer's
   // cached ids of rows it stored are forgotten with it.
   const write = (rows: PreparedSpan[]): WriteResult => {
@@ -371,6 +379,16 @@ export function createIngestRepo(
   return {
     writeBatch: (spans) => (spans.length ? write(spans.map(prepareSpan)) : empty()),
     writePrepared: (rows) => (rows.length ? write(rows) : empty()),
+    writeInOpen: (rows) => {
+      if (!rows.length) return empty();
+      try {
+        return writeBody(rows);
+      } catch (e) {
+        bodyWriter.forget();
+        throw e;
+      }
+    },
+    forgetIds: () => bodyWriter.forget(),
   };
 }
 

@@ -38,8 +38,18 @@ export interface ChannelJob {
 export interface WriteSide {
   /** `traces.<method>`, `app.<group>.<method>`: what the writer answers calls with. */
   readonly methods: Record<string, WriteMethod>;
-  /** The writes of one ingest job (its channel's messages). */
-  channelJob(): ChannelJob;
+  /**
+   * The writes of one ingest job (its channel's messages). `group` > 1 (the bulk path): up to that many batches
+   * are written in one transaction, the rollup layer recomputed once for them; `settle` commits an open group.
+   */
+  channelJob(opts?: { group?: number }): ChannelJob;
+  /**
+   * Commits the bulk path's open group, if any: before any other write (a call, another job's batch), at a job's
+   * end, and when no batch came for a while (the caller's timer). A batch is written when taken, committed here.
+   */
+  settle(): void;
+  /** Whether a group is open (written, not committed). */
+  inGroup(): boolean;
   /** After each message the writer handled: keeps the WAL within its policy (wal.ts). */
   afterWrite(): void;
   close(): void;
@@ -90,8 +100,32 @@ export function createWriteSide(db: Db, file: string): WriteSide {
     for (const [name, fn] of Object.entries(repo)) if (typeof fn === 'function') methods[`app.${group}.${name}`] = fn as WriteMethod;
   }
 
+  /** The bulk path's open group: its job's pending counts, the batches to write again if it is rolled back. */
+  let open: { job: object; msgs: { rows: () => PreparedSpan[]; lines: (number | null)[] }[]; results: WriteResult[]; count: (r: WriteResult) => void } | null = null;
+  const rollbackGroup = (): void => {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    summaries.endGroup?.(false);
+    ingest.forgetIds();
+    open = null;
+  };
+  const settle = (): void => {
+    if (!open) return;
+    const g = open;
+    try {
+      summaries.endGroup?.();
+      db.exec('COMMIT');
+    } catch (e) {
+      rollbackGroup();
+      throw e;
+    }
+    open = null;
+    for (const r of g.results) g.count(r);
+  };
+
   /** The writes of one ingest job: a refused batch is cut span by span, row-level refusals are listed. */
-  const channelJob = (): ChannelJob => {
+  const channelJob = (opts: { group?: number } = {}): ChannelJob => {
+    const group = opts.group ?? 1;
+    const self = {};
     const totals: ChannelTotals = { inserted: 0, replaced: 0, projects: [], rejected: [] };
     const projects = new Set<string>();
     const count = (r: WriteResult) => {
@@ -118,8 +152,34 @@ export function createWriteSide(db: Db, file: string): WriteSide {
     };
     return {
       take(msg) {
-        if (msg.type === 'end') return { ...totals, projects: [...projects].sort() };
-        write(rowsOf(msg.batch), msg.lines);
+        if (open && open.job !== self) settle();
+        if (msg.type === 'end') {
+          settle();
+          return { ...totals, projects: [...projects].sort() };
+        }
+        if (group <= 1) {
+          write(rowsOf(msg.batch), msg.lines);
+          return null;
+        }
+        const batch = msg.batch;
+        const item = { rows: () => rowsOf(batch), lines: msg.lines };
+        if (!open) {
+          db.exec('BEGIN');
+          summaries.beginGroup?.();
+          open = { job: self, msgs: [], results: [], count };
+        }
+        try {
+          open.results.push(ingest.writeInOpen(item.rows()));
+          open.msgs.push(item);
+        } catch (e) {
+          const again = [...open.msgs, item];
+          rollbackGroup();
+          if (isStoreFailure(e)) throw e;
+          // A span refused: the group's batches written again one transaction each, as without the bulk path.
+          for (const m of again) write(m.rows(), m.lines);
+          return null;
+        }
+        if (open.msgs.length >= group) settle();
         return null;
       },
       get spans() {
@@ -131,8 +191,12 @@ export function createWriteSide(db: Db, file: string): WriteSide {
   return {
     methods,
     channelJob,
-    afterWrite: () => wal?.afterWrite(),
+    settle,
+    inGroup: () => open !== null,
+    // The WAL is kept between transactions: not while a group is open.
+    afterWrite: () => (open ? undefined : wal?.afterWrite()),
     close: () => {
+      settle();
       wal?.stop();
       if (db.open) db.close();
     },

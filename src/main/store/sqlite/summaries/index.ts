@@ -56,6 +56,8 @@ export function createSummaryMaintainer(db: Db): SummaryMaintainer {
       parts.forEach((p) => p.backfill(traces));
       rollups.rebuild();
     },
+    beginGroup: () => rollups.deferLayer(),
+    endGroup: (apply = true) => rollups.flushLayer(apply),
   };
   // A database whose spans predate a summary migration gets every summary rebuilt once, at open.
   if (!db.readonly && db.prepare<[], { x: number }>(BACKFILL_SQL.needed).get()?.x === 1) {

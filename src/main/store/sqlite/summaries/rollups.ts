@@ -230,6 +230,13 @@ export interface SpanRollups {
    * `budgetMs` have passed (the rest at later writes; readers take them from their spans meanwhile). Returns how many.
    */
   cleanStale(touched?: Set<string>, all?: boolean, budgetMs?: number): number;
+  /**
+   * Bulk path (write-side.ts, several batches in one transaction): the layer rows of what `recompute` touches are
+   * recomputed once at `flushLayer` instead of after each batch — each is recomputed whole from its rollup rows, so
+   * the rows are those the per-batch recomputes end with. `flushLayer(false)`: the transaction rolled back, nothing to do.
+   */
+  deferLayer(): void;
+  flushLayer(apply?: boolean): void;
 }
 
 /** The longest a day stays stale while writes keep touching it (it is then recomputed at the next write). */
@@ -267,6 +274,8 @@ export function createSpanRollups(db: Db): SpanRollups {
     into.add(unitKey(t.project_id, TRACE_UNIT, t.trace_id));
     for (const c of conversations) into.add(unitKey(t.project_id, CONVERSATION_UNIT, c));
   };
+  // The bulk path's layer groups, kept until flushLayer (null: recomputed after each batch).
+  let deferred: Map<string, { projectId: string; day: number | null; groups: Set<string> }> | null = null;
   const rollups: SpanRollups = {
     unitsBefore(traces, known) {
       const units = new Set<string>();
@@ -308,6 +317,36 @@ export function createSpanRollups(db: Db): SpanRollups {
         touched(projectId, remove.all(projectId, Number(kind), id) as { day: number | null; grp: string }[]);
         touched(projectId, (Number(kind) === CONVERSATION_UNIT ? addConversation : addTrace).all(projectId, id) as { day: number | null; grp: string }[]);
       }
+      if (deferred) {
+        for (const [k, d] of days) {
+          const kept = deferred.get(k);
+          if (!kept) deferred.set(k, d);
+          else for (const g of d.groups) kept.groups.add(g);
+        }
+        return;
+      }
+      layer(days);
+    },
+    deferLayer() {
+      deferred ??= new Map();
+    },
+    flushLayer(apply = true) {
+      const days = deferred;
+      deferred = null;
+      if (apply && days?.size) layer(days);
+    },
+    rebuild() {
+      for (const sql of ROLLUP_SQL.rebuild) db.prepare(sql).run();
+    },
+    rebuildNames() {
+      for (const sql of ROLLUP_SQL.nameRebuild) db.prepare(sql).run();
+    },
+    cleanStale(touched, all = false, budgetMs = Infinity) {
+      return cleanStale(touched, all, budgetMs);
+    },
+  };
+  /** The layer rows of the touched (day, key combination) groups, each recomputed whole from its rollup rows. */
+  function layer(days: Map<string, { projectId: string; day: number | null; groups: Set<string> }>): void {
       const stamp = Date.now();
       const touchedDays = new Set<string>();
       for (const { projectId, day, groups } of days.values()) {
@@ -319,14 +358,8 @@ export function createSpanRollups(db: Db): SpanRollups {
         if (!isStale.get(projectId, day)) markStale.run(projectId, day, stamp);
       }
       rollups.cleanStale(touchedDays);
-    },
-    rebuild() {
-      for (const sql of ROLLUP_SQL.rebuild) db.prepare(sql).run();
-    },
-    rebuildNames() {
-      for (const sql of ROLLUP_SQL.nameRebuild) db.prepare(sql).run();
-    },
-    cleanStale(touched, all = false, budgetMs = Infinity) {
+  }
+  function cleanStale(touched?: Set<string>, all = false, budgetMs = Infinity): number {
       const stamp = Date.now();
       let n = 0;
       for (const r of staleDays.all() as { project_id: string; day: bigint | null; since_ms: bigint }[]) {
@@ -339,7 +372,6 @@ export function createSpanRollups(db: Db): SpanRollups {
         n++;
       }
       return n;
-    },
-  };
+  }
   return rollups;
 }

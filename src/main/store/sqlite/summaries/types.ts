@@ -36,4 +36,8 @@ export interface SummaryMaintainer {
   refresh(traces: { project_id: string; trace_id: string }[]): void;
   /** Rebuilds the summaries of every stored trace, whose earlier summaries were cleared (at open, after a migration). */
   backfill(traces: { project_id: string; trace_id: string }[]): void;
+  /** Bulk path: several batches' afterWrite in one transaction, the rollup layer once at `endGroup` (rollups.ts). */
+  beginGroup?(): void;
+  /** `apply` false: the group's transaction rolled back. */
+  endGroup?(apply?: boolean): void;
 }
