@@ -603,10 +603,16 @@ export class Writer {
     for (const r of rows) {
       const k = `${r.trace_id}/${r.span_id}`;
       const had = newest.get(k);
-      if (had) twice.add(r.day);
+      if (had) twice.add(r.day).add(had.day);
       if (!had || BigInt(r.version) > BigInt(had.version)) newest.set(k, r);
     }
+    const stale = staleOnOtherDays(rows, newest);
     const dirty = this.markDirty([...twice]);
+    if (stale.length) {
+      await dirty;
+      const lines = stale.map((r) => JSON.stringify({ day: r.day, project_id: projectId, trace_id: r.trace_id, span_id: r.span_id, version: (BigInt(r.version) + 1n).toString(), deleted: 1 })).join('\n');
+      for (const t of ['spans', 'span_payloads']) await this.ch.insertJsonEachRow(t, lines);
+    }
     const byTrace = new Map<string, LightSpan[]>();
     for (const r of newest.values()) {
       if (r.deleted) continue;
@@ -989,4 +995,25 @@ function splitResult(all: WriteResult & { replacedKeys: Set<string> }, b: Pick<E
     else inserted++;
   }
   return { inserted, replaced, touched: [...touched.values()] };
+}
+
+/**
+ * Older versions of a span left live in another day's partition than its newest (a re-import that moved
+ * its start to another day): ReplacingMergeTree replaces within a partition only, so the scans of that
+ * day (`currentSpans`, FINAL or merged) would read the span a second time. Each gets a tombstone in its
+ * own day at its version + 1 — above it, so FINAL and merges drop it there, and below the newest, which the
+ * merge across days above (and in every later round) must still pick. A day whose newest row of the span
+ * is already a tombstone needs none.
+ */
+function staleOnOtherDays<R extends { trace_id: string; span_id: string; day: string; version: string; deleted: number }>(rows: R[], newest: Map<string, R>): R[] {
+  const perDay = new Map<string, R>();
+  for (const r of rows) {
+    const k = `${r.trace_id}/${r.span_id}\u0000${r.day}`;
+    const had = perDay.get(k);
+    if (!had || BigInt(r.version) > BigInt(had.version)) perDay.set(k, r);
+  }
+  return [...perDay.values()].filter((r) => {
+    const top = newest.get(`${r.trace_id}/${r.span_id}`)!;
+    return r !== top && r.day !== top.day && !r.deleted && BigInt(r.version) + 1n < BigInt(top.version);
+  });
 }
