@@ -39,6 +39,8 @@ interface ConnectionBodies {
   decoder: BodyDecoder;
   known: Map<number, Buffer>;
   last: { dict: number; blob: Buffer; body: SpanBody } | null;
+  /** Drops every codec and dictionary kept by id (forgetDictionaries). */
+  forget: () => void;
 }
 
 const connections = new WeakMap<Db, ConnectionBodies>();
@@ -62,7 +64,16 @@ export function registerBodyFunctions(db: Db, file: string, nativeBinding?: stri
       side.close();
     }
   };
-  const state: ConnectionBodies = { decoder: new BodyDecoder(load), known, last: null };
+  const encoders = new Map<number, BodyEncoder>();
+  const state: ConnectionBodies = {
+    decoder: new BodyDecoder(load), known, last: null,
+    forget: () => {
+      known.clear();
+      encoders.clear();
+      state.decoder = new BodyDecoder(load);
+      state.last = null;
+    },
+  };
   connections.set(db, state);
   const decode = (dict: unknown, blob: Buffer): SpanBody => {
     const id = Number(dict);
@@ -95,7 +106,6 @@ export function registerBodyFunctions(db: Db, file: string, nativeBinding?: stri
     result: (acc: Chain) => joinJsonArrays(acc.sort((a, b) => b[0] - a[0]).map((x) => x[1])),
   });
   // A body with its base's input messages in front of its own (compressed with its own dictionary).
-  const encoders = new Map<number, BodyEncoder>();
   db.function('loupe_splice', (baseDict: unknown, baseBlob: unknown, dict: unknown, blob: unknown) => {
     if (!Buffer.isBuffer(blob) || !Buffer.isBuffer(baseBlob)) return blob;
     const head = state.decoder.decode(Number(baseDict), baseBlob).input_messages ?? '[]';
@@ -134,6 +144,15 @@ export function bodyFields(db: Db): (dict: number, blob: Buffer, only: ReadonlyS
   const state = connections.get(db);
   if (!state) throw new Error('bodyFields: the connection has no body functions (openDatabase / openReadConnection register them)');
   return (dict, blob, only) => state.decoder.decodeFields(dict, blob, only);
+}
+
+/**
+ * Makes a connection forget the dictionaries, decoders and encoders it keeps by dictionary id: its
+ * transaction rolled back, so a dictionary it stored is gone and the next one stored may take its id —
+ * a codec kept for the old one would then read (or splice into) the new one's bodies with the wrong bytes.
+ */
+export function forgetDictionaries(db: Db): void {
+  connections.get(db)?.forget();
 }
 
 /** Tells a connection about a dictionary it stored (its transaction may not be visible elsewhere yet). */
@@ -262,6 +281,7 @@ export function createBodyWriter(db: Db): BodyWriter {
   const forget = () => {
     dicts.clear();
     resources.clear();
+    forgetDictionaries(db);
   };
   return {
     write(spanRowid, resourceJson, body, replace, inputBase = null) {
