@@ -11,14 +11,14 @@
  * on two days counts once), which a count per day would not be. Rows read: the project's days (~240 at 8M on the
  * bench), whatever the store holds; bytes: the ids, one per (conversation, day, agent).
  *
- * Kept by recompute, the way project_days was before 0014: after a summary round (and after deletes) each day the
- * round's traces have spans in (their days before and now) is recomputed from that day's current spans with one
- * `INSERT … SELECT` the server runs, stamped after the round's inserts (spans, recounts) and before the read, after
- * an empty row at an earlier stamp (a day left without spans reads empty). The newest row of a day was read after
- * every insert into it whose recompute is done — the summaries' argument — so two writers, re-imports, late
- * children moving credit and deletes leave it exact; a recompute reads one project's rows of the touched day
- * partitions (a day's volume, not the store's). Not by deltas: a distinct conversation set, a minimum or a list
- * cannot be taken back (0014's `replaceable`), and the layer's recompute is the simple exact one.
+ * Kept in two steps at the batch's cost. `unit_days` holds span_rollups' rows split by day — per (project, day, unit)
+ * and agent what a unit's rollup row holds (the same measures: rollups.ts UNIT_MEASURES) — computed by the server from
+ * the round's touched units' spans in their traces' days, after an empty row at an earlier stamp for each of their
+ * stored (day, unit) rows (a unit left without spans on a day reads empty). Each touched day's layer row is then
+ * recomputed from that day's unit rows (not its spans), stamped after the unit inserts and before the read, after an
+ * empty row at an earlier stamp: the newest row of a day was read after every unit insert whose recompute is done —
+ * the summaries' argument — so two writers, re-imports, late children moving credit and deletes leave it exact. Not
+ * by deltas: a distinct conversation set, a minimum or a list cannot be taken back (0014's `replaceable`).
  *
  * A store that had spans before 0015 is filled in the background at open (`backfillRollupDays`: day by day, each a
  * bounded statement, version 0 so any writer's row wins); until that is done the group view reads `span_rollups`.
@@ -26,6 +26,7 @@
 import type { ClickHouse } from './connection.js';
 import { dayText } from './encode.js';
 import { date, join, raw, sql, str, u64, type Sql } from './sql.js';
+import { ROLLUP_ARRAY_JOIN, UNIT_MEASURE_NAMES, UNIT_MEASURES, UNIT_SPREAD } from './rollups.js';
 
 /** unit_days' columns after (project_id, day, unit_kind, unit_id, version), in the arrays' order. */
 const UNIT_NAMES = `agent_name, span_count, invocations, errors, first_ns, last_ns, dur_ns, in_tok, out_tok, reasoning_tok,
@@ -34,57 +35,11 @@ dur_ms_min, dur_ms_max, tok_sum, tok_n, tok_min, tok_max, agent_versions, provid
 conversation_names, last_end`;
 
 /** Per (project, day, unit, agent_name) over the unit's spans of the day: what a unit's rollup row holds (rollups.ts). */
-const UNIT_INNER = `agent_name AS u_agent_name, count() AS u_span_count, countIf(ifNull(operation_name = 'invoke_agent',
-0)) AS u_invocations, countIf(status_code = 'ERROR') AS u_errors, min(start_ns) AS u_first_ns,
-max(start_ns) AS u_last_ns, sum(if(end_ns > start_ns, end_ns - start_ns, 0)) AS u_dur_ns,
-sum(if(bitAnd(counted, 1) != 0, input_tokens, NULL)) AS u_in_tok, sum(if(bitAnd(counted, 1) != 0,
-output_tokens, NULL)) AS u_out_tok, sum(if(bitAnd(counted, 1) != 0, reasoning_tokens,
-NULL)) AS u_reasoning_tok, sum(if(bitAnd(counted, 1) != 0, cache_creation_input_tokens,
-NULL)) AS u_cache_creation_tok, sum(if(bitAnd(counted, 1) != 0, cache_read_input_tokens,
-NULL)) AS u_cache_read_tok, sum(if(bitAnd(counted, 2) != 0, total_cost_usd, NULL)) AS u_cost,
-sum(if(bitAnd(counted, 2) != 0, input_cost_usd, NULL)) AS u_in_cost, sum(if(bitAnd(counted, 2) != 0,
-output_cost_usd, NULL)) AS u_out_cost, count(if(bitAnd(counted, 2) != 0, total_cost_usd, NULL)) AS u_cost_n,
-min(if(bitAnd(counted, 2) != 0, total_cost_usd, NULL)) AS u_cost_min, max(if(bitAnd(counted, 2) != 0,
-total_cost_usd, NULL)) AS u_cost_max, sum(if(end_ns >= start_ns, intDiv(end_ns - start_ns, 1000000),
-NULL)) AS u_dur_ms_sum, count(if(end_ns >= start_ns, intDiv(end_ns - start_ns, 1000000), NULL)) AS u_dur_ms_n,
-min(if(end_ns >= start_ns, intDiv(end_ns - start_ns, 1000000), NULL)) AS u_dur_ms_min,
-max(if(end_ns >= start_ns, intDiv(end_ns - start_ns, 1000000), NULL)) AS u_dur_ms_max, sum(if(bitAnd(counted,
-1) != 0, ifNull(input_tokens, 0) + ifNull(output_tokens, 0), NULL)) AS u_tok_sum, count(if(bitAnd(counted,
-1) != 0, ifNull(input_tokens, 0) + ifNull(output_tokens, 0), NULL)) AS u_tok_n, min(if(bitAnd(counted, 1) != 0,
-ifNull(input_tokens, 0) + ifNull(output_tokens, 0), NULL)) AS u_tok_min, max(if(bitAnd(counted, 1) != 0,
-ifNull(input_tokens, 0) + ifNull(output_tokens, 0), NULL)) AS u_tok_max,
-groupUniqArray(agent_version) AS u_agent_versions, groupUniqArray(provider_name) AS u_provider_names,
-groupUniqArray(request_model) AS u_request_models, groupUniqArray(conversation_name) AS u_conversation_names,
-max(end_ns) AS u_last_end`;
+const UNIT_INNER = `agent_name AS u_agent, ${UNIT_MEASURES}` as const;
 
-const UNIT_SPREAD = `arrayMap(t -> tupleElement(t, 1), g), arrayMap(t -> tupleElement(t, 2), g), arrayMap(t -> tupleElement(t, 3),
-g), arrayMap(t -> tupleElement(t, 4), g), arrayMap(t -> tupleElement(t, 5), g), arrayMap(t -> tupleElement(t,
-6), g), arrayMap(t -> tupleElement(t, 7), g), arrayMap(t -> tupleElement(t, 8), g),
-arrayMap(t -> tupleElement(t, 9), g), arrayMap(t -> tupleElement(t, 10), g), arrayMap(t -> tupleElement(t, 11),
-g), arrayMap(t -> tupleElement(t, 12), g), arrayMap(t -> tupleElement(t, 13), g), arrayMap(t -> tupleElement(t,
-14), g), arrayMap(t -> tupleElement(t, 15), g), arrayMap(t -> tupleElement(t, 16), g),
-arrayMap(t -> tupleElement(t, 17), g), arrayMap(t -> tupleElement(t, 18), g), arrayMap(t -> tupleElement(t,
-19), g), arrayMap(t -> tupleElement(t, 20), g), arrayMap(t -> tupleElement(t, 21), g),
-arrayMap(t -> tupleElement(t, 22), g), arrayMap(t -> tupleElement(t, 23), g), arrayMap(t -> tupleElement(t,
-24), g), arrayMap(t -> tupleElement(t, 25), g), arrayMap(t -> tupleElement(t, 26), g),
-arrayMap(t -> tupleElement(t, 27), g), arrayMap(t -> tupleElement(t, 28), g), arrayMap(t -> tupleElement(t,
-29), g), arrayMap(t -> tupleElement(t, 30), g), arrayMap(t -> tupleElement(t, 31), g)`;
-
-const UNIT_TUPLE = `u_agent_name, u_span_count, u_invocations, u_errors, u_first_ns, u_last_ns, u_dur_ns, u_in_tok, u_out_tok,
-u_reasoning_tok, u_cache_creation_tok, u_cache_read_tok, u_cost, u_in_cost, u_out_cost, u_cost_n, u_cost_min,
-u_cost_max, u_dur_ms_sum, u_dur_ms_n, u_dur_ms_min, u_dur_ms_max, u_tok_sum, u_tok_n, u_tok_min, u_tok_max,
-u_agent_versions, u_provider_names, u_request_models, u_conversation_names, u_last_end`;
+const UNIT_TUPLE = `u_agent, ${UNIT_MEASURE_NAMES}` as const;
 
 /** unit_days' arrays spread into one row per (day, unit, agent), as r_<column>. */
-const LAYER_JOIN = `agent_name AS r_agent_name, span_count AS r_span_count, invocations AS r_invocations, errors AS r_errors,
-first_ns AS r_first_ns, last_ns AS r_last_ns, dur_ns AS r_dur_ns, in_tok AS r_in_tok, out_tok AS r_out_tok,
-reasoning_tok AS r_reasoning_tok, cache_creation_tok AS r_cache_creation_tok,
-cache_read_tok AS r_cache_read_tok, cost AS r_cost, in_cost AS r_in_cost, out_cost AS r_out_cost,
-cost_n AS r_cost_n, cost_min AS r_cost_min, cost_max AS r_cost_max, dur_ms_sum AS r_dur_ms_sum,
-dur_ms_n AS r_dur_ms_n, dur_ms_min AS r_dur_ms_min, dur_ms_max AS r_dur_ms_max, tok_sum AS r_tok_sum,
-tok_n AS r_tok_n, tok_min AS r_tok_min, tok_max AS r_tok_max, agent_versions AS r_agent_versions,
-provider_names AS r_provider_names, request_models AS r_request_models,
-conversation_names AS r_conversation_names, last_end AS r_last_end`;
 
 /** rollup_days' columns after (project_id, day, version). */
 const NAMES = `agent_name, span_count, invocations, errors, first_ns, last_ns, dur_ns, in_tok, out_tok, reasoning_tok,
@@ -93,34 +48,22 @@ dur_ms_min, dur_ms_max, tok_sum, tok_n, tok_min, tok_max, agent_versions, provid
 conversation_names, last_end, conversations`;
 
 /** Per (project, day, agent_name) over the day's unit rows: sums add, bounds take theirs, lists unite; the conversation units' ids. */
-const INNER = `r_agent_name AS u_agent_name, sum(r_span_count) AS u_span_count, sum(r_invocations) AS u_invocations,
-sum(r_errors) AS u_errors, min(r_first_ns) AS u_first_ns, max(r_last_ns) AS u_last_ns,
-sum(r_dur_ns) AS u_dur_ns, sum(r_in_tok) AS u_in_tok, sum(r_out_tok) AS u_out_tok,
+const INNER = `r_agent AS u_agent_name, sum(r_spans) AS u_span_count, sum(r_invocations) AS u_invocations,
+sum(r_errors) AS u_errors, min(r_first) AS u_first_ns, max(r_last) AS u_last_ns,
+sum(r_dur) AS u_dur_ns, sum(r_in_tok) AS u_in_tok, sum(r_out_tok) AS u_out_tok,
 sum(r_reasoning_tok) AS u_reasoning_tok, sum(r_cache_creation_tok) AS u_cache_creation_tok,
 sum(r_cache_read_tok) AS u_cache_read_tok, sum(r_cost) AS u_cost, sum(r_in_cost) AS u_in_cost,
 sum(r_out_cost) AS u_out_cost, sum(r_cost_n) AS u_cost_n, min(r_cost_min) AS u_cost_min,
-max(r_cost_max) AS u_cost_max, sum(r_dur_ms_sum) AS u_dur_ms_sum, sum(r_dur_ms_n) AS u_dur_ms_n,
-min(r_dur_ms_min) AS u_dur_ms_min, max(r_dur_ms_max) AS u_dur_ms_max, sum(r_tok_sum) AS u_tok_sum,
+max(r_cost_max) AS u_cost_max, sum(r_dms_sum) AS u_dur_ms_sum, sum(r_dms_n) AS u_dur_ms_n,
+min(r_dms_min) AS u_dur_ms_min, max(r_dms_max) AS u_dur_ms_max, sum(r_tok_sum) AS u_tok_sum,
 sum(r_tok_n) AS u_tok_n, min(r_tok_min) AS u_tok_min, max(r_tok_max) AS u_tok_max,
-groupUniqArrayArray(r_agent_versions) AS u_agent_versions,
-groupUniqArrayArray(r_provider_names) AS u_provider_names,
-groupUniqArrayArray(r_request_models) AS u_request_models,
-groupUniqArrayArray(r_conversation_names) AS u_conversation_names, max(r_last_end) AS u_last_end,
+groupUniqArrayArray(r_versions) AS u_agent_versions,
+groupUniqArrayArray(r_providers) AS u_provider_names,
+groupUniqArrayArray(r_models) AS u_request_models,
+groupUniqArrayArray(r_names) AS u_conversation_names, max(r_last_end) AS u_last_end,
 groupUniqArrayIf(unit_id, unit_kind = 'conversation') AS u_conversations`;
 
-const SPREAD = `arrayMap(t -> tupleElement(t, 1), g), arrayMap(t -> tupleElement(t, 2), g), arrayMap(t -> tupleElement(t, 3),
-g), arrayMap(t -> tupleElement(t, 4), g), arrayMap(t -> tupleElement(t, 5), g), arrayMap(t -> tupleElement(t,
-6), g), arrayMap(t -> tupleElement(t, 7), g), arrayMap(t -> tupleElement(t, 8), g),
-arrayMap(t -> tupleElement(t, 9), g), arrayMap(t -> tupleElement(t, 10), g), arrayMap(t -> tupleElement(t, 11),
-g), arrayMap(t -> tupleElement(t, 12), g), arrayMap(t -> tupleElement(t, 13), g), arrayMap(t -> tupleElement(t,
-14), g), arrayMap(t -> tupleElement(t, 15), g), arrayMap(t -> tupleElement(t, 16), g),
-arrayMap(t -> tupleElement(t, 17), g), arrayMap(t -> tupleElement(t, 18), g), arrayMap(t -> tupleElement(t,
-19), g), arrayMap(t -> tupleElement(t, 20), g), arrayMap(t -> tupleElement(t, 21), g),
-arrayMap(t -> tupleElement(t, 22), g), arrayMap(t -> tupleElement(t, 23), g), arrayMap(t -> tupleElement(t,
-24), g), arrayMap(t -> tupleElement(t, 25), g), arrayMap(t -> tupleElement(t, 26), g),
-arrayMap(t -> tupleElement(t, 27), g), arrayMap(t -> tupleElement(t, 28), g), arrayMap(t -> tupleElement(t,
-29), g), arrayMap(t -> tupleElement(t, 30), g), arrayMap(t -> tupleElement(t, 31), g),
-arrayMap(t -> tupleElement(t, 32), g)`;
+const SPREAD = `${UNIT_SPREAD}, arrayMap(t -> tupleElement(t, 32), g)` as const;
 
 const TUPLE = `u_agent_name, u_span_count, u_invocations, u_errors, u_first_ns, u_last_ns, u_dur_ns, u_in_tok, u_out_tok,
 u_reasoning_tok, u_cache_creation_tok, u_cache_read_tok, u_cost, u_in_cost, u_out_cost, u_cost_n, u_cost_min,
@@ -170,9 +113,9 @@ export function recomputeDays(projectId: string, days: readonly string[], versio
     SELECT project_id, day, ${u64(version)}, ${raw(SPREAD)}
     FROM (SELECT project_id, day, groupArray(tuple(${raw(TUPLE)})) AS g
           FROM (SELECT project_id, day, ${raw(INNER)}
-                FROM unit_days FINAL ARRAY JOIN ${raw(LAYER_JOIN)}
+                FROM unit_days FINAL ARRAY JOIN ${raw(ROLLUP_ARRAY_JOIN)}
                 WHERE project_id = ${str(projectId)} AND ${inDayList(days)}
-                GROUP BY project_id, day, r_agent_name)
+                GROUP BY project_id, day, r_agent)
           GROUP BY project_id, day)
     SETTINGS optimize_move_to_prewhere = 0`;
 }

@@ -7,6 +7,7 @@
  */
 import type { MeasurePlan, SpansGroupPlan } from '../../../domain/plans.js';
 import { ident, raw, sql, str, type Sql } from '../sql.js';
+import { ROLLUP_ARRAY_COLUMNS, ROLLUP_ARRAY_JOIN } from '../rollups.js';
 
 /** Rollup columns (after ARRAY JOIN) of a numeric derived value: sum, count of non-null values, min, max. */
 const NUMERIC: Record<string, { sum: Sql; n: Sql; min: Sql; max: Sql }> = {
@@ -52,17 +53,8 @@ export function rollupMeasureSql(m: MeasurePlan): Sql | null {
 }
 
 
-/** A rollup row's parallel arrays (span_rollups, rollup_days: the same columns) spread one row per agent, as `r_` names. */
-const R_ARRAY_JOIN = raw(`agent_name AS r_agent, span_count AS r_spans, invocations AS r_invocations, errors AS r_errors, first_ns AS r_first,
-      last_ns AS r_last, dur_ns AS r_dur, in_tok AS r_in_tok, out_tok AS r_out_tok, reasoning_tok AS r_reasoning_tok,
-      cache_creation_tok AS r_cache_creation_tok, cache_read_tok AS r_cache_read_tok, cost AS r_cost, in_cost AS r_in_cost,
-      out_cost AS r_out_cost, cost_n AS r_cost_n, cost_min AS r_cost_min, cost_max AS r_cost_max, dur_ms_sum AS r_dms_sum,
-      dur_ms_n AS r_dms_n, dur_ms_min AS r_dms_min, dur_ms_max AS r_dms_max, tok_sum AS r_tok_sum, tok_n AS r_tok_n,
-      tok_min AS r_tok_min, tok_max AS r_tok_max, agent_versions AS r_versions, provider_names AS r_providers,
-      request_models AS r_models, conversation_names AS r_names, last_end AS r_last_end`);
-const R_COLUMNS = raw(`r_agent, r_spans, r_invocations, r_errors, r_first, r_last, r_dur, r_in_tok, r_out_tok,
-      r_reasoning_tok, r_cache_creation_tok, r_cache_read_tok, r_cost, r_in_cost, r_out_cost, r_cost_n, r_cost_min, r_cost_max,
-      r_dms_sum, r_dms_n, r_dms_min, r_dms_max, r_tok_sum, r_tok_n, r_tok_min, r_tok_max, r_versions, r_providers, r_models, r_names, r_last_end`);
+const R_ARRAY_JOIN = raw(ROLLUP_ARRAY_JOIN);
+const R_COLUMNS = raw(ROLLUP_ARRAY_COLUMNS);
 
 /** The rollup rows of one project, one per (unit, agent), with the `r_` names the columns below read. */
 export function rollupRows(projectId: string): Sql {
