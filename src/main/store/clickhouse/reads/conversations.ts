@@ -20,7 +20,7 @@ import type { ClickHouse } from '../connection.js';
 import { dir, i64, ident, join, limit, raw, sql, str, strs, u64, type Sql } from '../sql.js';
 import { FINAL_SETTINGS, currentSpans } from './scope.js';
 import { daysBetween } from '../encode.js';
-import { gatherBound, matcher, newestFirst, type Chunking, type GatherRows, type Matcher, type Snippet, type SpanHit } from './matches.js';
+import { CHUNK, gatherBound, idList, matcher, newestFirst, slices, type Chunking, type GatherRows, type Matcher, type Snippet, type SpanHit } from './matches.js';
 import { GATHER_DOCS } from '../../../domain/gather-bound.js';
 
 type Row = {
@@ -32,10 +32,8 @@ type Row = {
 const ROW_COLUMNS = raw(`kind, conversation_id, conversation_name, turn_count, span_count, error_count, input_tokens, output_tokens, usage_spans, cost_usd,
   first_ns, last_ns, agent_names, request_models, first_text, last_text`);
 
-/** Ids per IN list (well under the server's 256 KiB query size). */
-const CHUNK = 1_000;
-const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
-const inList = (xs: readonly string[]) => join(xs.map((x) => sql`${str(x)}`), ', ');
+/** Ids per IN list (matches.ts CHUNK: well under the server's 256 KiB query size). */
+const chunks = <T>(xs: readonly T[]): T[][] => slices(xs, CHUNK);
 
 /** A query under MIN_SEARCH_CHARS: a case-insensitive substring of what the list shows of a row (ASCII case folding, as SQLite's LIKE). */
 function listedTexts(text: string): Sql {
@@ -148,7 +146,7 @@ async function rowsOf(ch: ClickHouse, projectId: string, ids: string[], opts: Re
   for (const part of chunks(ids)) {
     const rows = await ch.rows<Row>(
       sql`SELECT ${ROW_COLUMNS} FROM conversation_rows FINAL WHERE project_id = ${str(projectId)} AND deleted = 0
-          AND conversation_id IN (${inList(part)})${extra.length ? sql` AND ${join(extra, ' AND ')}` : raw('')}${FINAL_SETTINGS}`,
+          AND conversation_id IN (${idList(part)})${extra.length ? sql` AND ${join(extra, ' AND ')}` : raw('')}${FINAL_SETTINGS}`,
       opts,
     );
     out.push(...rows.map(summaryOf));
@@ -202,7 +200,7 @@ async function walked(ch: ClickHouse, plan: ConversationsPlan, m: Matcher, opts:
     for (const part of chunks(conversationIds)) {
       const turns = await ch.rows<{ conversation_id: string; trace_id: string; first_day: string; last_day: string }>(
         sql`SELECT conversation_id, trace_id, toString(first_day) AS first_day, toString(last_day) AS last_day FROM conversation_keys FINAL
-            WHERE project_id = ${str(plan.project_id)} AND deleted = 0 AND conversation_id IN (${inList(part)})${FINAL_SETTINGS}`,
+            WHERE project_id = ${str(plan.project_id)} AND deleted = 0 AND conversation_id IN (${idList(part)})${FINAL_SETTINGS}`,
         opts,
       );
       for (const t of turns) {
@@ -213,7 +211,7 @@ async function walked(ch: ClickHouse, plan: ConversationsPlan, m: Matcher, opts:
     for (const part of chunks(keys.filter((k) => k.kind === 'trace').map((k) => k.conversation_id))) {
       const traces = await ch.rows<{ trace_id: string; first_day: string; last_day: string }>(
         sql`SELECT trace_id, toString(first_day) AS first_day, toString(last_day) AS last_day FROM trace_keys FINAL
-            WHERE project_id = ${str(plan.project_id)} AND deleted = 0 AND trace_id IN (${inList(part)})${FINAL_SETTINGS}`,
+            WHERE project_id = ${str(plan.project_id)} AND deleted = 0 AND trace_id IN (${idList(part)})${FINAL_SETTINGS}`,
         opts,
       );
       for (const t of traces) daysOf.set(t.trace_id, daysBetween(t.first_day, t.last_day));
@@ -259,7 +257,7 @@ async function searched(ch: ClickHouse, plan: ConversationsPlan, needle: string,
     for (const part of chunks(traceIds.filter((t) => !convs.has(t)))) {
       const rows = await ch.rows<{ trace_id: string; conversation_ids: string[] }>(
         sql`SELECT trace_id, conversation_ids FROM trace_keys FINAL WHERE project_id = ${str(plan.project_id)} AND deleted = 0
-            AND trace_id IN (${inList(part)})${FINAL_SETTINGS}`,
+            AND trace_id IN (${idList(part)})${FINAL_SETTINGS}`,
         opts,
       );
       for (const r of rows) convs.set(r.trace_id, r.conversation_ids);
@@ -316,7 +314,7 @@ async function traceRoots(ch: ClickHouse, projectId: string, traceIds: string[],
   if (!traceIds.length) return out;
   const p = str(projectId);
   const roots = await ch.rows<{ trace_id: string; root_span_id: string | null }>(
-    sql`SELECT trace_id, root_span_id FROM trace_summaries FINAL WHERE project_id = ${p} AND deleted = 0 AND trace_id IN (${inList(traceIds)})${FINAL_SETTINGS}`,
+    sql`SELECT trace_id, root_span_id FROM trace_summaries FINAL WHERE project_id = ${p} AND deleted = 0 AND trace_id IN (${idList(traceIds)})${FINAL_SETTINGS}`,
     opts,
   );
   const keys = roots.filter((r) => r.root_span_id !== null);

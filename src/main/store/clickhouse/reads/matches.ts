@@ -49,9 +49,11 @@ export const CHUNK = 1_000;
 const WINDOW_DAYS = 32;
 
 const dayList = (days: readonly string[]): Sql => join(days.map((d) => sql`${date(d)}`), ', ');
-const idList = (ids: readonly string[]): Sql => join(ids.map((t) => sql`${str(t)}`), ', ');
+/** Ids as the items of an IN list. */
+export const idList = (ids: readonly string[]): Sql => join(ids.map((t) => sql`${str(t)}`), ', ');
 const docList = (docs: readonly string[]): Sql => join(docs.map((d) => sql`${u64(BigInt(d))}`), ', ');
-const slices = <T>(xs: readonly T[], n: number): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, (i + 1) * n));
+/** `xs` cut into lists of at most `n`, in order. */
+export const slices = <T>(xs: readonly T[], n: number): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, (i + 1) * n));
 /** A day number (days since 1970, as the server sends toUInt32(day)) as the day's text. */
 const dayOfNumber = (d: number | string): string => new Date(Number(d) * 86_400_000).toISOString().slice(0, 10);
 
