@@ -59,9 +59,16 @@ export function packBody(body: SpanBody): Buffer {
 
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
-/** Buffer's per-encoding write (on Buffer.prototype since Node's first versions, untyped; packed-rows.ts uses it too). */
-interface Utf8Buffer extends Buffer {
+/**
+ * Node's per-encoding Buffer methods (what `write` / `toString` call once they have checked their
+ * arguments; on Buffer.prototype since Node's first versions, untyped): called per string value, the
+ * checks cost as much as the copy (here and packed-rows.ts).
+ */
+export interface FastBuffer extends Buffer {
   utf8Write(s: string, offset: number, length?: number): number;
+  ucs2Write(s: string, offset: number, length?: number): number;
+  latin1Slice(start: number, end: number): string;
+  ucs2Slice(start: number, end: number): string;
 }
 
 /**
@@ -83,7 +90,7 @@ function packInto(body: SpanBody): Buffer {
     } else {
       // Node's utf8Write (what `write(text, offset, 'utf8')` calls once it has checked its arguments): nine
       // fields a span, the checks cost about as much as the copy of a short field. Room is ensured above.
-      const n = text.length ? (out as Utf8Buffer).utf8Write(text, at + 4) : 0;
+      const n = text.length ? (out as FastBuffer).utf8Write(text, at + 4) : 0;
       out.writeUInt32LE(n, at);
       at += 4 + n;
     }

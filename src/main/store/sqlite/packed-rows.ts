@@ -18,6 +18,7 @@
  * Layout: [rows][dictionary: count, strings][body dictionaries: count, (hash, bytes)…][u32 offset of the dictionary][u32 rows].
  */
 import type { EncodedBody } from './bodies.js';
+import type { FastBuffer } from './body-codec.js';
 
 const UNDEFINED = 0;
 const NULL = 1;
@@ -258,18 +259,6 @@ export class RowPacker {
 
 /** Strings up to this many code units are copied in JavaScript, longer ones by Node's encoder. */
 const SHORT = 24;
-
-/**
- * Node's per-encoding Buffer methods (what `write` / `toString` call once they have checked their
- * arguments; on Buffer.prototype since Node's first versions, untyped): called per string value, the
- * checks cost as much as the copy.
- */
-interface FastBuffer extends Buffer {
-  utf8Write(s: string, offset: number, length?: number): number;
-  ucs2Write(s: string, offset: number, length?: number): number;
-  latin1Slice(start: number, end: number): string;
-  ucs2Slice(start: number, end: number): string;
-}
 
 /** The rows of a packed batch, each value as it was packed (byte arrays and bodies are views into the batch's buffer). */
 export function unpackRows(p: PackedRows): unknown[][] {
