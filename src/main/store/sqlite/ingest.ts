@@ -379,15 +379,8 @@ export function createIngestRepo(
   return {
     writeBatch: (spans) => (spans.length ? write(spans.map(prepareSpan)) : empty()),
     writePrepared: (rows) => (rows.length ? write(rows) : empty()),
-    writeInOpen: (rows) => {
-      if (!rows.length) return empty();
-      try {
-        return writeBody(rows);
-      } catch (e) {
-        bodyWriter.forget();
-        throw e;
-      }
-    },
+    // A failure here is the caller's to roll back, and its rollback calls forgetIds (write-side.ts rollbackGroup).
+    writeInOpen: (rows) => (rows.length ? writeBody(rows) : empty()),
     forgetIds: () => bodyWriter.forget(),
   };
 }
