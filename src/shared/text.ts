@@ -21,7 +21,8 @@ const bigintDigits = (_k: string, x: unknown): unknown => (typeof x === 'bigint'
 export function jsonWithBigints(v: unknown): string | undefined {
   try {
     return JSON.stringify(v);
-  } catch {
-    return JSON.stringify(v, bigintDigits);
+  } catch (e) {
+    if (e instanceof TypeError && /BigInt/i.test(e.message)) return JSON.stringify(v, bigintDigits);
+    throw e;
   }
 }

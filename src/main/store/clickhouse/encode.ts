@@ -15,6 +15,10 @@ import { RowBinaryWriter, rowsTransfer, type BinaryRows } from './row-binary.js'
 import type { EncodedBatch } from '../ports.js';
 import { searchDocsOfSpans, type SearchDocs } from './search-index.js';
 import { stripMessageAttributes, stripSpanKeys } from '../../domain/raw-span.js';
+import { jsonWithBigints } from '../../../shared/text.js';
+
+/** JSON text of a value that may hold bigints (as digits): shared/text.ts, the replacer only when one is there. */
+const jsonText = (v: unknown): string => jsonWithBigints(v) as string;
 
 /** Scalar columns of `spans` copied from the record as they are (strings, numbers, null). */
 export const SPAN_SCALARS = [
@@ -57,8 +61,6 @@ const DAY_NS = 86_400_000_000_000n;
 /** UTC day of a start time (spans without one go to 1970-01-01): the partition of both span tables. */
 export const dayOf = (startNs: bigint | null): string => dayName(dayNumber(startNs));
 
-const bigintSafe = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
-
 /** First user text of a span's input (the conversation preview's candidate), cut like every preview. */
 export function inputPreview(messages: SpanMessage[]): string | null {
   return messagesPreview(messages, 'input');
@@ -75,7 +77,7 @@ const resourceCache = new WeakMap<object, { text: string; hash: string }>();
 function resourceOf(s: SpanRecord): EncodedResource {
   let r = resourceCache.get(s.resource_attributes);
   if (!r) {
-    const text = JSON.stringify(s.resource_attributes, bigintSafe);
+    const text = jsonText(s.resource_attributes);
     r = { text, hash: createHash('sha256').update(text).digest('hex').slice(0, 16) };
     resourceCache.set(s.resource_attributes, r);
   }
@@ -144,19 +146,6 @@ export const PAYLOAD_ROW: readonly (readonly [string, string])[] = [
 
 export const SPAN_COLUMNS = SPAN_ROW.map(([c]) => c);
 export const PAYLOAD_COLUMNS = PAYLOAD_ROW.map(([c]) => c);
-
-/**
- * JSON text of a value that may hold bigints (as digits). JSON.stringify with a replacer calls it for
- * every key; a bigint is rare, so the plain call comes first and the replacer only when it throws.
- */
-function jsonText(v: unknown): string {
-  try {
-    return JSON.stringify(v);
-  } catch (e) {
-    if (e instanceof TypeError && /BigInt/i.test(e.message)) return JSON.stringify(v, bigintSafe);
-    throw e;
-  }
-}
 
 const DAY_MS = 86_400_000;
 /** Days since 1970-01-01 of a start time (spans without one: day 0), and its 'YYYY-MM-DD'. */
