@@ -10,7 +10,7 @@
  * labelled good as an SFT dataset version (datasets.fromReviews) a training job takes as is.
  */
 import { diffWordsWithSpace } from 'diff';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { useOp, useOpMutation } from '../../api/query';
 import { TurnView } from '../../chat/TurnView';
@@ -109,7 +109,6 @@ function ReviewTurn(p: { project: string; traceId: string; reviewer: string; lab
   const [note, setNote] = useState(p.mine?.explanation ?? '');
   const original = lastAnswer(turn.data);
   const [correction, setCorrection] = useState(p.mine?.correction ?? '');
-  const noteRef = useRef<HTMLInputElement>(null);
 
   /** Writes this reviewer's one `review` score of the turn with `patch` over what is stored. */
   const write = (patch: { value?: boolean | null; label?: string | null; explanation?: string | null; correction?: string | null }, then?: () => void) => {
@@ -122,7 +121,9 @@ function ReviewTurn(p: { project: string; traceId: string; reviewer: string; lab
   useKey('u', () => write({ value: true }, p.onNext), idle);
   useKey('d', () => write({ value: false }, p.onNext), idle);
   useKey(['1', '2', '3', '4', '5', '6', '7', '8', '9'], (e) => { const l = p.labels[Number(e.key) - 1]; if (!l) return false; write({ label: l }, p.onNext); }, idle);
-  useKey('n', () => { setEditing('note'); setTimeout(() => noteRef.current?.focus(), 0); }, idle);
+  // The input focuses as it mounts (autoFocus, as the correction's): a focus from a timer could run before the input
+  // existed, and keys typed meanwhile went to the page's shortcuts.
+  useKey('n', () => setEditing('note'), idle);
   useKey('c', () => { setCorrection(p.mine?.correction ?? original); setEditing('correction'); }, idle);
 
   const stored = p.mine?.correction ?? null;
@@ -132,7 +133,7 @@ function ReviewTurn(p: { project: string; traceId: string; reviewer: string; lab
         <span className={`pill ${p.mine?.value === false ? 'error' : p.mine?.value === true ? 'ok' : ''}`} data-testid="review-thumb">{p.mine?.value === true ? 'good' : p.mine?.value === false ? 'bad' : 'not labelled'}</span>
         {p.labels.map((l, i) => <span key={l} className={`pill ${p.mine?.label === l ? 'ok' : ''}`} data-testid="review-label" aria-pressed={p.mine?.label === l}>{i + 1} {l}</span>)}
         {editing === 'note' ? (
-          <input ref={noteRef} value={note} onChange={(e) => setNote(e.target.value)} aria-label="Review note" placeholder="note (Enter saves, Esc cancels)"
+          <input autoFocus value={note} onChange={(e) => setNote(e.target.value)} aria-label="Review note" placeholder="note (Enter saves, Esc cancels)"
             onKeyDown={(e) => { if (e.key === 'Enter') write({ explanation: note.trim() || null }, () => setEditing(null)); if (e.key === 'Escape') setEditing(null); }} />
         ) : p.mine?.explanation ? <span className="muted" data-testid="review-note">“{p.mine.explanation}”</span> : null}
         {save.isPending && <span className="faint">saving…</span>}
